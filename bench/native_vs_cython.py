@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: cyocl's native code against Cython 3 + OpenMP on
+the same .pyx files, in one run (ratios are what counts; absolute times
+depend on the machine).  Also compares translation speed: `cyocl compile`
+against `cython -3` on every conformance case.
+
+    python3 bench/native_vs_cython.py [--cyocl build/cyocl] [--repeat 15]
+
+Each kernel is timed as the median of --repeat calls after two warm-up
+calls, alternating the two modules call by call so that drifting clocks or
+neighbours affect both alike.
+"""
+import argparse, glob, importlib, os, shutil, statistics, subprocess, sys, tempfile, textwrap, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "conformance"))
+
+
+def build_cython(pyx, out):
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(pyx, out)
+    name = os.path.splitext(os.path.basename(pyx))[0]
+    setup = os.path.join(out, "setup_%s.py" % name)
+    with open(setup, "w") as f:
+        f.write(textwrap.dedent(f"""
+            from setuptools import setup, Extension
+            from Cython.Build import cythonize
+            import numpy
+            setup(script_args=["build_ext", "--inplace", "-q"],
+                  ext_modules=cythonize([Extension({name!r}, [{name + '.pyx'!r}],
+                      include_dirs=[numpy.get_include()],
+                      extra_compile_args=["-O3", "-fopenmp"], extra_link_args=["-fopenmp"])],
+                      language_level=3, quiet=True))
+        """))
+    subprocess.run([sys.executable, setup], cwd=out, check=True, capture_output=True)
+    return out
+
+
+def load(path, name):
+    sys.path.insert(0, path)
+    try:
+        spec = importlib.util.spec_from_file_location(
+            name, glob.glob(os.path.join(path, name + "*.so"))[0])
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    finally:
+        sys.path.pop(0)
+
+
+def timed(fn, repeat):
+    fn(); fn()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter(); fn(); ts.append(time.perf_counter() - t0)
+    return ts
+
+
+def main():
+    import numpy as np
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
+    ap.add_argument("--repeat", type=int, default=15)
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="cyocl-bench-")
+    rng = np.random.default_rng(0)
+
+    cases = {
+        "c01_triad": lambda m: (lambda a=np.zeros(10**7), b=rng.random(10**7), c=rng.random(10**7): (lambda: m.triad(a, b, c, 3.0)))(),
+        "c03_stencil2d": lambda m: (lambda u=rng.random((2048, 2048)), o=np.zeros((2048, 2048)): (lambda: m.jacobi_step(u, o)))(),
+        "c04_matmul": lambda m: (lambda x=rng.random((512, 512)), y=rng.random((512, 512)), z=np.zeros((512, 512)): (lambda: m.matmul(x, y, z)))(),
+    }
+    labels = {"c01_triad": "triad 10^7 (f64)", "c03_stencil2d": "jacobi step 2048^2", "c04_matmul": "matmul 512^3 (f64)"}
+    print("threads: OMP_NUM_THREADS=%s, cores=%d" % (os.environ.get("OMP_NUM_THREADS", "default"), os.cpu_count()))
+    print("%-22s %12s %12s %8s" % ("kernel", "cython ms", "cyocl ms", "ratio"))
+    worst = 0.0
+    for case, mk in cases.items():
+        pyx = os.path.join(SHARED, "cases", case + ".pyx")
+        cy_dir = build_cython(pyx, os.path.join(work, "cython", case))
+        oc_dir = os.path.join(work, "cyocl", case)
+        os.makedirs(oc_dir, exist_ok=True)
+        subprocess.run([a.cyocl, "build", "--no-opencl", "-o", oc_dir, pyx], check=True)
+        mc, mo = load(cy_dir, case), load(oc_dir, case)
+        fc, fo = mk(mc), mk(mo)
+        tc, to = [], []
+        fc(); fo(); fc(); fo()
+        for _ in range(a.repeat):
+            t0 = time.perf_counter(); fc(); tc.append(time.perf_counter() - t0)
+            t0 = time.perf_counter(); fo(); to.append(time.perf_counter() - t0)
+        c, o = statistics.median(tc), statistics.median(to)
+        worst = max(worst, o / c)
+        print("%-22s %12.3f %12.3f %8.3f" % (labels[case], c * 1e3, o * 1e3, o / c))
+    print("worst time ratio cyocl/cython: %.3f (target <= 1.02)" % worst)
+
+    files = [f for f in sorted(glob.glob(os.path.join(SHARED, "cases", "*.pyx")))
+             if "# cyocl-extension" not in open(f).read(400)]
+    cython = shutil.which("cython") or shutil.which("cython3")
+    t0 = time.perf_counter()
+    for f in files:
+        subprocess.run([a.cyocl, "compile", "-o", os.path.join(work, "x.c"), f], check=True, capture_output=True)
+    t_cyocl = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for f in files:
+        subprocess.run([cython, "-3", "-o", os.path.join(work, "y.c"), f], check=True, capture_output=True)
+    t_cython = time.perf_counter() - t0
+    print("translate %d cases: cyocl %.3f s, cython -3 %.3f s, speedup %.1fx (target >= 20x)"
+          % (len(files), t_cyocl, t_cython, t_cython / t_cyocl))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,810 @@
+/* main.c: the `cyocl` command — argument handling, files and subprocesses
+ * around the compiler library (frontend -> IR -> C backend).
+ *
+ * Exit status: 0 success, 1 a source error (diagnostics printed), 2 a usage
+ * or environment error.  Outputs are written to a temporary name in the
+ * target directory and renamed, so no reader ever sees a partial file. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkstemps */
+#endif
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../backends/c/cgen.h"
+#include "../frontend/frontend.h"
+#include "../ir/ir.h"
+
+#ifndef CYOCL_VERSION
+#define CYOCL_VERSION "0.0.0-dev"
+#endif
+
+extern char **environ;
+
+enum { EXIT_OK = 0, EXIT_SOURCE = 1, EXIT_ENV = 2 };
+
+static const char *USAGE =
+    "usage: cyocl COMMAND [OPTIONS]\n"
+    "\n"
+    "Compiles Cython (.pyx) modules to CPython extension modules in C with\n"
+    "OpenMP.\n"
+    "\n"
+    "commands:\n"
+    "  compile [-o OUT.c] [--no-opencl] [--no-opencl-gpu] [-I DIR] [-v] [--dump-ir] FILE.pyx\n"
+    "        translate FILE.pyx to C (default output: FILE.c beside the input)\n"
+    "  build [-o OUTDIR] [--no-opencl] [--no-opencl-gpu] [-O LEVEL] [--keep-c] [-v] FILE.pyx\n"
+    "        translate and compile to OUTDIR/NAME<EXT_SUFFIX>, importable as NAME\n"
+    "        (default OUTDIR: the directory of FILE.pyx)\n"
+    "  devices\n"
+    "        list the usable OpenCL devices (exit 0 when there is one)\n"
+    "  cache stats|list|clear|prune [--max-size SIZE]\n"
+    "        inspect or clear the OpenCL kernel cache\n"
+    "  --version, --help\n"
+    "\n"
+    "options:\n"
+    "  -o PATH           output file (compile) or directory (build)\n"
+    "  --no-opencl       emit no OpenCL code; the module has no OpenCL dependency\n"
+    "  --no-opencl-gpu   OpenCL may run only on CPU devices\n"
+    "  -I DIR            add DIR to the search path for .pxd files\n"
+    "  -O LEVEL          C optimisation level for build (0 1 2 3 s fast g; default 3)\n"
+    "  --keep-c          build: keep the generated C as OUTDIR/NAME.c\n"
+    "  -v                verbose: phases, timings, the C compiler command\n"
+    "  --dump-ir         compile: print the typed IR to standard output\n"
+    "\n"
+    "environment:\n"
+    "  CC                C compiler for build (default: cc)\n"
+    "  CYOCL_PYTHON      Python whose headers and extension suffix build uses\n"
+    "                    (default: python3 on PATH)\n"
+    "exit status: 0 ok, 1 errors in the source, 2 usage or environment error\n";
+
+static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void errorf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cyocl: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cyocl: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(run 'cyocl --help' for usage)\n", stderr);
+    va_end(ap);
+    return EXIT_ENV;
+}
+
+static char *xstrdup(const char *s) {
+    char *p = strdup(s);
+    if (!p) {
+        fputs("cyocl: out of memory\n", stderr);
+        exit(EXIT_ENV);
+    }
+    return p;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = NULL;
+    int n = vasprintf(&p, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fputs("cyocl: out of memory\n", stderr);
+        exit(EXIT_ENV);
+    }
+    return p;
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- paths ------------------------------------------------------------ */
+
+static const char *path_base(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Directory part of path ("." when there is none). */
+static char *path_dir(const char *path) {
+    const char *s = strrchr(path, '/');
+    if (!s)
+        return xstrdup(".");
+    if (s == path)
+        return xstrdup("/");
+    return strndup(path, (size_t)(s - path));
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* "dir/name.pyx" -> "name"; any other extension is kept, so the module
+ * name check below rejects "name.txt" with a clear message. */
+static char *module_name(const char *path) {
+    const char *b = path_base(path);
+    size_t n = strlen(b);
+    if (ends_with(b, ".pyx"))
+        n -= 4;
+    else if (ends_with(b, ".py"))
+        n -= 3;
+    return strndup(b, n);
+}
+
+/* The module name becomes PyInit_<name> and the import name: it must be an
+ * ASCII identifier. */
+static int valid_identifier(const char *s) {
+    if (!*s || (*s >= '0' && *s <= '9'))
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}
+
+static int mkdir_p(const char *dir) {
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+    char *tmp = xstrdup(dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
+            free(tmp);
+            return -1;
+        }
+        *p = '/';
+    }
+    int rc = mkdir(tmp, 0777);
+    free(tmp);
+    return rc != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- temporary files, removed on failure and on a fatal signal --------- */
+
+#define MAX_TEMPS 8
+static char *temps[MAX_TEMPS];
+static mode_t saved_umask;
+
+static void temp_track(char *path) {
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (!temps[i]) {
+            temps[i] = path;
+            return;
+        }
+}
+
+static void temp_untrack(const char *path) {
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (temps[i] == path)
+            temps[i] = NULL;
+}
+
+/* Removes a temporary file and forgets it (path is freed). */
+static void temp_remove(char *path) {
+    if (!path)
+        return;
+    temp_untrack(path);
+    unlink(path);
+    free(path);
+}
+
+static void on_fatal_signal(int sig) {
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (temps[i])
+            unlink(temps[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void) {
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* Creates "DIR/.STEM.XXXXXX SUFFIX" and returns its (tracked) path and fd. */
+static char *temp_create(const char *dir, const char *stem, const char *suffix, int *fd) {
+    char *path = xasprintf("%s/.%s.XXXXXX%s", dir, stem, suffix);
+    *fd = mkstemps(path, (int)strlen(suffix));
+    if (*fd < 0) {
+        free(path);
+        return NULL;
+    }
+    temp_track(path);
+    return path;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Writes data to a new temporary file in dir; returns its path (tracked)
+ * or NULL after printing why. */
+static char *write_temp(const char *dir, const char *stem, const char *suffix, const char *data,
+                        size_t len) {
+    int fd;
+    char *tmp = temp_create(dir, stem, suffix, &fd);
+    if (!tmp) {
+        errorf("cannot create a file in '%s': %s", dir, strerror(errno));
+        return NULL;
+    }
+    int err = write_all(fd, data, len) != 0 ? errno : 0;
+    if (!err && fchmod(fd, 0666 & ~saved_umask) != 0)
+        err = errno;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (err) {
+        errorf("cannot write '%s': %s", tmp, strerror(err));
+        temp_remove(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
+/* Renames the tracked temporary tmp to path; frees tmp either way. */
+static int commit_temp(char *tmp, const char *path) {
+    if (rename(tmp, path) != 0) {
+        errorf("cannot write '%s': %s", path, strerror(errno));
+        temp_remove(tmp);
+        return -1;
+    }
+    temp_untrack(tmp);
+    free(tmp);
+    return 0;
+}
+
+/* ---- subprocesses ------------------------------------------------------ */
+
+/* Runs argv (PATH search) and waits.  With capture != NULL its standard
+ * output is collected there.  Returns the exit status, 127 when the
+ * program could not be started (errno set), 128+N when killed by signal N. */
+static int run_program(char *const argv[], CyBuf *capture) {
+    int pipefd[2] = {-1, -1};
+    if (capture && pipe(pipefd) != 0)
+        return 127;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (capture) {
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+        posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+        posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+    }
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (capture)
+        close(pipefd[1]);
+    if (rc != 0) {
+        if (capture)
+            close(pipefd[0]);
+        errno = rc;
+        return 127;
+    }
+    if (capture) {
+        char buf[4096];
+        for (;;) {
+            ssize_t n = read(pipefd[0], buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            cy_buf_put(capture, buf, (size_t)n);
+        }
+        close(pipefd[0]);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return errno = ECHILD, 127;
+    if (WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == 127)
+            errno = ENOENT; /* the shell convention for "not found" */
+        return WEXITSTATUS(status);
+    }
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return 127;
+}
+
+static void print_argv(char *const argv[]) {
+    fputs("cyocl:", stderr);
+    for (int i = 0; argv[i]; i++)
+        fprintf(stderr, " %s", argv[i]);
+    fputc('\n', stderr);
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+typedef struct {
+    const char *input;
+    const char *output;
+    int no_opencl, no_opencl_gpu, verbose, dump_ir, keep_c;
+    const char *opt_level;
+    const char *includes[64];
+    int nincludes;
+    const char *max_size;
+} Options;
+
+/* Parses the options of compile/build (allowed is "compile" or "build").
+ * Returns 0, or EXIT_ENV after a message. */
+static int parse_options(int argc, char **argv, const char *cmd, Options *o) {
+    int is_build = strcmp(cmd, "build") == 0;
+    int only_files = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (o->input)
+                return usage_error("%s: one input file only ('%s' and '%s' given)", cmd, o->input, a);
+            o->input = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_files = 1;
+        } else if (strcmp(a, "--no-opencl") == 0) {
+            o->no_opencl = 1;
+        } else if (strcmp(a, "--no-opencl-gpu") == 0) {
+            o->no_opencl_gpu = 1;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            o->verbose = 1;
+        } else if (!is_build && strcmp(a, "--dump-ir") == 0) {
+            o->dump_ir = 1;
+        } else if (is_build && strcmp(a, "--keep-c") == 0) {
+            o->keep_c = 1;
+        } else if (a[1] == 'o' || a[1] == 'I' || (is_build && a[1] == 'O') ||
+                   strncmp(a, "--output", 8) == 0) {
+            /* -o X, -oX, --output X, --output=X */
+            char letter = a[1] == '-' ? 'o' : a[1];
+            const char *rest = a[1] == '-' ? a + 8 : a + 2;
+            if (a[1] == '-' && *rest && *rest != '=')
+                return usage_error("%s: unknown option '%s'", cmd, a);
+            if (*rest == '=')
+                rest++;
+            if (*rest) {
+                val = rest;
+            } else {
+                if (i + 1 >= argc)
+                    return usage_error("%s: option '%s' needs a value", cmd, a);
+                val = argv[++i];
+            }
+            if (letter == 'o') {
+                o->output = val;
+            } else if (letter == 'I') {
+                if (o->nincludes == (int)(sizeof o->includes / sizeof o->includes[0]))
+                    return usage_error("%s: too many -I directories", cmd);
+                o->includes[o->nincludes++] = val;
+            } else {
+                static const char *levels[] = {"0", "1", "2", "3", "s", "fast", "g", "z"};
+                int ok = 0;
+                for (size_t k = 0; k < sizeof levels / sizeof levels[0]; k++)
+                    ok |= strcmp(val, levels[k]) == 0;
+                if (!ok)
+                    return usage_error("build: -O takes 0, 1, 2, 3, s, fast, g or z, not '%s'", val);
+                o->opt_level = val;
+            }
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(USAGE, stdout);
+            exit(EXIT_OK);
+        } else {
+            return usage_error("%s: unknown option '%s'", cmd, a);
+        }
+    }
+    if (!o->input)
+        return usage_error("%s: no input file (cyocl %s [OPTIONS] FILE.pyx)", cmd, cmd);
+    return 0;
+}
+
+/* ---- the compiler pipeline ---------------------------------------------- */
+
+/* Reads a whole file, NUL-terminated.  Returns NULL after a message. */
+static char *read_file(const char *path, size_t *len) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        errorf("cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        errorf("cannot read '%s': it is a directory", path);
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        errorf("cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    CyBuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cy_buf_put(&b, chunk, n);
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (err) {
+        errorf("cannot read '%s': %s", path, strerror(err ? err : EIO));
+        cy_buf_free(&b);
+        return NULL;
+    }
+    cy_buf_put(&b, "", 0); /* a NUL even for an empty file */
+    *len = b.len;
+    return b.s;
+}
+
+/* Translates o->input to C in out.  Returns an exit status. */
+static int translate(const Options *o, const char *modname, CyBuf *out) {
+    size_t len;
+    char *text = read_file(o->input, &len);
+    if (!text)
+        return EXIT_ENV;
+    CySource src = {
+        .path = o->input, .name = path_base(o->input), .modname = modname, .text = text, .len = len};
+    CyDiag diag = {.src = &src, .out = stderr};
+    CyArena *arena = cy_arena_new();
+    int rc = EXIT_SOURCE;
+    const char *phase = "parse";
+    double t0 = now_ms(), t1, t2, t3;
+
+    AModule *ast = cy_parse_source(arena, &diag, &src);
+    t1 = now_ms();
+    IrModule *ir = NULL;
+    if (ast && diag.nerrors == 0) {
+        phase = "sema";
+        ir = cy_sema(arena, &diag, ast);
+    }
+    t2 = now_ms();
+    if (ir && diag.nerrors == 0) {
+        phase = "C backend";
+        cy_ir_analyze(arena, ir);
+        if (o->dump_ir) {
+            CyBuf dump = {0};
+            cy_ir_dump(&dump, ir);
+            if (dump.len)
+                fwrite(dump.s, 1, dump.len, stdout);
+            fflush(stdout);
+            cy_buf_free(&dump);
+        }
+        CyCOptions copt = {
+            .line_directives = 1,
+            .opencl = !o->no_opencl,
+            .no_opencl_gpu = o->no_opencl_gpu,
+            .version = CYOCL_VERSION,
+        };
+        if (cy_emit_c(arena, &diag, ir, &copt, out) == 0 && diag.nerrors == 0)
+            rc = EXIT_OK;
+    }
+    t3 = now_ms();
+    if (rc != EXIT_OK && diag.nerrors == 0)
+        fprintf(stderr, "%s: error: internal compiler error: %s failed without a diagnostic\n",
+                src.name, phase);
+    if (o->verbose)
+        fprintf(stderr, "cyocl: %s: parse %.1f ms, sema %.1f ms, analyze+emit %.1f ms; "
+                        "%d error(s), %d warning(s)\n",
+                src.name, t1 - t0, t2 - t1, t3 - t2, diag.nerrors, diag.nwarnings);
+    cy_arena_free(arena);
+    free(text);
+    return rc;
+}
+
+/* Checks the input and derives the module name.  Returns 0 or EXIT_ENV. */
+static int check_input(const Options *o, char **modname) {
+    if (access(o->input, R_OK) != 0) {
+        errorf("cannot read '%s': %s", o->input, strerror(errno));
+        return EXIT_ENV;
+    }
+    *modname = module_name(o->input);
+    if (!valid_identifier(*modname)) {
+        errorf("'%s': the module name '%s' (the file name without .pyx) must be an identifier: "
+               "letters, digits and '_', not starting with a digit",
+               o->input, *modname);
+        free(*modname);
+        *modname = NULL;
+        return EXIT_ENV;
+    }
+    return 0;
+}
+
+static int same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int cmd_compile(int argc, char **argv) {
+    Options o = {0};
+    int rc = parse_options(argc, argv, "compile", &o);
+    if (rc)
+        return rc;
+    char *modname;
+    if ((rc = check_input(&o, &modname)))
+        return rc;
+
+    char *out_path;
+    if (o.output) {
+        out_path = xstrdup(o.output);
+    } else {
+        size_t n = strlen(o.input);
+        if (ends_with(o.input, ".pyx"))
+            n -= 4;
+        out_path = xasprintf("%.*s.c", (int)n, o.input);
+    }
+    if (same_file(out_path, o.input)) {
+        errorf("the output '%s' is the input file", out_path);
+        free(out_path);
+        free(modname);
+        return EXIT_ENV;
+    }
+
+    CyBuf c = {0};
+    rc = translate(&o, modname, &c);
+    if (rc == EXIT_OK) {
+        char *dir = path_dir(out_path);
+        const char *base = path_base(out_path);
+        char *tmp = *base ? write_temp(dir, base, "", c.s ? c.s : "", c.len) : NULL;
+        if (!*base)
+            errorf("'%s' is not a file name", out_path);
+        if (!tmp || commit_temp(tmp, out_path) != 0)
+            rc = EXIT_ENV;
+        else if (o.verbose)
+            fprintf(stderr, "cyocl: wrote %s (%zu bytes)\n", out_path, c.len);
+        free(dir);
+    }
+    cy_buf_free(&c);
+    free(out_path);
+    free(modname);
+    return rc;
+}
+
+/* Include directory and extension suffix of the target Python. */
+static int query_python(const Options *o, char **include, char **suffix) {
+    const char *py = getenv("CYOCL_PYTHON");
+    if (!py || !*py)
+        py = "python3";
+    char *argv[] = {(char *)py, "-c",
+                    "import sysconfig;print(sysconfig.get_paths()['include']);"
+                    "print(sysconfig.get_config_var('EXT_SUFFIX'))",
+                    NULL};
+    if (o->verbose)
+        fprintf(stderr, "cyocl: asking %s for its include directory and extension suffix\n", py);
+    CyBuf out = {0};
+    int st = run_program(argv, &out);
+    if (st != 0) {
+        if (st == 127)
+            errorf("cannot run Python '%s': %s (set CYOCL_PYTHON to a python3 executable)", py,
+                   strerror(errno));
+        else
+            errorf("Python '%s' failed (exit %d) when asked for its configuration", py, st);
+        cy_buf_free(&out);
+        return EXIT_ENV;
+    }
+    char *s = out.s ? out.s : (char *)"";
+    char *nl = strchr(s, '\n');
+    char *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
+    if (!nl || !nl2 || nl == s || nl2 == nl + 1 || strncmp(nl + 1, "None", 4) == 0) {
+        errorf("Python '%s' did not report an include directory and extension suffix", py);
+        cy_buf_free(&out);
+        return EXIT_ENV;
+    }
+    *nl = *nl2 = '\0';
+    *include = xstrdup(s);
+    *suffix = xstrdup(nl + 1);
+    cy_buf_free(&out);
+
+    char *header = xasprintf("%s/Python.h", *include);
+    int ok = access(header, R_OK) == 0;
+    free(header);
+    if (!ok) {
+        errorf("Python.h is not in '%s' (install the Python development headers, e.g. "
+               "python3-dev)",
+               *include);
+        return EXIT_ENV;
+    }
+    return 0;
+}
+
+static int cmd_build(int argc, char **argv) {
+    Options o = {0};
+    int rc = parse_options(argc, argv, "build", &o);
+    if (rc)
+        return rc;
+    char *modname;
+    if ((rc = check_input(&o, &modname)))
+        return rc;
+    char *outdir = o.output ? xstrdup(o.output) : path_dir(o.input);
+    size_t n = strlen(outdir);
+    while (n > 1 && outdir[n - 1] == '/')
+        outdir[--n] = '\0';
+
+    CyBuf c = {0};
+    char *pyinc = NULL, *suffix = NULL, *tmp_c = NULL, *tmp_so = NULL, *final_so = NULL;
+    char **cc_argv = NULL;
+    char *cc_copy = NULL;
+    rc = translate(&o, modname, &c);
+    if (rc != EXIT_OK)
+        goto done;
+    rc = EXIT_ENV;
+    if (query_python(&o, &pyinc, &suffix) != 0)
+        goto done;
+    if (mkdir_p(outdir) != 0) {
+        errorf("cannot create the output directory '%s': %s", outdir, strerror(errno));
+        goto done;
+    }
+    if (!(tmp_c = write_temp(outdir, modname, ".c", c.s ? c.s : "", c.len)))
+        goto done;
+    int fd;
+    if (!(tmp_so = temp_create(outdir, modname, suffix, &fd))) {
+        errorf("cannot create a file in '%s': %s", outdir, strerror(errno));
+        goto done;
+    }
+    close(fd);
+    final_so = xasprintf("%s/%s%s", outdir, modname, suffix);
+
+    /* $CC may carry its own arguments ("ccache gcc", "gcc -m64") */
+    const char *cc = getenv("CC");
+    if (!cc || !*cc)
+        cc = "cc";
+    cc_copy = xstrdup(cc);
+    int max_args = (int)strlen(cc_copy) + 32;
+    cc_argv = calloc((size_t)max_args, sizeof(char *));
+    if (!cc_argv)
+        goto done;
+    int k = 0;
+    for (char *save = NULL, *t = strtok_r(cc_copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        cc_argv[k++] = t;
+    if (k == 0) {
+        errorf("CC is empty");
+        goto done;
+    }
+    char *opt = xasprintf("-O%s", o.opt_level ? o.opt_level : "3");
+    char *incflag = xasprintf("-I%s", pyinc);
+    char *fixed[] = {opt, "-fopenmp", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing",
+                     "-w", incflag, "-o", tmp_so, tmp_c, "-lm"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        cc_argv[k++] = fixed[i];
+    cc_argv[k] = NULL;
+    if (o.verbose)
+        print_argv(cc_argv);
+    int st = run_program(cc_argv, NULL);
+    int started = !(st == 127 && errno == ENOENT);
+    free(opt);
+    free(incflag);
+    if (st != 0) {
+        if (!started) {
+            errorf("cannot run the C compiler '%s': %s (install one, or set CC)", cc_argv[0],
+                   strerror(errno));
+            rc = EXIT_ENV;
+        } else {
+            /* cyocl produced C the compiler rejected (or a header named in
+             * 'cdef extern from' is missing): keep the C for the report */
+            errorf("the C compiler '%s' failed (exit %d) on the code generated from '%s'",
+                   cc_argv[0], st, o.input);
+            char *kept = xasprintf("%s/%s.c", outdir, modname);
+            if (commit_temp(tmp_c, kept) == 0)
+                fprintf(stderr, "cyocl: the generated C is kept in %s\n", kept);
+            tmp_c = NULL;
+            free(kept);
+            rc = EXIT_SOURCE;
+        }
+        goto done;
+    }
+    struct stat sst;
+    if (stat(tmp_so, &sst) != 0 || sst.st_size == 0) {
+        errorf("the C compiler '%s' reported success but wrote no module", cc_argv[0]);
+        goto done;
+    }
+    chmod(tmp_so, 0777 & ~saved_umask);
+    if (commit_temp(tmp_so, final_so) != 0) {
+        tmp_so = NULL;
+        goto done;
+    }
+    tmp_so = NULL;
+    if (o.keep_c || o.verbose) {
+        char *kept = xasprintf("%s/%s.c", outdir, modname);
+        if (commit_temp(tmp_c, kept) == 0)
+            fprintf(stderr, "cyocl: generated C: %s\n", kept);
+        tmp_c = NULL;
+        free(kept);
+    }
+    if (o.verbose)
+        fprintf(stderr, "cyocl: built %s\n", final_so);
+    rc = EXIT_OK;
+
+done:
+    temp_remove(tmp_c);
+    temp_remove(tmp_so);
+    free(cc_argv);
+    free(cc_copy);
+    free(final_so);
+    free(pyinc);
+    free(suffix);
+    cy_buf_free(&c);
+    free(outdir);
+    free(modname);
+    return rc;
+}
+
+static int cmd_devices(int argc, char **argv) {
+    (void)argv;
+    if (argc > 0)
+        return usage_error("devices takes no arguments");
+    printf("no OpenCL devices: the OpenCL backend is not available in this build of cyocl %s "
+           "(native OpenMP backend only)\n",
+           CYOCL_VERSION);
+    return 1;
+}
+
+static int cmd_cache(int argc, char **argv) {
+    static const char *subs[] = {"stats", "list", "clear", "prune"};
+    int ok = 0;
+    for (size_t i = 0; argc > 0 && i < sizeof subs / sizeof subs[0]; i++)
+        ok |= strcmp(argv[0], subs[i]) == 0;
+    if (!ok)
+        return usage_error("cache needs one of: stats, list, clear, prune [--max-size SIZE]");
+    errorf("the kernel cache is not implemented yet");
+    return EXIT_ENV;
+}
+
+int main(int argc, char **argv) {
+    saved_umask = umask(0);
+    umask(saved_umask);
+    install_signal_handlers();
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return EXIT_ENV;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(USAGE, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("cyocl %s\n", CYOCL_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "compile") == 0)
+        return cmd_compile(argc - 2, argv + 2);
+    if (strcmp(cmd, "build") == 0)
+        return cmd_build(argc - 2, argv + 2);
+    if (strcmp(cmd, "devices") == 0)
+        return cmd_devices(argc - 2, argv + 2);
+    if (strcmp(cmd, "cache") == 0)
+        return cmd_cache(argc - 2, argv + 2);
+    return usage_error("unknown command '%s'", cmd);
+}

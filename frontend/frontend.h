@@ -1,0 +1,220 @@
+/* frontend.h: the Cython-subset frontend — tokens, AST, and the three
+ * phases lex -> parse -> sema (sema lowers the AST to the IR, ir/ir.h).
+ *
+ * The AST is syntax only: names are unresolved and nothing is typed.  Every
+ * node carries the position of its first character, which is where a
+ * diagnostic about it points. */
+#ifndef CY_FRONTEND_H
+#define CY_FRONTEND_H
+
+#include "../ir/base.h"
+#include <stdint.h>
+
+/* ---- tokens ---------------------------------------------------------- */
+
+typedef enum {
+    TK_NAME,    /* identifier (keywords are TK_KW) */
+    TK_KW,      /* Python/Cython keyword: def cdef cpdef if for ... (see lex.c) */
+    TK_INT,     /* integer literal; ival; suffixes like 'L'/'U' accepted */
+    TK_FLOAT,   /* float literal; fval */
+    TK_IMAG,    /* imaginary literal 2j; fval */
+    TK_STR,     /* string literal; adjacent literals are NOT joined here */
+    TK_PUNCT,   /* operator or delimiter, text holds it: "+", "**=", "->", ... */
+    TK_NEWLINE, /* end of a logical line */
+    TK_INDENT,
+    TK_DEDENT,
+    TK_EOF,
+} TokKind;
+
+typedef struct Token {
+    TokKind kind;
+    CyPos pos;
+    const char *text; /* NUL-terminated copy of the token's source text */
+    int len;
+    uint64_t ival;    /* TK_INT (saturates; overflow flagged below) */
+    int int_overflow;
+    double fval;      /* TK_FLOAT, TK_IMAG */
+    /* TK_STR: decoded value (escapes processed unless raw), may hold NULs */
+    const char *sval;
+    int slen;
+    char str_prefix[4]; /* lower-cased prefix letters: "", "b", "r", "br", "f", "u" */
+    int triple;         /* triple-quoted */
+    /* index of the innermost unclosed bracket token around this one, or -1:
+     * lets the parser say "'(' was never closed" at the bracket */
+    int open_bracket;
+} Token;
+
+typedef struct {
+    Token *toks;
+    int n;
+    /* "# cython: boundscheck=False, wraparound=False" comments at the top of
+     * the file (before any code), as raw "key=value" pieces with positions */
+    CyVec directive_keys;   /* const char* */
+    CyVec directive_values; /* const char* */
+    CyVec directive_pos;    /* CyPos* */
+} TokenList;
+
+/* Returns 0 on success; on a lexical error reports it to d and returns -1.
+ * Python's indentation rules: tabs to multiples of 8, "unindent does not
+ * match any outer indentation level", "unexpected indent"; newlines inside
+ * brackets and after a backslash are joined. */
+int cy_lex(CyArena *a, CyDiag *d, const CySource *src, TokenList *out);
+
+/* ---- AST -------------------------------------------------------------- */
+
+/* Type syntax: "double", "unsigned long long", "const float[:, ::1]",
+ * "double complex", "Py_ssize_t", "np.float64_t", "double *", "object". */
+typedef struct ATypeSyn {
+    CyPos pos;
+    const char *name;   /* canonical words joined by one space: "unsigned char",
+                           "long long", "double complex", or a (dotted) typedef
+                           name "np.float64_t" */
+    int is_const;
+    int ptr;            /* number of '*' */
+    int ndim;           /* > 0: a typed memoryview */
+    char axes[8];       /* per axis: 0 = ':' (strided), 1 = '::1' (contiguous) */
+    CyPos axes_pos[8];
+} ATypeSyn;
+
+typedef enum {
+    /* expressions */
+    A_NAME, A_INT, A_FLOAT, A_IMAG, A_STR, A_NONE, A_TRUE, A_FALSE,
+    A_ATTR,      /* obj.name */
+    A_CALL,      /* fn(args, kw=value) */
+    A_INDEX,     /* obj[i, j:k, ...]: items are exprs or A_SLICE */
+    A_SLICE,     /* lo:hi:step inside A_INDEX; each part may be NULL */
+    A_BINOP,     /* op: "+", "-", "*", "/", "//", "%", "**", "@", "<<", ">>", "&", "|", "^" */
+    A_UNOP,      /* op: "-", "+", "~" */
+    A_NOT,
+    A_AND, A_OR, /* lhs, rhs */
+    A_COMPARE,   /* chain: operands[0] ops[0] operands[1] ops[1] ...;
+                    ops: "<" "<=" ">" ">=" "==" "!=" "in" "not in" "is" "is not" */
+    A_COND,      /* then if cond else other */
+    A_TUPLE, A_LIST, A_DICT, /* items (DICT: keys in items, values in values) */
+    A_CAST,      /* <type>expr or <type?>expr */
+    A_SIZEOF,    /* sizeof(type) or sizeof(expr) */
+    A_ADDR,      /* &expr */
+    A_DEREF,     /* a Cython spelling not in Python: kept for pointer work (p[0] is A_INDEX) */
+
+    /* statements */
+    S_EXPR,
+    S_ASSIGN,    /* targets (a = b = value: targets = [a, b]) */
+    S_AUGASSIGN, /* target op= value; op without '=' */
+    S_CDEF,      /* cdef TYPE name [= init], name2 [= init] ...  (local or module) */
+    S_IF,        /* cond, body, orelse (elif = S_IF alone in orelse) */
+    S_FOR,       /* target in iter: body, orelse */
+    S_WHILE,     /* cond: body, orelse */
+    S_BREAK, S_CONTINUE, S_PASS,
+    S_RETURN,    /* value may be NULL */
+    S_RAISE,     /* value may be NULL (re-raise) */
+    S_ASSERT,    /* cond, msg */
+    S_WITH,      /* items: with nogil, gil, parallel(...), cython.boundscheck(False) ...; body */
+    S_IMPORT,    /* import a.b.c [as x]: module, alias */
+    S_FROMIMPORT,/* from module import/cimport names [as aliases]; is_cimport */
+    S_CIMPORT,   /* cimport a.b [as x] */
+    S_FUNC,      /* def / cdef / cpdef function */
+    S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
+    S_CTYPEDEF,  /* ctypedef TYPE name */
+    S_CLASS,     /* parsed only to be rejected by sema with "... is not supported" */
+    S_GLOBAL,    /* global a, b */
+    S_DEL,
+    S_UNSUPPORTED, /* a construct the parser recognised but cyocl rejects; what says which */
+} ANodeKind;
+
+typedef enum { FN_DEF, FN_CDEF, FN_CPDEF } FuncKind;
+
+typedef struct AParam {
+    CyPos pos;
+    const char *name;
+    ATypeSyn *type;         /* NULL: untyped (a Python object in def) */
+    struct ANode *deflt;    /* default value or NULL */
+    int not_none;           /* "double[:] a not None" */
+    int or_none;
+} AParam;
+
+typedef struct AFunc {
+    FuncKind kind;
+    const char *name;
+    CyPos pos;              /* of the name */
+    CyVec params;           /* AParam* */
+    ATypeSyn *ret;          /* cdef/cpdef return type; NULL = object */
+    int is_inline, is_nogil, is_noexcept, with_gil;
+    /* except clause: except VALUE / except? VALUE / except * / except + */
+    int has_except;         /* 0 none, 1 'except VALUE', 2 'except? VALUE', 3 'except *' */
+    struct ANode *except_value;
+    CyVec decorators;       /* ANode* expressions after '@' */
+    CyVec body;             /* ANode* statements */
+    const char *docstring;  /* or NULL */
+} AFunc;
+
+typedef struct AWithItem {
+    CyPos pos;
+    struct ANode *expr;     /* A_NAME "nogil"/"gil" or A_CALL parallel(...) / cython.xxx(...) */
+} AWithItem;
+
+typedef struct ANode {
+    ANodeKind kind;
+    CyPos pos;
+    /* expressions */
+    const char *name;       /* A_NAME, A_ATTR (attribute), S_CDEF name list in names */
+    const char *op;         /* A_BINOP, A_UNOP, S_AUGASSIGN */
+    uint64_t ival;          /* A_INT */
+    int int_overflow;
+    const char *int_text;   /* A_INT: source text (big Python ints go through PyLong_FromString) */
+    double fval;            /* A_FLOAT, A_IMAG */
+    const char *sval;       /* A_STR (adjacent literals joined); is_bytes if b"" */
+    int slen, is_bytes, is_fstring;
+    struct ANode *lhs, *rhs;/* A_BINOP, A_AND, A_OR, S_AUGASSIGN (target, value) */
+    struct ANode *obj;      /* A_ATTR, A_INDEX, A_CALL (callee), A_UNOP/A_NOT/A_ADDR/A_CAST operand */
+    struct ANode *cond, *then, *other; /* A_COND; A_SLICE uses then=lo other=hi cond=step */
+    CyVec items;            /* A_INDEX indices, A_CALL positional args, A_TUPLE/A_LIST, A_DICT keys, A_COMPARE operands */
+    CyVec values;           /* A_DICT values, A_CALL keyword values */
+    CyVec kwnames;          /* A_CALL keyword names (const char*), A_COMPARE ops (const char*) */
+    CyVec kwpos;            /* A_CALL keyword positions (CyPos*) */
+    ATypeSyn *type;         /* A_CAST, A_SIZEOF (NULL if sizeof(expr): then obj) */
+    int checked_cast;       /* <type?> */
+    int parenthesized;      /* (expr): a tuple needs a trailing comma, not parens */
+
+    /* statements */
+    CyVec targets;          /* S_ASSIGN targets; S_FOR target in targets[0] */
+    struct ANode *value;    /* S_ASSIGN/S_AUGASSIGN/S_RETURN/S_RAISE value, S_ASSERT msg, S_FOR iter */
+    CyVec body, orelse;     /* ANode* statements */
+    CyVec names;            /* S_CDEF names, S_FROMIMPORT names, S_GLOBAL, S_CTYPEDEF new name in name */
+    CyVec inits;            /* S_CDEF initialisers (ANode* or NULL), parallel to names */
+    CyVec name_pos;         /* S_CDEF / S_FROMIMPORT positions (CyPos*) */
+    CyVec aliases;          /* S_FROMIMPORT / S_IMPORT aliases (const char* or NULL) */
+    const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
+    int is_cimport;
+    int is_public;          /* S_CDEF at module level: 'cdef public'/'readonly' ignored */
+    CyVec with_items;       /* S_WITH: AWithItem* */
+    AFunc *func;            /* S_FUNC */
+    /* S_EXTERN */
+    const char *header;     /* NULL for 'from *' */
+    const char *verbatim;   /* the docstring block of 'cdef extern from *' or NULL */
+    CyVec decls;            /* S_EXTERN: ANode* (S_FUNC with kind FN_CDEF and no body, S_CDEF, S_CTYPEDEF) */
+    const char *what;       /* S_UNSUPPORTED/S_CLASS: "class definitions", "lambda", ... */
+} ANode;
+
+typedef struct {
+    const CySource *src;
+    CyVec stmts;            /* ANode* module-level statements */
+    /* file-level directives, from '# cython:' comments (as lexed) */
+    CyVec directive_keys, directive_values, directive_pos;
+} AModule;
+
+/* Parses tokens into a module.  Returns NULL after reporting a syntax
+ * error (the first one; the parser does not recover).  Unsupported Python
+ * (class, lambda, generators/yield, try, async, ...) becomes S_UNSUPPORTED /
+ * S_CLASS nodes, or is reported directly as "... is not supported". */
+AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks);
+
+/* Convenience: source text -> AST (lex + parse). */
+AModule *cy_parse_source(CyArena *a, CyDiag *d, const CySource *src);
+
+struct IrModule;
+/* Checks names, types and the Cython rules (prange, nogil, reductions, ...)
+ * and lowers the module to the typed IR.  Returns NULL if any error was
+ * reported (several may be, where recovery is sound). */
+struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *m);
+
+#endif

@@ -1,0 +1,2738 @@
+/* sema.c: names, types and Cython's rules; lowers the AST to the typed IR.
+ *
+ * One pass per function after a module-level pass that declares every
+ * function, type and global, so calls may precede definitions.  Errors do
+ * not stop the pass: an erroneous expression gets the error type, which
+ * silences follow-on errors about it. */
+#include "frontend.h"
+#include "../ir/ir.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- symbols ------------------------------------------------------------ */
+
+typedef enum {
+    SY_VAR,      /* C variable (local, param, module cdef) */
+    SY_PYVAR,    /* untyped def local: object unless inferred (var set once decided) */
+    SY_FUNC,     /* cdef/cpdef/def/extern function */
+    SY_TYPE,     /* ctypedef or builtin type name */
+    SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
+    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
+    SY_PYGLOBAL, /* module-level Python name */
+} SymKind;
+
+typedef struct Sym {
+    const char *name;
+    SymKind kind;
+    IrVar *var;
+    IrFunc *fn;
+    CyType *ty;
+    const char *qual;
+    struct Sym *next;
+} Sym;
+
+typedef struct Scope {
+    struct Scope *parent;
+    Sym *syms;
+} Scope;
+
+typedef struct {
+    int boundscheck, wraparound, cdivision, initializedcheck, nonecheck;
+} Directives;
+
+/* What a parallel region's body does with each variable; classified when
+ * the body is done (reductions need the whole body seen). */
+typedef struct Access {
+    IrVar *var;
+    int assigned;           /* plain assignment */
+    const char *inplace_op; /* first in-place operator */
+    CyPos inplace_pos;
+    int inplace_conflict;   /* two different in-place operators */
+    int read;               /* read outside its own in-place update */
+    CyPos read_pos;
+    struct Access *next;
+} Access;
+
+typedef struct RegionCtx {
+    IrRegion *r;
+    Access *acc;
+    struct RegionCtx *outer;
+} RegionCtx;
+
+typedef struct {
+    CyArena *a;
+    CyDiag *d;
+    IrModule *m;
+    Scope *mscope;          /* module scope */
+    Scope *scope;           /* current */
+    IrFunc *fn;             /* current function, NULL at module level */
+    Directives dir;
+    int nogil;              /* the GIL is not held here */
+    int quiet;              /* > 0: probing a type, no diagnostics or recording */
+    int loop_depth;         /* for break/continue */
+    int prange_depth;
+    int parallel_depth;
+    RegionCtx *rctx;
+    int lvalue;             /* lowering an assignment target: an element is written, not read */
+    int ntmp;               /* for unique C names */
+    int nvar;
+} S;
+
+static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>"};
+#define TY_ERR (&ty_error_s)
+
+static void err(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void err(S *s, CyPos p, const char *fmt, ...) {
+    if (s->quiet) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cy_error(s->d, p, "%s", buf);
+}
+
+static void warn(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn(S *s, CyPos p, const char *fmt, ...) {
+    if (s->quiet) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cy_warning(s->d, p, "%s", buf);
+}
+
+static Sym *lookup_in(Scope *sc, const char *name) {
+    for (Sym *y = sc->syms; y; y = y->next)
+        if (!strcmp(y->name, name)) return y;
+    return NULL;
+}
+
+static Sym *lookup(S *s, const char *name) {
+    for (Scope *sc = s->scope; sc; sc = sc->parent) {
+        Sym *y = lookup_in(sc, name);
+        if (y) return y;
+    }
+    return NULL;
+}
+
+static Sym *declare(S *s, Scope *sc, const char *name, SymKind k) {
+    Sym *y = cy_alloc(s->a, sizeof *y);
+    y->name = name;
+    y->kind = k;
+    y->next = sc->syms;
+    sc->syms = y;
+    return y;
+}
+
+static const char *cident(S *s, const char *prefix, const char *name) {
+    /* user names get a prefix so they cannot collide with C keywords,
+       libc, Python's API or our own helpers */
+    return cy_fmt(s->a, "%s%s", prefix, name);
+}
+
+static IrVar *new_var(S *s, const char *name, CyType *ty, VarKind k, CyPos pos) {
+    IrVar *v = cy_alloc(s->a, sizeof *v);
+    v->name = name;
+    v->ty = ty;
+    v->kind = k;
+    v->pos = pos;
+    v->id = s->nvar++;
+    v->cname = k == V_MODULE ? cident(s, "cy_g_", name) : cident(s, "v_", name);
+    return v;
+}
+
+static IrVar *new_temp(S *s, CyType *ty, CyPos pos) {
+    IrVar *v = new_var(s, cy_fmt(s->a, "tmp%d", s->ntmp), ty, V_LOCAL, pos);
+    v->cname = cy_fmt(s->a, "cy_tmp%d", s->ntmp++);
+    if (s->fn) cy_vec_push(s->a, &s->fn->locals, v);
+    else cy_vec_push(s->a, &s->m->init_locals, v);
+    return v;
+}
+
+/* ---- builtin tables ----------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    TypeKind kind;
+} NamedType;
+
+static const NamedType base_types[] = {
+    {"void", TY_VOID}, {"bint", TY_BINT}, {"char", TY_CHAR}, {"signed char", TY_SCHAR},
+    {"unsigned char", TY_UCHAR}, {"short", TY_SHORT}, {"signed short", TY_SHORT},
+    {"short int", TY_SHORT}, {"unsigned short", TY_USHORT}, {"int", TY_INT},
+    {"signed int", TY_INT}, {"signed", TY_INT}, {"unsigned", TY_UINT}, {"unsigned int", TY_UINT},
+    {"long", TY_LONG}, {"signed long", TY_LONG}, {"long int", TY_LONG},
+    {"unsigned long", TY_ULONG}, {"long long", TY_LLONG}, {"signed long long", TY_LLONG},
+    {"unsigned long long", TY_ULLONG}, {"Py_ssize_t", TY_SSIZE}, {"ssize_t", TY_SSIZE},
+    {"size_t", TY_SIZE}, {"Py_hash_t", TY_SSIZE}, {"float", TY_FLOAT}, {"double", TY_DOUBLE},
+    {"long double", TY_LDOUBLE}, {"float complex", TY_CFLOAT}, {"double complex", TY_CDOUBLE},
+    {"object", TY_OBJECT},
+    /* libc.stdint and numpy's typedefs (LP64) */
+    {"int8_t", TY_SCHAR}, {"uint8_t", TY_UCHAR}, {"int16_t", TY_SHORT}, {"uint16_t", TY_USHORT},
+    {"int32_t", TY_INT}, {"uint32_t", TY_UINT}, {"int64_t", TY_LONG}, {"uint64_t", TY_ULONG},
+    {"intptr_t", TY_LONG}, {"uintptr_t", TY_ULONG},
+    {"float64_t", TY_DOUBLE}, {"float32_t", TY_FLOAT}, {"double_t", TY_DOUBLE}, {"float_t", TY_DOUBLE},
+    {"intp_t", TY_SSIZE}, {"uintp_t", TY_SIZE}, {"int_t", TY_LONG}, {"uint_t", TY_ULONG},
+    {"long_t", TY_LONG}, {"longlong_t", TY_LLONG}, {"ulonglong_t", TY_ULLONG},
+    {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
+    {"npy_intp", TY_SSIZE}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
+    {"npy_int64", TY_LONG}, {"npy_int32", TY_INT}, {"npy_uint8", TY_UCHAR},
+    /* Cython's pure-Python type names (cython.double, ...) */
+    {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
+    {"schar", TY_SCHAR}, {"ushort", TY_USHORT}, {"uint", TY_UINT}, {"ulong", TY_ULONG},
+    {"longdouble", TY_LDOUBLE}, {"doublecomplex", TY_CDOUBLE}, {"floatcomplex", TY_CFLOAT},
+    {NULL, TY_VOID},
+};
+
+static CyType *alias_type(S *s, CyType *base, const char *name) {
+    if (!strcmp(base->name, name)) return base;
+    CyType *t = cy_alloc(s->a, sizeof *t);
+    *t = *base;
+    t->name = name;
+    return t;
+}
+
+/* libc.math: name, arity, float variant? (the 'f' names are listed too) */
+typedef struct {
+    const char *name;
+    int nargs;
+    TypeKind ret;  /* TY_DOUBLE, TY_FLOAT, TY_INT, TY_LONG */
+    TypeKind arg;
+} MathFn;
+
+static const MathFn math_fns[] = {
+    {"sqrt", 1, TY_DOUBLE, TY_DOUBLE}, {"exp", 1, TY_DOUBLE, TY_DOUBLE}, {"exp2", 1, TY_DOUBLE, TY_DOUBLE},
+    {"expm1", 1, TY_DOUBLE, TY_DOUBLE}, {"log", 1, TY_DOUBLE, TY_DOUBLE}, {"log2", 1, TY_DOUBLE, TY_DOUBLE},
+    {"log10", 1, TY_DOUBLE, TY_DOUBLE}, {"log1p", 1, TY_DOUBLE, TY_DOUBLE}, {"sin", 1, TY_DOUBLE, TY_DOUBLE},
+    {"cos", 1, TY_DOUBLE, TY_DOUBLE}, {"tan", 1, TY_DOUBLE, TY_DOUBLE}, {"asin", 1, TY_DOUBLE, TY_DOUBLE},
+    {"acos", 1, TY_DOUBLE, TY_DOUBLE}, {"atan", 1, TY_DOUBLE, TY_DOUBLE}, {"sinh", 1, TY_DOUBLE, TY_DOUBLE},
+    {"cosh", 1, TY_DOUBLE, TY_DOUBLE}, {"tanh", 1, TY_DOUBLE, TY_DOUBLE}, {"asinh", 1, TY_DOUBLE, TY_DOUBLE},
+    {"acosh", 1, TY_DOUBLE, TY_DOUBLE}, {"atanh", 1, TY_DOUBLE, TY_DOUBLE}, {"fabs", 1, TY_DOUBLE, TY_DOUBLE},
+    {"floor", 1, TY_DOUBLE, TY_DOUBLE}, {"ceil", 1, TY_DOUBLE, TY_DOUBLE}, {"round", 1, TY_DOUBLE, TY_DOUBLE},
+    {"trunc", 1, TY_DOUBLE, TY_DOUBLE}, {"rint", 1, TY_DOUBLE, TY_DOUBLE}, {"cbrt", 1, TY_DOUBLE, TY_DOUBLE},
+    {"erf", 1, TY_DOUBLE, TY_DOUBLE}, {"erfc", 1, TY_DOUBLE, TY_DOUBLE}, {"tgamma", 1, TY_DOUBLE, TY_DOUBLE},
+    {"lgamma", 1, TY_DOUBLE, TY_DOUBLE}, {"pow", 2, TY_DOUBLE, TY_DOUBLE}, {"atan2", 2, TY_DOUBLE, TY_DOUBLE},
+    {"fmod", 2, TY_DOUBLE, TY_DOUBLE}, {"hypot", 2, TY_DOUBLE, TY_DOUBLE}, {"fmin", 2, TY_DOUBLE, TY_DOUBLE},
+    {"fmax", 2, TY_DOUBLE, TY_DOUBLE}, {"copysign", 2, TY_DOUBLE, TY_DOUBLE}, {"fdim", 2, TY_DOUBLE, TY_DOUBLE},
+    {"remainder", 2, TY_DOUBLE, TY_DOUBLE}, {"fma", 3, TY_DOUBLE, TY_DOUBLE},
+    {"isnan", 1, TY_INT, TY_DOUBLE}, {"isinf", 1, TY_INT, TY_DOUBLE}, {"isfinite", 1, TY_INT, TY_DOUBLE},
+    {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
+    {NULL, 0, TY_VOID, TY_VOID},
+};
+
+static const char *math_consts[] = {"M_PI", "M_E", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_LN2", "M_LN10",
+                                    "M_LOG2E", "M_LOG10E", "M_SQRT2", "M_SQRT1_2", "M_2_SQRTPI",
+                                    "INFINITY", "NAN", "HUGE_VAL", NULL};
+
+static const char *py_builtins[] = {
+    "abs", "all", "any", "ascii", "bin", "bool", "bytearray", "bytes", "callable", "chr", "complex",
+    "dict", "divmod", "enumerate", "filter", "float", "format", "frozenset", "getattr", "hasattr",
+    "hash", "hex", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max",
+    "memoryview", "min", "next", "object", "oct", "ord", "pow", "print", "range", "repr",
+    "reversed", "round", "set", "setattr", "slice", "sorted", "str", "sum", "tuple", "type", "zip",
+    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "IndexError", "KeyError",
+    "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
+    "RuntimeError", "RuntimeWarning", "StopIteration", "TypeError", "ValueError", "Warning",
+    "ZeroDivisionError", "UserWarning", "DeprecationWarning", "BufferError", "KeyboardInterrupt",
+    "NotImplemented", "Ellipsis", "__name__", "__file__", "__doc__", NULL};
+
+static int is_py_builtin(const char *n) {
+    for (int i = 0; py_builtins[i]; i++)
+        if (!strcmp(py_builtins[i], n)) return 1;
+    return 0;
+}
+
+/* Cython-special names reachable after cimport/import. */
+static const char *special_names[] = {
+    "cython.parallel.prange", "cython.parallel.parallel", "cython.parallel.threadid",
+    "cython.boundscheck", "cython.wraparound", "cython.cdivision", "cython.initializedcheck",
+    "cython.nonecheck", "cython.inline", "cython.cfunc", "cython.ccall", "cython.nogil",
+    "cython.gil", "cython.address", "cython.sizeof", "cython.cast", "cython.declare",
+    "cython.locals", "cython.returns", "cython.exceptval", "cython.infer_types",
+    "cython.overflowcheck", "cython.profile", "cython.linetrace", "cython.embedsignature",
+    "cython.cpow", "cython.final", "cython.binding", "cython.always_allow_keywords",
+    "cython.language_level", "cython.noexcept", NULL};
+
+static int is_known_module(const char *q) {
+    static const char *mods[] = {"cython", "cython.parallel", "libc", "libc.math", "libc.stdlib",
+                                 "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
+                                 "numpy", "openmp", "cpython", NULL};
+    for (int i = 0; mods[i]; i++)
+        if (!strcmp(mods[i], q)) return 1;
+    return 0;
+}
+
+/* ---- types from syntax --------------------------------------------------- */
+
+static CyType *scalar_by_name(S *s, const char *name) {
+    const char *n = name;
+    /* np.float64_t, cython.double, cnp.int32_t, libc typedefs */
+    const char *dot = strrchr(n, '.');
+    if (dot) {
+        Sym *y = NULL;
+        char head[128];
+        size_t hl = (size_t)(dot - n) < sizeof head - 1 ? (size_t)(dot - n) : sizeof head - 1;
+        memcpy(head, n, hl);
+        head[hl] = 0;
+        if (!strchr(head, '.')) y = lookup(s, head);
+        if (y && !y->qual) return NULL;
+        n = dot + 1;
+    } else {
+        Sym *y = lookup(s, n);
+        if (y && y->kind == SY_TYPE) return y->ty;
+        if (y) return NULL;
+    }
+    for (int i = 0; base_types[i].name; i++)
+        if (!strcmp(base_types[i].name, n)) return alias_type(s, cy_type_scalar(base_types[i].kind), n);
+    return NULL;
+}
+
+static CyType *resolve_type(S *s, ATypeSyn *t) {
+    if (!t) return cy_type_scalar(TY_OBJECT);
+    CyType *base = scalar_by_name(s, t->name);
+    if (!base) {
+        err(s, t->pos, "'%s' is not a type identifier", t->name);
+        return TY_ERR;
+    }
+    if (t->ndim > 0) {
+        if (t->ndim > CY_MAX_NDIM) {
+            err(s, t->pos, "memoryviews of more than %d dimensions are not supported", CY_MAX_NDIM);
+            return TY_ERR;
+        }
+        if (base->kind == TY_VOID || base->kind == TY_OBJECT || base->kind == TY_PTR || base->kind == TY_VIEW) {
+            err(s, t->pos, "memoryviews of '%s' are not supported", base->name);
+            return TY_ERR;
+        }
+        if (t->ptr) {
+            err(s, t->pos, "pointer dtypes in memoryviews are not supported");
+            return TY_ERR;
+        }
+        /* '::1' is allowed only on the first (Fortran) or last (C) axis
+           when there is more than one axis, as in Cython */
+        for (int i = 0; i < t->ndim; i++) {
+            if (t->axes[i] && i != 0 && i != t->ndim - 1) {
+                err(s, t->axes_pos[i], "Only the first or last axis of a memoryview may be contiguous");
+                return TY_ERR;
+            }
+        }
+        if (t->ndim > 1 && t->axes[0] && t->axes[t->ndim - 1]) {
+            err(s, t->axes_pos[0], "memoryview cannot be contiguous in both C and Fortran order");
+            return TY_ERR;
+        }
+        char ax[CY_MAX_NDIM] = {0};
+        for (int i = 0; i < t->ndim; i++) ax[i] = t->axes[i];
+        return cy_type_view(s->a, base, t->ndim, ax, t->is_const);
+    }
+    CyType *r = base;
+    for (int i = 0; i < t->ptr; i++) r = cy_type_ptr(s->a, r);
+    return r;
+}
+
+/* ---- expression constructors ------------------------------------------- */
+
+static IrExpr *mk(S *s, ExprKind k, CyType *ty, CyPos p) {
+    IrExpr *e = cy_alloc(s->a, sizeof *e);
+    e->kind = k;
+    e->ty = ty;
+    e->pos = p;
+    return e;
+}
+
+static IrExpr *mk1(S *s, ExprKind k, CyType *ty, CyPos p, IrExpr *a0) {
+    IrExpr *e = mk(s, k, ty, p);
+    e->args = cy_alloc(s->a, sizeof(IrExpr *));
+    e->args[0] = a0;
+    e->nargs = 1;
+    return e;
+}
+
+static IrExpr *mk2(S *s, ExprKind k, CyType *ty, CyPos p, const char *op, IrExpr *a0, IrExpr *a1) {
+    IrExpr *e = mk(s, k, ty, p);
+    e->op = op;
+    e->args = cy_alloc(s->a, 2 * sizeof(IrExpr *));
+    e->args[0] = a0;
+    e->args[1] = a1;
+    e->nargs = 2;
+    return e;
+}
+
+static IrExpr *mk_int(S *s, int64_t v, TypeKind k, CyPos p) {
+    IrExpr *e = mk(s, E_INT, cy_type_scalar(k), p);
+    e->ival = (uint64_t)v;
+    return e;
+}
+
+static IrExpr *mk_err(S *s, CyPos p) { return mk(s, E_INT, TY_ERR, p); }
+
+static IrExpr *mk_var(S *s, IrVar *v, CyPos p) {
+    IrExpr *e = mk(s, E_VAR, v->ty, p);
+    e->var = v;
+    return e;
+}
+
+static int is_obj(const CyType *t) { return t->kind == TY_OBJECT; }
+static int is_view(const CyType *t) { return t->kind == TY_VIEW; }
+static int is_cnum(const CyType *t) { return cy_type_is_numeric(t); }
+
+/* The GIL is needed for this; report once at p. */
+static int need_gil(S *s, CyPos p, const char *what) {
+    if (!s->nogil) return 1;
+    err(s, p, "%s not allowed without gil", what);
+    return 0;
+}
+
+static IrExpr *box(S *s, IrExpr *e) {
+    if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (e->kind == E_NONE) return e;
+    if (is_view(e->ty)) {
+        if (!need_gil(s, e->pos, "Converting a memoryview to a Python object")) return mk_err(s, e->pos);
+        return mk1(s, E_OBJ_FROM_VIEW, cy_type_scalar(TY_OBJECT), e->pos, e);
+    }
+    if (e->ty->kind == TY_PTR || e->ty->kind == TY_VOID || e->ty->kind == TY_FUNC) {
+        err(s, e->pos, "Cannot convert '%s' to Python object", e->ty->name);
+        return mk_err(s, e->pos);
+    }
+    if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
+    return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
+}
+
+static int view_assignable(const CyType *to, const CyType *from) {
+    if (to->ndim != from->ndim) return 0;
+    if (to->base->kind != from->base->kind) return 0;
+    if (!to->is_const && from->is_const) return 0;
+    for (int i = 0; i < to->ndim; i++)
+        if (to->axes[i] && !from->axes[i]) return 0;
+    return 1;
+}
+
+/* Converts e to type `to` for an assignment/argument/return; reports
+ * "Cannot assign type 'X' to 'Y'" at e's position. */
+static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
+    CyType *from = e->ty;
+    if (from == TY_ERR || to == TY_ERR) return e;
+    if (from == to || cy_type_equal(from, to)) {
+        if (from != to && from->kind != TY_VIEW && from->kind != TY_PTR) {
+            /* aliases of one scalar: keep the target's name for the C cast */
+            return e;
+        }
+        return e;
+    }
+    if (is_obj(to)) return box(s, e);
+    if (e->kind == E_NONE) {
+        if (is_view(to)) {
+            IrExpr *r = mk1(s, E_VIEW_FROM_OBJ, to, e->pos, e);
+            return r;
+        }
+        if (to->kind == TY_PTR) return mk1(s, E_CAST, to, e->pos, mk_int(s, 0, TY_LONG, e->pos));
+    }
+    if (is_obj(from)) {
+        if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
+        if (is_view(to)) return mk1(s, E_VIEW_FROM_OBJ, to, e->pos, e);
+        if (to->kind == TY_BINT) return mk1(s, E_OBJ_TRUTH, to, e->pos, e);
+        if (is_cnum(to)) return mk1(s, E_UNBOX, to, e->pos, e);
+        err(s, e->pos, "Cannot convert Python object to '%s'", to->name);
+        return mk_err(s, e->pos);
+    }
+    if (is_view(to) || is_view(from)) {
+        if (is_view(to) && is_view(from) && view_assignable(to, from)) return e;
+        err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
+        return mk_err(s, e->pos);
+    }
+    if (is_cnum(to) && is_cnum(from)) {
+        if (cy_type_is_complex(from) && !cy_type_is_complex(to)) {
+            err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
+            return mk_err(s, e->pos);
+        }
+        if (to->kind == from->kind) return e;
+        return mk1(s, E_CAST, to, e->pos, e);
+    }
+    if (to->kind == TY_PTR && from->kind == TY_PTR) {
+        if (to->base->kind == TY_VOID || from->base->kind == TY_VOID || cy_type_equal(to->base, from->base))
+            return mk1(s, E_CAST, to, e->pos, e);
+    }
+    if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, "!=", e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
+    err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
+    return mk_err(s, e->pos);
+}
+
+/* A condition: C scalar as is, objects through truth testing. */
+static IrExpr *as_cond(S *s, IrExpr *e) {
+    if (e->ty == TY_ERR) return e;
+    if (is_obj(e->ty)) {
+        if (e->kind == E_OBJ_CMP) {
+            e->kind = E_OBJ_CMP_BINT;
+            e->ty = cy_type_scalar(TY_BINT);
+            return e;
+        }
+        if (!need_gil(s, e->pos, "Truth-testing Python object")) return mk_err(s, e->pos);
+        return mk1(s, E_OBJ_TRUTH, cy_type_scalar(TY_BINT), e->pos, e);
+    }
+    if (is_view(e->ty)) {
+        err(s, e->pos, "Cannot use a memoryview as a condition");
+        return mk_err(s, e->pos);
+    }
+    if (e->ty->kind == TY_VOID) {
+        err(s, e->pos, "Cannot use a void value as a condition");
+        return mk_err(s, e->pos);
+    }
+    return e;
+}
+
+/* ---- region bookkeeping ---------------------------------------------------- */
+
+static Access *access_of(S *s, RegionCtx *rc, IrVar *v) {
+    for (Access *x = rc->acc; x; x = x->next)
+        if (x->var == v) return x;
+    Access *x = cy_alloc(s->a, sizeof *x);
+    x->var = v;
+    x->next = rc->acc;
+    rc->acc = x;
+    return x;
+}
+
+static void record_read(S *s, IrVar *v, CyPos p) {
+    if (s->quiet) return;
+    for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+        Access *x = access_of(s, rc, v);
+        if (!x->read) {
+            x->read = 1;
+            x->read_pos = p;
+        }
+    }
+}
+
+static void record_assign(S *s, IrVar *v, CyPos p, const char *op) {
+    if (s->quiet) return;
+    if (v->kind == V_LOCAL || v->kind == V_PARAM) v->is_assigned = 1;
+    for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+        Access *x = access_of(s, rc, v);
+        if (!op) {
+            x->assigned = 1;
+        } else if (!x->inplace_op) {
+            x->inplace_op = op;
+            x->inplace_pos = p;
+        } else if (strcmp(x->inplace_op, op)) {
+            x->inplace_conflict = 1;
+            x->inplace_pos = p;
+        }
+    }
+}
+
+static void record_view(S *s, IrExpr *view, int write) {
+    if (s->quiet || view->kind != E_VAR || !s->rctx) return;
+    for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+        IrViewUse *u = NULL;
+        for (int i = 0; i < rc->r->views.len; i++) {
+            IrViewUse *w = rc->r->views.items[i];
+            if (w->view == view->var) u = w;
+        }
+        if (!u) {
+            u = cy_alloc(s->a, sizeof *u);
+            u->view = view->var;
+            cy_vec_push(s->a, &rc->r->views, u);
+        }
+        if (write) u->written = 1;
+        else u->read = 1;
+    }
+}
+
+static void region_flag(S *s, int which) {
+    if (s->quiet) return;
+    for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+        IrRegion *r = rc->r;
+        switch (which) {
+        case 0: r->calls_external = 1; break;
+        case 1: r->uses_threadid = 1; break;
+        case 2: r->uses_objects = 1; break;
+        case 3: r->uses_complex = 1; break;
+        case 4: r->has_with_gil = 1; break;
+        }
+    }
+}
+
+/* ---- names ----------------------------------------------------------------- */
+
+/* The dotted name of a special module member: "cython.parallel.prange". */
+static const char *qual_of(S *s, ANode *n) {
+    if (n->kind == A_NAME) {
+        Sym *y = lookup(s, n->name);
+        if (y && (y->kind == SY_CMOD || y->kind == SY_CNAME)) return y->qual;
+        if (y && y->kind == SY_PYGLOBAL && y->qual) return y->qual;
+        return NULL;
+    }
+    if (n->kind == A_ATTR) {
+        const char *q = qual_of(s, n->obj);
+        if (q) return cy_fmt(s->a, "%s.%s", q, n->name);
+    }
+    return NULL;
+}
+
+static const MathFn *math_fn(const char *q, int *is_f) {
+    *is_f = 0;
+    if (strncmp(q, "libc.math.", 10)) return NULL;
+    const char *n = q + 10;
+    for (int i = 0; math_fns[i].name; i++)
+        if (!strcmp(math_fns[i].name, n)) return &math_fns[i];
+    /* the float variants sqrtf, expf, ... */
+    size_t l = strlen(n);
+    if (l > 1 && n[l - 1] == 'f') {
+        for (int i = 0; math_fns[i].name; i++) {
+            if (strlen(math_fns[i].name) == l - 1 && !strncmp(math_fns[i].name, n, l - 1) &&
+                math_fns[i].ret == TY_DOUBLE) {
+                *is_f = 1;
+                return &math_fns[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+static int is_math_const(const char *q) {
+    if (strncmp(q, "libc.math.", 10)) return 0;
+    for (int i = 0; math_consts[i]; i++)
+        if (!strcmp(math_consts[i], q + 10)) return 1;
+    return 0;
+}
+
+static IrExpr *lower_expr(S *s, ANode *n);
+
+static IrExpr *name_expr(S *s, ANode *n) {
+    Sym *y = lookup(s, n->name);
+    if (y && (y->kind == SY_VAR || y->kind == SY_PYVAR) && y->var) {
+        record_read(s, y->var, n->pos);
+        if (y->var->kind == V_PYGLOBAL) {
+            if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+            IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+            e->sval = y->var->name;
+            return e;
+        }
+        if (is_obj(y->var->ty) && !need_gil(s, n->pos, "Accessing Python object")) return mk_err(s, n->pos);
+        return mk_var(s, y->var, n->pos);
+    }
+    if (y && y->kind == SY_CNAME) {
+        if (is_math_const(y->qual)) {
+            IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), n->pos);
+            e->sval = y->qual + 10;
+            return e;
+        }
+        err(s, n->pos, "'%s' cannot be used as a value here", n->name);
+        return mk_err(s, n->pos);
+    }
+    if (y && y->kind == SY_FUNC) {
+        if (y->fn->kind == F_DEF || y->fn->kind == F_CPDEF) {
+            if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+            IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+            e->sval = y->fn->name;
+            return e;
+        }
+        err(s, n->pos, "function pointers to cdef function '%s' are not supported", n->name);
+        return mk_err(s, n->pos);
+    }
+    if (y && y->kind == SY_PYGLOBAL) {
+        if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = y->name;
+        return e;
+    }
+    if (y && y->kind == SY_CMOD) {
+        err(s, n->pos, "cimported module '%s' cannot be used as a value", n->name);
+        return mk_err(s, n->pos);
+    }
+    if (y && y->kind == SY_TYPE) {
+        err(s, n->pos, "type '%s' cannot be used as a value", n->name);
+        return mk_err(s, n->pos);
+    }
+    if (is_py_builtin(n->name)) {
+        if (!need_gil(s, n->pos, "Accessing Python builtin")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = n->name;
+        return e;
+    }
+    err(s, n->pos, "undeclared name not builtin: %s", n->name);
+    return mk_err(s, n->pos);
+}
+
+/* ---- expressions -------------------------------------------------------------- */
+
+static IrExpr *to_ssize(S *s, IrExpr *e) {
+    if (e->ty == TY_ERR) return e;
+    if (is_obj(e->ty)) return coerce(s, e, cy_type_scalar(TY_SSIZE));
+    if (!cy_type_is_int(e->ty)) {
+        err(s, e->pos, "Invalid index type '%s'", e->ty->name);
+        return mk_err(s, e->pos);
+    }
+    if (!e->ty->is_signed && e->ty->kind != TY_BINT) return e; /* unsigned: no wraparound */
+    if (e->ty->kind == TY_SSIZE) return e;
+    return mk1(s, E_CAST, cy_type_scalar(TY_SSIZE), e->pos, e);
+}
+
+static CyType *probe_type(S *s, ANode *n) {
+    s->quiet++;
+    IrExpr *e = lower_expr(s, n);
+    s->quiet--;
+    return e->ty;
+}
+
+static int is_slice_item(ANode *n) { return n->kind == A_SLICE; }
+
+static IrExpr *lower_ssize_opt(S *s, ANode *n) { return n ? to_ssize(s, lower_expr(s, n)) : NULL; }
+
+static IrExpr *view_index(S *s, ANode *n, IrExpr *v) {
+    CyType *vt = v->ty;
+    int lvalue = s->lvalue; /* only this element is the target, not views read in its indices */
+    s->lvalue = 0;
+    int nidx = n->items.len, has_slice = 0;
+    for (int i = 0; i < nidx; i++) has_slice |= is_slice_item(n->items.items[i]);
+    if (nidx > vt->ndim) {
+        err(s, ((ANode *)n->items.items[vt->ndim])->pos, "Too many indices specified for memoryview of %d dimension%s",
+            vt->ndim, vt->ndim == 1 ? "" : "s");
+        return mk_err(s, n->pos);
+    }
+    if (!has_slice && nidx == vt->ndim) {
+        IrExpr *e = mk(s, E_VIEW_ELEM, vt->base, n->pos);
+        e->nargs = 1 + nidx;
+        e->args = cy_alloc(s->a, e->nargs * sizeof(IrExpr *));
+        e->args[0] = v;
+        for (int i = 0; i < nidx; i++) e->args[1 + i] = to_ssize(s, lower_expr(s, n->items.items[i]));
+        e->boundscheck = s->dir.boundscheck;
+        e->wraparound = s->dir.wraparound;
+        if (vt->base->kind == TY_CFLOAT || vt->base->kind == TY_CDOUBLE) region_flag(s, 3);
+        if (!lvalue) record_view(s, v, 0);
+        return e;
+    }
+    IrExpr *e = mk(s, E_VIEW_SLICE, NULL, n->pos);
+    e->nargs = 1;
+    e->args = cy_alloc(s->a, sizeof(IrExpr *));
+    e->args[0] = v;
+    e->slices = cy_alloc(s->a, vt->ndim * sizeof(IrSliceAxis));
+    e->boundscheck = s->dir.boundscheck;
+    e->wraparound = s->dir.wraparound;
+    int kept = 0;
+    char axes[CY_MAX_NDIM] = {0};
+    int last_kept_src = -1, first_kept_src = -1;
+    for (int i = 0; i < vt->ndim; i++) {
+        IrSliceAxis *ax = &e->slices[i];
+        ANode *it = i < nidx ? n->items.items[i] : NULL;
+        if (it && !is_slice_item(it)) {
+            ax->is_index = 1;
+            ax->start = to_ssize(s, lower_expr(s, it));
+            continue;
+        }
+        if (it) {
+            ax->start = lower_ssize_opt(s, it->then);
+            ax->stop = lower_ssize_opt(s, it->other);
+            ax->step = lower_ssize_opt(s, it->cond);
+        }
+        if (first_kept_src < 0) first_kept_src = i;
+        last_kept_src = i;
+        kept++;
+    }
+    if (kept == 0) {
+        /* all axes indexed through a slice-free path is handled above; here
+           a trailing Ellipsis-free full index with slices cannot happen */
+        err(s, n->pos, "invalid memoryview index");
+        return mk_err(s, n->pos);
+    }
+    /* contiguity survives on the innermost (C) or outermost (Fortran) axis
+       when that axis is kept without a step */
+    if (vt->axes[vt->ndim - 1] && last_kept_src == vt->ndim - 1 && !e->slices[vt->ndim - 1].step)
+        axes[kept - 1] = 1;
+    else if (vt->ndim > 1 && vt->axes[0] && first_kept_src == 0 && !e->slices[0].step && kept > 1)
+        axes[0] = 1;
+    e->ty = cy_type_view(s->a, vt->base, kept, axes, vt->is_const);
+    return e;
+}
+
+static IrExpr *index_expr(S *s, ANode *n) {
+    /* view.shape[k] / view.strides[k] */
+    if (n->obj->kind == A_ATTR && n->items.len == 1 && !is_slice_item(n->items.items[0]) &&
+        (!strcmp(n->obj->name, "shape") || !strcmp(n->obj->name, "strides") ||
+         !strcmp(n->obj->name, "suboffsets"))) {
+        CyType *ot = probe_type(s, n->obj->obj);
+        if (is_view(ot)) {
+            IrExpr *v = lower_expr(s, n->obj->obj);
+            IrExpr *k = to_ssize(s, lower_expr(s, n->items.items[0]));
+            if (!strcmp(n->obj->name, "suboffsets")) return mk_int(s, -1, TY_SSIZE, n->pos);
+            if (k->kind == E_INT && (int64_t)k->ival >= v->ty->ndim)
+                return mk_int(s, 0, TY_SSIZE, n->pos); /* Cython: unused axes read 0 */
+            return mk2(s, !strcmp(n->obj->name, "shape") ? E_VIEW_SHAPE : E_VIEW_STRIDE,
+                       cy_type_scalar(TY_SSIZE), n->pos, NULL, v, k);
+        }
+    }
+    IrExpr *o = lower_expr(s, n->obj);
+    if (o->ty == TY_ERR) return o;
+    if (is_view(o->ty)) return view_index(s, n, o);
+    if (o->ty->kind == TY_PTR) {
+        if (n->items.len != 1 || is_slice_item(n->items.items[0])) {
+            err(s, n->pos, "pointers take exactly one index");
+            return mk_err(s, n->pos);
+        }
+        IrExpr *i = lower_expr(s, n->items.items[0]);
+        if (i->ty != TY_ERR && !cy_type_is_int(i->ty)) {
+            err(s, i->pos, "Invalid index type '%s'", i->ty->name);
+            return mk_err(s, n->pos);
+        }
+        return mk2(s, E_PTR_INDEX, o->ty->base, n->pos, NULL, o, i);
+    }
+    if (is_obj(o->ty)) {
+        if (!need_gil(s, n->pos, "Indexing Python object")) return mk_err(s, n->pos);
+        IrExpr *key;
+        if (n->items.len == 1 && !is_slice_item(n->items.items[0])) {
+            key = box(s, lower_expr(s, n->items.items[0]));
+        } else {
+            IrExpr **ks = cy_alloc(s->a, n->items.len * sizeof(IrExpr *));
+            for (int i = 0; i < n->items.len; i++) {
+                ANode *it = n->items.items[i];
+                if (is_slice_item(it)) {
+                    IrExpr *sl = mk(s, E_OBJ_SLICE, cy_type_scalar(TY_OBJECT), it->pos);
+                    sl->nargs = 3;
+                    sl->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+                    ANode *parts[3] = {it->then, it->other, it->cond};
+                    for (int j = 0; j < 3; j++)
+                        sl->args[j] = parts[j] ? box(s, lower_expr(s, parts[j])) : mk(s, E_NONE, cy_type_scalar(TY_OBJECT), it->pos);
+                    ks[i] = sl;
+                } else {
+                    ks[i] = box(s, lower_expr(s, it));
+                }
+            }
+            if (n->items.len == 1) {
+                key = ks[0];
+            } else {
+                key = mk(s, E_TUPLE, cy_type_scalar(TY_OBJECT), n->pos);
+                key->args = ks;
+                key->nargs = n->items.len;
+            }
+        }
+        return mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, NULL, o, key);
+    }
+    err(s, n->pos, "'%s' object is not subscriptable", o->ty->name);
+    return mk_err(s, n->pos);
+}
+
+static IrExpr *attr_expr(S *s, ANode *n) {
+    if (n->obj->kind == A_NAME) {
+        Sym *y = lookup(s, n->obj->name);
+        if (y && (y->kind == SY_CMOD || y->kind == SY_CNAME)) {
+            const char *q = qual_of(s, n);
+            if (q && is_math_const(q)) {
+                IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), n->pos);
+                e->sval = q + 10;
+                return e;
+            }
+            err(s, n->pos, "'%s' cannot be used as a value here", q ? q : n->name);
+            return mk_err(s, n->pos);
+        }
+    }
+    IrExpr *o = lower_expr(s, n->obj);
+    if (o->ty == TY_ERR) return o;
+    if (is_view(o->ty)) {
+        const char *a = n->name;
+        if (!strcmp(a, "ndim")) return mk_int(s, o->ty->ndim, TY_INT, n->pos);
+        if (!strcmp(a, "shape") || !strcmp(a, "strides")) {
+            if (!need_gil(s, n->pos, "Converting memoryview shape to a Python tuple")) return mk_err(s, n->pos);
+            IrExpr *t = mk(s, E_TUPLE, cy_type_scalar(TY_OBJECT), n->pos);
+            t->nargs = o->ty->ndim;
+            t->args = cy_alloc(s->a, t->nargs * sizeof(IrExpr *));
+            for (int i = 0; i < t->nargs; i++)
+                t->args[i] = box(s, mk2(s, a[1] == 'h' ? E_VIEW_SHAPE : E_VIEW_STRIDE, cy_type_scalar(TY_SSIZE), n->pos,
+                                        NULL, o, mk_int(s, i, TY_SSIZE, n->pos)));
+            return t;
+        }
+        if (!strcmp(a, "size") || !strcmp(a, "nbytes")) {
+            IrExpr *r = NULL;
+            for (int i = 0; i < o->ty->ndim; i++) {
+                IrExpr *d = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, o, mk_int(s, i, TY_SSIZE, n->pos));
+                r = r ? mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, "*", r, d) : d;
+            }
+            if (a[0] == 'n')
+                r = mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, "*", r, mk_int(s, o->ty->base->size, TY_SSIZE, n->pos));
+            return r;
+        }
+        if (!strcmp(a, "itemsize")) return mk_int(s, o->ty->base->size, TY_SSIZE, n->pos);
+        if (!strcmp(a, "base") || !strcmp(a, "copy") || !strcmp(a, "T")) {
+            err(s, n->pos, "memoryview attribute '%s' is not supported yet", a);
+            return mk_err(s, n->pos);
+        }
+        err(s, n->pos, "memoryview has no attribute '%s'", a);
+        return mk_err(s, n->pos);
+    }
+    if (cy_type_is_complex(o->ty) && (!strcmp(n->name, "real") || !strcmp(n->name, "imag"))) {
+        int f = o->ty->kind == TY_CFLOAT;
+        IrExpr *e = mk1(s, E_CALL_C, cy_type_scalar(f ? TY_FLOAT : TY_DOUBLE), n->pos, o);
+        e->sval = n->name[0] == 'r' ? (f ? "crealf" : "creal") : (f ? "cimagf" : "cimag");
+        return e;
+    }
+    if (is_obj(o->ty)) {
+        if (!need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
+        IrExpr *e = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->pos, o);
+        e->sval = n->name;
+        return e;
+    }
+    err(s, n->pos, "Object of type '%s' has no attribute '%s'", o->ty->name, n->name);
+    return mk_err(s, n->pos);
+}
+
+static IrExpr *py_call(S *s, ANode *n, IrExpr *callee) {
+    if (callee->ty == TY_ERR) return callee;
+    if (!is_obj(callee->ty)) {
+        err(s, n->pos, "'%s' object is not callable", callee->ty->name);
+        return mk_err(s, n->pos);
+    }
+    IrExpr *e = mk(s, E_OBJ_CALL, cy_type_scalar(TY_OBJECT), n->pos);
+    e->nargs = 1 + n->items.len;
+    e->args = cy_alloc(s->a, e->nargs * sizeof(IrExpr *));
+    e->args[0] = callee;
+    for (int i = 0; i < n->items.len; i++) e->args[1 + i] = box(s, lower_expr(s, n->items.items[i]));
+    e->nkw = n->kwnames.len;
+    e->kwnames = cy_alloc(s->a, (e->nkw + 1) * sizeof(char *));
+    e->kwargs = cy_alloc(s->a, (e->nkw + 1) * sizeof(IrExpr *));
+    for (int i = 0; i < e->nkw; i++) {
+        e->kwnames[i] = n->kwnames.items[i];
+        e->kwargs[i] = box(s, lower_expr(s, n->values.items[i]));
+    }
+    region_flag(s, 2);
+    return e;
+}
+
+static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
+    if (fn->kind == F_DEF) {
+        if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
+        IrExpr *callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        callee->sval = fn->name;
+        return py_call(s, n, callee);
+    }
+    if (s->nogil && !fn->is_nogil && !fn->with_gil) {
+        err(s, n->pos, "Calling gil-requiring function not allowed without gil");
+        return mk_err(s, n->pos);
+    }
+    int np = fn->params.len, given = n->items.len + n->kwnames.len;
+    IrExpr **args = cy_alloc(s->a, (np + 1) * sizeof(IrExpr *));
+    int bad = n->items.len > np;
+    for (int i = 0; i < n->kwnames.len && !bad; i++) {
+        const char *kw = n->kwnames.items[i];
+        int j;
+        for (j = 0; j < np; j++)
+            if (!strcmp(((IrVar *)fn->params.items[j])->name, kw)) break;
+        if (j == np) {
+            err(s, *(CyPos *)n->kwpos.items[i], "%s() got an unexpected keyword argument '%s'", fn->name, kw);
+            return mk_err(s, n->pos);
+        }
+        if (j < n->items.len || args[j]) {
+            err(s, *(CyPos *)n->kwpos.items[i], "%s() got multiple values for argument '%s'", fn->name, kw);
+            return mk_err(s, n->pos);
+        }
+        args[j] = (IrExpr *)(intptr_t)(i + 1); /* placeholder: keyword i */
+    }
+    int nreq = 0;
+    for (int j = 0; j < np; j++)
+        if (!fn->param_defaults.items[j]) nreq = j + 1;
+    for (int j = 0; j < np && !bad; j++)
+        if (j >= n->items.len && !args[j] && !fn->param_defaults.items[j]) bad = 1;
+    if (bad) {
+        if (nreq == np)
+            err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", np, given);
+        else
+            err(s, n->pos, "Call with wrong number of arguments (expected %d to %d, got %d)", nreq, np, given);
+        return mk_err(s, n->pos);
+    }
+    for (int j = 0; j < np; j++) {
+        IrVar *p = fn->params.items[j];
+        IrExpr *a;
+        if (j < n->items.len) a = lower_expr(s, n->items.items[j]);
+        else if (args[j]) a = lower_expr(s, n->values.items[(intptr_t)args[j] - 1]);
+        else a = fn->param_defaults.items[j];
+        args[j] = coerce(s, a, p->ty);
+    }
+    IrExpr *e = mk(s, fn->kind == F_EXTERN ? E_CALL_C : E_CALL, fn->ret, n->pos);
+    e->fn = fn;
+    e->sval = fn->cname;
+    e->args = args;
+    e->nargs = np;
+    if (fn->kind == F_EXTERN) {
+        region_flag(s, 0);
+        if (s->fn) s->fn->calls_external = 1;
+    }
+    if (fn == s->fn) fn->is_recursive = 1;
+    return e;
+}
+
+static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+
+static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
+    *handled = 1;
+    int na = n->items.len;
+    if (n->kwnames.len) goto python;
+    if (!strcmp(name, "len") && na == 1 && is_view(probe_type(s, n->items.items[0]))) {
+        IrExpr *v = lower_expr(s, n->items.items[0]);
+        return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, v, mk_int(s, 0, TY_SSIZE, n->pos));
+    }
+    if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
+        CyType *t = probe_type(s, n->items.items[0]);
+        if (is_cnum(t)) {
+            IrExpr *a = lower_expr(s, n->items.items[0]);
+            if (name[0] == 'a') {
+                IrExpr *e;
+                if (cy_type_is_complex(t)) {
+                    e = mk1(s, E_CALL_C, cy_type_scalar(t->kind == TY_CFLOAT ? TY_FLOAT : TY_DOUBLE), n->pos, a);
+                    e->sval = t->kind == TY_CFLOAT ? "cabsf" : "cabs";
+                } else {
+                    e = mk1(s, E_CALL_C, cy_type_is_int(t) && t->kind != TY_BINT ? t : cy_type_arith(t, t), n->pos, a);
+                    e->sval = "cyrt_abs";
+                }
+                return e;
+            }
+            if (cy_type_is_complex(t)) goto python;
+            TypeKind k = name[0] == 'i' ? (cy_type_is_int(t) && t->kind != TY_BINT ? t->kind : TY_LONG)
+                         : name[0] == 'f' ? TY_DOUBLE : TY_BINT;
+            if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, "!=", a,
+                                         coerce(s, mk_int(s, 0, TY_LONG, n->pos), a->ty));
+            return coerce(s, a, cy_type_scalar(k));
+        }
+    }
+    if ((!strcmp(name, "min") || !strcmp(name, "max")) && na >= 2) {
+        int all = 1;
+        for (int i = 0; i < na; i++) {
+            CyType *t = probe_type(s, n->items.items[i]);
+            if (!is_cnum(t) || cy_type_is_complex(t)) all = 0;
+        }
+        if (all) {
+            IrExpr *acc = lower_expr(s, n->items.items[0]);
+            for (int i = 1; i < na; i++) {
+                IrExpr *b = lower_expr(s, n->items.items[i]);
+                CyType *t = cy_type_arith(acc->ty, b->ty);
+                IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
+                e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
+                acc = e;
+            }
+            return acc;
+        }
+    }
+python:
+    if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
+    IrExpr *callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->obj->pos);
+    callee->sval = name;
+    return py_call(s, n, callee);
+}
+
+static IrExpr *call_expr(S *s, ANode *n) {
+    ANode *f = n->obj;
+    Sym *head = f->kind == A_NAME ? lookup(s, f->name) : NULL;
+    const char *q = NULL;
+    if ((f->kind == A_NAME && head && (head->kind == SY_CNAME || head->kind == SY_CMOD)) ||
+        (f->kind == A_ATTR && f->obj->kind == A_NAME)) {
+        Sym *h = f->kind == A_NAME ? head : lookup(s, f->obj->name);
+        if (h && (h->kind == SY_CNAME || h->kind == SY_CMOD)) q = qual_of(s, f);
+    }
+    if (f->kind == A_ATTR && f->obj->kind == A_ATTR && !q) {
+        const char *qq = qual_of(s, f);
+        if (qq && (!strncmp(qq, "cython.", 7) || !strncmp(qq, "libc.", 5))) q = qq;
+    }
+    if (q) {
+        int is_f;
+        const MathFn *m = math_fn(q, &is_f);
+        if (m) {
+            if (n->items.len != m->nargs || n->kwnames.len) {
+                err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", m->nargs,
+                    n->items.len + n->kwnames.len);
+                return mk_err(s, n->pos);
+            }
+            CyType *at = cy_type_scalar(is_f ? TY_FLOAT : m->arg);
+            IrExpr *e = mk(s, E_CALL_C, cy_type_scalar(is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret), n->pos);
+            e->sval = cy_strdup(s->a, strrchr(q, '.') + 1);
+            e->nargs = m->nargs;
+            e->args = cy_alloc(s->a, m->nargs * sizeof(IrExpr *));
+            for (int i = 0; i < m->nargs; i++) {
+                IrExpr *a = lower_expr(s, n->items.items[i]);
+                if (a->ty != TY_ERR && cy_type_is_complex(a->ty)) {
+                    err(s, a->pos, "Cannot pass '%s' to %s()", a->ty->name, e->sval);
+                    return mk_err(s, n->pos);
+                }
+                if (a->ty != TY_ERR && is_obj(a->ty) && !need_gil(s, a->pos, "Converting Python object"))
+                    return mk_err(s, n->pos);
+                e->args[i] = coerce(s, a, at);
+            }
+            s->m->uses_math = 1;
+            return e;
+        }
+        if (!strcmp(q, "cython.parallel.threadid")) {
+            region_flag(s, 1);
+            return mk(s, E_THREADID, cy_type_scalar(TY_INT), n->pos);
+        }
+        if (!strcmp(q, "cython.parallel.prange")) {
+            err(s, n->pos, "prange() can only be used as part of a for loop");
+            return mk_err(s, n->pos);
+        }
+        if (!strcmp(q, "cython.parallel.parallel")) {
+            err(s, n->pos, "parallel() can only be used in a with statement");
+            return mk_err(s, n->pos);
+        }
+        err(s, n->pos, "%s() is not supported", q);
+        return mk_err(s, n->pos);
+    }
+    if (f->kind == A_NAME) {
+        if (head && head->kind == SY_FUNC) return func_call(s, n, head->fn);
+        if (!head && is_py_builtin(f->name)) {
+            int handled;
+            return builtin_call(s, n, f->name, &handled);
+        }
+    }
+    if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
+    return py_call(s, n, lower_expr(s, f));
+}
+
+static const char *int_only_ops = "<< >> & | ^";
+
+static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
+    if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
+    if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
+        if (!need_gil(s, p, "Operation on Python object")) return mk_err(s, p);
+        region_flag(s, 2);
+        return mk2(s, E_OBJ_BINOP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
+    }
+    if (l->ty->kind == TY_PTR && cy_type_is_int(r->ty) && (!strcmp(op, "+") || !strcmp(op, "-")))
+        return mk2(s, E_BINOP, l->ty, p, op, l, r);
+    if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        return mk_err(s, p);
+    }
+    CyType *t = cy_type_arith(l->ty, r->ty);
+    int cplx = cy_type_is_complex(t);
+    if (strstr(int_only_ops, op) && strlen(op) <= 2 && strcmp(op, "*")) {
+        if (!cy_type_is_int(t)) {
+            err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+            return mk_err(s, p);
+        }
+        if (op[0] == '<' || op[0] == '>') {
+            CyType *lt = cy_type_arith(l->ty, l->ty);
+            return mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r);
+        }
+        return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+    }
+    if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
+        if (cplx) region_flag(s, 3);
+        return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+    }
+    if (!strcmp(op, "/")) {
+        if (cy_type_is_int(t)) t = cy_type_scalar(TY_DOUBLE); /* language_level 3: true division */
+        IrExpr *e = mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        e->cdivision = s->dir.cdivision;
+        return e;
+    }
+    if (!strcmp(op, "//") || !strcmp(op, "%")) {
+        if (cplx) {
+            err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+            return mk_err(s, p);
+        }
+        IrExpr *e = mk2(s, op[0] == '%' ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        e->cdivision = s->dir.cdivision;
+        return e;
+    }
+    if (!strcmp(op, "**")) {
+        if (cy_type_is_int(t)) {
+            /* Cython 3 (cpow=False): a possibly negative exponent gives a double */
+            if (!(r->kind == E_INT && (int64_t)r->ival >= 0)) t = cy_type_scalar(TY_DOUBLE);
+        }
+        return mk2(s, E_POW, t, p, op, coerce(s, l, t), coerce(s, r, t));
+    }
+    err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+    return mk_err(s, p);
+}
+
+static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
+    if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
+    int isop = !strcmp(op, "is") || !strcmp(op, "is not");
+    int inop = !strcmp(op, "in") || !strcmp(op, "not in");
+    if (inop || is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
+        if (isop && (is_view(l->ty) || is_view(r->ty)) && (l->kind == E_NONE || r->kind == E_NONE)) {
+            /* view is None: an uninitialised view */
+            IrExpr *v = l->kind == E_NONE ? r : l;
+            IrExpr *sh = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, NULL, v, mk_int(s, -1, TY_SSIZE, p));
+            return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op[2] ? "!=" : "==", sh, mk_int(s, -1, TY_SSIZE, p));
+        }
+        if (!need_gil(s, p, "Comparing Python objects")) return mk_err(s, p);
+        region_flag(s, 2);
+        return mk2(s, E_OBJ_CMP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
+    }
+    if (isop) {
+        err(s, p, "'%s' requires Python objects", op);
+        return mk_err(s, p);
+    }
+    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, r);
+    if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
+        err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+        return mk_err(s, p);
+    }
+    CyType *t = cy_type_arith(l->ty, r->ty);
+    if (cy_type_is_complex(t) && strcmp(op, "==") && strcmp(op, "!=")) {
+        err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+        return mk_err(s, p);
+    }
+    /* mixed signedness: compare in the signed type of the larger size, as
+       Cython effectively does for Py_ssize_t vs size_t loop bounds */
+    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, coerce(s, l, t), coerce(s, r, t));
+}
+
+static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
+    if (!need_gil(s, n->pos, what)) return mk_err(s, n->pos);
+    IrExpr *e = mk(s, k, cy_type_scalar(TY_OBJECT), n->pos);
+    int cnt = n->items.len * (k == E_DICT ? 2 : 1);
+    e->args = cy_alloc(s->a, (cnt + 1) * sizeof(IrExpr *));
+    e->nargs = cnt;
+    for (int i = 0; i < n->items.len; i++) {
+        if (k == E_DICT) {
+            e->args[2 * i] = box(s, lower_expr(s, n->items.items[i]));
+            e->args[2 * i + 1] = box(s, lower_expr(s, n->values.items[i]));
+        } else {
+            e->args[i] = box(s, lower_expr(s, n->items.items[i]));
+        }
+    }
+    region_flag(s, 2);
+    return e;
+}
+
+static IrExpr *lower_expr(S *s, ANode *n) {
+    switch (n->kind) {
+    case A_NAME: return name_expr(s, n);
+    case A_INT:
+        if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) {
+            if (!need_gil(s, n->pos, "Constructing Python int")) return mk_err(s, n->pos);
+            IrExpr *e = mk(s, E_BIGINT, cy_type_scalar(TY_OBJECT), n->pos);
+            e->sval = n->int_text ? n->int_text : "0";
+            return e;
+        }
+        return mk_int(s, (int64_t)n->ival, TY_LONG, n->pos);
+    case A_FLOAT: {
+        IrExpr *e = mk(s, E_FLOAT, cy_type_scalar(TY_DOUBLE), n->pos);
+        e->fval = n->fval;
+        return e;
+    }
+    case A_IMAG: {
+        IrExpr *e = mk(s, E_IMAG, cy_type_scalar(TY_CDOUBLE), n->pos);
+        e->fval = n->fval;
+        region_flag(s, 3);
+        return e;
+    }
+    case A_STR: {
+        if (n->is_fstring) {
+            err(s, n->pos, "f-strings are not supported");
+            return mk_err(s, n->pos);
+        }
+        if (!need_gil(s, n->pos, "Constructing Python string")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, n->is_bytes ? E_BYTES : E_STR, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = n->sval;
+        e->slen = n->slen;
+        return e;
+    }
+    case A_NONE: return mk(s, E_NONE, cy_type_scalar(TY_OBJECT), n->pos);
+    case A_TRUE: case A_FALSE: return mk_int(s, n->kind == A_TRUE, TY_BINT, n->pos);
+    case A_ATTR: return attr_expr(s, n);
+    case A_CALL: return call_expr(s, n);
+    case A_INDEX: return index_expr(s, n);
+    case A_SLICE:
+        err(s, n->pos, "slice outside of a subscript");
+        return mk_err(s, n->pos);
+    case A_BINOP: {
+        IrExpr *l = lower_expr(s, n->lhs), *r = lower_expr(s, n->rhs);
+        if (!strcmp(n->op, "@")) {
+            if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, n->pos);
+            if (!is_obj(l->ty) && !is_obj(r->ty)) {
+                err(s, n->pos, "'@' needs Python objects (numpy arrays)");
+                return mk_err(s, n->pos);
+            }
+        }
+        return arith(s, n->pos, n->op, l, r);
+    }
+    case A_UNOP: {
+        IrExpr *o = lower_expr(s, n->obj);
+        if (o->ty == TY_ERR) return o;
+        if (is_obj(o->ty)) {
+            if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
+            IrExpr *e = mk1(s, E_OBJ_UNOP, o->ty, n->pos, o);
+            e->op = n->op;
+            return e;
+        }
+        if (!is_cnum(o->ty) || (n->op[0] == '~' && !cy_type_is_int(o->ty))) {
+            err(s, n->pos, "Invalid operand type for '%s' (%s)", n->op, o->ty->name);
+            return mk_err(s, n->pos);
+        }
+        if (n->op[0] == '-' && o->kind == E_INT) {
+            o->ival = (uint64_t)(-(int64_t)o->ival);
+            o->pos = n->pos;
+            return o;
+        }
+        if (n->op[0] == '-' && o->kind == E_FLOAT) {
+            o->fval = -o->fval;
+            o->pos = n->pos;
+            return o;
+        }
+        CyType *t = cy_type_arith(o->ty, o->ty);
+        IrExpr *e = mk1(s, E_UNOP, t, n->pos, coerce(s, o, t));
+        e->op = n->op;
+        return e;
+    }
+    case A_NOT: {
+        IrExpr *o = lower_expr(s, n->obj);
+        if (o->ty == TY_ERR) return o;
+        if (is_obj(o->ty)) {
+            if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
+            return mk1(s, E_OBJ_NOT, cy_type_scalar(TY_BINT), n->pos, o);
+        }
+        return mk1(s, E_NOT, cy_type_scalar(TY_BINT), n->pos, as_cond(s, o));
+    }
+    case A_AND: case A_OR: {
+        IrExpr *l = lower_expr(s, n->lhs), *r = lower_expr(s, n->rhs);
+        if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, n->pos);
+        int isand = n->kind == A_AND;
+        if (is_obj(l->ty) || is_obj(r->ty)) {
+            if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
+            return mk2(s, isand ? E_OBJ_AND : E_OBJ_OR, cy_type_scalar(TY_OBJECT), n->pos, NULL, box(s, l), box(s, r));
+        }
+        if (l->ty->kind == TY_BINT && r->ty->kind == TY_BINT)
+            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, l, r);
+        if (!is_cnum(l->ty) || !is_cnum(r->ty))
+            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, l), as_cond(s, r));
+        /* C values keep Python's meaning: `a or b` is a if a is true, else b */
+        CyType *t = cy_type_arith(l->ty, r->ty);
+        IrExpr *lt = coerce(s, l, t);
+        IrExpr *e = mk(s, E_COND, t, n->pos);
+        e->nargs = 3;
+        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args[0] = as_cond(s, l);
+        e->args[1] = isand ? coerce(s, r, t) : lt;
+        e->args[2] = isand ? lt : coerce(s, r, t);
+        return e;
+    }
+    case A_COMPARE: {
+        IrExpr *res = NULL, *prev = lower_expr(s, n->items.items[0]);
+        for (int i = 0; i < n->kwnames.len; i++) {
+            IrExpr *next = lower_expr(s, n->items.items[i + 1]);
+            IrExpr *c = compare2(s, n->pos, n->kwnames.items[i], prev, next);
+            if (!res) {
+                res = c;
+            } else {
+                if (res->ty == TY_ERR || c->ty == TY_ERR) return mk_err(s, n->pos);
+                res = mk2(s, E_AND, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, res), as_cond(s, c));
+            }
+            prev = next;
+        }
+        return res;
+    }
+    case A_COND: {
+        IrExpr *c = as_cond(s, lower_expr(s, n->cond));
+        IrExpr *a = lower_expr(s, n->then), *b = lower_expr(s, n->other);
+        if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_COND, NULL, n->pos);
+        e->nargs = 3;
+        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args[0] = c;
+        if (is_cnum(a->ty) && is_cnum(b->ty)) {
+            e->ty = cy_type_arith(a->ty, b->ty);
+        } else if (cy_type_equal(a->ty, b->ty) && !is_obj(a->ty)) {
+            e->ty = a->ty;
+        } else {
+            if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
+            e->kind = E_OBJ_COND;
+            e->ty = cy_type_scalar(TY_OBJECT);
+        }
+        e->args[1] = coerce(s, a, e->ty);
+        e->args[2] = coerce(s, b, e->ty);
+        return e;
+    }
+    case A_TUPLE: return seq_expr(s, n, E_TUPLE, "Constructing Python tuple");
+    case A_LIST: return seq_expr(s, n, E_LIST, "Constructing Python list");
+    case A_DICT: return seq_expr(s, n, E_DICT, "Constructing Python dict");
+    case A_CAST: {
+        CyType *t = resolve_type(s, n->type);
+        IrExpr *o = lower_expr(s, n->obj);
+        if (t == TY_ERR || o->ty == TY_ERR) return mk_err(s, n->pos);
+        if (is_obj(t)) return box(s, o);
+        if (is_obj(o->ty)) return coerce(s, o, t);
+        if (is_view(t) || is_view(o->ty)) {
+            err(s, n->pos, "Cannot cast '%s' to '%s'", o->ty->name, t->name);
+            return mk_err(s, n->pos);
+        }
+        if (cy_type_is_complex(o->ty) && !cy_type_is_complex(t)) {
+            err(s, n->pos, "Cannot cast '%s' to '%s'", o->ty->name, t->name);
+            return mk_err(s, n->pos);
+        }
+        return mk1(s, E_CAST, t, n->pos, o);
+    }
+    case A_SIZEOF: {
+        IrExpr *e = mk(s, E_SIZEOF, cy_type_scalar(TY_SIZE), n->pos);
+        if (n->type) {
+            e->ty2 = resolve_type(s, n->type);
+        } else {
+            s->quiet++;
+            e->ty2 = lower_expr(s, n->obj)->ty;
+            s->quiet--;
+        }
+        if (e->ty2 == TY_ERR) return mk_err(s, n->pos);
+        return e;
+    }
+    case A_ADDR: {
+        IrExpr *o = lower_expr(s, n->obj);
+        if (o->ty == TY_ERR) return o;
+        if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX) || is_obj(o->ty) || is_view(o->ty)) {
+            err(s, n->pos, "Cannot take address of this expression");
+            return mk_err(s, n->pos);
+        }
+        return mk1(s, E_ADDR, cy_type_ptr(s->a, o->ty), n->pos, o);
+    }
+    case A_DEREF: {
+        IrExpr *o = lower_expr(s, n->obj);
+        if (o->ty == TY_ERR) return o;
+        if (o->ty->kind != TY_PTR) {
+            err(s, n->pos, "Cannot dereference '%s'", o->ty->name);
+            return mk_err(s, n->pos);
+        }
+        return mk1(s, E_DEREF, o->ty->base, n->pos, o);
+    }
+    default:
+        err(s, n->pos, "this expression is not supported");
+        return mk_err(s, n->pos);
+    }
+}
+
+/* ---- statements ------------------------------------------------------------- */
+
+static IrStmt *st(S *s, StmtKind k, CyPos p) {
+    IrStmt *x = cy_alloc(s->a, sizeof *x);
+    x->kind = k;
+    x->pos = p;
+    return x;
+}
+
+static void lower_block(S *s, CyVec *in, CyVec *out);
+
+static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, const char *op) {
+    IrStmt *x = st(s, ST_ASSIGN, p);
+    x->target = target;
+    x->value = value;
+    x->op = op;
+    return x;
+}
+
+/* Lowers an assignment target; returns NULL after an error. */
+static IrExpr *lower_target(S *s, ANode *t, const char *op) {
+    switch (t->kind) {
+    case A_NAME: {
+        Sym *y = lookup(s, t->name);
+        if (y && (y->kind == SY_VAR || y->kind == SY_PYVAR) && y->var) {
+            IrVar *v = y->var;
+            if (v->kind == V_PYGLOBAL) {
+                if (!need_gil(s, t->pos, "Assignment to Python global")) return NULL;
+                IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), t->pos);
+                e->sval = v->name;
+                return e;
+            }
+            if (is_obj(v->ty) && !need_gil(s, t->pos, "Assignment of Python object")) return NULL;
+            if (s->rctx && is_view(v->ty) && !s->quiet) {
+                err(s, t->pos, "assigning a memoryview variable inside a parallel region is not supported");
+                return NULL;
+            }
+            record_assign(s, v, t->pos, op);
+            return mk_var(s, v, t->pos);
+        }
+        if (y && y->kind == SY_PYGLOBAL) {
+            if (!need_gil(s, t->pos, "Assignment to Python global")) return NULL;
+            IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), t->pos);
+            e->sval = y->name;
+            return e;
+        }
+        err(s, t->pos, "Cannot assign to '%s'", t->name);
+        return NULL;
+    }
+    case A_INDEX: {
+        s->lvalue = 1;
+        IrExpr *e = index_expr(s, t);
+        s->lvalue = 0;
+        if (e->ty == TY_ERR) return NULL;
+        if (e->kind == E_VIEW_ELEM) {
+            if (e->args[0]->ty->is_const) {
+                err(s, t->pos, "Assignment to const memoryview element");
+                return NULL;
+            }
+            record_view(s, e->args[0], 1);
+            if (op) record_view(s, e->args[0], 0);
+            return e;
+        }
+        if (e->kind == E_VIEW_SLICE) {
+            err(s, t->pos, "assignment to a memoryview slice is not supported yet");
+            return NULL;
+        }
+        return e;
+    }
+    case A_ATTR: {
+        IrExpr *e = attr_expr(s, t);
+        if (e->ty == TY_ERR) return NULL;
+        if (e->kind != E_OBJ_ATTR) {
+            err(s, t->pos, "Cannot assign to this attribute");
+            return NULL;
+        }
+        return e;
+    }
+    default:
+        err(s, t->pos, "Cannot assign to this expression");
+        return NULL;
+    }
+}
+
+static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
+    if (t->kind == A_TUPLE || t->kind == A_LIST) {
+        if (value->ty == TY_ERR) return;
+        /* unpack an object sequence into object temporaries, then assign
+           each with its own conversion */
+        if (!need_gil(s, t->pos, "Unpacking Python sequence")) return;
+        IrStmt *u = st(s, ST_UNPACK, p);
+        u->value = box(s, value);
+        u->ntargets = t->items.len;
+        u->targets = cy_alloc(s->a, (u->ntargets + 1) * sizeof(IrExpr *));
+        IrVar **tmps = cy_alloc(s->a, (u->ntargets + 1) * sizeof(IrVar *));
+        for (int i = 0; i < u->ntargets; i++) {
+            tmps[i] = new_temp(s, cy_type_scalar(TY_OBJECT), p);
+            u->targets[i] = mk_var(s, tmps[i], p);
+        }
+        cy_vec_push(s->a, out, u);
+        for (int i = 0; i < u->ntargets; i++) assign_to(s, t->items.items[i], mk_var(s, tmps[i], p), out, p);
+        return;
+    }
+    IrExpr *tg = lower_target(s, t, NULL);
+    if (!tg || value->ty == TY_ERR) return;
+    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, NULL));
+}
+
+static void lower_assign(S *s, ANode *n, CyVec *out) {
+    /* a, b = x, y: evaluate the right side fully first */
+    ANode *t0 = n->targets.items[0];
+    if (n->targets.len == 1 && (t0->kind == A_TUPLE || t0->kind == A_LIST) && n->value->kind == A_TUPLE &&
+        n->value->items.len == t0->items.len) {
+        int k = t0->items.len;
+        IrVar **tmps = cy_alloc(s->a, k * sizeof(IrVar *));
+        for (int i = 0; i < k; i++) {
+            IrExpr *v = lower_expr(s, n->value->items.items[i]);
+            if (v->ty == TY_ERR) return;
+            tmps[i] = new_temp(s, v->ty, n->pos);
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmps[i], n->pos), v, n->pos, NULL));
+        }
+        for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
+        return;
+    }
+    IrExpr *v = lower_expr(s, n->value);
+    if (n->targets.len > 1 && v->ty != TY_ERR) {
+        IrVar *tmp = new_temp(s, v->ty, n->pos);
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, NULL));
+        v = mk_var(s, tmp, n->pos);
+    }
+    for (int i = 0; i < n->targets.len; i++) assign_to(s, n->targets.items[i], v, out, n->pos);
+}
+
+static void lower_augassign(S *s, ANode *n, CyVec *out) {
+    const char *op = n->op;
+    CyType *tt = probe_type(s, n->lhs);
+    if (tt == TY_ERR) {
+        lower_expr(s, n->lhs); /* report */
+        return;
+    }
+    int c_inplace = !strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") ||
+                    !strcmp(op, "|") || !strcmp(op, "^") || !strcmp(op, "<<") || !strcmp(op, ">>") ||
+                    (!strcmp(op, "/") && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
+    if (is_cnum(tt) && c_inplace && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
+        IrExpr *v = lower_expr(s, n->rhs);
+        IrExpr *tg = lower_target(s, n->lhs, op);
+        if (!tg || v->ty == TY_ERR) return;
+        /* type-check as the binary operation would */
+        IrExpr *chk = arith(s, n->pos, op, tg, v);
+        if (chk->ty == TY_ERR) return;
+        if (cy_type_is_complex(chk->ty) && !cy_type_is_complex(tt)) {
+            err(s, n->rhs->pos, "Cannot assign type '%s' to '%s'", chk->ty->name, tt->name);
+            return;
+        }
+        if (strcmp(op, "<<") && strcmp(op, ">>")) v = coerce(s, v, chk->ty);
+        cy_vec_push(s->a, out, assign_stmt(s, tg, v, n->pos, op));
+        return;
+    }
+    if (n->lhs->kind != A_NAME && !is_obj(tt)) {
+        err(s, n->pos, "in-place '%s=' on this target is not supported", op);
+        return;
+    }
+    /* x = x op v, Python semantics (objects; // % ** / on C values) */
+    IrExpr *cur = lower_expr(s, n->lhs);
+    IrExpr *v = lower_expr(s, n->rhs);
+    IrExpr *r = arith(s, n->pos, op, cur, v);
+    IrExpr *tg = lower_target(s, n->lhs, is_cnum(tt) ? op : NULL);
+    if (!tg || r->ty == TY_ERR) return;
+    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, r, tg->ty), n->pos, NULL));
+}
+
+static int is_range_call(S *s, ANode *it, int *is_prange) {
+    *is_prange = 0;
+    if (it->kind != A_CALL) return 0;
+    ANode *f = it->obj;
+    if (f->kind == A_NAME && !strcmp(f->name, "range") && !lookup(s, "range")) return 1;
+    Sym *h = f->kind == A_NAME ? lookup(s, f->name) : f->kind == A_ATTR && f->obj->kind == A_NAME ? lookup(s, f->obj->name) : NULL;
+    if (h && (h->kind == SY_CNAME || h->kind == SY_CMOD)) {
+        const char *q = qual_of(s, f);
+        if (q && !strcmp(q, "cython.parallel.prange")) {
+            *is_prange = 1;
+            return 1;
+        }
+    }
+    if (f->kind == A_ATTR && f->obj->kind == A_ATTR) {
+        const char *q = qual_of(s, f);
+        if (q && !strcmp(q, "cython.parallel.prange")) {
+            *is_prange = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int step_sign_of(IrExpr *step) {
+    if (!step) return 1;
+    if (step->kind == E_INT) return (int64_t)step->ival > 0 ? 1 : (int64_t)step->ival < 0 ? -1 : 0;
+    if (step->kind == E_CAST && step->args[0]->kind == E_INT) return step_sign_of(step->args[0]);
+    return 0;
+}
+
+static int is_zero_const(IrExpr *e) {
+    while (e && e->kind == E_CAST) e = e->args[0];
+    return e && e->kind == E_INT && e->ival == 0;
+}
+
+/* Loop target of range()/prange(): a C integer variable. */
+static IrVar *loop_var(S *s, ANode *t, const char *what) {
+    if (t->kind != A_NAME) {
+        err(s, t->pos, "%s target must be a variable", what);
+        return NULL;
+    }
+    Sym *y = lookup(s, t->name);
+    if (!y || !(y->kind == SY_VAR || y->kind == SY_PYVAR) || !y->var) {
+        err(s, t->pos, "undeclared name not builtin: %s", t->name);
+        return NULL;
+    }
+    return y->var;
+}
+
+static void classify(S *s, RegionCtx *rc) {
+    IrRegion *r = rc->r;
+    for (Access *x = rc->acc; x; x = x->next) {
+        IrVar *v = x->var;
+        IrVarUse *u = cy_alloc(s->a, sizeof *u);
+        u->var = v;
+        u->cls = RC_SHARED;
+        if (v == r->index) {
+            u->cls = r->is_prange ? RC_LASTPRIVATE : RC_PRIVATE;
+        } else if (v->kind == V_MODULE || v->kind == V_PYGLOBAL) {
+            u->cls = RC_SHARED;
+        } else if (x->inplace_op && !x->assigned) {
+            if (!r->is_prange) {
+                u->cls = RC_PRIVATE;
+            } else {
+                const char *op = x->inplace_op;
+                if (x->inplace_conflict) {
+                    err(s, x->inplace_pos, "Reduction operator '%s' is inconsistent with previous reduction operator", op);
+                } else if (strcmp(op, "+") && strcmp(op, "-") && strcmp(op, "*") && strcmp(op, "&") &&
+                           strcmp(op, "|") && strcmp(op, "^")) {
+                    err(s, x->inplace_pos, "'%s=' is not a reduction operator allowed in prange", op);
+                } else if (!is_cnum(v->ty) || cy_type_is_complex(v->ty)) {
+                    err(s, x->inplace_pos, "reduction variable '%s' must have a C numeric type, not '%s'", v->name, v->ty->name);
+                } else if (x->read) {
+                    err(s, x->read_pos, "Cannot read reduction variable in loop body");
+                }
+                u->cls = RC_REDUCTION;
+                u->redop = op;
+            }
+        } else if (x->assigned || x->inplace_op) {
+            if (is_obj(v->ty)) err(s, v->pos, "Python object variable '%s' cannot be assigned in a parallel region", v->name);
+            u->cls = r->is_prange ? RC_LASTPRIVATE : RC_PRIVATE;
+        }
+        cy_vec_push(s->a, &r->vars, u);
+    }
+    if (r->index) {
+        int found = 0;
+        for (int i = 0; i < r->vars.len; i++) found |= ((IrVarUse *)r->vars.items[i])->var == r->index;
+        if (!found) {
+            IrVarUse *u = cy_alloc(s->a, sizeof *u);
+            u->var = r->index;
+            u->cls = RC_LASTPRIVATE;
+            cy_vec_push(s->a, &r->vars, u);
+        }
+    }
+}
+
+static IrRegion *new_region(S *s, CyPos p, int is_prange) {
+    IrRegion *r = cy_alloc(s->a, sizeof *r);
+    r->id = s->m->nregions++;
+    r->pos = p;
+    r->is_prange = is_prange;
+    r->func = s->fn;
+    cy_vec_push(s->a, &s->m->regions, r);
+    if (s->fn) cy_vec_push(s->a, &s->fn->regions, r);
+    for (RegionCtx *rc = s->rctx; rc; rc = rc->outer)
+        if (!rc->r->is_prange) {
+            r->parent = rc->r;
+            break;
+        }
+    return r;
+}
+
+static int bool_literal(ANode *v, int *out) {
+    if (v->kind == A_TRUE || v->kind == A_FALSE) {
+        *out = v->kind == A_TRUE;
+        return 1;
+    }
+    if (v->kind == A_INT) {
+        *out = v->ival != 0;
+        return 1;
+    }
+    return 0;
+}
+
+static void lower_for(S *s, ANode *n, CyVec *out) {
+    int is_prange;
+    ANode *t = n->targets.items[0], *it = n->value;
+    if (!is_range_call(s, it, &is_prange)) {
+        /* Python iteration */
+        if (!need_gil(s, n->pos, "Iterating over Python object")) return;
+        IrExpr *seq = box(s, lower_expr(s, it));
+        IrStmt *x = st(s, ST_FOR_ITER, n->pos);
+        x->value = seq;
+        IrVar *tmp = new_temp(s, cy_type_scalar(TY_OBJECT), n->pos);
+        x->var = tmp;
+        s->loop_depth++;
+        assign_to(s, t, mk_var(s, tmp, n->pos), &x->body, n->pos);
+        lower_block(s, &n->body, &x->body);
+        s->loop_depth--;
+        lower_block(s, &n->orelse, &x->orelse);
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    const char *what = is_prange ? "prange" : "range";
+    int npos = it->items.len;
+    if (npos < 1 || npos > 3) {
+        err(s, it->pos, "%s() takes 1 to 3 positional arguments (%d given)", what, npos);
+        return;
+    }
+    IrVar *v = loop_var(s, t, what);
+    if (!v) return;
+    if (!cy_type_is_int(v->ty) || v->ty->kind == TY_BINT) {
+        if (is_prange || !is_obj(v->ty)) {
+            err(s, t->pos, "%s() loop variable '%s' must be a C integer, not '%s'", what, v->name, v->ty->name);
+            return;
+        }
+        /* object target: iterate the Python range */
+        if (!need_gil(s, n->pos, "Iterating over Python object")) return;
+        IrStmt *x = st(s, ST_FOR_ITER, n->pos);
+        x->value = lower_expr(s, it);
+        x->var = v;
+        record_assign(s, v, t->pos, NULL);
+        s->loop_depth++;
+        lower_block(s, &n->body, &x->body);
+        s->loop_depth--;
+        lower_block(s, &n->orelse, &x->orelse);
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    IrExpr *b[3];
+    for (int i = 0; i < npos; i++) {
+        b[i] = lower_expr(s, it->items.items[i]);
+        if (b[i]->ty != TY_ERR && !cy_type_is_int(b[i]->ty)) {
+            if (is_obj(b[i]->ty) && !(is_prange && s->nogil)) b[i] = coerce(s, b[i], v->ty);
+            else {
+                err(s, b[i]->pos, "%s() arguments must be C integers, not '%s'", what, b[i]->ty->name);
+                b[i] = mk_err(s, b[i]->pos);
+            }
+        }
+    }
+    IrExpr *start = npos == 1 ? mk_int(s, 0, TY_LONG, it->pos) : b[0];
+    IrExpr *stop = npos == 1 ? b[0] : b[1];
+    IrExpr *step = npos == 3 ? b[2] : NULL;
+    start = coerce(s, start, v->ty);
+    stop = coerce(s, stop, v->ty);
+    if (step) step = coerce(s, step, v->ty);
+    if (step && is_zero_const(step)) {
+        err(s, step->pos, "%s() step must not be zero", what);
+        return;
+    }
+    if (!is_prange || s->prange_depth > 0) {
+        /* a serial loop (a prange nested in a prange runs serially, as
+           OpenMP runs a nested parallel region with one thread) */
+        if (is_prange && it->kwnames.len) {
+            /* still validate the keywords of the inner prange */
+        }
+        IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
+        x->var = v;
+        x->start = start;
+        x->stop = stop;
+        x->step = step;
+        x->step_sign = step_sign_of(step);
+        record_assign(s, v, t->pos, NULL);
+        s->loop_depth++;
+        lower_block(s, &n->body, &x->body);
+        s->loop_depth--;
+        lower_block(s, &n->orelse, &x->orelse);
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    /* prange: a parallel region */
+    IrRegion *r = new_region(s, n->pos, 1);
+    r->index = v;
+    r->start = start;
+    r->stop = stop;
+    r->step = step;
+    r->step_sign = step_sign_of(step);
+    int nogil_kw = 0;
+    for (int i = 0; i < it->kwnames.len; i++) {
+        const char *kw = it->kwnames.items[i];
+        ANode *val = it->values.items[i];
+        CyPos kp = *(CyPos *)it->kwpos.items[i];
+        if (!strcmp(kw, "nogil")) {
+            if (!bool_literal(val, &nogil_kw)) err(s, val->pos, "nogil argument to prange must be True or False");
+        } else if (!strcmp(kw, "schedule")) {
+            const char *sc = val->kind == A_STR ? val->sval : NULL;
+            if (sc && !strcmp(sc, "static")) r->schedule = SCHED_STATIC;
+            else if (sc && !strcmp(sc, "dynamic")) r->schedule = SCHED_DYNAMIC;
+            else if (sc && !strcmp(sc, "guided")) r->schedule = SCHED_GUIDED;
+            else if (sc && !strcmp(sc, "runtime")) r->schedule = SCHED_RUNTIME;
+            else if (sc) err(s, val->pos, "Invalid schedule argument to prange: '%s'", sc);
+            else err(s, val->pos, "Invalid schedule argument to prange: must be a string literal");
+        } else if (!strcmp(kw, "chunksize") || !strcmp(kw, "num_threads")) {
+            IrExpr *e = lower_expr(s, val);
+            if (e->ty != TY_ERR && !cy_type_is_int(e->ty)) {
+                err(s, val->pos, "%s must be a C integer, not '%s'", kw, e->ty->name);
+                continue;
+            }
+            if (e->ty != TY_ERR) e = coerce(s, e, cy_type_scalar(TY_INT));
+            if (kw[0] == 'c') r->chunksize = e;
+            else r->num_threads = e;
+        } else {
+            err(s, kp, "Invalid keyword argument to prange: %s", kw);
+        }
+    }
+    if (r->chunksize && r->schedule == SCHED_RUNTIME)
+        err(s, r->chunksize->pos, "Must provide schedule with chunksize other than 'runtime'");
+    if (r->chunksize && r->schedule == SCHED_DEFAULT)
+        err(s, r->chunksize->pos, "Must provide schedule with chunksize");
+    if (nogil_kw && s->nogil) err(s, it->pos, "Trying to release the GIL while it was previously released.");
+    if (!nogil_kw && !s->nogil) {
+        r->gil_warning = 1;
+        warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
+    }
+    r->nogil = 1;
+    RegionCtx rc = {r, NULL, s->rctx};
+    int saved_nogil = s->nogil, saved_depth = s->loop_depth;
+    s->rctx = &rc;
+    s->nogil = 1;
+    s->prange_depth++;
+    s->loop_depth = 0;
+    record_assign(s, v, t->pos, NULL);
+    IrStmt *x = st(s, ST_PRANGE, n->pos);
+    x->region = r;
+    x->var = v;
+    lower_block(s, &n->body, &x->body);
+    s->loop_depth = saved_depth;
+    s->prange_depth--;
+    s->nogil = saved_nogil;
+    s->rctx = rc.outer;
+    classify(s, &rc);
+    if (n->orelse.len) lower_block(s, &n->orelse, &x->orelse);
+    cy_vec_push(s->a, out, x);
+}
+
+static IrRegion *innermost_prange(S *s) {
+    for (RegionCtx *rc = s->rctx; rc; rc = rc->outer)
+        if (rc->r->is_prange) return rc->r;
+    return NULL;
+}
+
+static int directive_call(S *s, ANode *e, Directives *d, int apply);
+
+static void lower_with(S *s, ANode *n, int item, CyVec *out) {
+    if (item == n->with_items.len) {
+        lower_block(s, &n->body, out);
+        return;
+    }
+    AWithItem *wi = n->with_items.items[item];
+    ANode *e = wi->expr;
+    if (e->kind == A_NAME && (!strcmp(e->name, "nogil") || !strcmp(e->name, "gil")) && !lookup(s, e->name)) {
+        int release = e->name[0] == 'n';
+        if (release && s->nogil) {
+            err(s, e->pos, "Trying to release the GIL while it was previously released.");
+            return;
+        }
+        if (!release && !s->nogil) {
+            err(s, e->pos, "Trying to acquire the GIL while it is already held.");
+            return;
+        }
+        if (!release) region_flag(s, 4);
+        IrStmt *x = st(s, release ? ST_NOGIL : ST_GIL, n->pos);
+        int saved = s->nogil;
+        s->nogil = release;
+        lower_with(s, n, item + 1, &x->body);
+        s->nogil = saved;
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    const char *q = e->kind == A_CALL ? qual_of(s, e->obj) : qual_of(s, e);
+    if (q && !strcmp(q, "cython.parallel.parallel")) {
+        if (e->kind != A_CALL) {
+            err(s, e->pos, "parallel must be called: parallel()");
+            return;
+        }
+        if (s->parallel_depth || s->prange_depth) {
+            err(s, e->pos, "Nested parallel sections are not allowed: nested parallel() inside a parallel region");
+            return;
+        }
+        if (!s->nogil) {
+            err(s, e->pos, "parallel() blocks must be used with nogil (with nogil, parallel(): ...)");
+            return;
+        }
+        IrRegion *r = new_region(s, e->pos, 0);
+        r->nogil = 1;
+        for (int i = 0; i < e->kwnames.len; i++) {
+            const char *kw = e->kwnames.items[i];
+            if (!strcmp(kw, "num_threads")) {
+                IrExpr *nt = lower_expr(s, e->values.items[i]);
+                if (nt->ty != TY_ERR && !cy_type_is_int(nt->ty)) err(s, nt->pos, "num_threads must be a C integer");
+                else if (nt->ty != TY_ERR) r->num_threads = coerce(s, nt, cy_type_scalar(TY_INT));
+            } else {
+                err(s, *(CyPos *)e->kwpos.items[i], "Invalid keyword argument to parallel: %s", kw);
+            }
+        }
+        if (e->items.len) err(s, e->pos, "parallel() takes only keyword arguments");
+        RegionCtx rc = {r, NULL, s->rctx};
+        s->rctx = &rc;
+        s->parallel_depth++;
+        IrStmt *x = st(s, ST_PARALLEL, n->pos);
+        x->region = r;
+        lower_with(s, n, item + 1, &x->body);
+        s->parallel_depth--;
+        s->rctx = rc.outer;
+        classify(s, &rc);
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    Directives saved = s->dir;
+    if (e->kind == A_CALL && directive_call(s, e, &s->dir, 1)) {
+        lower_with(s, n, item + 1, out);
+        s->dir = saved;
+        return;
+    }
+    err(s, e->pos, "with statements on Python objects (context managers) are not supported");
+}
+
+static void lower_stmt(S *s, ANode *n, CyVec *out) {
+    switch (n->kind) {
+    case S_EXPR: {
+        if (n->value && n->value->kind == A_STR) return; /* a bare string: documentation */
+        IrExpr *e = lower_expr(s, n->value);
+        if (e->ty == TY_ERR) return;
+        IrStmt *x = st(s, ST_EXPR, n->pos);
+        x->value = e;
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    case S_ASSIGN: lower_assign(s, n, out); return;
+    case S_AUGASSIGN: lower_augassign(s, n, out); return;
+    case S_CDEF:
+        for (int i = 0; i < n->names.len; i++) {
+            ANode *init = n->inits.items[i];
+            if (!init) continue;
+            Sym *y = lookup(s, n->names.items[i]);
+            if (!y || !y->var) continue;
+            IrExpr *v = lower_expr(s, init);
+            if (v->ty == TY_ERR) continue;
+            if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
+            record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]),
+                                                coerce(s, v, y->var->ty), n->pos, NULL));
+        }
+        return;
+    case S_IF: {
+        IrStmt *x = st(s, ST_IF, n->pos);
+        x->cond = as_cond(s, lower_expr(s, n->cond));
+        lower_block(s, &n->body, &x->body);
+        lower_block(s, &n->orelse, &x->orelse);
+        if (x->cond->ty != TY_ERR) cy_vec_push(s->a, out, x);
+        return;
+    }
+    case S_WHILE: {
+        IrStmt *x = st(s, ST_WHILE, n->pos);
+        x->cond = as_cond(s, lower_expr(s, n->cond));
+        s->loop_depth++;
+        lower_block(s, &n->body, &x->body);
+        s->loop_depth--;
+        lower_block(s, &n->orelse, &x->orelse);
+        if (x->cond->ty != TY_ERR) cy_vec_push(s->a, out, x);
+        return;
+    }
+    case S_FOR: lower_for(s, n, out); return;
+    case S_BREAK: case S_CONTINUE: {
+        if (s->loop_depth == 0) {
+            IrRegion *r = innermost_prange(s);
+            if (!r) {
+                err(s, n->pos, "'%s' outside loop", n->kind == S_BREAK ? "break" : "continue");
+                return;
+            }
+            if (n->kind == S_BREAK && !s->quiet) r->has_break = 1;
+        }
+        cy_vec_push(s->a, out, st(s, n->kind == S_BREAK ? ST_BREAK : ST_CONTINUE, n->pos));
+        return;
+    }
+    case S_PASS: return;
+    case S_RETURN: {
+        if (!s->fn) {
+            err(s, n->pos, "'return' outside function");
+            return;
+        }
+        if (s->parallel_depth && !s->prange_depth) {
+            err(s, n->pos, "'return' inside a parallel() block is not allowed");
+            return;
+        }
+        IrStmt *x = st(s, ST_RETURN, n->pos);
+        CyType *rt = s->fn->ret;
+        if (n->value) {
+            if (rt->kind == TY_VOID) {
+                err(s, n->value->pos, "Return with value in void function");
+                return;
+            }
+            IrExpr *v = lower_expr(s, n->value);
+            if (v->ty == TY_ERR) return;
+            x->value = coerce(s, v, rt);
+            if (x->value->ty == TY_ERR) return;
+        } else if (is_obj(rt)) {
+            x->value = mk(s, E_NONE, rt, n->pos);
+        } else if (rt->kind != TY_VOID) {
+            err(s, n->pos, "Return value required");
+            return;
+        }
+        IrRegion *r = innermost_prange(s);
+        if (r && !s->quiet) r->has_return = 1;
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    case S_RAISE: {
+        if (!need_gil(s, n->pos, "Raising exception")) return;
+        IrStmt *x = st(s, ST_RAISE, n->pos);
+        if (n->value) {
+            x->value = box(s, lower_expr(s, n->value));
+            if (x->value->ty == TY_ERR) return;
+        }
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    case S_ASSERT: {
+        IrStmt *x = st(s, ST_ASSERT, n->pos);
+        x->cond = as_cond(s, lower_expr(s, n->cond));
+        if (n->value) {
+            if (!need_gil(s, n->value->pos, "Constructing assertion message")) return;
+            x->value = box(s, lower_expr(s, n->value));
+        }
+        if (x->cond->ty != TY_ERR) cy_vec_push(s->a, out, x);
+        return;
+    }
+    case S_WITH: lower_with(s, n, 0, out); return;
+    case S_IMPORT: case S_FROMIMPORT: case S_CIMPORT:
+        if (n->kind == S_CIMPORT || n->is_cimport || is_known_module(n->module)) {
+            if (s->fn && !s->quiet) err(s, n->pos, "cimport is only allowed at module level");
+            return;
+        }
+        if (!need_gil(s, n->pos, "Importing a module")) return;
+        if (n->kind == S_IMPORT) {
+            for (int i = 0; i < (n->names.len ? n->names.len : 1); i++) {
+                const char *mod = n->names.len ? n->names.items[i] : n->module;
+                const char *alias = n->aliases.len > i ? n->aliases.items[i] : NULL;
+                IrExpr *imp = mk(s, E_IMPORT, cy_type_scalar(TY_OBJECT), n->pos);
+                imp->sval = mod;
+                imp->import_top = alias == NULL;
+                char top[256];
+                snprintf(top, sizeof top, "%s", mod);
+                char *dot = strchr(top, '.');
+                if (dot) *dot = 0;
+                ANode tn = {.kind = A_NAME, .pos = n->pos, .name = alias ? alias : cy_strdup(s->a, top)};
+                assign_to(s, &tn, imp, out, n->pos);
+            }
+        } else {
+            IrVar *mv = new_temp(s, cy_type_scalar(TY_OBJECT), n->pos);
+            IrExpr *imp = mk(s, E_IMPORT, cy_type_scalar(TY_OBJECT), n->pos);
+            imp->sval = n->module;
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, mv, n->pos), imp, n->pos, NULL));
+            for (int i = 0; i < n->names.len; i++) {
+                const char *alias = n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i];
+                IrExpr *a = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->pos, mk_var(s, mv, n->pos));
+                a->sval = n->names.items[i];
+                ANode tn = {.kind = A_NAME, .pos = *(CyPos *)n->name_pos.items[i], .name = alias};
+                assign_to(s, &tn, a, out, n->pos);
+            }
+        }
+        return;
+    case S_GLOBAL: return;
+    case S_FUNC:
+        if (s->fn) err(s, n->pos, "nested functions are not supported");
+        return;
+    case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
+    case S_DEL: err(s, n->pos, "'del' is not supported"); return;
+    case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
+    case S_CTYPEDEF: case S_EXTERN:
+        if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
+        return;
+    default:
+        err(s, n->pos, "this statement is not supported");
+        return;
+    }
+}
+
+static void lower_block(S *s, CyVec *in, CyVec *out) {
+    for (int i = 0; i < in->len; i++) lower_stmt(s, in->items[i], out);
+}
+
+/* ---- directives --------------------------------------------------------------- */
+
+static int set_directive(S *s, Directives *d, const char *key, int val, CyPos p) {
+    if (!strcmp(key, "boundscheck")) d->boundscheck = val;
+    else if (!strcmp(key, "wraparound")) d->wraparound = val;
+    else if (!strcmp(key, "cdivision")) d->cdivision = val;
+    else if (!strcmp(key, "initializedcheck")) d->initializedcheck = val;
+    else if (!strcmp(key, "nonecheck")) d->nonecheck = val;
+    else {
+        static const char *ignored[] = {"language_level", "infer_types", "cpow", "embedsignature", "binding",
+                                        "profile", "linetrace", "overflowcheck", "always_allow_keywords",
+                                        "c_string_type", "c_string_encoding", "freethreading_compatible",
+                                        "annotation_typing", "auto_pickle", "emit_code_comments",
+                                        "unraisable_tracebacks", "optimize.use_switch", "cdivision_warnings",
+                                        "legacy_implicit_noexcept", "warn.undeclared", "warn.unused",
+                                        "warn.maybe_uninitialized", "initializedcheck", "final",
+                                        "type_version_tag", "show_performance_hints", NULL};
+        for (int i = 0; ignored[i]; i++)
+            if (!strcmp(ignored[i], key)) return 1;
+        warn(s, p, "unknown directive '%s' ignored", key);
+        return 0;
+    }
+    return 1;
+}
+
+static int directive_call(S *s, ANode *e, Directives *d, int apply) {
+    const char *q = qual_of(s, e->obj);
+    if (!q || strncmp(q, "cython.", 7)) return 0;
+    const char *key = q + 7;
+    if (!strcmp(key, "boundscheck") || !strcmp(key, "wraparound") || !strcmp(key, "cdivision") ||
+        !strcmp(key, "initializedcheck") || !strcmp(key, "nonecheck") || !strcmp(key, "infer_types") ||
+        !strcmp(key, "profile") || !strcmp(key, "linetrace") || !strcmp(key, "overflowcheck") ||
+        !strcmp(key, "cpow") || !strcmp(key, "embedsignature") || !strcmp(key, "binding") ||
+        !strcmp(key, "always_allow_keywords")) {
+        int v = 1;
+        if (e->items.len != 1 || !bool_literal(e->items.items[0], &v)) {
+            err(s, e->pos, "cython.%s() takes one argument, True or False", key);
+            return 1;
+        }
+        if (apply) set_directive(s, d, key, v, e->pos);
+        return 1;
+    }
+    return 0;
+}
+
+static void file_directives(S *s, AModule *am) {
+    for (int i = 0; i < am->directive_keys.len; i++) {
+        const char *k = am->directive_keys.items[i], *v = am->directive_values.items[i];
+        CyPos p = *(CyPos *)am->directive_pos.items[i];
+        int val;
+        if (!strcmp(v, "True") || !strcmp(v, "true") || !strcmp(v, "1")) val = 1;
+        else if (!strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "0")) val = 0;
+        else {
+            if (strcmp(k, "language_level") && strcmp(k, "c_string_type") && strcmp(k, "c_string_encoding") &&
+                strcmp(k, "infer_types") && strcmp(k, "cpow"))
+                warn(s, p, "directive '%s' expects True or False, not '%s'", k, v);
+            continue;
+        }
+        set_directive(s, &s->dir, k, val, p);
+    }
+}
+
+/* ---- functions ---------------------------------------------------------------- */
+
+typedef struct Untyped {
+    const char *name;
+    CyPos pos;
+    int only_range;   /* every assignment is a range()/prange() loop target */
+    int only_float;   /* every assignment is a C floating-point value */
+    CyVec values;     /* ANode* right-hand sides */
+    int other;        /* assigned in a way that needs an object (unpacking, import, for-in) */
+    struct Untyped *next;
+} Untyped;
+
+typedef struct {
+    S *s;
+    Untyped *list;
+    Scope *scope;
+    CyVec globals; /* names declared global */
+} Pre;
+
+static int is_global_decl(Pre *pr, const char *name) {
+    for (int i = 0; i < pr->globals.len; i++)
+        if (!strcmp(pr->globals.items[i], name)) return 1;
+    return 0;
+}
+
+static Untyped *untyped(Pre *pr, const char *name, CyPos p) {
+    if (lookup_in(pr->scope, name) || is_global_decl(pr, name)) return NULL;
+    for (Untyped *u = pr->list; u; u = u->next)
+        if (!strcmp(u->name, name)) return u;
+    Untyped *u = cy_alloc(pr->s->a, sizeof *u);
+    u->name = name;
+    u->pos = p;
+    u->only_range = u->only_float = 1;
+    Untyped **tail = &pr->list;
+    while (*tail) tail = &(*tail)->next;
+    *tail = u;
+    return u;
+}
+
+static void pre_target(Pre *pr, ANode *t, ANode *value, int kind /* 0 assign, 1 range, 2 other */) {
+    if (t->kind == A_TUPLE || t->kind == A_LIST) {
+        for (int i = 0; i < t->items.len; i++) pre_target(pr, t->items.items[i], NULL, 2);
+        return;
+    }
+    if (t->kind != A_NAME) return;
+    Untyped *u = untyped(pr, t->name, t->pos);
+    if (!u) return;
+    if (kind != 1) u->only_range = 0;
+    if (kind == 2 || !value) u->other = 1;
+    if (kind == 0 && value) cy_vec_push(pr->s->a, &u->values, value);
+    if (kind == 1) {
+        u->only_float = 0;
+        if (value) cy_vec_push(pr->s->a, &u->values, value);
+    }
+}
+
+static void pre_block(Pre *pr, CyVec *body);
+
+static void pre_stmt(Pre *pr, ANode *n) {
+    S *s = pr->s;
+    switch (n->kind) {
+    case S_CDEF: {
+        CyType *t = resolve_type(s, n->type);
+        for (int i = 0; i < n->names.len; i++) {
+            const char *name = n->names.items[i];
+            CyPos p = *(CyPos *)n->name_pos.items[i];
+            Sym *old = lookup_in(pr->scope, name);
+            if (old) {
+                err(s, p, "'%s' redeclared", name);
+                continue;
+            }
+            if (t->kind == TY_VOID && t != TY_ERR) {
+                err(s, p, "Variable type 'void' is incomplete");
+                continue;
+            }
+            Sym *y = declare(s, pr->scope, name, SY_VAR);
+            y->var = new_var(s, name, t, V_LOCAL, p);
+            cy_vec_push(s->a, &s->fn->locals, y->var);
+        }
+        return;
+    }
+    case S_GLOBAL:
+        for (int i = 0; i < n->names.len; i++) cy_vec_push(s->a, &pr->globals, n->names.items[i]);
+        return;
+    case S_ASSIGN:
+        for (int i = 0; i < n->targets.len; i++) pre_target(pr, n->targets.items[i], n->value, 0);
+        return;
+    case S_AUGASSIGN:
+        if (n->lhs && n->lhs->kind == A_NAME) {
+            Untyped *u = untyped(pr, n->lhs->name, n->lhs->pos);
+            if (u) {
+                u->only_range = 0;
+                cy_vec_push(s->a, &u->values, n->rhs);
+            }
+        }
+        return;
+    case S_FOR: {
+        int is_prange;
+        ANode *t = n->targets.items[0];
+        if (is_range_call(s, n->value, &is_prange)) pre_target(pr, t, n->value, 1);
+        else pre_target(pr, t, NULL, 2);
+        pre_block(pr, &n->body);
+        pre_block(pr, &n->orelse);
+        return;
+    }
+    case S_IMPORT:
+        if (!is_known_module(n->module ? n->module : "")) {
+            for (int i = 0; i < (n->names.len ? n->names.len : 1); i++) {
+                const char *mod = n->names.len ? n->names.items[i] : n->module;
+                const char *alias = n->aliases.len > i ? n->aliases.items[i] : NULL;
+                if (!mod) continue;
+                char top[256];
+                snprintf(top, sizeof top, "%s", mod);
+                char *dot = strchr(top, '.');
+                if (dot) *dot = 0;
+                ANode tn = {.kind = A_NAME, .pos = n->pos, .name = alias ? alias : cy_strdup(s->a, top)};
+                pre_target(pr, &tn, NULL, 2);
+            }
+        }
+        return;
+    case S_FROMIMPORT:
+        if (!n->is_cimport && !is_known_module(n->module))
+            for (int i = 0; i < n->names.len; i++) {
+                ANode tn = {.kind = A_NAME, .pos = n->pos,
+                            .name = n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i]};
+                pre_target(pr, &tn, NULL, 2);
+            }
+        return;
+    case S_IF: case S_WHILE:
+        pre_block(pr, &n->body);
+        pre_block(pr, &n->orelse);
+        return;
+    case S_WITH:
+        pre_block(pr, &n->body);
+        return;
+    default:
+        return;
+    }
+}
+
+static void pre_block(Pre *pr, CyVec *body) {
+    for (int i = 0; i < body->len; i++) pre_stmt(pr, body->items[i]);
+}
+
+/* Cython's "safe" type inference: a C type only where no Python semantics
+ * can differ — loop counters of range() over C integers, and variables
+ * assigned only C floating-point values. */
+static void infer_untyped(Pre *pr) {
+    S *s = pr->s;
+    int saved = s->nogil;
+    s->nogil = 0;
+    for (Untyped *u = pr->list; u; u = u->next) {
+        CyType *t = cy_type_scalar(TY_OBJECT);
+        if (!u->other && u->values.len) {
+            if (u->only_range) {
+                int ok = 1;
+                for (int i = 0; i < u->values.len && ok; i++) {
+                    ANode *call = u->values.items[i];
+                    for (int j = 0; j < call->items.len; j++) {
+                        CyType *bt = probe_type(s, call->items.items[j]);
+                        if (!cy_type_is_int(bt)) ok = 0;
+                    }
+                }
+                if (ok) t = cy_type_scalar(TY_SSIZE);
+            } else if (u->only_float) {
+                int ok = 1;
+                for (int i = 0; i < u->values.len && ok; i++) {
+                    CyType *vt = probe_type(s, u->values.items[i]);
+                    if (!(vt->kind == TY_DOUBLE || vt->kind == TY_FLOAT)) ok = 0;
+                }
+                if (ok) t = cy_type_scalar(TY_DOUBLE);
+            }
+        }
+        Sym *y = declare(s, pr->scope, u->name, SY_PYVAR);
+        y->var = new_var(s, u->name, t, V_LOCAL, u->pos);
+        cy_vec_push(s->a, &s->fn->locals, y->var);
+    }
+    s->nogil = saved;
+}
+
+static void lower_function(S *s, AFunc *af, IrFunc *fn) {
+    Scope fsc = {s->mscope, NULL};
+    s->scope = &fsc;
+    s->fn = fn;
+    Directives saved = s->dir;
+    for (int i = 0; i < af->decorators.len; i++) {
+        ANode *d = af->decorators.items[i];
+        if (d->kind == A_CALL && directive_call(s, d, &s->dir, 1)) continue;
+    }
+    for (int i = 0; i < fn->params.len; i++) {
+        IrVar *p = fn->params.items[i];
+        if (lookup_in(&fsc, p->name)) {
+            err(s, p->pos, "duplicate argument '%s' in function definition", p->name);
+            continue;
+        }
+        Sym *y = declare(s, &fsc, p->name, SY_VAR);
+        y->var = p;
+    }
+    Pre pr = {s, NULL, &fsc, {0}};
+    pre_block(&pr, &af->body);
+    infer_untyped(&pr);
+    s->nogil = fn->is_nogil && !fn->with_gil;
+    s->loop_depth = 0;
+    lower_block(s, &af->body, &fn->body);
+    s->dir = saved;
+    s->scope = s->mscope;
+    s->fn = NULL;
+    s->nogil = 0;
+}
+
+static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
+    IrFunc *fn = cy_alloc(s->a, sizeof *fn);
+    fn->kind = is_extern ? F_EXTERN : af->kind == FN_DEF ? F_DEF : af->kind == FN_CDEF ? F_CDEF : F_CPDEF;
+    fn->name = af->name;
+    fn->cname = is_extern ? af->name : cident(s, "cy_f_", af->name);
+    fn->pos = af->pos;
+    fn->is_nogil = af->is_nogil;
+    fn->is_inline = af->is_inline;
+    fn->with_gil = af->with_gil;
+    fn->noexcept = af->is_noexcept || is_extern;
+    fn->docstring = af->docstring;
+    if (af->kind == FN_DEF) {
+        fn->ret = cy_type_scalar(TY_OBJECT);
+        if (af->is_nogil) err(s, af->pos, "def functions cannot be nogil");
+    } else {
+        fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
+        if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
+    }
+    if (af->is_nogil && is_obj(fn->ret) && !is_extern)
+        err(s, af->pos, "Function with Python return type cannot be declared nogil");
+    int seen_default = 0;
+    for (int i = 0; i < af->params.len; i++) {
+        AParam *ap = af->params.items[i];
+        CyType *t = resolve_type(s, ap->type);
+        if (t->kind == TY_VOID && t != TY_ERR) {
+            err(s, ap->pos, "argument '%s' cannot be void", ap->name);
+            t = TY_ERR;
+        }
+        if (af->is_nogil && is_obj(t) && !is_extern)
+            err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
+        IrVar *p = new_var(s, ap->name ? ap->name : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
+        cy_vec_push(s->a, &fn->params, p);
+        IrExpr *d = NULL;
+        if (ap->deflt) {
+            seen_default = 1;
+            Scope *sv = s->scope;
+            s->scope = s->mscope;
+            IrExpr *v = lower_expr(s, ap->deflt);
+            s->scope = sv;
+            if (v->kind != E_INT && v->kind != E_FLOAT && v->kind != E_IMAG && v->kind != E_NONE &&
+                v->kind != E_STR && v->kind != E_BYTES && v->kind != E_CNAME && v->ty != TY_ERR) {
+                err(s, ap->deflt->pos, "default argument values must be constants");
+            } else if (v->ty != TY_ERR) {
+                d = coerce(s, v, t);
+            }
+            if (!d) d = mk_err(s, ap->deflt->pos);
+        } else if (seen_default && !is_extern) {
+            err(s, ap->pos, "non-default argument '%s' follows default argument", ap->name);
+        }
+        cy_vec_push(s->a, &fn->param_defaults, d);
+        cy_vec_push(s->a, &fn->param_not_none, (void *)(intptr_t)ap->not_none);
+    }
+    return fn;
+}
+
+/* ---- exceptions: which expressions, regions and functions may raise ----------- */
+
+static int raises_expr(IrExpr *e) {
+    if (!e) return 0;
+    int r = 0;
+    for (int i = 0; i < e->nargs; i++) r |= raises_expr(e->args[i]);
+    for (int i = 0; i < e->nkw; i++) r |= raises_expr(e->kwargs[i]);
+    if (e->kind == E_VIEW_SLICE && e->args[0]->ty->kind == TY_VIEW)
+        for (int i = 0; i < e->args[0]->ty->ndim; i++) {
+            r |= raises_expr(e->slices[i].start) | raises_expr(e->slices[i].stop) | raises_expr(e->slices[i].step);
+        }
+    switch (e->kind) {
+    case E_VIEW_ELEM: r |= e->boundscheck; break;
+    case E_VIEW_SLICE: r = 1; break;
+    case E_BINOP: if (!strcmp(e->op, "/") && !e->cdivision) r = 1; break;
+    case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) r = 1; break;
+    case E_CALL: r |= e->fn->can_raise; break;
+    case E_STR: case E_BYTES: case E_BIGINT: case E_NONE: case E_PYBOOL: break;
+    case E_PYGLOBAL: case E_VIEW_FROM_OBJ: case E_OBJ_FROM_VIEW: case E_BOX: case E_UNBOX: case E_OBJ_BINOP:
+    case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH: case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR:
+    case E_OBJ_CALL: case E_OBJ_INDEX: case E_OBJ_SLICE: case E_TUPLE: case E_LIST: case E_DICT:
+    case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_IMPORT:
+        r = 1;
+        break;
+    case E_VAR: r |= e->var->ty->kind == TY_OBJECT && e->var->kind == V_LOCAL; break; /* unbound local */
+    default: break;
+    }
+    e->can_raise = r;
+    return r;
+}
+
+static int raises_stmts(CyVec *v);
+
+static int raises_stmt(IrStmt *x) {
+    int r = raises_expr(x->target) | raises_expr(x->value) | raises_expr(x->cond) | raises_expr(x->start) |
+            raises_expr(x->stop) | raises_expr(x->step);
+    for (int i = 0; i < x->ntargets; i++) r |= raises_expr(x->targets[i]);
+    r |= raises_stmts(&x->body) | raises_stmts(&x->orelse);
+    switch (x->kind) {
+    case ST_RAISE: case ST_ASSERT: case ST_UNPACK: case ST_FOR_ITER: r = 1; break;
+    case ST_FOR_RANGE: if (x->step_sign == 0) r = 1; break; /* a zero step raises */
+    case ST_PRANGE: case ST_PARALLEL: {
+        IrRegion *g = x->region;
+        r |= raises_expr(g->start) | raises_expr(g->stop) | raises_expr(g->step) | raises_expr(g->chunksize) |
+             raises_expr(g->num_threads);
+        if (x->kind == ST_PRANGE && g->step_sign == 0) r = 1;
+        g->can_raise = raises_stmts(&x->body);
+        r |= g->can_raise;
+        break;
+    }
+    default: break;
+    }
+    return r;
+}
+
+static int raises_stmts(CyVec *v) {
+    int r = 0;
+    for (int i = 0; i < v->len; i++) r |= raises_stmt(v->items[i]);
+    return r;
+}
+
+static void compute_raises(IrModule *m) {
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        f->can_raise = f->kind == F_DEF;
+    }
+    for (int changed = 1, iter = 0; changed && iter < 1000; iter++) {
+        changed = 0;
+        for (int i = 0; i < m->funcs.len; i++) {
+            IrFunc *f = m->funcs.items[i];
+            int r = raises_stmts(&f->body) || f->kind == F_DEF;
+            for (int j = 0; j < f->param_defaults.len; j++) raises_expr(f->param_defaults.items[j]);
+            if (f->noexcept && f->kind != F_DEF) r = 0;
+            if (r != f->can_raise) {
+                f->can_raise = r;
+                changed = 1;
+            }
+        }
+    }
+    raises_stmts(&m->init);
+}
+
+/* ---- module ------------------------------------------------------------------- */
+
+static void cimport_names(S *s, ANode *n) {
+    const char *mod = n->module;
+    int known = is_known_module(mod);
+    if (!known && (n->is_cimport || n->kind == S_CIMPORT)) {
+        err(s, n->pos, "cimport of '%s' is not supported (known: cython, cython.parallel, libc.math, libc.stdint, numpy)", mod);
+        return;
+    }
+    for (int i = 0; i < n->names.len; i++) {
+        const char *name = n->names.items[i];
+        const char *alias = n->aliases.items[i] ? n->aliases.items[i] : name;
+        CyPos p = *(CyPos *)n->name_pos.items[i];
+        const char *q = cy_fmt(s->a, "%s.%s", mod, name);
+        if (!strcmp(mod, "libc.stdint") || (!strcmp(mod, "numpy") && scalar_by_name(s, name))) {
+            CyType *t = scalar_by_name(s, name);
+            if (!t) {
+                err(s, p, "'%s' is not a known type in %s", name, mod);
+                continue;
+            }
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = t;
+            continue;
+        }
+        if (!strcmp(mod, "cython") && !strcmp(name, "parallel")) {
+            Sym *y = declare(s, s->mscope, alias, SY_CMOD);
+            y->qual = "cython.parallel";
+            continue;
+        }
+        int ok = 0;
+        if (!strcmp(mod, "libc.math")) {
+            int f;
+            ok = math_fn(q, &f) || is_math_const(q);
+        } else {
+            for (int j = 0; special_names[j]; j++) ok |= !strcmp(special_names[j], q);
+        }
+        if (!ok) {
+            err(s, p, "'%s' is not supported from %s", name, mod);
+            continue;
+        }
+        Sym *y = declare(s, s->mscope, alias, SY_CNAME);
+        y->qual = q;
+    }
+}
+
+static void declare_module(S *s, AModule *am) {
+    IrModule *m = s->m;
+    for (int i = 0; i < am->stmts.len; i++) {
+        ANode *n = am->stmts.items[i];
+        switch (n->kind) {
+        case S_CIMPORT:
+        case S_IMPORT: {
+            int count = n->names.len ? n->names.len : 1;
+            for (int k = 0; k < count; k++) {
+                const char *mod = n->names.len ? n->names.items[k] : n->module;
+                const char *alias = n->aliases.len > k ? n->aliases.items[k] : NULL;
+                if (!mod) continue;
+                int special = is_known_module(mod) && (n->kind == S_CIMPORT || n->is_cimport ||
+                                                       !strncmp(mod, "cython", 6));
+                char top[256];
+                snprintf(top, sizeof top, "%s", mod);
+                char *dot = strchr(top, '.');
+                if (dot) *dot = 0;
+                const char *bind = alias ? alias : cy_strdup(s->a, top);
+                Sym *y = lookup_in(s->mscope, bind);
+                if (special) {
+                    if (y && y->kind == SY_PYGLOBAL) { y->qual = alias ? mod : cy_strdup(s->a, top); continue; }
+                    if (!y) {
+                        y = declare(s, s->mscope, bind, SY_CMOD);
+                        y->qual = alias ? mod : cy_strdup(s->a, top);
+                    }
+                } else if (n->kind == S_CIMPORT || n->is_cimport) {
+                    err(s, n->pos, "cimport of '%s' is not supported", mod);
+                } else {
+                    if (y && y->kind == SY_CMOD) {
+                        y->kind = SY_PYGLOBAL; /* cimport numpy as np + import numpy as np */
+                    } else if (!y) {
+                        declare(s, s->mscope, bind, SY_PYGLOBAL);
+                    }
+                }
+            }
+            break;
+        }
+        case S_FROMIMPORT:
+            if (n->is_cimport || is_known_module(n->module)) {
+                cimport_names(s, n);
+            } else {
+                for (int k = 0; k < n->names.len; k++) {
+                    const char *alias = n->aliases.items[k] ? n->aliases.items[k] : n->names.items[k];
+                    if (!lookup_in(s->mscope, alias)) declare(s, s->mscope, alias, SY_PYGLOBAL);
+                }
+            }
+            break;
+        case S_CTYPEDEF: {
+            CyType *t = resolve_type(s, n->type);
+            if (lookup_in(s->mscope, n->name)) {
+                err(s, n->pos, "'%s' redeclared", n->name);
+                break;
+            }
+            Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+            y->ty = t == TY_ERR ? t : alias_type(s, t, n->name);
+            break;
+        }
+        case S_EXTERN:
+            if (n->header) cy_vec_push(s->a, &m->headers, (void *)n->header);
+            if (n->verbatim) cy_vec_push(s->a, &m->verbatim, (void *)n->verbatim);
+            for (int k = 0; k < n->decls.len; k++) {
+                ANode *d = n->decls.items[k];
+                if (d->kind == S_FUNC) {
+                    if (lookup_in(s->mscope, d->func->name)) {
+                        err(s, d->func->pos, "'%s' redeclared", d->func->name);
+                        continue;
+                    }
+                    IrFunc *fn = declare_function(s, d->func, 1);
+                    fn->header = n->header;
+                    cy_vec_push(s->a, &m->externs, fn);
+                    Sym *y = declare(s, s->mscope, fn->name, SY_FUNC);
+                    y->fn = fn;
+                } else if (d->kind == S_CTYPEDEF) {
+                    CyType *t = resolve_type(s, d->type);
+                    Sym *y = declare(s, s->mscope, d->name, SY_TYPE);
+                    y->ty = t == TY_ERR ? t : alias_type(s, t, d->name);
+                } else if (d->kind == S_PASS) {
+                } else {
+                    err(s, d->pos, "only functions and ctypedefs are supported in 'cdef extern' blocks");
+                }
+            }
+            break;
+        case S_FUNC: {
+            AFunc *af = n->func;
+            if (lookup_in(s->mscope, af->name)) {
+                err(s, af->pos, "'%s' redeclared", af->name);
+                break;
+            }
+            IrFunc *fn = declare_function(s, af, 0);
+            cy_vec_push(s->a, &m->funcs, fn);
+            Sym *y = declare(s, s->mscope, fn->name, SY_FUNC);
+            y->fn = fn;
+            break;
+        }
+        case S_CDEF: {
+            CyType *t = resolve_type(s, n->type);
+            for (int k = 0; k < n->names.len; k++) {
+                const char *name = n->names.items[k];
+                CyPos p = *(CyPos *)n->name_pos.items[k];
+                if (lookup_in(s->mscope, name)) {
+                    err(s, p, "'%s' redeclared", name);
+                    continue;
+                }
+                Sym *y = declare(s, s->mscope, name, SY_VAR);
+                y->var = new_var(s, name, t, V_MODULE, p);
+                cy_vec_push(s->a, &m->module_vars, y->var);
+            }
+            break;
+        }
+        case S_ASSIGN:
+            for (int k = 0; k < n->targets.len; k++) {
+                ANode *t = n->targets.items[k];
+                CyVec names = {0};
+                if (t->kind == A_NAME) cy_vec_push(s->a, &names, t);
+                else if (t->kind == A_TUPLE || t->kind == A_LIST)
+                    for (int j = 0; j < t->items.len; j++) cy_vec_push(s->a, &names, t->items.items[j]);
+                for (int j = 0; j < names.len; j++) {
+                    ANode *nm = names.items[j];
+                    if (nm->kind == A_NAME && !lookup_in(s->mscope, nm->name))
+                        declare(s, s->mscope, nm->name, SY_PYGLOBAL);
+                }
+            }
+            break;
+        case S_AUGASSIGN:
+        case S_FOR:
+            if (n->kind == S_FOR && ((ANode *)n->targets.items[0])->kind == A_NAME &&
+                !lookup_in(s->mscope, ((ANode *)n->targets.items[0])->name))
+                declare(s, s->mscope, ((ANode *)n->targets.items[0])->name, SY_PYGLOBAL);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
+    S s0 = {0}, *s = &s0;
+    s->a = a;
+    s->d = d;
+    s->m = cy_alloc(a, sizeof *s->m);
+    s->m->name = am->src->modname;
+    s->m->src = am->src;
+    Scope *ms = cy_alloc(a, sizeof *ms);
+    s->mscope = s->scope = ms;
+    s->dir.boundscheck = s->dir.wraparound = s->dir.initializedcheck = 1;
+    file_directives(s, am);
+    declare_module(s, am);
+    int fi = 0;
+    for (int i = 0; i < am->stmts.len; i++) {
+        ANode *n = am->stmts.items[i];
+        if (n->kind != S_FUNC) continue;
+        Sym *y = lookup_in(s->mscope, n->func->name);
+        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
+            continue;
+        lower_function(s, n->func, y->fn);
+        fi++;
+    }
+    for (int i = 0; i < am->stmts.len; i++) {
+        ANode *n = am->stmts.items[i];
+        switch (n->kind) {
+        case S_FUNC: case S_CTYPEDEF: case S_EXTERN: case S_CIMPORT: break;
+        case S_FROMIMPORT:
+            if (!n->is_cimport && !is_known_module(n->module)) lower_stmt(s, n, &s->m->init);
+            break;
+        case S_IMPORT: {
+            int count = n->names.len ? n->names.len : 1, special = 0;
+            for (int k = 0; k < count; k++) {
+                const char *mod = n->names.len ? n->names.items[k] : n->module;
+                if (mod && !strncmp(mod, "cython", 6)) special = 1;
+            }
+            if (!special && !n->is_cimport) lower_stmt(s, n, &s->m->init);
+            break;
+        }
+        case S_CDEF:
+            for (int k = 0; k < n->names.len; k++) {
+                ANode *init = n->inits.items[k];
+                Sym *y = lookup_in(s->mscope, n->names.items[k]);
+                if (!init || !y || !y->var) continue;
+                IrExpr *v = lower_expr(s, init);
+                if (v->ty == TY_ERR) continue;
+                cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, NULL));
+            }
+            break;
+        default:
+            lower_stmt(s, n, &s->m->init);
+        }
+    }
+    (void)fi;
+    if (d->nerrors) return NULL;
+    compute_raises(s->m);
+    return s->m;
+}

@@ -1,0 +1,293 @@
+/* base.c: arena, vectors, text buffers and diagnostics (see base.h). */
+#include "base.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ------------------------------------------------------------ */
+
+/* Chunks are big so that a whole compilation usually fits in a handful of
+ * mallocs; an allocation larger than a chunk gets a chunk of its own. */
+#define CHUNK_SIZE (256 * 1024)
+#define ALIGN 16
+
+typedef struct Chunk {
+    struct Chunk *next;
+    size_t used, cap;
+    /* the union forces the payload to start on a 16-byte boundary */
+    union {
+        long double ld;
+        max_align_t ma;
+        char c[ALIGN];
+    } data[];
+} Chunk;
+
+struct CyArena {
+    Chunk *head;
+};
+
+/* Out of memory is not a diagnostic the compiler can recover from, and the
+ * callers are not written to check for NULL: stop here, loudly. */
+static void oom(size_t n) {
+    fprintf(stderr, "cyocl: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+static Chunk *chunk_new(size_t cap) {
+    Chunk *c = calloc(1, sizeof(Chunk) + cap);
+    if (!c)
+        oom(cap);
+    c->cap = cap;
+    return c;
+}
+
+CyArena *cy_arena_new(void) {
+    CyArena *a = calloc(1, sizeof(CyArena));
+    if (!a)
+        oom(sizeof(CyArena));
+    return a;
+}
+
+void cy_arena_free(CyArena *a) {
+    if (!a)
+        return;
+    for (Chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+void *cy_alloc(CyArena *a, size_t n) {
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX - ALIGN)
+        oom(n);
+    size_t need = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    Chunk *c = a->head;
+    if (!c || c->cap - c->used < need) {
+        if (need > CHUNK_SIZE / 4) {
+            /* a big block gets its own chunk, kept behind the current one so
+             * the current chunk's free tail stays in use */
+            Chunk *big = chunk_new(need);
+            big->used = need;
+            if (c) {
+                big->next = c->next;
+                c->next = big;
+            } else {
+                a->head = big;
+            }
+            return big->data;
+        }
+        c = chunk_new(CHUNK_SIZE);
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += need;
+    return p; /* calloc'd and never reused: already zero */
+}
+
+char *cy_strndup(CyArena *a, const char *s, size_t n) {
+    char *p = cy_alloc(a, n + 1);
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *cy_strdup(CyArena *a, const char *s) {
+    return cy_strndup(a, s, strlen(s));
+}
+
+char *cy_fmt(CyArena *a, const char *fmt, ...) {
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    char *p = cy_alloc(a, (size_t)n + 1);
+    vsnprintf(p, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return p;
+}
+
+/* ---- vectors ---------------------------------------------------------- */
+
+void cy_vec_push(CyArena *a, CyVec *v, void *item) {
+    if (v->len == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 8;
+        void **items = cy_alloc(a, sizeof(void *) * (size_t)cap);
+        if (v->len)
+            memcpy(items, v->items, sizeof(void *) * (size_t)v->len);
+        v->items = items; /* the old storage stays in the arena */
+        v->cap = cap;
+    }
+    v->items[v->len++] = item;
+}
+
+/* ---- text buffers ----------------------------------------------------- */
+
+static void buf_reserve(CyBuf *b, size_t extra) {
+    if (extra > SIZE_MAX - b->len - 1)
+        oom(extra);
+    size_t need = b->len + extra + 1; /* always room for the NUL */
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *s = realloc(b->s, cap);
+    if (!s)
+        oom(cap);
+    b->s = s;
+    b->cap = cap;
+}
+
+void cy_buf_put(CyBuf *b, const char *s, size_t n) {
+    buf_reserve(b, n);
+    if (n)
+        memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void cy_buf_puts(CyBuf *b, const char *s) {
+    cy_buf_put(b, s, strlen(s));
+}
+
+void cy_buf_vprintf(CyBuf *b, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n > 0) {
+        buf_reserve(b, (size_t)n);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += (size_t)n;
+    } else {
+        buf_reserve(b, 0);
+        b->s[b->len] = '\0';
+    }
+    va_end(ap2);
+}
+
+void cy_buf_printf(CyBuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    cy_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void cy_buf_free(CyBuf *b) {
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+/* ---- diagnostics ------------------------------------------------------ */
+
+/* Finds line `line` (1-based) of the source; returns its start and sets
+ * *len to its length without the newline (and without a '\r' before it). */
+static const char *find_line(const CySource *src, int line, size_t *len) {
+    if (!src || !src->text || line < 1)
+        return NULL;
+    const char *p = src->text, *end = src->text + src->len;
+    for (int l = 1; l < line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return NULL;
+        p = nl + 1;
+    }
+    if (p > end)
+        return NULL;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *e = nl ? nl : end;
+    if (e > p && e[-1] == '\r')
+        e--;
+    if (e == p && !nl && p == end && line > 1)
+        return NULL; /* past the last line */
+    *len = (size_t)(e - p);
+    return p;
+}
+
+static void show_source(FILE *out, const CySource *src, CyPos p) {
+    size_t len;
+    const char *s = find_line(src, p.line, &len);
+    if (!s)
+        return;
+    fputs("    ", out);
+    for (size_t i = 0; i < len; i++)
+        fputc(s[i] ? s[i] : ' ', out);
+    fputs("\n    ", out);
+    /* col counts bytes; pad with one column per character, keeping tabs so
+     * the caret lines up however the terminal expands them */
+    size_t col = p.col > 0 ? (size_t)p.col - 1 : 0;
+    for (size_t i = 0; i < col; i++) {
+        unsigned char ch = i < len ? (unsigned char)s[i] : ' ';
+        if ((ch & 0xC0) == 0x80)
+            continue; /* UTF-8 continuation byte: same character */
+        fputc(ch == '\t' ? '\t' : ' ', out);
+    }
+    fputs("^\n", out);
+}
+
+static void report(CyDiag *d, const char *kind, CyPos p, const char *fmt, va_list ap) {
+    FILE *out = d->out;
+    if (!out)
+        return;
+    const char *name = d->src && d->src->name ? d->src->name : "<input>";
+    if (p.line > 0 && p.col > 0)
+        fprintf(out, "%s:%d:%d: %s: ", name, p.line, p.col, kind);
+    else if (p.line > 0)
+        fprintf(out, "%s:%d: %s: ", name, p.line, kind);
+    else
+        fprintf(out, "%s: %s: ", name, kind);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+    if (p.line > 0)
+        show_source(out, d->src, p);
+    fflush(out);
+}
+
+static int limit(const CyDiag *d) {
+    return d->max_errors > 0 ? d->max_errors : 50;
+}
+
+void cy_error(CyDiag *d, CyPos p, const char *fmt, ...) {
+    d->nerrors++;
+    if (d->nerrors > limit(d)) {
+        if (d->nerrors == limit(d) + 1 && d->out) {
+            const char *name = d->src && d->src->name ? d->src->name : "<input>";
+            fprintf(d->out, "%s: too many errors, stopping here\n", name);
+            fflush(d->out);
+        }
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    report(d, "error", p, fmt, ap);
+    va_end(ap);
+}
+
+void cy_warning(CyDiag *d, CyPos p, const char *fmt, ...) {
+    d->nwarnings++;
+    if (d->nerrors > limit(d))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    report(d, "warning", p, fmt, ap);
+    va_end(ap);
+}
+
+void cy_note(CyDiag *d, CyPos p, const char *fmt, ...) {
+    /* a note belongs to the diagnostic before it: silent once errors are */
+    if (d->nerrors > limit(d))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    report(d, "note", p, fmt, ap);
+    va_end(ap);
+}

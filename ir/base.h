@@ -1,0 +1,66 @@
+/* base.h: what every compiler phase shares — arena memory, growable
+ * vectors and strings, source files and diagnostics.
+ *
+ * The compiler allocates everything from one arena per compilation and frees
+ * the arena at the end; nodes are never freed one by one.  Nothing here calls
+ * exit(): errors are counted in CyDiag and the caller decides. */
+#ifndef CY_BASE_H
+#define CY_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct CyArena CyArena;
+CyArena *cy_arena_new(void);
+void cy_arena_free(CyArena *a);
+void *cy_alloc(CyArena *a, size_t n);           /* zeroed */
+char *cy_strndup(CyArena *a, const char *s, size_t n);
+char *cy_strdup(CyArena *a, const char *s);
+char *cy_fmt(CyArena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Vector of pointers, storage in the arena. */
+typedef struct {
+    void **items;
+    int len, cap;
+} CyVec;
+void cy_vec_push(CyArena *a, CyVec *v, void *item);
+#define CY_VEC_AT(v, i) ((v).items[(i)])
+
+/* Growable text buffer on the heap (the backends build large outputs). */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} CyBuf;
+void cy_buf_put(CyBuf *b, const char *s, size_t n);
+void cy_buf_puts(CyBuf *b, const char *s);
+void cy_buf_printf(CyBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cy_buf_vprintf(CyBuf *b, const char *fmt, va_list ap);
+void cy_buf_free(CyBuf *b);
+
+typedef struct {
+    int line, col; /* 1-based; col counts bytes */
+} CyPos;
+
+typedef struct {
+    const char *path;    /* as given on the command line */
+    const char *name;    /* basename, used in diagnostics */
+    const char *modname; /* basename without .pyx: the extension module name */
+    const char *text;    /* NUL-terminated */
+    size_t len;
+} CySource;
+
+/* Diagnostics: "FILE.pyx:LINE:COL: error: MESSAGE", then the source line
+ * and a caret.  out == NULL silences printing (the fuzzer). */
+typedef struct {
+    const CySource *src;
+    FILE *out;
+    int nerrors, nwarnings;
+    int max_errors; /* stop reporting after this many (0: 50) */
+} CyDiag;
+
+void cy_error(CyDiag *d, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cy_warning(CyDiag *d, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cy_note(CyDiag *d, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

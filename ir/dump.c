@@ -1,0 +1,142 @@
+/* dump.c: a readable rendering of the IR (`cyocl compile --dump-ir`, sema tests). */
+#include "ir.h"
+#include <inttypes.h>
+
+static const char *ekind[] = {
+#define K(x) [x] = #x
+    K(E_INT), K(E_FLOAT), K(E_IMAG), K(E_STR), K(E_BYTES), K(E_BIGINT), K(E_NONE), K(E_PYBOOL), K(E_VAR),
+    K(E_CNAME), K(E_PYGLOBAL), K(E_BINOP), K(E_PYFLOORDIV), K(E_PYMOD), K(E_POW), K(E_UNOP), K(E_NOT),
+    K(E_AND), K(E_OR), K(E_CMP), K(E_COND), K(E_CAST), K(E_SIZEOF), K(E_ADDR), K(E_DEREF), K(E_PTR_INDEX),
+    K(E_VIEW_ELEM), K(E_VIEW_SLICE), K(E_VIEW_SHAPE), K(E_VIEW_STRIDE), K(E_VIEW_NDIM), K(E_VIEW_FROM_OBJ),
+    K(E_OBJ_FROM_VIEW), K(E_CALL), K(E_CALL_C), K(E_THREADID), K(E_BOX), K(E_UNBOX), K(E_OBJ_BINOP),
+    K(E_OBJ_UNOP), K(E_OBJ_NOT), K(E_OBJ_TRUTH), K(E_OBJ_CMP), K(E_OBJ_CMP_BINT), K(E_OBJ_ATTR),
+    K(E_OBJ_CALL), K(E_OBJ_INDEX), K(E_OBJ_SLICE), K(E_TUPLE), K(E_LIST), K(E_DICT), K(E_OBJ_AND),
+    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT),
+#undef K
+};
+
+static const char *skind[] = {
+#define K(x) [x] = #x
+    K(ST_BLOCK), K(ST_EXPR), K(ST_ASSIGN), K(ST_UNPACK), K(ST_IF), K(ST_WHILE), K(ST_FOR_RANGE),
+    K(ST_FOR_ITER), K(ST_PRANGE), K(ST_PARALLEL), K(ST_BREAK), K(ST_CONTINUE), K(ST_RETURN), K(ST_RAISE),
+    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_DECLARE),
+#undef K
+};
+
+static const char *clsname[] = {"shared", "private", "lastprivate", "reduction", "firstprivate"};
+
+static void expr(CyBuf *b, const IrExpr *e) {
+    if (!e) {
+        cy_buf_puts(b, "-");
+        return;
+    }
+    switch (e->kind) {
+    case E_INT: cy_buf_printf(b, "%" PRId64, (int64_t)e->ival); break;
+    case E_FLOAT: cy_buf_printf(b, "%.17g", e->fval); break;
+    case E_IMAG: cy_buf_printf(b, "%.17gj", e->fval); break;
+    case E_VAR: cy_buf_puts(b, e->var->name); break;
+    case E_CNAME: case E_PYGLOBAL: cy_buf_puts(b, e->sval); break;
+    case E_STR: case E_BYTES: cy_buf_printf(b, "%s\"%.*s\"", e->kind == E_BYTES ? "b" : "", e->slen, e->sval); break;
+    default:
+        cy_buf_printf(b, "(%s", ekind[e->kind] + 2);
+        if (e->op) cy_buf_printf(b, " %s", e->op);
+        if (e->sval && e->kind != E_BIGINT) cy_buf_printf(b, " %s", e->sval);
+        if (e->fn) cy_buf_printf(b, " %s", e->fn->name);
+        for (int i = 0; i < e->nargs; i++) {
+            cy_buf_puts(b, " ");
+            expr(b, e->args[i]);
+        }
+        for (int i = 0; i < e->nkw; i++) {
+            cy_buf_printf(b, " %s=", e->kwnames[i]);
+            expr(b, e->kwargs[i]);
+        }
+        if (e->kind == E_VIEW_ELEM && (e->boundscheck || e->wraparound))
+            cy_buf_printf(b, " {%s%s}", e->boundscheck ? "b" : "", e->wraparound ? "w" : "");
+        cy_buf_puts(b, ")");
+    }
+    if (e->ty && e->kind != E_VAR) cy_buf_printf(b, ":%s", e->ty->name);
+}
+
+static void stmts(CyBuf *b, const CyVec *v, int ind);
+
+static void region(CyBuf *b, const IrRegion *r, int ind) {
+    cy_buf_printf(b, "%*sregion %d line %d%s ocl=%s", ind, "", r->id, r->pos.line, r->is_prange ? " prange" : " parallel",
+                  r->ocl_ok ? "yes" : "no");
+    if (!r->ocl_ok && r->ocl_reason) cy_buf_printf(b, " (%s)", r->ocl_reason);
+    cy_buf_puts(b, "\n");
+    for (int i = 0; i < r->vars.len; i++) {
+        const IrVarUse *u = r->vars.items[i];
+        cy_buf_printf(b, "%*s  var %s %s%s%s\n", ind, "", u->var->name, clsname[u->cls], u->redop ? " " : "",
+                      u->redop ? u->redop : "");
+    }
+    for (int i = 0; i < r->views.len; i++) {
+        const IrViewUse *u = r->views.items[i];
+        cy_buf_printf(b, "%*s  view %s%s%s\n", ind, "", u->view->name, u->read ? " read" : "", u->written ? " written" : "");
+    }
+}
+
+static void stmt(CyBuf *b, const IrStmt *x, int ind) {
+    cy_buf_printf(b, "%*s%s", ind, "", skind[x->kind] + 3);
+    if (x->var) cy_buf_printf(b, " %s", x->var->name);
+    if (x->target) {
+        cy_buf_puts(b, " ");
+        expr(b, x->target);
+        cy_buf_printf(b, " %s=", x->op ? x->op : "");
+    }
+    for (int i = 0; i < x->ntargets; i++) {
+        cy_buf_puts(b, " ");
+        expr(b, x->targets[i]);
+    }
+    if (x->cond) {
+        cy_buf_puts(b, " ");
+        expr(b, x->cond);
+    }
+    if (x->start || x->stop) {
+        cy_buf_puts(b, " [");
+        expr(b, x->start);
+        cy_buf_puts(b, ", ");
+        expr(b, x->stop);
+        cy_buf_puts(b, ", ");
+        expr(b, x->step);
+        cy_buf_puts(b, "]");
+    }
+    if (x->value) {
+        cy_buf_puts(b, " ");
+        expr(b, x->value);
+    }
+    cy_buf_puts(b, "\n");
+    if (x->region) region(b, x->region, ind + 2);
+    stmts(b, &x->body, ind + 2);
+    if (x->orelse.len) {
+        cy_buf_printf(b, "%*selse\n", ind, "");
+        stmts(b, &x->orelse, ind + 2);
+    }
+}
+
+static void stmts(CyBuf *b, const CyVec *v, int ind) {
+    for (int i = 0; i < v->len; i++) stmt(b, v->items[i], ind);
+}
+
+void cy_ir_dump(CyBuf *b, const IrModule *m) {
+    cy_buf_printf(b, "module %s\n", m->name);
+    for (int i = 0; i < m->funcs.len; i++) {
+        const IrFunc *f = m->funcs.items[i];
+        static const char *fk[] = {"def", "cdef", "cpdef", "extern"};
+        cy_buf_printf(b, "%s %s(", fk[f->kind], f->name);
+        for (int j = 0; j < f->params.len; j++) {
+            const IrVar *p = f->params.items[j];
+            cy_buf_printf(b, "%s%s %s", j ? ", " : "", p->ty->name, p->name);
+        }
+        cy_buf_printf(b, ") -> %s%s%s%s\n", f->ret->name, f->is_nogil ? " nogil" : "", f->can_raise ? " raises" : "",
+                      f->is_recursive ? " recursive" : "");
+        for (int j = 0; j < f->locals.len; j++) {
+            const IrVar *v = f->locals.items[j];
+            cy_buf_printf(b, "  local %s %s\n", v->ty->name, v->name);
+        }
+        stmts(b, &f->body, 2);
+    }
+    if (m->init.len) {
+        cy_buf_puts(b, "init\n");
+        stmts(b, &m->init, 2);
+    }
+}

@@ -1,0 +1,325 @@
+/* ir.h: the typed IR shared by every backend.
+ *
+ * A structured tree, not a CFG: loop nests stay analysable (bounds, index
+ * expressions, which views a loop reads and writes), which the OpenCL backend
+ * needs to tile and coalesce, and which lets the C backend emit readable C.
+ *
+ * Contract from sema (what a backend may rely on):
+ *  - every IrExpr has a type; every implicit conversion is explicit
+ *    (E_CAST between C types, E_BOX C->object, E_UNBOX object->C,
+ *    E_VIEW_FROM_OBJ object->view, E_OBJ_FROM_VIEW view->object);
+ *  - arithmetic E_BINOP operands both have the result type (after usual
+ *    arithmetic conversions), comparisons have both operands of one C type
+ *    and type bint; shifts: lhs of result type, rhs any integer;
+ *  - view indices are Py_ssize_t (or an unsigned type: then no wraparound);
+ *  - object operations appear only where the GIL is held;
+ *  - prange/parallel regions carry their variable classes and view uses. */
+#ifndef CY_IR_H
+#define CY_IR_H
+
+#include "base.h"
+#include <stdint.h>
+
+/* ---- types ------------------------------------------------------------ */
+
+typedef enum {
+    TY_VOID,
+    TY_BINT,                          /* C int holding 0/1; Python bool */
+    TY_CHAR, TY_SCHAR, TY_UCHAR,
+    TY_SHORT, TY_USHORT, TY_INT, TY_UINT,
+    TY_LONG, TY_ULONG, TY_LLONG, TY_ULLONG,
+    TY_SSIZE, TY_SIZE,                /* Py_ssize_t, size_t */
+    TY_FLOAT, TY_DOUBLE, TY_LDOUBLE,
+    TY_CFLOAT, TY_CDOUBLE,            /* float complex, double complex */
+    TY_PTR,                           /* base = pointee */
+    TY_VIEW,                          /* typed memoryview: base = dtype */
+    TY_OBJECT,                        /* PyObject* (owned references) */
+    TY_FUNC,                          /* a cdef/extern function (only as callee) */
+} TypeKind;
+
+#define CY_MAX_NDIM 4
+
+typedef struct CyType {
+    TypeKind kind;
+    int size;            /* bytes of a C value; views/objects: pointer size */
+    int is_signed;
+    int is_const;        /* const dtype of a view (read-only buffer allowed) */
+    struct CyType *base; /* TY_PTR pointee, TY_VIEW dtype */
+    int ndim;            /* TY_VIEW */
+    char axes[CY_MAX_NDIM]; /* TY_VIEW: 1 = contiguous ('::1') on this axis */
+    const char *name;    /* Cython spelling: "double", "Py_ssize_t", "double[:, ::1]",
+                            a ctypedef alias keeps its own name */
+} CyType;
+
+/* Canonical singletons (cy_type_* return shared objects for scalars). */
+CyType *cy_type_scalar(TypeKind k);
+CyType *cy_type_view(CyArena *a, CyType *dtype, int ndim, const char *axes, int is_const);
+CyType *cy_type_ptr(CyArena *a, CyType *base);
+int cy_type_is_int(const CyType *t);      /* char..size_t and bint */
+int cy_type_is_float(const CyType *t);    /* float, double, long double */
+int cy_type_is_complex(const CyType *t);
+int cy_type_is_numeric(const CyType *t);  /* int, float or complex */
+int cy_type_equal(const CyType *a, const CyType *b);
+const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *" */
+/* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
+ * ranking as long and complex winning over floats). */
+CyType *cy_type_arith(const CyType *a, const CyType *b);
+
+/* ---- variables and functions ------------------------------------------ */
+
+typedef enum {
+    V_LOCAL,    /* C local of a function (cdef'd, or an inferred C type) */
+    V_PARAM,
+    V_MODULE,   /* module-level cdef variable: a static C global */
+    V_PYGLOBAL, /* module-level Python name: lives in the module dict (E_PYGLOBAL) */
+} VarKind;
+
+typedef struct IrVar {
+    const char *name;
+    const char *cname;   /* unique C identifier chosen by sema */
+    CyType *ty;
+    VarKind kind;
+    CyPos pos;
+    int id;
+    int is_assigned;     /* assigned anywhere after its declaration (params: reassigned) */
+} IrVar;
+
+typedef struct IrFunc IrFunc;
+
+/* ---- expressions ------------------------------------------------------ */
+
+typedef enum {
+    /* constants */
+    E_INT,          /* ival (as unsigned bits) of type ty */
+    E_FLOAT,        /* fval */
+    E_IMAG,         /* fval * 1j, type double complex */
+    E_STR,          /* Python str constant (object); sval/slen, UTF-8 */
+    E_BYTES,        /* Python bytes constant (object) */
+    E_BIGINT,       /* Python int too big for C: text in sval (object) */
+    E_NONE,         /* Py_None (object) */
+    E_PYBOOL,       /* Py_True/Py_False from ival (object) */
+    E_VAR,          /* var */
+    E_CNAME,        /* a C constant from a header (M_PI, INFINITY): sval, of type ty */
+    E_PYGLOBAL,     /* module-global or builtin Python name `name` (object):
+                       module dict first, then builtins, NameError otherwise */
+    /* C arithmetic */
+    E_BINOP,        /* op: + - * / % << >> & | ^ with C semantics (a / of
+                       floats is C division); see E_PYDIV/E_PYMOD for Python's */
+    E_PYFLOORDIV,   /* a // b: Python semantics on ints (floor), floor(a/b) on floats */
+    E_PYMOD,        /* a % b: Python semantics (sign of divisor) */
+    E_POW,          /* a ** b on C numbers: pow()/cpow(); ints: integer power */
+    E_UNOP,         /* op: - + ~ */
+    E_NOT,          /* logical not, type bint */
+    E_AND, E_OR,    /* short-circuit on C values, type bint */
+    E_CMP,          /* op: < <= > >= == != ; type bint */
+    E_COND,         /* cond ? a : b */
+    E_CAST,         /* C conversion of a[0] to ty */
+    E_SIZEOF,       /* sizeof(ty2), type size_t */
+    E_ADDR,         /* &a[0] */
+    E_DEREF,        /* *a[0] (p[i] is E_PTR_INDEX) */
+    E_PTR_INDEX,    /* a[0][a[1]] */
+    /* memoryviews */
+    E_VIEW_ELEM,    /* view element: view = args[0] (a view-typed expression,
+                       usually E_VAR), indices = args[1..ndim]; flags
+                       wraparound/boundscheck as in effect at this point */
+    E_VIEW_SLICE,   /* new view from args[0]; per axis in `slices` */
+    E_VIEW_SHAPE,   /* view.shape[axis]: args[0] view, args[1] axis expression, Py_ssize_t */
+    E_VIEW_STRIDE,  /* view.strides[axis] */
+    E_VIEW_NDIM,    /* constant in practice, kept for clarity */
+    E_VIEW_FROM_OBJ,/* acquire a buffer from object args[0] as view type ty
+                       (dtype/ndim/contiguity/writability checked; messages as Cython);
+                       None gives an uninitialised view (data NULL, shape 0) */
+    E_OBJ_FROM_VIEW,/* view args[0] as a Python object (the exporter if it is the
+                       whole buffer, else a memoryview over the same memory) */
+    /* calls */
+    E_CALL,         /* direct call of a cdef/cpdef function fn (args converted) */
+    E_CALL_C,       /* call of an extern / libc function sval (no Python error check);
+                       also the prelude's type-generic helpers cyrt_min(a, b),
+                       cyrt_max(a, b), cyrt_abs(a) (each argument evaluated once) */
+    E_THREADID,     /* cython.parallel.threadid(): int */
+    /* Python objects (only with the GIL) */
+    E_BOX,          /* C value args[0] -> new object */
+    E_UNBOX,        /* object args[0] -> C value of type ty (TypeError/OverflowError as Cython) */
+    E_OBJ_BINOP,    /* op as E_BINOP plus "//" "**" "@" */
+    E_OBJ_UNOP,     /* - + ~ */
+    E_OBJ_NOT,      /* not x -> bint */
+    E_OBJ_TRUTH,    /* bool(x) -> bint */
+    E_OBJ_CMP,      /* op: < <= > >= == != in "not in" is "is not" -> object (rich compare) */
+    E_OBJ_CMP_BINT, /* same, directly as bint (in conditions) */
+    E_OBJ_ATTR,     /* args[0].name */
+    E_OBJ_CALL,     /* args[0](args[1..nargs], kwnames[i]=kwargs[i]) */
+    E_OBJ_INDEX,    /* args[0][args[1]] */
+    E_OBJ_SLICE,    /* slice object from args[0..2] (each may be E_NONE) */
+    E_TUPLE, E_LIST,/* from args */
+    E_DICT,         /* keys args[2k], values args[2k+1] */
+    E_OBJ_AND, E_OBJ_OR, /* Python and/or on objects: returns one operand */
+    E_OBJ_COND,     /* cond (bint) ? a : b, objects */
+    E_IMPORT,       /* import module sval (object): the top-level package when
+                       import_top (`import a.b` binds a), else the module itself;
+                       `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
+                       `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
+} ExprKind;
+
+typedef struct IrSliceAxis {
+    int is_index;              /* a single index drops the axis */
+    struct IrExpr *start, *stop, *step; /* may be NULL: default */
+} IrSliceAxis;
+
+typedef struct IrExpr {
+    ExprKind kind;
+    CyType *ty;
+    CyPos pos;
+    const char *op;            /* operator spelling */
+    uint64_t ival;
+    double fval;
+    const char *sval;          /* E_STR/E_BYTES/E_BIGINT text, E_PYGLOBAL/E_OBJ_ATTR name,
+                                  E_CALL_C C name */
+    int slen;
+    IrVar *var;                /* E_VAR */
+    IrFunc *fn;                /* E_CALL */
+    struct IrExpr **args;
+    int nargs;
+    const char **kwnames;      /* E_OBJ_CALL */
+    struct IrExpr **kwargs;
+    int nkw;
+    IrSliceAxis *slices;       /* E_VIEW_SLICE: one per source axis */
+    CyType *ty2;               /* E_SIZEOF operand type */
+    int boundscheck, wraparound; /* E_VIEW_ELEM, E_VIEW_SLICE */
+    int cdivision;             /* E_BINOP '/' and '%', E_PYFLOORDIV, E_PYMOD: no zero check */
+    int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
+    int import_top;            /* E_IMPORT */
+} IrExpr;
+
+/* ---- statements -------------------------------------------------------- */
+
+typedef enum {
+    ST_BLOCK,       /* body */
+    ST_EXPR,        /* e (value discarded) */
+    ST_ASSIGN,      /* target = value; or target op= value when op != NULL
+                       (C types; the target is evaluated once).  target is
+                       E_VAR, E_VIEW_ELEM, E_PTR_INDEX, E_DEREF, E_OBJ_ATTR
+                       (setattr), E_OBJ_INDEX (setitem), E_PYGLOBAL (module
+                       dict store) */
+    ST_UNPACK,      /* targets[] = value (object sequence of exactly ntargets) */
+    ST_IF,          /* cond (bint/C scalar): body else orelse */
+    ST_WHILE,       /* cond: body; orelse runs when the loop ends without break */
+    ST_FOR_RANGE,   /* serial C loop: var from start to stop by step (evaluated once,
+                       Python semantics: var keeps the last value; unchanged
+                       if no iteration).  step_sign: +1/-1 if known, 0: runtime */
+    ST_FOR_ITER,    /* for var in object: (Python iteration); targets if unpacking */
+    ST_PRANGE,      /* parallel loop region: see IrRegion */
+    ST_PARALLEL,    /* `with parallel(...)` block region: see IrRegion */
+    ST_BREAK, ST_CONTINUE,
+    ST_RETURN,      /* value may be NULL (return None / void) */
+    ST_RAISE,       /* value: exception class or instance object; NULL: re-raise */
+    ST_ASSERT,      /* cond, msg (may be NULL); skipped when asserts are off */
+    ST_NOGIL,       /* body runs with the GIL released */
+    ST_GIL,         /* body runs with the GIL held (PyGILState_Ensure) */
+    ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
+                       set to "uninitialised" here (only for clarity) */
+} StmtKind;
+
+typedef enum { RC_SHARED, RC_PRIVATE, RC_LASTPRIVATE, RC_REDUCTION, RC_FIRSTPRIVATE } VarClass;
+
+typedef struct IrVarUse {
+    IrVar *var;
+    VarClass cls;
+    const char *redop;         /* RC_REDUCTION: "+", "*", "-", "&", "|", "^", "and", "or" */
+} IrVarUse;
+
+typedef struct IrViewUse {
+    IrVar *view;               /* a view variable */
+    int read, written;
+} IrViewUse;
+
+typedef enum { SCHED_DEFAULT, SCHED_STATIC, SCHED_DYNAMIC, SCHED_GUIDED, SCHED_RUNTIME } Schedule;
+
+typedef struct IrRegion {
+    int id;                    /* unique in the module: kernels and traces name it */
+    CyPos pos;                 /* of the 'for' (prange) or 'with' (parallel) */
+    int is_prange;
+    /* prange iteration space: index var from start to stop by step (all Py_ssize_t-converted
+       to the index var's type); n = max(0, ceil((stop-start)/step)) */
+    IrVar *index;
+    struct IrExpr *start, *stop, *step;
+    int step_sign;             /* +1, -1, or 0 when only known at run time */
+    Schedule schedule;
+    struct IrExpr *chunksize;  /* or NULL */
+    struct IrExpr *num_threads;/* or NULL */
+    int nogil;                 /* the region runs without the GIL (prange(nogil=True) or inside nogil) */
+    int gil_warning;           /* prange without nogil (Cython >= 3.1 accepts it, with a warning) */
+    CyVec vars;                /* IrVarUse*: every variable the body touches, classified */
+    CyVec views;               /* IrViewUse*: every view variable read/written */
+    struct IrRegion *parent;   /* a prange inside a parallel() block */
+    int has_break, has_return, can_raise, has_with_gil;
+    int calls_external, calls_recursive, uses_threadid, uses_objects, uses_complex;
+    /* OpenCL eligibility, decided by ir/analyze.c: */
+    int ocl_ok;
+    const char *ocl_reason;    /* why not, when !ocl_ok */
+    struct IrFunc *func;       /* enclosing function */
+} IrRegion;
+
+typedef struct IrStmt {
+    StmtKind kind;
+    CyPos pos;
+    struct IrExpr *target, *value, *cond;
+    const char *op;            /* ST_ASSIGN in-place operator ("+", "//", ...) or NULL */
+    CyVec body, orelse;        /* IrStmt* */
+    IrVar *var;                /* ST_FOR_RANGE / ST_FOR_ITER loop variable */
+    struct IrExpr *start, *stop, *step;
+    int step_sign;
+    struct IrExpr **targets;   /* ST_UNPACK, ST_FOR_ITER unpacking */
+    int ntargets;
+    IrRegion *region;          /* ST_PRANGE, ST_PARALLEL */
+} IrStmt;
+
+/* ---- functions and module ---------------------------------------------- */
+
+typedef enum { F_DEF, F_CDEF, F_CPDEF, F_EXTERN } IrFuncKind;
+
+struct IrFunc {
+    IrFuncKind kind;
+    const char *name;          /* Python name */
+    const char *cname;         /* C name of the implementation */
+    CyPos pos;
+    CyType *ret;               /* TY_OBJECT for def; TY_VOID allowed for cdef */
+    CyVec params;              /* IrVar* */
+    CyVec param_defaults;      /* IrExpr* or NULL, parallel to params (def/cpdef) */
+    CyVec param_not_none;      /* (void*)(intptr_t) flags, parallel to params */
+    CyVec locals;              /* IrVar*: all locals incl. temporaries (not params) */
+    CyVec body;                /* IrStmt* */
+    CyVec regions;             /* IrRegion* of this function, in source order */
+    int is_nogil;              /* callable without the GIL */
+    int is_inline;
+    int with_gil;              /* acquires the GIL on entry */
+    int noexcept;              /* declared noexcept: exceptions are printed, not propagated */
+    int can_raise;             /* may propagate an exception to its caller (sema, fixpoint) */
+    int is_recursive;          /* calls itself, directly or not */
+    int calls_external;
+    const char *docstring;
+    /* F_EXTERN */
+    const char *header;
+};
+
+typedef struct IrModule {
+    const char *name;          /* extension module name */
+    const CySource *src;
+    CyVec funcs;               /* IrFunc*: def/cdef/cpdef (not extern) in source order */
+    CyVec externs;             /* IrFunc* F_EXTERN (cname = C symbol) */
+    CyVec headers;             /* const char*: cdef extern from "x.h" includes, in order */
+    CyVec verbatim;            /* const char*: C code blocks from 'cdef extern from *' */
+    CyVec module_vars;         /* IrVar* V_MODULE (static C globals) */
+    CyVec init;                /* IrStmt*: module-level statements, run at import */
+    CyVec init_locals;         /* IrVar*: temporaries of the module init code */
+    CyVec regions;             /* every IrRegion, by id */
+    int uses_math;             /* libc.math used */
+    int nregions;
+} IrModule;
+
+/* Region facts and OpenCL eligibility (ir/analyze.c). */
+void cy_ir_analyze(CyArena *a, IrModule *m);
+
+/* Readable dump of the IR, for tests and `cyocl compile --dump-ir`. */
+void cy_ir_dump(CyBuf *out, const IrModule *m);
+
+#endif

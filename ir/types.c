@@ -1,0 +1,128 @@
+/* types.c: the C and Cython types of the IR. */
+#include "ir.h"
+#include <string.h>
+
+/* Scalars are interned: sema compares them by pointer in hot paths, and a
+ * process compiles many modules (the fuzzer), so they live in static
+ * storage, never in an arena. */
+static CyType scalars[TY_FUNC + 1] = {
+    [TY_VOID] = {TY_VOID, 0, 0, 0, 0, 0, {0}, "void"},
+    [TY_BINT] = {TY_BINT, 4, 1, 0, 0, 0, {0}, "bint"},
+    [TY_CHAR] = {TY_CHAR, 1, 1, 0, 0, 0, {0}, "char"},
+    [TY_SCHAR] = {TY_SCHAR, 1, 1, 0, 0, 0, {0}, "signed char"},
+    [TY_UCHAR] = {TY_UCHAR, 1, 0, 0, 0, 0, {0}, "unsigned char"},
+    [TY_SHORT] = {TY_SHORT, 2, 1, 0, 0, 0, {0}, "short"},
+    [TY_USHORT] = {TY_USHORT, 2, 0, 0, 0, 0, {0}, "unsigned short"},
+    [TY_INT] = {TY_INT, 4, 1, 0, 0, 0, {0}, "int"},
+    [TY_UINT] = {TY_UINT, 4, 0, 0, 0, 0, {0}, "unsigned int"},
+    [TY_LONG] = {TY_LONG, sizeof(long), 1, 0, 0, 0, {0}, "long"},
+    [TY_ULONG] = {TY_ULONG, sizeof(long), 0, 0, 0, 0, {0}, "unsigned long"},
+    [TY_LLONG] = {TY_LLONG, 8, 1, 0, 0, 0, {0}, "long long"},
+    [TY_ULLONG] = {TY_ULLONG, 8, 0, 0, 0, 0, {0}, "unsigned long long"},
+    [TY_SSIZE] = {TY_SSIZE, sizeof(size_t), 1, 0, 0, 0, {0}, "Py_ssize_t"},
+    [TY_SIZE] = {TY_SIZE, sizeof(size_t), 0, 0, 0, 0, {0}, "size_t"},
+    [TY_FLOAT] = {TY_FLOAT, 4, 1, 0, 0, 0, {0}, "float"},
+    [TY_DOUBLE] = {TY_DOUBLE, 8, 1, 0, 0, 0, {0}, "double"},
+    [TY_LDOUBLE] = {TY_LDOUBLE, sizeof(long double), 1, 0, 0, 0, {0}, "long double"},
+    [TY_CFLOAT] = {TY_CFLOAT, 8, 1, 0, 0, 0, {0}, "float complex"},
+    [TY_CDOUBLE] = {TY_CDOUBLE, 16, 1, 0, 0, 0, {0}, "double complex"},
+    [TY_PTR] = {TY_PTR, sizeof(void *), 0, 0, 0, 0, {0}, "void *"},
+    [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview"},
+    [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object"},
+    [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function"},
+};
+
+CyType *cy_type_scalar(TypeKind k) { return &scalars[k]; }
+
+CyType *cy_type_view(CyArena *a, CyType *dtype, int ndim, const char *axes, int is_const) {
+    CyType *t = cy_alloc(a, sizeof *t);
+    CyBuf b = {0};
+    t->kind = TY_VIEW;
+    t->size = sizeof(void *);
+    t->base = dtype;
+    t->ndim = ndim;
+    t->is_const = is_const;
+    for (int i = 0; i < ndim && i < CY_MAX_NDIM; i++) t->axes[i] = axes ? axes[i] : 0;
+    cy_buf_printf(&b, "%s%s[", is_const ? "const " : "", dtype->name);
+    for (int i = 0; i < ndim; i++) cy_buf_printf(&b, "%s%s", i ? ", " : "", t->axes[i] ? "::1" : ":");
+    cy_buf_puts(&b, "]");
+    t->name = cy_strdup(a, b.s);
+    cy_buf_free(&b);
+    return t;
+}
+
+CyType *cy_type_ptr(CyArena *a, CyType *base) {
+    CyType *t = cy_alloc(a, sizeof *t);
+    t->kind = TY_PTR;
+    t->size = sizeof(void *);
+    t->base = base;
+    t->name = cy_fmt(a, "%s *", base->name);
+    return t;
+}
+
+int cy_type_is_int(const CyType *t) { return t->kind >= TY_BINT && t->kind <= TY_SIZE; }
+int cy_type_is_float(const CyType *t) { return t->kind >= TY_FLOAT && t->kind <= TY_LDOUBLE; }
+int cy_type_is_complex(const CyType *t) { return t->kind == TY_CFLOAT || t->kind == TY_CDOUBLE; }
+int cy_type_is_numeric(const CyType *t) { return cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t); }
+
+int cy_type_equal(const CyType *a, const CyType *b) {
+    if (a == b) return 1;
+    if (a->kind != b->kind) return 0;
+    if (a->kind == TY_PTR) return cy_type_equal(a->base, b->base);
+    if (a->kind == TY_VIEW) {
+        if (a->ndim != b->ndim || a->is_const != b->is_const || !cy_type_equal(a->base, b->base)) return 0;
+        return memcmp(a->axes, b->axes, CY_MAX_NDIM) == 0;
+    }
+    return 1;
+}
+
+const char *cy_type_cname(CyArena *a, const CyType *t) {
+    switch (t->kind) {
+    case TY_BINT: return "int";
+    case TY_SSIZE: return "Py_ssize_t";
+    case TY_CFLOAT: return "float _Complex";
+    case TY_CDOUBLE: return "double _Complex";
+    case TY_PTR: return cy_fmt(a, "%s *", cy_type_cname(a, t->base));
+    case TY_VIEW: return "cy_view";
+    case TY_OBJECT: return "PyObject *";
+    case TY_FUNC: return "void";
+    default: return scalars[t->kind].name;
+    }
+}
+
+/* Integer conversion rank as C sees it on LP64; Py_ssize_t ranks as long. */
+static int rank(const CyType *t) {
+    switch (t->kind) {
+    case TY_BINT: case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 1;
+    case TY_SHORT: case TY_USHORT: return 2;
+    case TY_INT: case TY_UINT: return 3;
+    case TY_LONG: case TY_ULONG: case TY_SSIZE: case TY_SIZE: return 4;
+    case TY_LLONG: case TY_ULLONG: return 5;
+    default: return 0;
+    }
+}
+
+CyType *cy_type_arith(const CyType *a, const CyType *b) {
+    if (cy_type_is_complex(a) || cy_type_is_complex(b)) {
+        int dbl = a->kind == TY_CDOUBLE || b->kind == TY_CDOUBLE || a->kind == TY_DOUBLE ||
+                  b->kind == TY_DOUBLE || a->kind == TY_LDOUBLE || b->kind == TY_LDOUBLE ||
+                  cy_type_is_int(a) || cy_type_is_int(b);
+        /* float complex op int stays float complex in C; keep that */
+        if ((a->kind == TY_CFLOAT && cy_type_is_int(b)) || (b->kind == TY_CFLOAT && cy_type_is_int(a)))
+            dbl = 0;
+        return cy_type_scalar(dbl ? TY_CDOUBLE : TY_CFLOAT);
+    }
+    if (a->kind == TY_LDOUBLE || b->kind == TY_LDOUBLE) return cy_type_scalar(TY_LDOUBLE);
+    if (a->kind == TY_DOUBLE || b->kind == TY_DOUBLE) return cy_type_scalar(TY_DOUBLE);
+    if (a->kind == TY_FLOAT || b->kind == TY_FLOAT) return cy_type_scalar(TY_FLOAT);
+    /* integers: promote below int to int, then the higher rank wins; on a
+     * tie the unsigned one wins (C's rule for same-size types) */
+    int ra = rank(a), rb = rank(b);
+    if (ra < 3 && rb < 3) return cy_type_scalar(TY_INT);
+    const CyType *hi = ra > rb ? a : rb > ra ? b : (!a->is_signed ? a : b);
+    if (rank(hi) < 3) hi = cy_type_scalar(TY_INT);
+    /* Py_ssize_t op long: keep Py_ssize_t so index arithmetic stays in it */
+    if (ra == rb && ra == 4 && a->is_signed && b->is_signed)
+        return cy_type_scalar(a->kind == TY_SSIZE || b->kind == TY_SSIZE ? TY_SSIZE : TY_LONG);
+    return (CyType *)hi;
+}
