@@ -92,15 +92,17 @@ typedef enum {
     A_COND,      /* then if cond else other */
     A_TUPLE, A_LIST, A_DICT, /* items (DICT: keys in items, values in values) */
     A_CAST,      /* <type>expr or <type?>expr */
-    A_SIZEOF,    /* sizeof(type) or sizeof(expr) */
+    A_SIZEOF,    /* sizeof(type) or sizeof(expr); sizeof(name) and sizeof(a.b) come as
+                    expr (obj), as the parser cannot tell a typedef from a variable */
     A_ADDR,      /* &expr */
     A_DEREF,     /* a Cython spelling not in Python: kept for pointer work (p[0] is A_INDEX) */
 
     /* statements */
-    S_EXPR,
+    S_EXPR,      /* the expression in value */
     S_ASSIGN,    /* targets (a = b = value: targets = [a, b]) */
     S_AUGASSIGN, /* target op= value; op without '=' */
-    S_CDEF,      /* cdef TYPE name [= init], name2 [= init] ...  (local or module) */
+    S_CDEF,      /* cdef TYPE name [= init], name2 [= init] ...  (local or module);
+                    '*' binds to each name as in C: "cdef double *p, q" gives two nodes */
     S_IF,        /* cond, body, orelse (elif = S_IF alone in orelse) */
     S_FOR,       /* target in iter: body, orelse */
     S_WHILE,     /* cond: body, orelse */
@@ -109,22 +111,25 @@ typedef enum {
     S_RAISE,     /* value may be NULL (re-raise) */
     S_ASSERT,    /* cond, msg */
     S_WITH,      /* items: with nogil, gil, parallel(...), cython.boundscheck(False) ...; body */
-    S_IMPORT,    /* import a.b.c [as x]: module, alias */
+    S_IMPORT,    /* import a.b.c [as x]: module, alias in aliases.items[0] (and name);
+                    one node per module of "import a, b"; name_pos[0] = module's pos */
     S_FROMIMPORT,/* from module import/cimport names [as aliases]; is_cimport */
-    S_CIMPORT,   /* cimport a.b [as x] */
+    S_CIMPORT,   /* cimport a.b [as x]: as S_IMPORT */
     S_FUNC,      /* def / cdef / cpdef function */
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
-    S_CTYPEDEF,  /* ctypedef TYPE name */
-    S_CLASS,     /* parsed only to be rejected by sema with "... is not supported" */
+    S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
+    S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
+                    ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
-    S_DEL,
-    S_UNSUPPORTED, /* a construct the parser recognised but cyocl rejects; what says which */
+    S_DEL,       /* targets */
+    S_UNSUPPORTED, /* a construct the parser recognised but cyocl rejects; what says which,
+                      as "%s is not supported" ("a struct definition", "'include'") */
 } ANodeKind;
 
 typedef enum { FN_DEF, FN_CDEF, FN_CPDEF } FuncKind;
 
 typedef struct AParam {
-    CyPos pos;
+    CyPos pos;              /* of the name (type->pos is the type's) */
     const char *name;
     ATypeSyn *type;         /* NULL: untyped (a Python object in def) */
     struct ANode *deflt;    /* default value or NULL */
@@ -160,7 +165,7 @@ typedef struct ANode {
     const char *op;         /* A_BINOP, A_UNOP, S_AUGASSIGN */
     uint64_t ival;          /* A_INT */
     int int_overflow;
-    const char *int_text;   /* A_INT: source text (big Python ints go through PyLong_FromString) */
+    const char *int_text;   /* A_INT: source text without a C suffix (big Python ints go through PyLong_FromString) */
     double fval;            /* A_FLOAT, A_IMAG */
     const char *sval;       /* A_STR (adjacent literals joined); is_bytes if b"" */
     int slen, is_bytes, is_fstring;

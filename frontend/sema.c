@@ -1362,8 +1362,17 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     }
     case A_SIZEOF: {
         IrExpr *e = mk(s, E_SIZEOF, cy_type_scalar(TY_SIZE), n->pos);
+        const char *tname = n->obj && n->obj->kind == A_NAME ? n->obj->name
+                            : n->obj && n->obj->kind == A_ATTR ? qual_of(s, n->obj) : NULL;
+        CyType *named = NULL;
+        if (!n->type && n->obj && n->obj->kind == A_ATTR && n->obj->obj->kind == A_NAME)
+            named = scalar_by_name(s, cy_fmt(s->a, "%s.%s", n->obj->obj->name, n->obj->name));
+        else if (tname && n->obj->kind == A_NAME)
+            named = scalar_by_name(s, tname);
         if (n->type) {
             e->ty2 = resolve_type(s, n->type);
+        } else if (named) {
+            e->ty2 = named;
         } else {
             s->quiet++;
             e->ty2 = lower_expr(s, n->obj)->ty;

@@ -1,0 +1,1726 @@
+/* parse.c: tokens -> AST, by recursive descent.
+ *
+ * Expressions follow Python's precedence, with Cython's casts (<T>x,
+ * <T?>x), address-of (&x) and sizeof at the level of unary operators.
+ * Statements cover the Cython subset cyocl compiles plus enough of the rest
+ * to reject it by name.  The first syntax error is reported and unwinds with
+ * longjmp (the parser does not recover): all memory is in the arena. */
+#define _POSIX_C_SOURCE 200809L
+#include "frontend.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* Bounds the recursion on hostile input (the lexer already caps brackets at
+ * 200 and indentation at 100 levels, but unary operators and casts nest
+ * without brackets). */
+#define MAX_DEPTH 200
+
+typedef struct {
+    CyArena *a;
+    CyDiag *d;
+    const Token *toks;
+    int n, i;
+    int depth;
+    jmp_buf jb;
+} P;
+
+/* ---- errors --------------------------------------------------------------- */
+
+static _Noreturn void fail(P *p) { longjmp(p->jb, 1); }
+
+static _Noreturn void err_at(P *p, CyPos pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static _Noreturn void err_at(P *p, CyPos pos, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cy_error(p->d, pos, "%s", buf);
+    fail(p);
+}
+
+/* A syntax error at the current token.  Inside brackets opened on an
+ * earlier line, the likely mistake is the bracket, so it is blamed. */
+static _Noreturn void err_syntax(P *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static _Noreturn void err_syntax(P *p, const char *fmt, ...) {
+    const Token *t = &p->toks[p->i];
+    if (t->open_bracket >= 0 && t->open_bracket < p->n) {
+        const Token *b = &p->toks[t->open_bracket];
+        if (b->pos.line < t->pos.line)
+            err_at(p, b->pos, "'%s' was never closed", b->text);
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    err_at(p, t->pos, "%s", buf);
+}
+
+static _Noreturn void err_unexpected(P *p) {
+    switch (p->toks[p->i].kind) {
+    case TK_INDENT: err_at(p, p->toks[p->i].pos, "unexpected indent");
+    case TK_DEDENT: err_syntax(p, "unexpected unindent");
+    case TK_EOF: err_syntax(p, "unexpected end of file");
+    default: err_syntax(p, "invalid syntax");
+    }
+}
+
+/* ---- token helpers -------------------------------------------------------- */
+
+static const Token *tok(P *p) { return &p->toks[p->i]; }
+
+static const Token *ahead(P *p, int k) {
+    int j = p->i + k;
+    return &p->toks[j < p->n ? j : p->n - 1];
+}
+
+static const Token *adv(P *p) {
+    const Token *t = &p->toks[p->i];
+    if (p->i < p->n - 1)
+        p->i++;
+    return t;
+}
+
+static int is_punct(const Token *t, const char *s) { return t->kind == TK_PUNCT && !strcmp(t->text, s); }
+static int is_kw(const Token *t, const char *s) { return t->kind == TK_KW && !strcmp(t->text, s); }
+static int is_name(const Token *t, const char *s) { return t->kind == TK_NAME && !strcmp(t->text, s); }
+
+static int at_punct(P *p, const char *s) { return is_punct(tok(p), s); }
+static int at_kw(P *p, const char *s) { return is_kw(tok(p), s); }
+static int at_name(P *p, const char *s) { return is_name(tok(p), s); }
+
+static int accept_punct(P *p, const char *s) {
+    if (!at_punct(p, s))
+        return 0;
+    adv(p);
+    return 1;
+}
+
+static int accept_kw(P *p, const char *s) {
+    if (!at_kw(p, s))
+        return 0;
+    adv(p);
+    return 1;
+}
+
+static void expect_punct(P *p, const char *s) {
+    if (!accept_punct(p, s))
+        err_syntax(p, "expected '%s'", s);
+}
+
+static const Token *expect_name(P *p, const char *what) {
+    if (tok(p)->kind != TK_NAME) {
+        if (tok(p)->kind == TK_KW)
+            err_syntax(p, "invalid syntax: '%s' is a keyword, expected %s", tok(p)->text, what);
+        err_syntax(p, "invalid syntax: expected %s", what);
+    }
+    return adv(p);
+}
+
+static void expect_newline(P *p) {
+    if (tok(p)->kind != TK_NEWLINE)
+        err_unexpected(p);
+    adv(p);
+}
+
+static void enter(P *p) {
+    if (++p->depth > MAX_DEPTH)
+        err_at(p, tok(p)->pos, "too deeply nested");
+}
+
+static void leave(P *p) { p->depth--; }
+
+static ANode *new_node(P *p, ANodeKind k, CyPos pos) {
+    ANode *n = cy_alloc(p->a, sizeof *n);
+    n->kind = k;
+    n->pos = pos;
+    return n;
+}
+
+static CyPos *pos_dup(P *p, CyPos pos) {
+    CyPos *q = cy_alloc(p->a, sizeof *q);
+    *q = pos;
+    return q;
+}
+
+static void push(P *p, CyVec *v, void *item) { cy_vec_push(p->a, v, item); }
+
+/* Can this token begin an expression?  (Decides whether a comma ends a
+ * tuple and whether 'return' has a value.) */
+static int starts_expr(const Token *t) {
+    switch (t->kind) {
+    case TK_NAME: case TK_INT: case TK_FLOAT: case TK_IMAG: case TK_STR:
+        return 1;
+    case TK_KW:
+        return !strcmp(t->text, "None") || !strcmp(t->text, "True") || !strcmp(t->text, "False") ||
+               !strcmp(t->text, "not") || !strcmp(t->text, "lambda") || !strcmp(t->text, "await") ||
+               !strcmp(t->text, "yield");
+    case TK_PUNCT: {
+        static const char *const ok[] = {"(", "[", "{", "-", "+", "~", "&", "<", "*", "...", NULL};
+        for (int k = 0; ok[k]; k++)
+            if (!strcmp(t->text, ok[k]))
+                return 1;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+static int is_c_word(const char *s) {
+    static const char *const w[] = {"unsigned", "signed", "short", "long", "char", "int", "float", "double", NULL};
+    for (int k = 0; w[k]; k++)
+        if (!strcmp(s, w[k]))
+            return 1;
+    return 0;
+}
+
+/* Names that Cython takes for a type even when no variable name follows
+ * (a nameless parameter in a C signature: "double sin(double)"). */
+static int is_builtin_type(const char *s) {
+    static const char *const w[] = {"bint", "void", "object", "Py_ssize_t", "ssize_t", "size_t",
+                                    "ptrdiff_t", "Py_hash_t", "Py_UCS4", "Py_UNICODE", NULL};
+    if (is_c_word(s))
+        return 1;
+    for (int k = 0; w[k]; k++)
+        if (!strcmp(s, w[k]))
+            return 1;
+    return 0;
+}
+
+/* "unsigned long int" -> "unsigned long", "signed int" -> "int", ... */
+static const char *c_scalar(P *p, CyPos pos) {
+    int sign = 0, nshort = 0, nlong = 0;
+    const char *base = NULL;
+    while (tok(p)->kind == TK_NAME && is_c_word(tok(p)->text)) {
+        const char *w = adv(p)->text;
+        if (!strcmp(w, "signed") || !strcmp(w, "unsigned")) {
+            if (sign)
+                err_at(p, pos, "invalid C type: repeated signedness");
+            sign = w[0] == 's' ? 1 : 2;
+        } else if (!strcmp(w, "short")) {
+            nshort++;
+        } else if (!strcmp(w, "long")) {
+            nlong++;
+        } else {
+            if (base)
+                err_at(p, pos, "invalid C type: '%s' after '%s'", w, base);
+            base = w;
+        }
+    }
+    if (nshort > 1 || nlong > 2 || (nshort && nlong))
+        err_at(p, pos, "invalid C type");
+    if (base && (!strcmp(base, "float") || !strcmp(base, "double"))) {
+        if (sign || nshort || (nlong && base[0] == 'f') || nlong > 1)
+            err_at(p, pos, "invalid C type");
+        return nlong ? "long double" : base;
+    }
+    if (base && !strcmp(base, "char")) {
+        if (nshort || nlong)
+            err_at(p, pos, "invalid C type");
+        return sign == 1 ? "signed char" : sign == 2 ? "unsigned char" : "char";
+    }
+    const char *core = nshort ? "short" : nlong == 2 ? "long long" : nlong ? "long" : "int";
+    return sign == 2 ? cy_fmt(p->a, "unsigned %s", core) : core;
+}
+
+static int count_stars(P *p) {
+    int n = 0;
+    for (;;) {
+        if (accept_punct(p, "*"))
+            n++;
+        else if (accept_punct(p, "**"))
+            n += 2;
+        else
+            return n;
+    }
+}
+
+/* The axes of a memoryview type: [:], [:, ::1], [::1, :] ... */
+static void view_axes(P *p, ATypeSyn *ty) {
+    adv(p); /* '[' */
+    for (;;) {
+        const Token *t = tok(p);
+        if (!is_punct(t, ":"))
+            err_syntax(p, "invalid memoryview type: expected ':' or '::1' for each axis "
+                          "(buffer syntax like 'ndarray[double, ndim=2]' is not supported)");
+        adv(p);
+        int contig = 0;
+        if (accept_punct(p, ":")) {
+            const Token *one = tok(p);
+            if (one->kind != TK_INT || one->ival != 1 || one->int_overflow)
+                err_syntax(p, "unsupported memoryview axis: only ':' and '::1' are supported");
+            adv(p);
+            contig = 1;
+        }
+        if (ty->ndim == 8)
+            err_at(p, t->pos, "memoryviews of more than 8 dimensions are not supported");
+        ty->axes[ty->ndim] = (char)contig;
+        ty->axes_pos[ty->ndim] = t->pos;
+        ty->ndim++;
+        if (accept_punct(p, ","))
+            continue;
+        expect_punct(p, "]");
+        return;
+    }
+}
+
+/* [const] base-type [complex] ['*'...] ['[' axes ']'].  In declarations
+ * the '*'s belong to each declarator, as in C ("cdef double *p, q" makes q
+ * a double), so the caller counts them: with_stars = 0. */
+static ATypeSyn *parse_type_ex(P *p, int with_stars) {
+    ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
+    ty->pos = tok(p)->pos;
+    if (at_name(p, "const") && ahead(p, 1)->kind == TK_NAME) {
+        adv(p);
+        ty->is_const = 1;
+    }
+    const Token *t = tok(p);
+    if (t->kind != TK_NAME)
+        err_syntax(p, "invalid syntax: expected a type");
+    if (is_c_word(t->text)) {
+        ty->name = c_scalar(p, t->pos);
+        if ((!strcmp(ty->name, "float") || !strcmp(ty->name, "double") ||
+             !strcmp(ty->name, "long double")) && at_name(p, "complex")) {
+            adv(p);
+            ty->name = cy_fmt(p->a, "%s complex", ty->name);
+        }
+    } else {
+        ty->name = adv(p)->text;
+        while (at_punct(p, ".") && ahead(p, 1)->kind == TK_NAME) {
+            adv(p);
+            ty->name = cy_fmt(p->a, "%s.%s", ty->name, adv(p)->text);
+        }
+    }
+    if (with_stars)
+        ty->ptr = count_stars(p);
+    if (at_punct(p, "["))
+        view_axes(p, ty);
+    return ty;
+}
+
+static ATypeSyn *parse_type(P *p) { return parse_type_ex(p, 1); }
+
+static ATypeSyn *type_with_stars(P *p, ATypeSyn *base, int stars) {
+    if (!stars)
+        return base;
+    ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
+    *ty = *base;
+    ty->ptr += stars;
+    return ty;
+}
+
+static ATypeSyn *object_type(P *p, CyPos pos) {
+    ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
+    ty->pos = pos;
+    ty->name = "object";
+    return ty;
+}
+
+/* ---- expressions ---------------------------------------------------------- */
+
+static ANode *parse_test(P *p);
+static ANode *parse_factor(P *p);
+static ANode *parse_bitor(P *p);
+
+static _Noreturn void unsupported_expr(P *p, const Token *t) {
+    if (is_kw(t, "lambda"))
+        err_at(p, t->pos, "lambda expressions are not supported");
+    if (is_kw(t, "yield"))
+        err_at(p, t->pos, "yield (generators) is not supported");
+    if (is_kw(t, "await"))
+        err_at(p, t->pos, "await is not supported");
+    if (is_punct(t, "*") || is_punct(t, "**"))
+        err_at(p, t->pos, "starred expressions are not supported");
+    if (is_punct(t, "..."))
+        err_at(p, t->pos, "Ellipsis ('...') is not supported");
+    err_unexpected(p);
+}
+
+/* Adjacent string literals form one constant, as in Python. */
+static ANode *parse_strings(P *p) {
+    const Token *t0 = tok(p);
+    ANode *n = new_node(p, A_STR, t0->pos);
+    n->is_bytes = strchr(t0->str_prefix, 'b') != NULL;
+    size_t total = 0;
+    int k = p->i;
+    for (; k < p->n && p->toks[k].kind == TK_STR; k++) {
+        const Token *t = &p->toks[k];
+        if ((strchr(t->str_prefix, 'b') != NULL) != n->is_bytes)
+            err_at(p, t->pos, "cannot mix bytes and nonbytes literals");
+        if (strchr(t->str_prefix, 'f'))
+            n->is_fstring = 1;
+        total += (size_t)t->slen;
+    }
+    if (total > 0x7fffffff)
+        err_at(p, t0->pos, "string literal too long");
+    char *s = cy_alloc(p->a, total + 1), *o = s;
+    while (tok(p)->kind == TK_STR) {
+        const Token *t = adv(p);
+        memcpy(o, t->sval, (size_t)t->slen);
+        o += t->slen;
+    }
+    *o = '\0';
+    n->sval = s;
+    n->slen = (int)total;
+    return n;
+}
+
+static ANode *parse_test_nostar(P *p) {
+    if (at_punct(p, "*") || at_punct(p, "**"))
+        unsupported_expr(p, tok(p));
+    return parse_test(p);
+}
+
+/* ( ... ): parenthesised expression, tuple, or (rejected) generator. */
+static ANode *parse_paren(P *p) {
+    const Token *lp = adv(p);
+    if (accept_punct(p, ")")) {
+        ANode *t = new_node(p, A_TUPLE, lp->pos);
+        t->parenthesized = 1;
+        return t;
+    }
+    ANode *first = parse_test_nostar(p);
+    if (at_kw(p, "for") || at_kw(p, "async"))
+        err_at(p, lp->pos, "comprehensions are not supported");
+    ANode *e = first;
+    if (at_punct(p, ",")) {
+        e = new_node(p, A_TUPLE, lp->pos);
+        push(p, &e->items, first);
+        while (accept_punct(p, ",")) {
+            if (at_punct(p, ")"))
+                break;
+            push(p, &e->items, parse_test_nostar(p));
+        }
+    }
+    expect_punct(p, ")");
+    e->parenthesized = 1;
+    return e;
+}
+
+static ANode *parse_list(P *p) {
+    const Token *lb = adv(p);
+    ANode *l = new_node(p, A_LIST, lb->pos);
+    while (!at_punct(p, "]")) {
+        push(p, &l->items, parse_test_nostar(p));
+        if (at_kw(p, "for") || at_kw(p, "async"))
+            err_at(p, lb->pos, "comprehensions are not supported");
+        if (!accept_punct(p, ","))
+            break;
+    }
+    expect_punct(p, "]");
+    return l;
+}
+
+static ANode *parse_dict(P *p) {
+    const Token *lb = adv(p);
+    ANode *d = new_node(p, A_DICT, lb->pos);
+    while (!at_punct(p, "}")) {
+        if (at_punct(p, "**"))
+            err_at(p, tok(p)->pos, "dict unpacking ('**') is not supported");
+        ANode *k = parse_test_nostar(p);
+        if (!at_punct(p, ":")) {
+            if (at_kw(p, "for") || at_kw(p, "async"))
+                err_at(p, lb->pos, "comprehensions are not supported");
+            err_at(p, lb->pos, "set literals are not supported");
+        }
+        adv(p);
+        ANode *v = parse_test(p);
+        if (at_kw(p, "for") || at_kw(p, "async"))
+            err_at(p, lb->pos, "comprehensions are not supported");
+        push(p, &d->items, k);
+        push(p, &d->values, v);
+        if (!accept_punct(p, ","))
+            break;
+    }
+    expect_punct(p, "}");
+    return d;
+}
+
+static ANode *parse_atom(P *p) {
+    const Token *t = tok(p);
+    ANode *n;
+    switch (t->kind) {
+    case TK_NAME:
+        adv(p);
+        n = new_node(p, A_NAME, t->pos);
+        n->name = t->text;
+        return n;
+    case TK_INT: {
+        adv(p);
+        n = new_node(p, A_INT, t->pos);
+        n->ival = t->ival;
+        n->int_overflow = t->int_overflow;
+        /* without the C suffix: PyLong_FromString(text, NULL, 0) takes it */
+        int len = t->len;
+        while (len > 0 && strchr("uUlL", t->text[len - 1]))
+            len--;
+        n->int_text = cy_strndup(p->a, t->text, (size_t)len);
+        return n;
+    }
+    case TK_FLOAT:
+    case TK_IMAG:
+        adv(p);
+        n = new_node(p, t->kind == TK_FLOAT ? A_FLOAT : A_IMAG, t->pos);
+        n->fval = t->fval;
+        return n;
+    case TK_STR:
+        return parse_strings(p);
+    case TK_KW:
+        if (is_kw(t, "None") || is_kw(t, "True") || is_kw(t, "False")) {
+            adv(p);
+            return new_node(p, t->text[0] == 'N' ? A_NONE : t->text[0] == 'T' ? A_TRUE : A_FALSE,
+                            t->pos);
+        }
+        unsupported_expr(p, t);
+    case TK_PUNCT:
+        if (is_punct(t, "("))
+            return parse_paren(p);
+        if (is_punct(t, "["))
+            return parse_list(p);
+        if (is_punct(t, "{"))
+            return parse_dict(p);
+        unsupported_expr(p, t);
+    default:
+        err_unexpected(p);
+    }
+}
+
+static ANode *parse_call(P *p, ANode *callee) {
+    adv(p); /* '(' */
+    ANode *c = new_node(p, A_CALL, callee->pos);
+    c->obj = callee;
+    while (!at_punct(p, ")")) {
+        const Token *t = tok(p);
+        if (is_punct(t, "*") || is_punct(t, "**"))
+            err_at(p, t->pos, "'%s' argument unpacking is not supported", t->text);
+        if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
+            for (int k = 0; k < c->kwnames.len; k++)
+                if (!strcmp(c->kwnames.items[k], t->text))
+                    err_at(p, t->pos, "keyword argument repeated: %s", t->text);
+            adv(p);
+            adv(p);
+            push(p, &c->kwnames, (void *)t->text);
+            push(p, &c->kwpos, pos_dup(p, t->pos));
+            push(p, &c->values, parse_test(p));
+        } else {
+            if (c->kwnames.len)
+                err_at(p, t->pos, "positional argument follows keyword argument");
+            ANode *arg = parse_test(p);
+            if (at_kw(p, "for") || at_kw(p, "async"))
+                err_at(p, arg->pos, "comprehensions are not supported");
+            push(p, &c->items, arg);
+        }
+        if (!accept_punct(p, ","))
+            break;
+    }
+    expect_punct(p, ")");
+    return c;
+}
+
+/* One subscript item: an expression or a slice lo:hi:step. */
+static ANode *parse_slice_item(P *p) {
+    const Token *t = tok(p);
+    ANode *lo = NULL;
+    if (!is_punct(t, ":")) {
+        lo = parse_test_nostar(p);
+        if (!at_punct(p, ":"))
+            return lo;
+    }
+    ANode *s = new_node(p, A_SLICE, lo ? lo->pos : t->pos);
+    s->then = lo;
+    adv(p); /* ':' */
+    if (!at_punct(p, ":") && !at_punct(p, ",") && !at_punct(p, "]"))
+        s->other = parse_test(p);
+    if (accept_punct(p, ":") && !at_punct(p, ",") && !at_punct(p, "]"))
+        s->cond = parse_test(p);
+    return s;
+}
+
+static ANode *parse_subscript(P *p, ANode *obj) {
+    adv(p); /* '[' */
+    ANode *x = new_node(p, A_INDEX, obj->pos);
+    x->obj = obj;
+    if (at_punct(p, "]"))
+        err_syntax(p, "invalid syntax: empty subscript");
+    for (;;) {
+        push(p, &x->items, parse_slice_item(p));
+        if (!accept_punct(p, ",") || at_punct(p, "]"))
+            break;
+    }
+    expect_punct(p, "]");
+    return x;
+}
+
+static ANode *parse_primary(P *p) {
+    ANode *e = parse_atom(p);
+    for (;;) {
+        if (at_punct(p, ".")) {
+            adv(p);
+            const Token *nm = expect_name(p, "an attribute name");
+            ANode *a = new_node(p, A_ATTR, e->pos);
+            a->obj = e;
+            a->name = nm->text;
+            e = a;
+        } else if (at_punct(p, "(")) {
+            e = parse_call(p, e);
+        } else if (at_punct(p, "[")) {
+            e = parse_subscript(p, e);
+        } else {
+            return e;
+        }
+    }
+}
+
+static ANode *parse_power(P *p) {
+    ANode *e = parse_primary(p);
+    if (at_punct(p, "**")) {
+        adv(p);
+        ANode *b = new_node(p, A_BINOP, e->pos);
+        b->op = "**";
+        b->lhs = e;
+        enter(p);
+        b->rhs = parse_factor(p); /* right associative; -x**-y = -(x**(-y)) */
+        leave(p);
+        return b;
+    }
+    return e;
+}
+
+/* Cython's sizeof: a type when the words can only be a type, otherwise an
+ * expression (a bare name may still be a typedef: sema decides). */
+static ANode *parse_sizeof(P *p) {
+    const Token *kw = adv(p);
+    adv(p); /* '(' */
+    ANode *n = new_node(p, A_SIZEOF, kw->pos);
+    const Token *t = tok(p);
+    int is_type = 0;
+    if (t->kind == TK_NAME) {
+        if (is_name(t, "const") || is_c_word(t->text) ||
+            (is_builtin_type(t->text) && is_punct(ahead(p, 1), ")")))
+            is_type = 1;
+        else {
+            /* dotted name followed by '*' ... ')' or a memoryview: a type */
+            int k = 1;
+            while (is_punct(ahead(p, k), ".") && ahead(p, k + 1)->kind == TK_NAME)
+                k += 2;
+            const Token *u = ahead(p, k);
+            if (is_punct(u, "*") || is_punct(u, "**")) {
+                while (is_punct(ahead(p, k), "*") || is_punct(ahead(p, k), "**"))
+                    k++;
+                is_type = is_punct(ahead(p, k), ")");
+            } else if (is_punct(u, "[") && is_punct(ahead(p, k + 1), ":")) {
+                is_type = 1;
+            }
+        }
+    }
+    if (is_type)
+        n->type = parse_type(p);
+    else
+        n->obj = parse_test(p);
+    expect_punct(p, ")");
+    return n;
+}
+
+static ANode *parse_factor(P *p) {
+    const Token *t = tok(p);
+    if (is_punct(t, "-") || is_punct(t, "+") || is_punct(t, "~")) {
+        adv(p);
+        ANode *u = new_node(p, A_UNOP, t->pos);
+        u->op = t->text;
+        enter(p);
+        u->obj = parse_factor(p);
+        leave(p);
+        return u;
+    }
+    if (is_punct(t, "&")) {
+        adv(p);
+        ANode *u = new_node(p, A_ADDR, t->pos);
+        enter(p);
+        u->obj = parse_factor(p);
+        leave(p);
+        return u;
+    }
+    if (is_punct(t, "<")) {
+        adv(p);
+        ANode *c = new_node(p, A_CAST, t->pos);
+        c->type = parse_type(p);
+        c->checked_cast = accept_punct(p, "?");
+        if (!accept_punct(p, ">"))
+            err_syntax(p, "expected '>' to close the cast");
+        enter(p);
+        c->obj = parse_factor(p);
+        leave(p);
+        return c;
+    }
+    if (is_name(t, "sizeof") && is_punct(ahead(p, 1), "("))
+        return parse_sizeof(p);
+    return parse_power(p);
+}
+
+/* Left-associative binary operator levels, loosest first. */
+static const char *const binop_levels[][6] = {
+    {"|", NULL},
+    {"^", NULL},
+    {"&", NULL},
+    {"<<", ">>", NULL},
+    {"+", "-", NULL},
+    {"*", "/", "//", "%", "@", NULL},
+};
+#define NLEVELS ((int)(sizeof binop_levels / sizeof binop_levels[0]))
+
+static ANode *parse_binary(P *p, int level) {
+    if (level == NLEVELS)
+        return parse_factor(p);
+    ANode *e = parse_binary(p, level + 1);
+    for (;;) {
+        const Token *t = tok(p);
+        const char *op = NULL;
+        if (t->kind == TK_PUNCT)
+            for (int k = 0; binop_levels[level][k]; k++)
+                if (!strcmp(t->text, binop_levels[level][k]))
+                    op = binop_levels[level][k];
+        if (!op)
+            return e;
+        adv(p);
+        ANode *b = new_node(p, A_BINOP, e->pos);
+        b->op = op;
+        b->lhs = e;
+        b->rhs = parse_binary(p, level + 1);
+        e = b;
+    }
+}
+
+static ANode *parse_bitor(P *p) { return parse_binary(p, 0); }
+
+/* Consumes a comparison operator if there is one. */
+static const char *comp_op(P *p) {
+    static const char *const ops[] = {"<", ">", "==", ">=", "<=", "!=", NULL};
+    const Token *t = tok(p);
+    if (t->kind == TK_PUNCT) {
+        for (int k = 0; ops[k]; k++)
+            if (!strcmp(t->text, ops[k])) {
+                adv(p);
+                return ops[k];
+            }
+        return NULL;
+    }
+    if (is_kw(t, "in")) {
+        adv(p);
+        return "in";
+    }
+    if (is_kw(t, "not") && is_kw(ahead(p, 1), "in")) {
+        adv(p);
+        adv(p);
+        return "not in";
+    }
+    if (is_kw(t, "is")) {
+        adv(p);
+        return accept_kw(p, "not") ? "is not" : "is";
+    }
+    return NULL;
+}
+
+static ANode *parse_comparison(P *p) {
+    ANode *first = parse_bitor(p);
+    const char *op = comp_op(p);
+    if (!op)
+        return first;
+    ANode *c = new_node(p, A_COMPARE, first->pos);
+    push(p, &c->items, first);
+    while (op) {
+        push(p, &c->kwnames, (void *)op);
+        push(p, &c->items, parse_bitor(p));
+        op = comp_op(p);
+    }
+    return c;
+}
+
+static ANode *parse_not(P *p) {
+    const Token *t = tok(p);
+    if (is_kw(t, "not")) {
+        adv(p);
+        ANode *n = new_node(p, A_NOT, t->pos);
+        enter(p);
+        n->obj = parse_not(p);
+        leave(p);
+        return n;
+    }
+    return parse_comparison(p);
+}
+
+static ANode *parse_and(P *p) {
+    ANode *e = parse_not(p);
+    while (at_kw(p, "and")) {
+        adv(p);
+        ANode *b = new_node(p, A_AND, e->pos);
+        b->lhs = e;
+        b->rhs = parse_not(p);
+        e = b;
+    }
+    return e;
+}
+
+static ANode *parse_or(P *p) {
+    ANode *e = parse_and(p);
+    while (at_kw(p, "or")) {
+        adv(p);
+        ANode *b = new_node(p, A_OR, e->pos);
+        b->lhs = e;
+        b->rhs = parse_and(p);
+        e = b;
+    }
+    return e;
+}
+
+static ANode *parse_test(P *p) {
+    enter(p);
+    if (at_kw(p, "lambda"))
+        unsupported_expr(p, tok(p));
+    ANode *e = parse_or(p);
+    if (at_kw(p, "if")) {
+        adv(p);
+        ANode *c = new_node(p, A_COND, e->pos);
+        c->then = e;
+        c->cond = parse_or(p);
+        if (!accept_kw(p, "else"))
+            err_syntax(p, "expected 'else' after 'if' expression");
+        c->other = parse_test(p);
+        e = c;
+    }
+    if (at_punct(p, ":="))
+        err_at(p, e->pos, "assignment expressions (':=') are not supported");
+    leave(p);
+    return e;
+}
+
+/* test (',' test)* [','] -- a bare tuple when there is a comma. */
+static ANode *parse_testlist(P *p) {
+    ANode *first = parse_test_nostar(p);
+    if (!at_punct(p, ","))
+        return first;
+    ANode *t = new_node(p, A_TUPLE, first->pos);
+    push(p, &t->items, first);
+    while (accept_punct(p, ",") && starts_expr(tok(p)))
+        push(p, &t->items, parse_test_nostar(p));
+    return t;
+}
+
+/* Targets of 'for' and 'del': no comparisons, so 'in' ends them. */
+static ANode *parse_exprlist(P *p) {
+    if (at_punct(p, "*"))
+        unsupported_expr(p, tok(p));
+    ANode *first = parse_bitor(p);
+    if (!at_punct(p, ","))
+        return first;
+    ANode *t = new_node(p, A_TUPLE, first->pos);
+    push(p, &t->items, first);
+    while (accept_punct(p, ",") && starts_expr(tok(p))) {
+        if (at_punct(p, "*"))
+            unsupported_expr(p, tok(p));
+        push(p, &t->items, parse_bitor(p));
+    }
+    return t;
+}
+
+static void check_target(P *p, ANode *e, const char *verb) {
+    switch (e->kind) {
+    case A_NAME: case A_ATTR: case A_INDEX:
+        return;
+    case A_TUPLE: case A_LIST:
+        for (int k = 0; k < e->items.len; k++)
+            check_target(p, e->items.items[k], verb);
+        return;
+    case A_CALL: err_at(p, e->pos, "cannot %s function call", verb);
+    case A_INT: case A_FLOAT: case A_IMAG: case A_STR: err_at(p, e->pos, "cannot %s literal", verb);
+    case A_NONE: err_at(p, e->pos, "cannot %s None", verb);
+    case A_TRUE: err_at(p, e->pos, "cannot %s True", verb);
+    case A_FALSE: err_at(p, e->pos, "cannot %s False", verb);
+    case A_COMPARE: err_at(p, e->pos, "cannot %s comparison", verb);
+    case A_COND: err_at(p, e->pos, "cannot %s conditional expression", verb);
+    case A_DICT: err_at(p, e->pos, "cannot %s dict literal", verb);
+    default: err_at(p, e->pos, "cannot %s expression", verb);
+    }
+}
+
+/* ---- statements ----------------------------------------------------------- */
+
+static void parse_stmt(P *p, CyVec *out);
+static void parse_simple_line(P *p, CyVec *out);
+
+/* After ':': a simple statement on the same line or an indented block. */
+static void parse_suite(P *p, CyVec *out) {
+    if (tok(p)->kind != TK_NEWLINE) {
+        parse_simple_line(p, out);
+        return;
+    }
+    adv(p);
+    if (tok(p)->kind != TK_INDENT)
+        err_syntax(p, "expected an indented block");
+    adv(p);
+    enter(p);
+    while (tok(p)->kind != TK_DEDENT && tok(p)->kind != TK_EOF) {
+        if (tok(p)->kind == TK_INDENT)
+            err_unexpected(p);
+        parse_stmt(p, out);
+    }
+    leave(p);
+    adv(p); /* DEDENT */
+}
+
+static void block_colon(P *p) { expect_punct(p, ":"); }
+
+/* Skips a statement we only recognise to reject: the rest of its line and
+ * the indented block under it, if any. */
+static void skip_stmt(P *p) {
+    while (tok(p)->kind != TK_NEWLINE && tok(p)->kind != TK_EOF)
+        adv(p);
+    adv(p);
+    if (tok(p)->kind != TK_INDENT)
+        return;
+    int level = 0;
+    do {
+        if (tok(p)->kind == TK_INDENT)
+            level++;
+        else if (tok(p)->kind == TK_DEDENT)
+            level--;
+        adv(p);
+    } while (level > 0 && tok(p)->kind != TK_EOF);
+}
+
+/* S_UNSUPPORTED: what reads as "<what> is not supported". */
+static ANode *unsupported(P *p, CyPos pos, const char *what) {
+    ANode *n = new_node(p, S_UNSUPPORTED, pos);
+    n->what = what;
+    skip_stmt(p);
+    return n;
+}
+
+/* class: kept as S_CLASS (with its name) for sema to reject; the body is
+ * skipped so that later errors in the file can still be reported. */
+static ANode *parse_class(P *p, CyPos pos, const char *what) {
+    const char *name = NULL;
+    for (int k = 0; k < 3; k++)
+        if (ahead(p, k)->kind == TK_NAME) {
+            name = ahead(p, k)->text;
+            break;
+        }
+    ANode *n = unsupported(p, pos, what);
+    n->kind = S_CLASS;
+    n->name = name;
+    return n;
+}
+
+static const char *dotted_name(P *p, CyPos *pos) {
+    const Token *t = expect_name(p, "a module name");
+    if (pos)
+        *pos = t->pos;
+    const char *s = t->text;
+    while (accept_punct(p, "."))
+        s = cy_fmt(p->a, "%s.%s", s, expect_name(p, "a module name")->text);
+    return s;
+}
+
+/* import a.b [as c], d  /  cimport a.b [as c], d: one node per module */
+static void parse_import(P *p, CyVec *out, ANodeKind kind) {
+    const Token *kw = adv(p);
+    do {
+        CyPos mpos;
+        ANode *n = new_node(p, kind, kw->pos);
+        n->module = dotted_name(p, &mpos);
+        push(p, &n->name_pos, pos_dup(p, mpos));
+        const char *alias = NULL;
+        if (accept_kw(p, "as"))
+            alias = expect_name(p, "a name after 'as'")->text;
+        push(p, &n->aliases, (void *)alias);
+        n->name = alias;
+        n->is_cimport = kind == S_CIMPORT;
+        push(p, out, n);
+    } while (accept_punct(p, ","));
+}
+
+/* from a.b import x [as y], z  /  from a.b cimport ... */
+static ANode *parse_from(P *p) {
+    const Token *kw = adv(p);
+    if (at_punct(p, ".") || at_punct(p, "..."))
+        err_at(p, tok(p)->pos, "relative imports are not supported");
+    ANode *n = new_node(p, S_FROMIMPORT, kw->pos);
+    n->module = dotted_name(p, NULL);
+    if (accept_kw(p, "cimport"))
+        n->is_cimport = 1;
+    else if (!accept_kw(p, "import"))
+        err_syntax(p, "expected 'import' or 'cimport'");
+    if (at_punct(p, "*"))
+        err_at(p, tok(p)->pos, "'import *' is not supported");
+    int paren = accept_punct(p, "(");
+    for (;;) {
+        const Token *nm = expect_name(p, "a name to import");
+        push(p, &n->names, (void *)nm->text);
+        push(p, &n->name_pos, pos_dup(p, nm->pos));
+        const char *alias = NULL;
+        if (accept_kw(p, "as"))
+            alias = expect_name(p, "a name after 'as'")->text;
+        push(p, &n->aliases, (void *)alias);
+        if (!accept_punct(p, ","))
+            break;
+        if (paren && at_punct(p, ")"))
+            break;
+    }
+    if (paren)
+        expect_punct(p, ")");
+    return n;
+}
+
+static void parse_expr_stmt(P *p, CyVec *out) {
+    static const char *const aug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=",
+                                      "<<=", "&=", "|=", "^=", "@=", NULL};
+    ANode *e = parse_testlist(p);
+    const Token *t = tok(p);
+    if (is_punct(t, "=")) {
+        ANode *a = new_node(p, S_ASSIGN, e->pos);
+        while (accept_punct(p, "=")) {
+            check_target(p, e, "assign to");
+            push(p, &a->targets, e);
+            if (at_kw(p, "yield"))
+                unsupported_expr(p, tok(p));
+            e = parse_testlist(p);
+        }
+        a->value = e;
+        push(p, out, a);
+        return;
+    }
+    if (t->kind == TK_PUNCT) {
+        for (int k = 0; aug[k]; k++) {
+            if (strcmp(t->text, aug[k]))
+                continue;
+            if (e->kind != A_NAME && e->kind != A_ATTR && e->kind != A_INDEX)
+                err_at(p, e->pos, "illegal expression for augmented assignment");
+            adv(p);
+            ANode *a = new_node(p, S_AUGASSIGN, e->pos);
+            a->op = cy_strndup(p->a, aug[k], strlen(aug[k]) - 1);
+            a->lhs = e;
+            push(p, &a->targets, e);
+            a->rhs = a->value = parse_testlist(p);
+            push(p, out, a);
+            return;
+        }
+    }
+    if (is_punct(t, ":"))
+        err_at(p, e->pos, "variable annotations are not supported; use 'cdef TYPE name'");
+    ANode *s = new_node(p, S_EXPR, e->pos);
+    s->value = e;
+    push(p, out, s);
+}
+
+static void parse_small(P *p, CyVec *out) {
+    const Token *t = tok(p);
+    ANode *n;
+    if (t->kind == TK_KW) {
+        if (is_kw(t, "pass") || is_kw(t, "break") || is_kw(t, "continue")) {
+            adv(p);
+            push(p, out, new_node(p, t->text[0] == 'p' ? S_PASS : t->text[0] == 'b' ? S_BREAK : S_CONTINUE,
+                                  t->pos));
+            return;
+        }
+        if (is_kw(t, "return")) {
+            adv(p);
+            n = new_node(p, S_RETURN, t->pos);
+            if (starts_expr(tok(p)))
+                n->value = parse_testlist(p);
+            push(p, out, n);
+            return;
+        }
+        if (is_kw(t, "raise")) {
+            adv(p);
+            n = new_node(p, S_RAISE, t->pos);
+            if (starts_expr(tok(p)))
+                n->value = parse_test(p);
+            if (at_kw(p, "from"))
+                err_at(p, tok(p)->pos, "'raise ... from ...' is not supported");
+            push(p, out, n);
+            return;
+        }
+        if (is_kw(t, "assert")) {
+            adv(p);
+            n = new_node(p, S_ASSERT, t->pos);
+            n->cond = parse_test(p);
+            if (accept_punct(p, ","))
+                n->value = parse_test(p);
+            push(p, out, n);
+            return;
+        }
+        if (is_kw(t, "global")) {
+            adv(p);
+            n = new_node(p, S_GLOBAL, t->pos);
+            do {
+                const Token *nm = expect_name(p, "a name");
+                push(p, &n->names, (void *)nm->text);
+                push(p, &n->name_pos, pos_dup(p, nm->pos));
+            } while (accept_punct(p, ","));
+            push(p, out, n);
+            return;
+        }
+        if (is_kw(t, "nonlocal"))
+            err_at(p, t->pos, "nonlocal statements are not supported");
+        if (is_kw(t, "del")) {
+            adv(p);
+            n = new_node(p, S_DEL, t->pos);
+            ANode *e = parse_exprlist(p);
+            if (e->kind == A_TUPLE) {
+                for (int k = 0; k < e->items.len; k++) {
+                    check_target(p, e->items.items[k], "delete");
+                    push(p, &n->targets, e->items.items[k]);
+                }
+            } else {
+                check_target(p, e, "delete");
+                push(p, &n->targets, e);
+            }
+            push(p, out, n);
+            return;
+        }
+        if (is_kw(t, "import")) {
+            parse_import(p, out, S_IMPORT);
+            return;
+        }
+        if (is_kw(t, "cimport")) {
+            parse_import(p, out, S_CIMPORT);
+            return;
+        }
+        if (is_kw(t, "from")) {
+            push(p, out, parse_from(p));
+            return;
+        }
+        if (is_kw(t, "yield"))
+            unsupported_expr(p, t);
+    }
+    /* Python 2 statements that Python 3 would misread as expressions */
+    if ((is_name(t, "print") || is_name(t, "exec")) && ahead(p, 1)->pos.line == t->pos.line) {
+        const Token *u = ahead(p, 1);
+        if (is_name(t, "print") && is_punct(u, ">>"))
+            err_at(p, t->pos, "'print >>' statements are not supported");
+        if (u->kind == TK_NAME || u->kind == TK_STR || u->kind == TK_INT || u->kind == TK_FLOAT)
+            err_at(p, t->pos, "'%s' statements are not supported (use %s(...))", t->text, t->text);
+    }
+    parse_expr_stmt(p, out);
+}
+
+static void parse_simple_line(P *p, CyVec *out) {
+    for (;;) {
+        parse_small(p, out);
+        if (!accept_punct(p, ";") || tok(p)->kind == TK_NEWLINE)
+            break;
+    }
+    expect_newline(p);
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+enum { PM_DEF, PM_CDEF, PM_EXTERN };
+
+static AParam *parse_param(P *p, int mode) {
+    const Token *t = tok(p);
+    if (is_punct(t, "*") || is_punct(t, "**"))
+        err_at(p, t->pos, "'%s' parameters (*args, **kwargs, keyword-only) are not supported", t->text);
+    if (is_punct(t, "/"))
+        err_at(p, t->pos, "positional-only parameters ('/') are not supported");
+    if (is_punct(t, "..."))
+        err_at(p, t->pos, "C varargs ('...') are not supported");
+    AParam *a = cy_alloc(p->a, sizeof *a);
+    a->pos = t->pos;
+    const Token *u = ahead(p, 1);
+    if (t->kind == TK_NAME && is_punct(u, ":"))
+        err_at(p, t->pos, "Python type annotations on parameters are not supported; "
+                          "write 'double %s' instead", t->text);
+    if (t->kind == TK_NAME && (is_punct(u, ",") || is_punct(u, ")") || is_punct(u, "=")) &&
+        !(mode != PM_DEF && is_builtin_type(t->text))) {
+        adv(p);
+        a->name = t->text;
+    } else {
+        a->type = parse_type(p);
+        if (tok(p)->kind == TK_NAME) {
+            a->pos = tok(p)->pos;
+            a->name = adv(p)->text;
+        } else if (mode == PM_DEF) {
+            err_syntax(p, "invalid syntax: expected a parameter name");
+        }
+        if (at_punct(p, "["))
+            err_at(p, tok(p)->pos, "C array parameters are not supported");
+    }
+    if (at_kw(p, "not") && is_kw(ahead(p, 1), "None")) {
+        adv(p);
+        adv(p);
+        a->not_none = 1;
+    } else if (at_kw(p, "or") && is_kw(ahead(p, 1), "None")) {
+        adv(p);
+        adv(p);
+        a->or_none = 1;
+    }
+    if (accept_punct(p, "="))
+        a->deflt = parse_test(p);
+    return a;
+}
+
+/* After '(': the parameters and the ')'. */
+static void parse_params(P *p, AFunc *f, int mode) {
+    int seen_default = 0;
+    while (!at_punct(p, ")")) {
+        AParam *a = parse_param(p, mode);
+        if (a->deflt)
+            seen_default = 1;
+        else if (seen_default)
+            err_at(p, a->pos, "non-default argument follows default argument");
+        push(p, &f->params, a);
+        if (!accept_punct(p, ","))
+            break;
+    }
+    expect_punct(p, ")");
+    /* C's "f(void)" */
+    if (mode != PM_DEF && f->params.len == 1) {
+        AParam *a = f->params.items[0];
+        if (!a->name && a->type && !strcmp(a->type->name, "void") && !a->type->ptr && !a->type->ndim)
+            f->params.len = 0;
+    }
+}
+
+/* noexcept / nogil / except ... / with gil, in any order. */
+static void func_trailers(P *p, AFunc *f) {
+    for (;;) {
+        if (at_name(p, "nogil")) {
+            adv(p);
+            f->is_nogil = 1;
+        } else if (at_name(p, "noexcept")) {
+            adv(p);
+            f->is_noexcept = 1;
+        } else if (at_kw(p, "with") && is_name(ahead(p, 1), "gil")) {
+            adv(p);
+            adv(p);
+            f->with_gil = 1;
+        } else if (at_kw(p, "except")) {
+            adv(p);
+            if (at_punct(p, "+"))
+                err_at(p, tok(p)->pos, "'except +' (C++ exceptions) is not supported");
+            if (accept_punct(p, "?")) {
+                f->has_except = 2;
+                if (accept_punct(p, "*"))
+                    f->has_except = 3;
+                else
+                    f->except_value = parse_test(p);
+            } else if (accept_punct(p, "*")) {
+                f->has_except = 3;
+            } else {
+                f->has_except = 1;
+                f->except_value = parse_test(p);
+            }
+        } else if (at_name(p, "const")) {
+            adv(p);
+        } else {
+            return;
+        }
+    }
+}
+
+static void take_docstring(AFunc *f) {
+    if (!f->body.len)
+        return;
+    ANode *s = f->body.items[0];
+    if (s->kind != S_EXPR || s->value->kind != A_STR || s->value->is_bytes || s->value->is_fstring)
+        return;
+    f->docstring = s->value->sval;
+    memmove(f->body.items, f->body.items + 1, sizeof(void *) * (size_t)(f->body.len - 1));
+    f->body.len--;
+}
+
+static ANode *new_func(P *p, FuncKind kind, CyPos pos, const Token *name, CyVec *decorators) {
+    ANode *n = new_node(p, S_FUNC, pos);
+    AFunc *f = cy_alloc(p->a, sizeof *f);
+    f->kind = kind;
+    f->name = name->text;
+    f->pos = name->pos;
+    if (decorators)
+        f->decorators = *decorators;
+    n->func = f;
+    n->name = f->name;
+    return n;
+}
+
+static ANode *parse_def(P *p, CyVec *decorators) {
+    const Token *kw = adv(p);
+    const Token *name = expect_name(p, "a function name");
+    ANode *n = new_func(p, FN_DEF, kw->pos, name, decorators);
+    expect_punct(p, "(");
+    parse_params(p, n->func, PM_DEF);
+    if (accept_punct(p, "->"))
+        parse_test(p); /* a Python annotation: ignored, as Cython does for def */
+    block_colon(p);
+    parse_suite(p, &n->func->body);
+    take_docstring(n->func);
+    return n;
+}
+
+/* ---- cdef ----------------------------------------------------------------- */
+
+enum { DM_CDEF, DM_BLOCK, DM_EXTERN };
+
+/* The rest of a C declaration once the base type is known: either a
+ * function (name '(' ...) or variables "name [= init], *name2 ...".
+ * Variables whose '*'s differ go into separate S_CDEF nodes, since a node
+ * has one type. */
+static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_public,
+                              FuncKind fkind, CyVec *decorators, CyVec *out) {
+    int stars = count_stars(p);
+    const Token *name = expect_name(p, "a name to declare");
+    if (at_punct(p, "(")) {
+        if (mode == DM_BLOCK)
+            err_at(p, name->pos, "functions cannot be declared in a 'cdef:' block");
+        ANode *n = new_func(p, fkind, pos, name, decorators);
+        AFunc *f = n->func;
+        f->ret = base ? type_with_stars(p, base, stars) : NULL;
+        adv(p);
+        parse_params(p, f, mode == DM_EXTERN ? PM_EXTERN : PM_CDEF);
+        func_trailers(p, f);
+        if (mode == DM_EXTERN) {
+            accept_punct(p, ";");
+            if (at_punct(p, ":"))
+                err_syntax(p, "function definitions are not allowed in an extern block");
+            expect_newline(p);
+        } else {
+            block_colon(p);
+            parse_suite(p, &f->body);
+            take_docstring(f);
+        }
+        push(p, out, n);
+        return;
+    }
+    if (decorators && decorators->len)
+        err_at(p, ((ANode *)decorators->items[0])->pos, "decorators can only be applied to functions");
+    if (fkind == FN_CPDEF)
+        err_at(p, pos, "cpdef variables are not supported");
+    if (!base)
+        base = object_type(p, name->pos);
+    ANode *cur = NULL;
+    int cur_stars = -1;
+    for (;;) {
+        if (at_punct(p, "["))
+            err_at(p, tok(p)->pos, "C array declarations are not supported; use a memoryview");
+        if (at_punct(p, "("))
+            err_syntax(p, "invalid syntax");
+        if (!cur || stars != cur_stars) {
+            cur = new_node(p, S_CDEF, cur ? name->pos : pos);
+            cur->type = type_with_stars(p, base, stars);
+            cur->is_public = is_public;
+            cur_stars = stars;
+            push(p, out, cur);
+        }
+        ANode *init = NULL;
+        if (at_punct(p, "=")) {
+            if (mode == DM_EXTERN)
+                err_at(p, tok(p)->pos, "extern declarations cannot have initial values");
+            adv(p);
+            init = parse_test(p);
+        }
+        push(p, &cur->names, (void *)name->text);
+        push(p, &cur->name_pos, pos_dup(p, name->pos));
+        push(p, &cur->inits, init);
+        if (!accept_punct(p, ","))
+            break;
+        stars = count_stars(p);
+        name = expect_name(p, "a name to declare");
+    }
+    accept_punct(p, ";");
+    expect_newline(p);
+}
+
+/* A declaration after 'cdef' (and its modifiers): decides between
+ * "cdef f(...)" (returns object), "cdef x" (object) and "cdef TYPE ...". */
+static void parse_c_decl(P *p, CyPos pos, int mode, int is_public, FuncKind fkind,
+                         CyVec *decorators, CyVec *out) {
+    const Token *t = tok(p), *u = ahead(p, 1);
+    ATypeSyn *base = NULL;
+    if (t->kind == TK_NAME && !is_builtin_type(t->text) &&
+        (is_punct(u, "(") || u->kind == TK_NEWLINE || is_punct(u, ",") || is_punct(u, "=")))
+        base = NULL; /* no type: object */
+    else
+        base = parse_type_ex(p, 0);
+    parse_declarators(p, pos, base, mode, is_public, fkind, decorators, out);
+}
+
+static const char *struct_what(const char *w) {
+    if (!strcmp(w, "struct")) return "a struct definition";
+    if (!strcmp(w, "union")) return "a union definition";
+    if (!strcmp(w, "enum")) return "an enum definition";
+    if (!strcmp(w, "fused")) return "a fused type";
+    if (!strcmp(w, "cppclass")) return "a C++ class";
+    if (!strcmp(w, "packed")) return "a struct definition";
+    return NULL;
+}
+
+static ANode *parse_ctypedef(P *p) {
+    const Token *kw = adv(p);
+    while (at_name(p, "public") || at_name(p, "api"))
+        adv(p);
+    if (tok(p)->kind == TK_NAME && struct_what(tok(p)->text))
+        return unsupported(p, kw->pos, struct_what(tok(p)->text));
+    if (at_kw(p, "class"))
+        return unsupported(p, kw->pos, "an extension type declaration");
+    ANode *n = new_node(p, S_CTYPEDEF, kw->pos);
+    ATypeSyn *base = parse_type_ex(p, 0);
+    int stars = count_stars(p);
+    if (at_punct(p, "("))
+        err_at(p, tok(p)->pos, "function pointer types are not supported");
+    const Token *name = expect_name(p, "the new type's name");
+    if (at_punct(p, "["))
+        err_at(p, tok(p)->pos, "C array types are not supported");
+    n->type = type_with_stars(p, base, stars);
+    n->name = name->text;
+    push(p, &n->name_pos, pos_dup(p, name->pos));
+    accept_punct(p, ";");
+    expect_newline(p);
+    return n;
+}
+
+static void parse_extern_line(P *p, ANode *ext, int nogil) {
+    const Token *t = tok(p);
+    if (is_kw(t, "pass")) {
+        adv(p);
+        expect_newline(p);
+        return;
+    }
+    if (t->kind == TK_STR) {
+        if (ext->verbatim || ext->decls.len)
+            err_at(p, t->pos, "a verbatim C string must come first in an extern block");
+        ANode *s = parse_strings(p);
+        if (s->is_bytes || s->is_fstring)
+            err_at(p, t->pos, "the verbatim C code must be a plain string");
+        ext->verbatim = s->sval;
+        expect_newline(p);
+        return;
+    }
+    if (is_kw(t, "ctypedef")) {
+        push(p, &ext->decls, parse_ctypedef(p));
+        return;
+    }
+    if (is_kw(t, "cdef")) {
+        adv(p);
+        t = tok(p);
+    }
+    if (t->kind == TK_NAME && struct_what(t->text)) {
+        push(p, &ext->decls, unsupported(p, t->pos, struct_what(t->text)));
+        return;
+    }
+    if (is_kw(t, "class")) {
+        push(p, &ext->decls, unsupported(p, t->pos, "an extension type declaration"));
+        return;
+    }
+    int first = ext->decls.len;
+    parse_c_decl(p, t->pos, DM_EXTERN, 0, FN_CDEF, NULL, &ext->decls);
+    if (nogil)
+        for (int k = first; k < ext->decls.len; k++) {
+            ANode *d = ext->decls.items[k];
+            if (d->kind == S_FUNC)
+                d->func->is_nogil = 1;
+        }
+}
+
+/* cdef extern from "header.h" [nogil]:  /  cdef extern from *: */
+static ANode *parse_extern(P *p, CyPos pos) {
+    adv(p); /* 'extern' */
+    if (!accept_kw(p, "from"))
+        err_syntax(p, "expected 'from' after 'cdef extern' (write 'cdef extern from \"header.h\":')");
+    ANode *n = new_node(p, S_EXTERN, pos);
+    const Token *h = tok(p);
+    if (h->kind == TK_STR) {
+        if (h->str_prefix[0] || h->slen == 0 || memchr(h->sval, '\0', (size_t)h->slen))
+            err_at(p, h->pos, "invalid header name");
+        n->header = h->sval;
+        adv(p);
+    } else if (!accept_punct(p, "*")) {
+        err_syntax(p, "expected a header name string or '*'");
+    }
+    if (at_name(p, "namespace"))
+        err_at(p, tok(p)->pos, "C++ namespaces are not supported");
+    int nogil = 0;
+    if (at_name(p, "nogil")) {
+        adv(p);
+        nogil = 1;
+    }
+    block_colon(p);
+    if (tok(p)->kind != TK_NEWLINE) {
+        parse_extern_line(p, n, nogil);
+        return n;
+    }
+    adv(p);
+    if (tok(p)->kind != TK_INDENT)
+        err_syntax(p, "expected an indented block");
+    adv(p);
+    while (tok(p)->kind != TK_DEDENT && tok(p)->kind != TK_EOF) {
+        if (tok(p)->kind == TK_INDENT)
+            err_unexpected(p);
+        parse_extern_line(p, n, nogil);
+    }
+    adv(p);
+    return n;
+}
+
+/* cdef / cpdef statements: variables, functions, 'cdef:' blocks, extern
+ * blocks, and (to reject) classes, structs, unions, enums. */
+static void parse_cdef(P *p, CyVec *decorators, CyVec *out) {
+    const Token *kw = adv(p);
+    FuncKind fkind = is_kw(kw, "cpdef") ? FN_CPDEF : FN_CDEF;
+    if (fkind == FN_CDEF && at_name(p, "extern") && is_kw(ahead(p, 1), "from")) {
+        if (decorators && decorators->len)
+            err_at(p, ((ANode *)decorators->items[0])->pos, "decorators can only be applied to functions");
+        push(p, out, parse_extern(p, kw->pos));
+        return;
+    }
+    int is_public = 0, is_inline = 0;
+    for (;;) {
+        if (at_name(p, "public") || at_name(p, "readonly") || at_name(p, "api")) {
+            is_public = 1;
+            adv(p);
+        } else if (at_name(p, "inline")) {
+            is_inline = 1;
+            adv(p);
+        } else {
+            break;
+        }
+    }
+    const Token *t = tok(p);
+    if (is_kw(t, "class")) {
+        push(p, out, parse_class(p, kw->pos, "cdef classes"));
+        return;
+    }
+    if (t->kind == TK_NAME && struct_what(t->text)) {
+        push(p, out, unsupported(p, kw->pos, struct_what(t->text)));
+        return;
+    }
+    if (is_punct(t, ":")) {
+        if (fkind == FN_CPDEF)
+            err_syntax(p, "invalid syntax");
+        if (decorators && decorators->len)
+            err_at(p, ((ANode *)decorators->items[0])->pos, "decorators can only be applied to functions");
+        adv(p);
+        if (tok(p)->kind != TK_NEWLINE) {
+            parse_c_decl(p, tok(p)->pos, DM_BLOCK, is_public, FN_CDEF, NULL, out);
+            return;
+        }
+        adv(p);
+        if (tok(p)->kind != TK_INDENT)
+            err_syntax(p, "expected an indented block");
+        adv(p);
+        while (tok(p)->kind != TK_DEDENT && tok(p)->kind != TK_EOF) {
+            if (tok(p)->kind == TK_INDENT)
+                err_unexpected(p);
+            if (at_kw(p, "pass")) {
+                adv(p);
+                expect_newline(p);
+                continue;
+            }
+            int pub = is_public;
+            while (at_name(p, "public") || at_name(p, "readonly")) {
+                adv(p);
+                pub = 1;
+            }
+            parse_c_decl(p, tok(p)->pos, DM_BLOCK, pub, FN_CDEF, NULL, out);
+        }
+        adv(p);
+        return;
+    }
+    int first = out->len;
+    parse_c_decl(p, kw->pos, DM_CDEF, is_public, fkind, decorators, out);
+    if (is_inline)
+        for (int k = first; k < out->len; k++) {
+            ANode *n = out->items[k];
+            if (n->kind == S_FUNC)
+                n->func->is_inline = 1;
+            else
+                err_at(p, n->pos, "'inline' applies only to functions");
+        }
+}
+
+/* ---- compound statements -------------------------------------------------- */
+
+static void parse_if(P *p, CyVec *out) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, S_IF, kw->pos);
+    n->cond = parse_test(p);
+    block_colon(p);
+    parse_suite(p, &n->body);
+    push(p, out, n);
+    /* elif chains iterate: a long chain must not recurse */
+    while (at_kw(p, "elif")) {
+        const Token *e = adv(p);
+        ANode *m = new_node(p, S_IF, e->pos);
+        m->cond = parse_test(p);
+        block_colon(p);
+        parse_suite(p, &m->body);
+        push(p, &n->orelse, m);
+        n = m;
+    }
+    if (accept_kw(p, "else")) {
+        block_colon(p);
+        parse_suite(p, &n->orelse);
+    }
+}
+
+static void parse_else(P *p, ANode *n) {
+    if (accept_kw(p, "else")) {
+        block_colon(p);
+        parse_suite(p, &n->orelse);
+    }
+}
+
+static ANode *parse_for(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, S_FOR, kw->pos);
+    ANode *target = parse_exprlist(p);
+    check_target(p, target, "assign to");
+    push(p, &n->targets, target);
+    if (!accept_kw(p, "in"))
+        err_syntax(p, "expected 'in'");
+    n->value = parse_testlist(p);
+    block_colon(p);
+    parse_suite(p, &n->body);
+    parse_else(p, n);
+    return n;
+}
+
+static ANode *parse_while(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, S_WHILE, kw->pos);
+    n->cond = parse_test(p);
+    block_colon(p);
+    parse_suite(p, &n->body);
+    parse_else(p, n);
+    return n;
+}
+
+static ANode *parse_with(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, S_WITH, kw->pos);
+    do {
+        AWithItem *w = cy_alloc(p->a, sizeof *w);
+        w->pos = tok(p)->pos;
+        w->expr = parse_test(p);
+        if (at_kw(p, "as"))
+            err_at(p, tok(p)->pos, "'with ... as' is not supported");
+        push(p, &n->with_items, w);
+    } while (accept_punct(p, ","));
+    block_colon(p);
+    parse_suite(p, &n->body);
+    return n;
+}
+
+static void parse_decorated(P *p, CyVec *out) {
+    CyVec decs = {0};
+    while (at_punct(p, "@")) {
+        adv(p);
+        push(p, &decs, parse_test(p));
+        expect_newline(p);
+    }
+    const Token *t = tok(p);
+    if (is_kw(t, "def")) {
+        push(p, out, parse_def(p, &decs));
+    } else if (is_kw(t, "cdef") || is_kw(t, "cpdef")) {
+        parse_cdef(p, &decs, out);
+    } else if (is_kw(t, "class")) {
+        push(p, out, parse_class(p, t->pos, "class definitions"));
+    } else if (is_kw(t, "async")) {
+        err_at(p, t->pos, "async functions are not supported");
+    } else {
+        err_syntax(p, "invalid syntax: expected a function definition after the decorator");
+    }
+}
+
+static void parse_stmt(P *p, CyVec *out) {
+    const Token *t = tok(p);
+    if (is_punct(t, "@")) {
+        parse_decorated(p, out);
+        return;
+    }
+    if (t->kind != TK_KW) {
+        parse_simple_line(p, out);
+        return;
+    }
+    if (is_kw(t, "if")) {
+        parse_if(p, out);
+    } else if (is_kw(t, "for")) {
+        push(p, out, parse_for(p));
+    } else if (is_kw(t, "while")) {
+        push(p, out, parse_while(p));
+    } else if (is_kw(t, "with")) {
+        push(p, out, parse_with(p));
+    } else if (is_kw(t, "def")) {
+        push(p, out, parse_def(p, NULL));
+    } else if (is_kw(t, "cdef") || is_kw(t, "cpdef")) {
+        parse_cdef(p, NULL, out);
+    } else if (is_kw(t, "ctypedef")) {
+        push(p, out, parse_ctypedef(p));
+    } else if (is_kw(t, "class")) {
+        push(p, out, parse_class(p, t->pos, "class definitions"));
+    } else if (is_kw(t, "try")) {
+        err_at(p, t->pos, "try statements are not supported");
+    } else if (is_kw(t, "async")) {
+        err_at(p, t->pos, "async functions and statements are not supported");
+    } else if (is_kw(t, "DEF")) {
+        push(p, out, unsupported(p, t->pos, "compile-time 'DEF'"));
+    } else if (is_kw(t, "IF")) {
+        push(p, out, unsupported(p, t->pos, "compile-time 'IF'"));
+        while (at_kw(p, "ELIF") || at_kw(p, "ELSE"))
+            skip_stmt(p);
+    } else if (is_kw(t, "include")) {
+        push(p, out, unsupported(p, t->pos, "'include'"));
+    } else if (is_kw(t, "elif") || is_kw(t, "else") || is_kw(t, "except") || is_kw(t, "finally") ||
+               is_kw(t, "ELIF") || is_kw(t, "ELSE")) {
+        err_syntax(p, "invalid syntax");
+    } else {
+        parse_simple_line(p, out);
+    }
+}
+
+/* ---- entry points --------------------------------------------------------- */
+
+AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
+    AModule *m = cy_alloc(a, sizeof *m);
+    m->src = d ? d->src : NULL;
+    m->directive_keys = toks->directive_keys;
+    m->directive_values = toks->directive_values;
+    m->directive_pos = toks->directive_pos;
+    if (toks->n == 0 || toks->toks[toks->n - 1].kind != TK_EOF) {
+        CyPos nowhere = {0, 0};
+        cy_error(d, nowhere, "internal error: token list does not end with EOF");
+        return NULL;
+    }
+    P *p = cy_alloc(a, sizeof *p);
+    p->a = a;
+    p->d = d;
+    p->toks = toks->toks;
+    p->n = toks->n;
+    if (setjmp(p->jb))
+        return NULL;
+    while (tok(p)->kind != TK_EOF) {
+        if (tok(p)->kind == TK_NEWLINE) {
+            adv(p);
+            continue;
+        }
+        if (tok(p)->kind == TK_INDENT || tok(p)->kind == TK_DEDENT)
+            err_unexpected(p);
+        parse_stmt(p, &m->stmts);
+    }
+    return m;
+}
+
+AModule *cy_parse_source(CyArena *a, CyDiag *d, const CySource *src) {
+    TokenList toks;
+    if (cy_lex(a, d, src, &toks) != 0)
+        return NULL;
+    AModule *m = cy_parse(a, d, &toks);
+    if (m)
+        m->src = src;
+    return m;
+}
