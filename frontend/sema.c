@@ -256,6 +256,8 @@ static const char *special_names[] = {
     "cython.cpow", "cython.final", "cython.binding", "cython.always_allow_keywords",
     "cython.language_level", "cython.noexcept", NULL};
 
+static int is_cython_mod(const char *q) { return q && (!strcmp(q, "cython") || !strncmp(q, "cython.", 7)); }
+
 static int is_known_module(const char *q) {
     static const char *mods[] = {"cython", "cython.parallel", "libc", "libc.math", "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
@@ -2045,7 +2047,7 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     }
     case S_WITH: lower_with(s, n, 0, out); return;
     case S_IMPORT: case S_FROMIMPORT: case S_CIMPORT:
-        if (n->kind == S_CIMPORT || n->is_cimport || is_known_module(n->module)) {
+        if (n->kind == S_CIMPORT || n->is_cimport || is_cython_mod(n->module)) {
             if (s->fn && !s->quiet) err(s, n->pos, "cimport is only allowed at module level");
             return;
         }
@@ -2266,7 +2268,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
         return;
     }
     case S_IMPORT:
-        if (!is_known_module(n->module ? n->module : "")) {
+        if (!is_cython_mod(n->module)) {
             for (int i = 0; i < (n->names.len ? n->names.len : 1); i++) {
                 const char *mod = n->names.len ? n->names.items[i] : n->module;
                 const char *alias = n->aliases.len > i ? n->aliases.items[i] : NULL;
@@ -2281,7 +2283,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
         }
         return;
     case S_FROMIMPORT:
-        if (!n->is_cimport && !is_known_module(n->module))
+        if (!n->is_cimport && !is_cython_mod(n->module))
             for (int i = 0; i < n->names.len; i++) {
                 ANode tn = {.kind = A_NAME, .pos = n->pos,
                             .name = n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i]};
@@ -2591,7 +2593,7 @@ static void declare_module(S *s, AModule *am) {
             break;
         }
         case S_FROMIMPORT:
-            if (n->is_cimport || is_known_module(n->module)) {
+            if (n->is_cimport || is_cython_mod(n->module)) {
                 cimport_names(s, n);
             } else {
                 for (int k = 0; k < n->names.len; k++) {
@@ -2715,7 +2717,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         switch (n->kind) {
         case S_FUNC: case S_CTYPEDEF: case S_EXTERN: case S_CIMPORT: break;
         case S_FROMIMPORT:
-            if (!n->is_cimport && !is_known_module(n->module)) lower_stmt(s, n, &s->m->init);
+            if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;
         case S_IMPORT: {
             int count = n->names.len ? n->names.len : 1, special = 0;
