@@ -715,7 +715,8 @@ static int is_keyword(const char *s, size_t n) {
     return 0;
 }
 
-static void lex_all(Lexer *L) {
+/* kept out of line: locals of an inlined body would be live across setjmp */
+__attribute__((noinline)) static void lex_all(Lexer *L) {
     if (L->len > MAX_SOURCE) {
         CyPos p = {0, 0};
         lex_error(L, p, "source file too large");

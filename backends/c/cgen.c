@@ -1,0 +1,2815 @@
+/* cgen.c: the native backend — IR to one C11 file that is a CPython
+ * extension module, OpenMP for the parallel regions.
+ *
+ * Expressions become C expression strings.  Whatever can fail (a Python
+ * call, a bounds check, a zero divisor) is evaluated first, by code emitted
+ * just before the statement that uses it, into temporaries; so every error
+ * check is a plain `if (...) goto LABEL`, and the string that is left is a
+ * side-effect-free C expression.  Object and view temporaries belong to a
+ * scope (the function, a parallel region body, a `with gil` block), are
+ * cleared after each statement, and are released on the error path.
+ *
+ * Errors jump to the innermost frame's label: the function's L_error, the
+ * exit of a `with gil` / `with nogil` block (which restores the GIL state
+ * and jumps on), or a parallel region's per-iteration handler, which keeps
+ * the first exception for the master thread to re-raise after the region.
+ *
+ * Hot loops: a parallel region hoists the data pointers, strides and shapes
+ * of the views it uses, and copies read-only scalars (firstprivate), into
+ * thread-local constants, so the compiler can keep them in registers and
+ * vectorise even under -fno-strict-aliasing.  Bounds checks and wraparound
+ * on indices that are loop variables (plus a constant) or loop invariants
+ * are done once before the loop where every iteration makes the access. */
+#define _POSIX_C_SOURCE 200809L
+#include "cgen.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* backends/c/prelude.h, embedded at build time */
+extern const char cy_c_prelude[];
+
+/* ---- generator state --------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    int is_view;
+    int busy;
+} Temp;
+
+/* Where object/view temporaries are declared: one per function, parallel
+ * region body (per thread) and `with gil` block. */
+typedef struct TScope {
+    CyVec temps; /* Temp* */
+} TScope;
+
+/* A view whose data/strides/shape a parallel region keeps in locals. */
+typedef struct {
+    IrVar *var;
+    const char *pfx;
+    int used_d, used_p;
+    int used_s[CY_MAX_NDIM], used_n[CY_MAX_NDIM];
+} Hoist;
+
+typedef enum { FR_FUNC, FR_LOOP, FR_GIL, FR_NOGIL, FR_REGION } FrameKind;
+
+typedef struct Frame {
+    FrameKind kind;
+    struct Frame *up;
+    int live_depth;          /* G->live.len on entry */
+    const char *err_label;   /* NULL: errors go to an outer frame */
+    int err_used;
+    const char *brk_label;   /* FR_LOOP with an else clause */
+    int brk_used;
+    const char *exit_code;   /* FR_GIL / FR_NOGIL: how to leave early */
+    /* FR_REGION */
+    IrRegion *region;
+    int is_prange;
+    const char *par;         /* the cyrt_par of the outermost region */
+    const char *next_label;  /* end of the current iteration */
+    int next_used;
+    int need_par;            /* break/return/error recorded in par */
+    int need_tstate;         /* threads need a Python thread state */
+    const char *ret_slot;
+    CyVec hoists;            /* Hoist* */
+    CyVec privs;             /* IrVar* private in this region */
+    CyVec lastp;             /* IrVar* lastprivate, saved by the breaking thread */
+    int broke;               /* a break saved them */
+} Frame;
+
+typedef struct {
+    int kind; /* 0 interned name, 1 str, 2 bytes, 3 big int, 4 kwnames tuple */
+    const char *s;
+    int len;
+    const char *cname;
+} Const;
+
+typedef struct {
+    const char *init; /* the cyrt_vspec initializer */
+    const char *cname;
+} VSpec;
+
+typedef struct {
+    const char *c;
+    int owned; /* a temporary holding a new reference / owned view */
+} Val;
+
+typedef struct {
+    CyArena *a;
+    CyDiag *d;
+    const IrModule *m;
+    const CyCOptions *opt;
+    CyBuf *out;
+    int ind;
+    int nid;           /* unique suffixes inside the current function */
+    TScope *scope;
+    CyVec live;        /* Temp* in use, innermost last */
+    Frame *fr;
+    int gil;           /* 1 held, 0 released, -1 unknown (nogil function) */
+    const char *fname; /* Python name of the function, for traces */
+    CyType *ret;
+    int end_used;
+    CyVec assigned;    /* object locals known to be bound here */
+    CyVec consts;      /* Const* */
+    CyVec vspecs;      /* VSpec* */
+    CyVec traced;      /* IrRegion* with a trace record */
+    CyVec checked;     /* Checked*: accesses a loop has proven in bounds */
+    int used_complex;
+} Gen;
+
+/* ---- small helpers ------------------------------------------------------- */
+
+#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
+
+static void out(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(Gen *G, const char *fmt, ...) {
+    va_list ap;
+    for (int i = 0; i < G->ind; i++) cy_buf_puts(G->out, "    ");
+    va_start(ap, fmt);
+    cy_buf_vprintf(G->out, fmt, ap);
+    va_end(ap);
+    cy_buf_puts(G->out, "\n");
+}
+
+/* Output redirected into a buffer, to decide what to emit around it. */
+typedef struct {
+    CyBuf *saved;
+    CyBuf buf;
+    int saved_ind;
+} Cap;
+
+static void cap_begin(Gen *G, Cap *c, int ind) {
+    memset(&c->buf, 0, sizeof c->buf);
+    c->saved = G->out;
+    c->saved_ind = G->ind;
+    G->out = &c->buf;
+    G->ind = ind;
+}
+
+static const char *cap_end(Gen *G, Cap *c) {
+    const char *s = c->buf.len ? cy_strndup(G->a, c->buf.s, c->buf.len) : "";
+    cy_buf_free(&c->buf);
+    G->out = c->saved;
+    G->ind = c->saved_ind;
+    return s;
+}
+
+static void put(Gen *G, const char *text) { cy_buf_puts(G->out, text); }
+
+static int vec_has(const CyVec *v, const void *p) {
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == p) return 1;
+    return 0;
+}
+
+static void vec_add(Gen *G, CyVec *v, void *p) {
+    if (!vec_has(v, p)) cy_vec_push(G->a, v, p);
+}
+
+static const char *join(Gen *G, const char **parts, int n, const char *sep) {
+    CyBuf b = {0};
+    for (int i = 0; i < n; i++) {
+        if (i) cy_buf_puts(&b, sep);
+        cy_buf_puts(&b, parts[i]);
+    }
+    const char *s = b.len ? cy_strndup(G->a, b.s, b.len) : "";
+    cy_buf_free(&b);
+    return s;
+}
+
+/* A C string literal for arbitrary bytes. */
+static const char *c_str(Gen *G, const char *s, int len) {
+    CyBuf b = {0};
+    cy_buf_puts(&b, "\"");
+    for (int i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') cy_buf_printf(&b, "\\%c", ch);
+        else if (ch == '?') cy_buf_puts(&b, "\\?"); /* no trigraphs */
+        else if (ch == '\n') cy_buf_puts(&b, "\\n");
+        else if (ch == '\t') cy_buf_puts(&b, "\\t");
+        else if (ch < 32 || ch >= 127) cy_buf_printf(&b, "\\%03o", ch);
+        else cy_buf_put(&b, (const char *)&ch, 1);
+    }
+    cy_buf_puts(&b, "\"");
+    const char *r = cy_strndup(G->a, b.s, b.len);
+    cy_buf_free(&b);
+    return r;
+}
+
+static const char *c_strz(Gen *G, const char *s) { return c_str(G, s, (int)strlen(s)); }
+
+/* Text safe inside a JSON string inside a C string literal. */
+static const char *json_text(Gen *G, const char *s) {
+    CyBuf b = {0};
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') cy_buf_printf(&b, "\\%c", ch);
+        else if (ch < 32) cy_buf_printf(&b, "\\u%04x", ch);
+        else cy_buf_put(&b, (const char *)&ch, 1);
+    }
+    const char *r = b.len ? cy_strndup(G->a, b.s, b.len) : "";
+    cy_buf_free(&b);
+    return r;
+}
+
+/* An identifier, or a literal: safe to repeat in generated code. */
+static int simple(const char *c) {
+    if (!*c) return 0;
+    if (c[0] == '(' && c[1] == '-' && c[2] >= '0' && c[2] <= '9') {
+        for (const char *p = c + 2; *p; p++)
+            if (!(*p == '.' || *p == ')' || *p == '+' || *p == '-' || (*p >= '0' && *p <= '9') ||
+                  (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                return 0;
+        return 1;
+    }
+    for (const char *p = c; *p; p++)
+        if (!(*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= 'A' && *p <= 'Z')))
+            return 0;
+    return 1;
+}
+
+static int is_obj(const CyType *t) { return t && t->kind == TY_OBJECT; }
+static int is_view(const CyType *t) { return t && t->kind == TY_VIEW; }
+
+static const char *cty(Gen *G, const CyType *t) {
+    if (cy_type_is_complex(t)) G->used_complex = 1;
+    if (t->kind == TY_VOID) return "void";
+    return cy_type_cname(G->a, t);
+}
+
+/* A declarator "T name" (pointer types keep the star on the name). */
+static const char *decl(Gen *G, const CyType *t, const char *name) {
+    const char *c = cty(G, t);
+    size_t n = strlen(c);
+    return n && c[n - 1] == '*' ? FMT("%s%s", c, name) : FMT("%s %s", c, name);
+}
+
+static const char *zero_init(const CyType *t) {
+    if (is_view(t)) return "{0}";
+    if (is_obj(t) || t->kind == TY_PTR) return "NULL";
+    return "0";
+}
+
+/* The value of an integer constant expression (through casts). */
+static int const_int(const IrExpr *e, int64_t *v) {
+    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
+    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
+    *v = (int64_t)e->ival;
+    return 1;
+}
+
+static const char *int_lit(Gen *G, const CyType *t, uint64_t bits) {
+    if (t->kind == TY_BINT) return bits ? "1" : "0";
+    if (!t->is_signed) {
+        uint64_t v = bits;
+        if (t->size < 8) v &= t->size == 4 ? 0xffffffffu : t->size == 2 ? 0xffffu : 0xffu;
+        const char *suf = t->kind == TY_UINT ? "U" : t->kind == TY_ULONG || t->kind == TY_SIZE ? "UL"
+                        : t->kind == TY_ULLONG ? "ULL" : "";
+        if (!*suf && v > 0x7fffffff) suf = "U";
+        return FMT("%" PRIu64 "%s", v, suf);
+    }
+    int64_t v = (int64_t)bits;
+    const char *suf = t->kind == TY_LONG || t->kind == TY_SSIZE ? "L" : t->kind == TY_LLONG ? "LL" : "";
+    if (!*suf && (v > INT32_MAX || v < INT32_MIN)) suf = "LL";
+    if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+    return v < 0 ? FMT("(%" PRId64 "%s)", v, suf) : FMT("%" PRId64 "%s", v, suf);
+}
+
+static const char *float_lit(Gen *G, const CyType *t, double v) {
+    const char *suf = t->kind == TY_FLOAT ? "f" : t->kind == TY_LDOUBLE ? "L" : "";
+    if (isnan(v)) return t->kind == TY_FLOAT ? "NAN" : "((double)NAN)";
+    if (isinf(v)) return v < 0 ? "(-HUGE_VAL)" : "HUGE_VAL";
+    char buf[64];
+    /* the shortest text that reads back as the same value, written as
+       Python's repr() writes it (no exponent for 1e-4 <= |v| < 1e16) */
+    int plain = fabs(v) >= 1e-4 && fabs(v) < 1e16;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, plain ? "%.*f" : "%.*g", prec, v);
+        if (t->kind == TY_FLOAT ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    }
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    return v < 0 || (v == 0 && signbit(v)) ? FMT("(%s%s)", buf, suf) : FMT("%s%s", buf, suf);
+}
+
+/* ---- constants --------------------------------------------------------- */
+
+static int is_ident(const char *s) {
+    if (!*s || (*s >= '0' && *s <= '9')) return 0;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+            return 0;
+    return 1;
+}
+
+static const char *konst(Gen *G, int kind, const char *s, int len) {
+    for (int i = 0; i < G->consts.len; i++) {
+        Const *k = G->consts.items[i];
+        if (k->kind == kind && k->len == len && !memcmp(k->s, s, (size_t)len)) return k->cname;
+    }
+    Const *k = cy_alloc(G->a, sizeof *k);
+    k->kind = kind;
+    k->s = cy_strndup(G->a, s, (size_t)len);
+    k->len = len;
+    k->cname = kind == 0 && is_ident(k->s) && len < 40 ? FMT("cy_n_%s", k->s) : FMT("cy_k%d", G->consts.len);
+    cy_vec_push(G->a, &G->consts, k);
+    return k->cname;
+}
+
+static const char *name_const(Gen *G, const char *name) { return konst(G, 0, name, (int)strlen(name)); }
+
+/* The static description of a view type that buffer acquisition checks
+ * against (deduplicated: one per distinct description). */
+static const char *view_spec(Gen *G, const CyType *vt) {
+    const CyType *dt = vt->base;
+    char kind = dt->kind == TY_CHAR ? 'C' : cy_type_is_complex(dt) ? 'c' : cy_type_is_float(dt) ? 'f'
+              : dt->is_signed || dt->kind == TY_BINT ? 'i' : 'u';
+    const char *contig = vt->axes[vt->ndim - 1] ? "'C'" : vt->axes[0] ? "'F'" : "0";
+    const char *init = FMT("{%d, '%c', %d, %s, %d, %s}", vt->ndim, kind, dt->size, contig, !vt->is_const,
+                           c_strz(G, dt->name));
+    for (int i = 0; i < G->vspecs.len; i++) {
+        VSpec *v = G->vspecs.items[i];
+        if (!strcmp(v->init, init)) return v->cname;
+    }
+    VSpec *v = cy_alloc(G->a, sizeof *v);
+    v->init = init;
+    v->cname = FMT("cy_vspec%d", G->vspecs.len);
+    cy_vec_push(G->a, &G->vspecs, v);
+    return v->cname;
+}
+
+/* ---- temporaries, frames, labels ----------------------------------------- */
+
+static const char *stmp(Gen *G, const CyType *t, const char *init) {
+    const char *n = FMT("cy_s%d", ++G->nid);
+    if (init) out(G, "%s = %s;", decl(G, t, n), init);
+    else out(G, "%s;", decl(G, t, n));
+    return n;
+}
+
+static const char *stmp_c(Gen *G, const char *ctype, const char *init) {
+    const char *n = FMT("cy_s%d", ++G->nid);
+    out(G, "%s %s = %s;", ctype, n, init);
+    return n;
+}
+
+/* A C value that may be repeated: itself if simple, else a temporary. */
+static const char *once(Gen *G, const CyType *t, const char *c) { return simple(c) ? c : stmp(G, t, c); }
+
+static Temp *new_temp(Gen *G, int is_view) {
+    TScope *sc = G->scope;
+    Temp *t = NULL;
+    for (int i = 0; i < sc->temps.len && !t; i++) {
+        Temp *x = sc->temps.items[i];
+        if (!x->busy && x->is_view == is_view) t = x;
+    }
+    if (!t) {
+        t = cy_alloc(G->a, sizeof *t);
+        t->is_view = is_view;
+        t->name = FMT(is_view ? "cy_v%d" : "cy_t%d", ++G->nid);
+        cy_vec_push(G->a, &sc->temps, t);
+    }
+    t->busy = 1;
+    cy_vec_push(G->a, &G->live, t);
+    return t;
+}
+
+static const char *otmp(Gen *G) { return new_temp(G, 0)->name; }
+static const char *vtmp(Gen *G) { return new_temp(G, 1)->name; }
+
+static void clear_temp(Gen *G, Temp *t) {
+    if (t->is_view) out(G, "cyrt_view_release(&%s);", t->name);
+    else out(G, "Py_CLEAR(%s);", t->name);
+}
+
+/* End of a statement: temporaries above mark are cleared and reusable. */
+static void release_to(Gen *G, int mark) {
+    while (G->live.len > mark) {
+        Temp *t = G->live.items[--G->live.len];
+        clear_temp(G, t);
+        t->busy = 0;
+    }
+}
+
+static void scope_decls(Gen *G, TScope *sc) {
+    for (int i = 0; i < sc->temps.len; i++) {
+        Temp *t = sc->temps.items[i];
+        if (t->is_view) out(G, "cy_view %s = {0};", t->name);
+        else out(G, "PyObject *%s = NULL;", t->name);
+    }
+}
+
+static void scope_cleanup(Gen *G, TScope *sc) {
+    for (int i = 0; i < sc->temps.len; i++) {
+        Temp *t = sc->temps.items[i];
+        if (t->is_view) out(G, "cyrt_view_release(&%s);", t->name);
+        else out(G, "Py_XDECREF(%s);", t->name);
+    }
+}
+
+static Frame *push_frame(Gen *G, FrameKind k) {
+    Frame *f = cy_alloc(G->a, sizeof *f);
+    f->kind = k;
+    f->up = G->fr;
+    f->live_depth = G->live.len;
+    G->fr = f;
+    return f;
+}
+
+static void pop_frame(Gen *G) { G->fr = G->fr->up; }
+
+static const char *errlbl(Gen *G) {
+    for (Frame *f = G->fr; f; f = f->up)
+        if (f->err_label) {
+            f->err_used = 1;
+            return f->err_label;
+        }
+    return "L_error";
+}
+
+static Frame *region_frame(Gen *G) {
+    for (Frame *f = G->fr; f; f = f->up)
+        if (f->kind == FR_REGION) return f;
+    return NULL;
+}
+
+/* Leaves every frame inside `target` (a loop, region or the function):
+ * clears their live temporaries and restores the GIL state. */
+static void exit_to(Gen *G, Frame *target) {
+    int hi = G->live.len;
+    for (Frame *f = G->fr; f && f != target; f = f->up) {
+        for (int i = hi - 1; i >= f->live_depth; i--) clear_temp(G, G->live.items[i]);
+        if (hi > f->live_depth) hi = f->live_depth;
+        if (f->exit_code) out(G, "%s", f->exit_code);
+    }
+    if (target && target->kind == FR_LOOP)
+        for (int i = hi - 1; i >= target->live_depth; i--) clear_temp(G, G->live.items[i]);
+}
+
+static int is_assigned_here(Gen *G, IrVar *v) { return vec_has(&G->assigned, v); }
+
+static void line_directive(Gen *G, CyPos p) {
+    if (G->opt->line_directives && p.line > 0)
+        cy_buf_printf(G->out, "#line %d %s\n", p.line, c_strz(G, G->m->src ? G->m->src->name : "?"));
+}
+
+/* ---- forward declarations ------------------------------------------------ */
+
+static const char *paren(Gen *G, const char *c);
+static int wrapped(const char *c);
+
+static Val gen(Gen *G, IrExpr *e);
+static const char *genc(Gen *G, IrExpr *e);
+static void gen_stmts(Gen *G, CyVec *body);
+static void gen_stmt(Gen *G, IrStmt *s);
+
+static int fn_status(const IrFunc *f) {
+    return f->kind != F_DEF && f->kind != F_EXTERN && !is_obj(f->ret) && f->can_raise && !f->noexcept;
+}
+
+static int fn_objret(const IrFunc *f) { return f->kind == F_DEF || is_obj(f->ret); }
+
+static void goto_err_if(Gen *G, const char *cond) { out(G, "if (cyrt_unlikely(%s)) goto %s;", cond, errlbl(G)); }
+
+/* ---- views ----------------------------------------------------------------- */
+
+typedef struct {
+    Hoist *h;
+    const char *base; /* the cy_view lvalue */
+} VRef;
+
+static Hoist *find_hoist(Gen *G, IrVar *v) {
+    for (Frame *f = G->fr; f; f = f->up)
+        if (f->kind == FR_REGION)
+            for (int i = 0; i < f->hoists.len; i++) {
+                Hoist *h = f->hoists.items[i];
+                if (h->var == v) return h;
+            }
+    return NULL;
+}
+
+static Val gen_view(Gen *G, IrExpr *e);
+
+static VRef view_ref(Gen *G, IrExpr *v) {
+    VRef r = {0};
+    if (v->kind == E_VAR) {
+        r.h = find_hoist(G, v->var);
+        r.base = v->var->cname;
+    } else {
+        r.base = gen_view(G, v).c;
+    }
+    return r;
+}
+
+static const char *vr_data(Gen *G, VRef *r) {
+    if (r->h) {
+        r->h->used_d = 1;
+        return FMT("%s_d", r->h->pfx);
+    }
+    return FMT("%s.data", r->base);
+}
+
+static const char *vr_stride(Gen *G, VRef *r, int k) {
+    if (r->h) {
+        r->h->used_s[k] = 1;
+        return FMT("%s_s%d", r->h->pfx, k);
+    }
+    return FMT("%s.strides[%d]", r->base, k);
+}
+
+static const char *vr_shape(Gen *G, VRef *r, int k) {
+    if (r->h) {
+        r->h->used_n[k] = 1;
+        return FMT("%s_n%d", r->h->pfx, k);
+    }
+    return FMT("%s.shape[%d]", r->base, k);
+}
+
+static const char *elem_ctype(Gen *G, const CyType *vt) {
+    const char *t = cty(G, vt->base);
+    return vt->is_const ? FMT("const %s", t) : t;
+}
+
+/* A view access whose index on one axis is a loop variable plus a
+ * constant, checked once before the loop instead of in every iteration
+ * (DESIGN.md 8: bounds checks are hoisted where the indices allow). */
+typedef struct {
+    IrExpr *elem;
+    int axis;
+    int64_t off;      /* index = loop variable + off */
+    IrVar *inv;       /* or: index = inv, a variable the loop does not change */
+    const char *repl; /* inv's index, wrapped and checked before the loop */
+} Checked;
+
+static Checked *find_checked(Gen *G, IrExpr *e, int k) {
+    for (int i = 0; i < G->checked.len; i++) {
+        Checked *c = G->checked.items[i];
+        if (c->elem == e && c->axis == k) return c;
+    }
+    return NULL;
+}
+
+/* The element lvalue of E_VIEW_ELEM: indices are evaluated once, wrapped
+ * and bounds-checked as the directives say. */
+static const char *view_elem(Gen *G, IrExpr *e) {
+    const CyType *vt = e->args[0]->ty;
+    int nd = vt->ndim;
+    VRef r = view_ref(G, e->args[0]);
+    const char *idx[CY_MAX_NDIM];
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        Checked *ck = find_checked(G, e, k);
+        if (ck && ck->repl) {
+            idx[k] = ck->repl;
+            continue;
+        }
+        const char *c = genc(G, ie);
+        int64_t cv;
+        int isc = const_int(ie, &cv);
+        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
+        int pre = ck != NULL;
+        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !pre;
+        if (wrap || (e->boundscheck && !pre)) {
+            if (wrap || !simple(c)) c = stmp_c(G, "Py_ssize_t", c);
+            if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
+            out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
+                vr_shape(G, &r, k), k, errlbl(G));
+        }
+        if (uns && !isc) c = FMT("(Py_ssize_t)%s", paren(G, c));
+        idx[k] = c;
+    }
+    const char *T = elem_ctype(G, vt);
+    if (nd == 1 && vt->axes[0]) {
+        if (r.h) {
+            r.h->used_p = 1;
+            return FMT("%s_p[%s]", r.h->pfx, idx[0]);
+        }
+        return FMT("((%s *)%s.data)[%s]", T, r.base, idx[0]);
+    }
+    int c_contig = vt->axes[nd - 1], f_contig = !c_contig && vt->axes[0];
+    CyBuf b = {0};
+    cy_buf_puts(&b, vr_data(G, &r));
+    for (int k = 0; k < nd; k++) {
+        int64_t z;
+        if ((c_contig && k == nd - 1) || (f_contig && k == 0)) continue;
+        if (const_int(e->args[1 + k], &z) && z == 0 && !strcmp(idx[k], int_lit(G, e->args[1 + k]->ty, 0))) continue;
+        cy_buf_printf(&b, " + %s * %s", paren(G, idx[k]), vr_stride(G, &r, k));
+    }
+    const char *addr = cy_strndup(G->a, b.s, b.len);
+    cy_buf_free(&b);
+    if (c_contig) return FMT("((%s *)(%s))[%s]", T, addr, idx[nd - 1]);
+    if (f_contig) return FMT("((%s *)(%s))[%s]", T, addr, idx[0]);
+    return FMT("(*(%s *)(%s))", T, addr);
+}
+
+static Val gen_view_slice(Gen *G, IrExpr *e) {
+    IrExpr *src = e->args[0];
+    const CyType *st = src->ty;
+    Val s = gen_view(G, src);
+    const char *off = stmp_c(G, "Py_ssize_t", "0");
+    const char *t = vtmp(G);
+    int d = 0;
+    for (int k = 0; k < st->ndim; k++) {
+        IrSliceAxis *ax = &e->slices[k];
+        if (ax->is_index) {
+            const char *i = genc(G, ax->start);
+            out(G, "if (cyrt_unlikely(cyrt_index_axis(&%s, %d, %s, %d, %d, &%s) < 0)) goto %s;", s.c, k, i,
+                e->wraparound, e->boundscheck, off, errlbl(G));
+            continue;
+        }
+        const char *a = ax->start ? genc(G, ax->start) : "0";
+        const char *b = ax->stop ? genc(G, ax->stop) : "0";
+        const char *c = ax->step ? genc(G, ax->step) : "0";
+        out(G, "if (cyrt_unlikely(cyrt_slice_axis(&%s, %d, %d, %s, %d, %s, %d, %s, &%s, %d, &%s) < 0)) goto %s;", s.c,
+            k, ax->start != NULL, a, ax->stop != NULL, b, ax->step != NULL, c, t, d, off, errlbl(G));
+        d++;
+    }
+    out(G, "%s.data = %s.data + %s;", t, s.c, off);
+    out(G, "%s.owner = %s.owner;", t, s.c);
+    out(G, "cyrt_owner_incref(%s.owner);", t);
+    return (Val){t, 1};
+}
+
+static Val gen_call(Gen *G, IrExpr *e);
+
+static Val gen_view(Gen *G, IrExpr *e) {
+    switch (e->kind) {
+    case E_VAR: return (Val){e->var->cname, 0};
+    case E_VIEW_SLICE: return gen_view_slice(G, e);
+    case E_VIEW_FROM_OBJ: {
+        Val o = gen(G, e->args[0]);
+        const char *t = vtmp(G);
+        goto_err_if(G, FMT("cyrt_view_from_obj(%s, &%s, &%s, NULL, 0) < 0", o.c, t, view_spec(G, e->ty)));
+        return (Val){t, 1};
+    }
+    case E_CALL: return gen_call(G, e);
+    case E_COND: {
+        const char *c = genc(G, e->args[0]);
+        const char *t = vtmp(G);
+        out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
+        G->ind++;
+        Val a = gen_view(G, e->args[1]);
+        out(G, a.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", t, a.c);
+        G->ind--;
+        out(G, "} else {");
+        G->ind++;
+        Val b = gen_view(G, e->args[2]);
+        out(G, b.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", t, b.c);
+        G->ind--;
+        out(G, "}");
+        return (Val){t, 1};
+    }
+    default:
+        cy_error(G->d, e->pos, "internal error: C backend cannot produce a memoryview from this expression");
+        return (Val){"cy_view_error", 0};
+    }
+}
+
+/* ---- conversions between C values and objects --------------------------- */
+
+/* The C call that boxes a value of type t (a new reference or NULL). */
+static const char *box_call(Gen *G, const CyType *t, const char *v) {
+    switch (t->kind) {
+    case TY_BINT: return FMT("PyBool_FromLong(%s)", v);
+    case TY_CHAR: case TY_SCHAR: case TY_UCHAR: case TY_SHORT: case TY_USHORT: case TY_INT: case TY_LONG:
+        return FMT("PyLong_FromLong(%s)", v);
+    case TY_UINT: case TY_ULONG: return FMT("PyLong_FromUnsignedLong(%s)", v);
+    case TY_LLONG: return FMT("PyLong_FromLongLong(%s)", v);
+    case TY_ULLONG: return FMT("PyLong_FromUnsignedLongLong(%s)", v);
+    case TY_SSIZE: return FMT("PyLong_FromSsize_t(%s)", v);
+    case TY_SIZE: return FMT("PyLong_FromSize_t(%s)", v);
+    case TY_FLOAT: case TY_DOUBLE: return FMT("PyFloat_FromDouble(%s)", v);
+    case TY_LDOUBLE: return FMT("PyFloat_FromDouble((double)%s)", v);
+    case TY_CFLOAT: case TY_CDOUBLE:
+        G->used_complex = 1;
+        return FMT("PyComplex_FromDoubles(creal(%s), cimag(%s))", v, v);
+    default: return NULL;
+    }
+}
+
+static const char *int_min(TypeKind k) {
+    switch (k) {
+    case TY_CHAR: return "CHAR_MIN";
+    case TY_SCHAR: return "SCHAR_MIN";
+    case TY_SHORT: return "SHRT_MIN";
+    case TY_INT: return "INT_MIN";
+    default: return "LLONG_MIN";
+    }
+}
+
+static const char *int_max(TypeKind k) {
+    switch (k) {
+    case TY_CHAR: return "CHAR_MAX";
+    case TY_SCHAR: return "SCHAR_MAX";
+    case TY_SHORT: return "SHRT_MAX";
+    case TY_INT: return "INT_MAX";
+    case TY_UCHAR: return "UCHAR_MAX";
+    case TY_USHORT: return "USHRT_MAX";
+    case TY_UINT: return "UINT_MAX";
+    case TY_ULONG: return "ULONG_MAX";
+    case TY_SIZE: return "SIZE_MAX";
+    case TY_ULLONG: return "ULLONG_MAX";
+    default: return "LLONG_MAX";
+    }
+}
+
+/* Converts object o to C type t with Cython's checks; returns the value. */
+static const char *unbox(Gen *G, const CyType *t, const char *o) {
+    const char *tname = cy_type_scalar(t->kind)->name;
+    const char *s;
+    switch (t->kind) {
+    case TY_FLOAT: case TY_DOUBLE: case TY_LDOUBLE:
+        s = stmp(G, t, FMT("%scyrt_as_double(%s)", t->kind == TY_DOUBLE ? "" : FMT("(%s)", cty(G, t)), o));
+        goto_err_if(G, FMT("%s == -1 && PyErr_Occurred()", s));
+        return s;
+    case TY_BINT:
+        s = stmp_c(G, "int", FMT("cyrt_truth(%s)", o));
+        goto_err_if(G, FMT("%s < 0", s));
+        return s;
+    case TY_CHAR:
+        s = stmp(G, t, "0");
+        goto_err_if(G, FMT("cyrt_as_char(%s, &%s) < 0", o, s));
+        return s;
+    case TY_SCHAR: case TY_SHORT: case TY_INT: case TY_LONG: case TY_LLONG: case TY_SSIZE:
+        s = stmp_c(G, "long long", "0");
+        goto_err_if(G, FMT("cyrt_as_sll(%s, %s, %s, \"%s\", &%s) < 0", o, int_min(t->kind), int_max(t->kind), tname, s));
+        return t->kind == TY_LLONG ? s : FMT("(%s)%s", cty(G, t), s);
+    case TY_UCHAR: case TY_USHORT: case TY_UINT: case TY_ULONG: case TY_ULLONG: case TY_SIZE:
+        s = stmp_c(G, "unsigned long long", "0");
+        goto_err_if(G, FMT("cyrt_as_ull(%s, %s, \"%s\", &%s) < 0", o, int_max(t->kind), tname, s));
+        return t->kind == TY_ULLONG ? s : FMT("(%s)%s", cty(G, t), s);
+    case TY_CFLOAT: case TY_CDOUBLE:
+        G->used_complex = 1;
+        s = stmp_c(G, "double _Complex", "0");
+        goto_err_if(G, FMT("cyrt_as_complex(%s, &%s) < 0", o, s));
+        return t->kind == TY_CDOUBLE ? s : FMT("(float _Complex)%s", s);
+    default:
+        cy_error(G->d, (CyPos){0, 0}, "internal error: cannot convert a Python object to '%s'", t->name);
+        return "0";
+    }
+}
+
+/* An owned reference to v in a fresh temporary (or v's own temporary). */
+static const char *owned(Gen *G, Val v) {
+    if (v.owned) return v.c;
+    const char *t = otmp(G);
+    out(G, "%s = %s;", t, v.c);
+    out(G, "Py_INCREF(%s);", t);
+    return t;
+}
+
+/* dst (holding a reference or NULL) = v */
+static void assign_obj(Gen *G, const char *dst, Val v) {
+    if (v.owned) {
+        out(G, "CYRT_XSETREF(%s, %s);", dst, v.c);
+        out(G, "%s = NULL;", v.c);
+    } else {
+        out(G, "Py_INCREF(%s);", v.c);
+        out(G, "CYRT_XSETREF(%s, %s);", dst, v.c);
+    }
+}
+
+static const char *new_obj(Gen *G, const char *call) {
+    const char *t = otmp(G);
+    out(G, "%s = %s;", t, call);
+    goto_err_if(G, FMT("!%s", t));
+    return t;
+}
+
+/* ---- expressions ----------------------------------------------------------- */
+
+/* Is c one parenthesised group, "(...)"? */
+static int wrapped(const char *c) {
+    if (c[0] != '(') return 0;
+    int depth = 0;
+    for (const char *p = c; *p; p++) {
+        if (*p == '(') depth++;
+        else if (*p == ')' && --depth == 0) return p[1] == 0;
+    }
+    return 0;
+}
+
+static const char *paren(Gen *G, const char *c) { return simple(c) || wrapped(c) ? c : FMT("(%s)", c); }
+
+static int nonzero_const(const IrExpr *e) {
+    int64_t v;
+    while (e && e->kind == E_CAST) e = e->args[0];
+    if (const_int(e, &v)) return v != 0;
+    return e && e->kind == E_FLOAT && e->fval != 0;
+}
+
+static void zero_check(Gen *G, IrExpr *divisor, const char *b, const char *msg) {
+    if (nonzero_const(divisor)) return;
+    out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_err_zerodiv(\"%s\"); goto %s; }", b, msg, errlbl(G));
+}
+
+static const char *signed_min(const CyType *t) {
+    switch (t->kind) {
+    case TY_INT: return "INT_MIN";
+    case TY_LONG: return "LONG_MIN";
+    case TY_LLONG: return "LLONG_MIN";
+    case TY_SSIZE: return "PY_SSIZE_T_MIN";
+    default: return NULL;
+    }
+}
+
+static const char *gen_divmod(Gen *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    int fdiv = e->kind == E_PYFLOORDIV;
+    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
+    const char *T = cty(G, t);
+    if (cy_type_is_int(t)) {
+        if (!e->cdivision) {
+            b = once(G, t, b);
+            zero_check(G, e->args[1], b, "integer division or modulo by zero");
+            int64_t bv;
+            const char *mn = signed_min(t);
+            if (fdiv && t->is_signed && mn && !(const_int(e->args[1], &bv) && bv != -1)) {
+                a = once(G, t, a);
+                out(G, "if (cyrt_unlikely(%s == -1 && %s == %s)) { cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\"); goto %s; }",
+                    b, a, mn, errlbl(G));
+            }
+        }
+        if (!t->is_signed || e->cdivision) return FMT("(%s %s %s)", a, fdiv ? "/" : "%", b);
+        const char *fn = t->size <= 4 ? (fdiv ? "cyrt_fdiv_i" : "cyrt_mod_i") : (fdiv ? "cyrt_fdiv_ll" : "cyrt_mod_ll");
+        return FMT("(%s)%s(%s, %s)", T, fn, a, b);
+    }
+    if (!e->cdivision) {
+        b = once(G, t, b);
+        zero_check(G, e->args[1], b, fdiv ? "float divmod()" : "float modulo");
+    }
+    if (e->cdivision) {
+        if (fdiv) return FMT("%s(%s / %s)", t->kind == TY_FLOAT ? "floorf" : t->kind == TY_LDOUBLE ? "floorl" : "floor", paren(G, a), paren(G, b));
+        return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);
+    }
+    if (t->kind == TY_FLOAT) return FMT("%s(%s, %s)", fdiv ? "cyrt_fdiv_f" : "cyrt_mod_f", a, b);
+    if (t->kind == TY_LDOUBLE) return FMT("(long double)%s((double)%s, (double)%s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", paren(G, a), paren(G, b));
+    return FMT("%s(%s, %s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", a, b);
+}
+
+static const char *gen_binop(Gen *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *op = e->op;
+    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
+    if (!strcmp(op, "/") || !strcmp(op, "%")) {
+        if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t))) {
+            b = once(G, e->args[1]->ty, b);
+            zero_check(G, e->args[1], b, cy_type_is_int(t) ? "integer division or modulo by zero"
+                                         : op[0] == '/' ? "float division" : "float modulo");
+        }
+        if (op[0] == '%' && cy_type_is_float(t))
+            return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);
+    }
+    return FMT("(%s %s %s)", a, op, b);
+}
+
+static const char *gen_pow(Gen *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
+    switch (t->kind) {
+    case TY_FLOAT: return FMT("powf(%s, %s)", a, b);
+    case TY_DOUBLE: return FMT("pow(%s, %s)", a, b);
+    case TY_LDOUBLE: return FMT("powl(%s, %s)", a, b);
+    case TY_CFLOAT: G->used_complex = 1; return FMT("(float _Complex)cyrt_cpow(%s, %s)", a, b);
+    case TY_CDOUBLE: G->used_complex = 1; return FMT("cyrt_cpow(%s, %s)", a, b);
+    default:
+        if (t->is_signed) return FMT("(%s)cyrt_ipow_ll(%s, %s)", cty(G, t), a, b);
+        return FMT("(%s)cyrt_ipow_ull(%s, %s)", cty(G, t), a, b);
+    }
+}
+
+/* Short-circuit and/or: plain && / || unless the right side needs code of
+ * its own, which must then run only when it is evaluated. */
+static const char *gen_andor(Gen *G, IrExpr *e) {
+    int is_and = e->kind == E_AND;
+    const char *a = genc(G, e->args[0]);
+    Cap cap;
+    int mark = G->live.len;
+    cap_begin(G, &cap, G->ind + 1);
+    const char *b = genc(G, e->args[1]);
+    const char *code = cap_end(G, &cap);
+    if (!*code && G->live.len == mark) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
+    const char *r = stmp_c(G, "int", FMT("!!%s", paren(G, a)));
+    out(G, is_and ? "if (%s) {" : "if (!%s) {", r);
+    put(G, code);
+    G->ind++;
+    out(G, "%s = !!%s;", r, paren(G, b));
+    G->ind--;
+    out(G, "}");
+    return r;
+}
+
+static const char *gen_cond(Gen *G, IrExpr *e) {
+    const char *c = genc(G, e->args[0]);
+    Cap ca, cb;
+    int mark = G->live.len;
+    cap_begin(G, &ca, G->ind + 1);
+    const char *a = genc(G, e->args[1]);
+    const char *acode = cap_end(G, &ca);
+    cap_begin(G, &cb, G->ind + 1);
+    const char *b = genc(G, e->args[2]);
+    const char *bcode = cap_end(G, &cb);
+    if (!*acode && !*bcode && G->live.len == mark) return FMT("(%s ? %s : %s)", c, a, b);
+    const char *r = stmp(G, e->ty, NULL);
+    out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
+    put(G, acode);
+    G->ind++;
+    out(G, "%s = %s;", r, a);
+    G->ind--;
+    out(G, "} else {");
+    put(G, bcode);
+    G->ind++;
+    out(G, "%s = %s;", r, b);
+    G->ind--;
+    out(G, "}");
+    return r;
+}
+
+static const char *gen_cast(Gen *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    IrExpr *x = e->args[0];
+    if (x->kind == E_INT && cy_type_is_int(t)) {
+        uint64_t v = x->ival;
+        if (x->ty->is_signed && t->size == 8) v = (uint64_t)(int64_t)v;
+        return int_lit(G, t, v);
+    }
+    if (x->kind == E_INT && cy_type_is_float(t))
+        return float_lit(G, t, x->ty->is_signed ? (double)(int64_t)x->ival : (double)x->ival);
+    if (x->kind == E_FLOAT && cy_type_is_float(t)) return float_lit(G, t, x->fval);
+    const char *c = genc(G, x);
+    if (t->kind == TY_BINT) return FMT("(%s != 0)", paren(G, c));
+    return FMT("((%s)%s)", cty(G, t), paren(G, c));
+}
+
+static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
+    int64_t k;
+    if (const_int(e->args[1], &k)) {
+        if (k < 0) { /* sema's "is None" test: shape[-1] is -1 only when uninitialised */
+            Val v = gen_view(G, e->args[0]);
+            return FMT("(%s.owner ? (Py_ssize_t)0 : (Py_ssize_t)-1)", v.c);
+        }
+        VRef r = view_ref(G, e->args[0]);
+        if (k >= e->args[0]->ty->ndim) return "((Py_ssize_t)0)";
+        return stride ? vr_stride(G, &r, (int)k) : vr_shape(G, &r, (int)k);
+    }
+    Val v = gen_view(G, e->args[0]);
+    return FMT("%s.%s[%s]", v.c, stride ? "strides" : "shape", genc(G, e->args[1]));
+}
+
+static Val gen_call(Gen *G, IrExpr *e) {
+    IrFunc *f = e->fn;
+    int np = e->nargs;
+    const char **args = cy_alloc(G->a, (size_t)(np + 2) * sizeof(char *));
+    for (int i = 0; i < np; i++) {
+        IrExpr *x = e->args[i];
+        args[i] = is_view(x->ty) ? gen_view(G, x).c : gen(G, x).c;
+    }
+    const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
+    if (fn_objret(f)) return (Val){new_obj(G, call), 1};
+    if (fn_status(f)) {
+        if (f->ret->kind == TY_VOID) {
+            goto_err_if(G, FMT("%s < 0", call));
+            return (Val){"", 0};
+        }
+        const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
+        args[np] = FMT("&%s", r);
+        goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
+        return (Val){r, is_view(f->ret)};
+    }
+    if (is_view(f->ret)) {
+        const char *r = vtmp(G);
+        out(G, "%s = %s;", r, call);
+        return (Val){r, 1};
+    }
+    return (Val){call, 0};
+}
+
+static const char *binop_fn(const char *op) {
+    static const char *const t[][2] = {
+        {"+", "PyNumber_Add"}, {"-", "PyNumber_Subtract"}, {"*", "PyNumber_Multiply"},
+        {"/", "PyNumber_TrueDivide"}, {"//", "PyNumber_FloorDivide"}, {"%", "PyNumber_Remainder"},
+        {"@", "PyNumber_MatrixMultiply"}, {"<<", "PyNumber_Lshift"}, {">>", "PyNumber_Rshift"},
+        {"&", "PyNumber_And"}, {"|", "PyNumber_Or"}, {"^", "PyNumber_Xor"}, {NULL, NULL}};
+    for (int i = 0; t[i][0]; i++)
+        if (!strcmp(t[i][0], op)) return t[i][1];
+    return NULL;
+}
+
+static const char *cmp_op(const char *op) {
+    if (!strcmp(op, "<")) return "Py_LT";
+    if (!strcmp(op, "<=")) return "Py_LE";
+    if (!strcmp(op, ">")) return "Py_GT";
+    if (!strcmp(op, ">=")) return "Py_GE";
+    if (!strcmp(op, "==")) return "Py_EQ";
+    return "Py_NE";
+}
+
+/* Object comparison as a C int (0/1): errors checked here. */
+static const char *obj_cmp_int(Gen *G, IrExpr *e) {
+    const char *op = e->op;
+    Val a = gen(G, e->args[0]);
+    Val b = gen(G, e->args[1]);
+    if (!strcmp(op, "is")) return FMT("(%s == %s)", a.c, b.c);
+    if (!strcmp(op, "is not")) return FMT("(%s != %s)", a.c, b.c);
+    const char *s;
+    if (!strcmp(op, "in") || !strcmp(op, "not in")) {
+        s = stmp_c(G, "int", FMT("PySequence_Contains(%s, %s)", b.c, a.c));
+        goto_err_if(G, FMT("%s < 0", s));
+        return op[0] == 'n' ? FMT("(!%s)", s) : s;
+    }
+    s = stmp_c(G, "int", FMT("cyrt_cmp_bint(%s, %s, %s)", a.c, b.c, cmp_op(op)));
+    goto_err_if(G, FMT("%s < 0", s));
+    return s;
+}
+
+static Val gen_obj_call(Gen *G, IrExpr *e) {
+    Val f = gen(G, e->args[0]);
+    int npos = e->nargs - 1, nkw = e->nkw;
+    const char **items = cy_alloc(G->a, (size_t)(npos + nkw + 2) * sizeof(char *));
+    items[0] = "NULL";
+    for (int i = 0; i < npos; i++) items[1 + i] = gen(G, e->args[1 + i]).c;
+    for (int i = 0; i < nkw; i++) items[1 + npos + i] = gen(G, e->kwargs[i]).c;
+    if (npos + nkw == 0) return (Val){new_obj(G, FMT("PyObject_CallNoArgs(%s)", f.c)), 1};
+    const char *kwt = "NULL";
+    if (nkw) {
+        CyBuf b = {0};
+        for (int i = 0; i < nkw; i++) {
+            name_const(G, e->kwnames[i]);
+            cy_buf_printf(&b, "%s%s", i ? "," : "", e->kwnames[i]);
+        }
+        kwt = konst(G, 4, b.s, (int)b.len);
+        cy_buf_free(&b);
+    }
+    return (Val){new_obj(G, FMT("PyObject_Vectorcall(%s, (PyObject *[]){%s} + 1, %d | PY_VECTORCALL_ARGUMENTS_OFFSET, %s)",
+                                f.c, join(G, items, npos + nkw + 1, ", "), npos, kwt)),
+                 1};
+}
+
+static Val gen_obj_andor(Gen *G, IrExpr *e) {
+    Val a = gen(G, e->args[0]);
+    const char *r = otmp(G);
+    if (a.owned) {
+        out(G, "%s = %s;", r, a.c);
+        out(G, "%s = NULL;", a.c);
+    } else {
+        out(G, "%s = %s;", r, a.c);
+        out(G, "Py_INCREF(%s);", r);
+    }
+    const char *s = stmp_c(G, "int", FMT("cyrt_truth(%s)", r));
+    goto_err_if(G, FMT("%s < 0", s));
+    out(G, e->kind == E_OBJ_AND ? "if (%s) {" : "if (!%s) {", s);
+    G->ind++;
+    assign_obj(G, r, gen(G, e->args[1]));
+    G->ind--;
+    out(G, "}");
+    return (Val){r, 1};
+}
+
+static Val gen_obj_cond(Gen *G, IrExpr *e) {
+    const char *c = genc(G, e->args[0]);
+    const char *r = otmp(G);
+    out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
+    G->ind++;
+    assign_obj(G, r, gen(G, e->args[1]));
+    G->ind--;
+    out(G, "} else {");
+    G->ind++;
+    assign_obj(G, r, gen(G, e->args[2]));
+    G->ind--;
+    out(G, "}");
+    return (Val){r, 1};
+}
+
+static Val gen(Gen *G, IrExpr *e) {
+    Val v = {"0", 0};
+    switch (e->kind) {
+    case E_INT: v.c = int_lit(G, e->ty, e->ival); return v;
+    case E_FLOAT: v.c = float_lit(G, e->ty, e->fval); return v;
+    case E_IMAG:
+        G->used_complex = 1;
+        v.c = FMT("CYRT_CMPLX(0.0, %s)", float_lit(G, cy_type_scalar(TY_DOUBLE), e->fval));
+        return v;
+    case E_CNAME: v.c = e->sval; return v;
+    case E_STR: v.c = konst(G, 1, e->sval, e->slen); return v;
+    case E_BYTES: v.c = konst(G, 2, e->sval, e->slen); return v;
+    case E_BIGINT: v.c = konst(G, 3, e->sval, (int)strlen(e->sval)); return v;
+    case E_NONE: v.c = "Py_None"; return v;
+    case E_PYBOOL: v.c = e->ival ? "Py_True" : "Py_False"; return v;
+    case E_VAR: {
+        IrVar *x = e->var;
+        if (x->kind == V_PYGLOBAL)
+            return (Val){new_obj(G, FMT("cyrt_get_global(%s)", name_const(G, x->name))), 1};
+        if (is_obj(x->ty) && x->kind == V_LOCAL && !is_assigned_here(G, x))
+            out(G, "if (cyrt_unlikely(!%s)) { cyrt_err_unbound(%s); goto %s; }", x->cname, c_strz(G, x->name),
+                errlbl(G));
+        v.c = x->cname;
+        return v;
+    }
+    case E_PYGLOBAL: return (Val){new_obj(G, FMT("cyrt_get_global(%s)", name_const(G, e->sval))), 1};
+    case E_BINOP: v.c = gen_binop(G, e); return v;
+    case E_PYFLOORDIV: case E_PYMOD: v.c = gen_divmod(G, e); return v;
+    case E_POW: v.c = gen_pow(G, e); return v;
+    case E_UNOP: v.c = FMT("(%s%s)", e->op, paren(G, genc(G, e->args[0]))); return v;
+    case E_NOT: v.c = FMT("(!%s)", paren(G, genc(G, e->args[0]))); return v;
+    case E_AND: case E_OR: v.c = gen_andor(G, e); return v;
+    case E_CMP: {
+        const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
+        v.c = FMT("(%s %s %s)", a, e->op, b);
+        return v;
+    }
+    case E_COND:
+        if (is_view(e->ty)) return gen_view(G, e);
+        v.c = gen_cond(G, e);
+        return v;
+    case E_CAST: v.c = gen_cast(G, e); return v;
+    case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
+    case E_ADDR: {
+        IrExpr *x = e->args[0];
+        v.c = FMT("(&%s)", x->kind == E_VIEW_ELEM ? view_elem(G, x) : genc(G, x));
+        return v;
+    }
+    case E_DEREF: v.c = FMT("(*%s)", paren(G, genc(G, e->args[0]))); return v;
+    case E_PTR_INDEX: {
+        const char *p = genc(G, e->args[0]), *i = genc(G, e->args[1]);
+        v.c = FMT("%s[%s]", paren(G, p), i);
+        return v;
+    }
+    case E_VIEW_ELEM:
+        if (cy_type_is_complex(e->ty)) G->used_complex = 1;
+        v.c = view_elem(G, e);
+        return v;
+    case E_VIEW_SLICE: case E_VIEW_FROM_OBJ: return gen_view(G, e);
+    case E_VIEW_SHAPE: v.c = view_shape_expr(G, e, 0); return v;
+    case E_VIEW_STRIDE: v.c = view_shape_expr(G, e, 1); return v;
+    case E_VIEW_NDIM: v.c = FMT("%d", e->args[0]->ty->ndim); return v;
+    case E_OBJ_FROM_VIEW: {
+        Val x = gen_view(G, e->args[0]);
+        return (Val){new_obj(G, FMT("cyrt_view_to_obj(&%s, %d)", x.c, e->args[0]->ty->ndim)), 1};
+    }
+    case E_CALL:
+        if (e->fn && e->fn->kind == F_EXTERN) goto c_call;
+        return gen_call(G, e);
+    case E_CALL_C: {
+    c_call:;
+        const char **args = cy_alloc(G->a, (size_t)(e->nargs + 1) * sizeof(char *));
+        for (int i = 0; i < e->nargs; i++) {
+            if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;
+            args[i] = gen(G, e->args[i]).c;
+        }
+        if (cy_type_is_complex(e->ty)) G->used_complex = 1;
+        v.c = FMT("%s(%s)", e->fn && e->kind == E_CALL ? e->fn->cname : e->sval, join(G, args, e->nargs, ", "));
+        return v;
+    }
+    case E_THREADID: v.c = "cyrt_thread_num()"; return v;
+    case E_BOX: {
+        IrExpr *x = e->args[0];
+        if (is_view(x->ty)) {
+            Val vv = gen_view(G, x);
+            return (Val){new_obj(G, FMT("cyrt_view_to_obj(&%s, %d)", vv.c, x->ty->ndim)), 1};
+        }
+        const char *c = genc(G, x);
+        if (cy_type_is_complex(x->ty)) c = once(G, x->ty, c);
+        const char *call = box_call(G, x->ty, c);
+        if (!call) {
+            cy_error(G->d, e->pos, "internal error: cannot convert '%s' to a Python object", x->ty->name);
+            return v;
+        }
+        return (Val){new_obj(G, call), 1};
+    }
+    case E_UNBOX: v.c = unbox(G, e->ty, gen(G, e->args[0]).c); return v;
+    case E_OBJ_BINOP: {
+        Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
+        if (!strcmp(e->op, "**")) return (Val){new_obj(G, FMT("PyNumber_Power(%s, %s, Py_None)", a.c, b.c)), 1};
+        const char *fn = binop_fn(e->op);
+        if (!fn) {
+            cy_error(G->d, e->pos, "internal error: unknown operator '%s'", e->op);
+            return v;
+        }
+        return (Val){new_obj(G, FMT("%s(%s, %s)", fn, a.c, b.c)), 1};
+    }
+    case E_OBJ_UNOP: {
+        Val a = gen(G, e->args[0]);
+        const char *fn = e->op[0] == '-' ? "PyNumber_Negative" : e->op[0] == '+' ? "PyNumber_Positive" : "PyNumber_Invert";
+        return (Val){new_obj(G, FMT("%s(%s)", fn, a.c)), 1};
+    }
+    case E_OBJ_NOT: case E_OBJ_TRUTH: {
+        Val a = gen(G, e->args[0]);
+        const char *s = stmp_c(G, "int", FMT("cyrt_truth(%s)", a.c));
+        goto_err_if(G, FMT("%s < 0", s));
+        v.c = e->kind == E_OBJ_NOT ? FMT("(!%s)", s) : s;
+        return v;
+    }
+    case E_OBJ_CMP: {
+        const char *op = e->op;
+        if (!strcmp(op, "is") || !strcmp(op, "is not") || !strcmp(op, "in") || !strcmp(op, "not in")) {
+            const char *c = obj_cmp_int(G, e);
+            const char *t = otmp(G);
+            out(G, "%s = %s ? Py_True : Py_False;", t, c);
+            out(G, "Py_INCREF(%s);", t);
+            return (Val){t, 1};
+        }
+        Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
+        return (Val){new_obj(G, FMT("PyObject_RichCompare(%s, %s, %s)", a.c, b.c, cmp_op(op))), 1};
+    }
+    case E_OBJ_CMP_BINT: v.c = obj_cmp_int(G, e); return v;
+    case E_OBJ_ATTR: {
+        Val a = gen(G, e->args[0]);
+        return (Val){new_obj(G, FMT("PyObject_GetAttr(%s, %s)", a.c, name_const(G, e->sval))), 1};
+    }
+    case E_OBJ_CALL: return gen_obj_call(G, e);
+    case E_OBJ_INDEX: {
+        Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
+        return (Val){new_obj(G, FMT("PyObject_GetItem(%s, %s)", a.c, b.c)), 1};
+    }
+    case E_OBJ_SLICE: {
+        Val a = gen(G, e->args[0]), b = gen(G, e->args[1]), c = gen(G, e->args[2]);
+        return (Val){new_obj(G, FMT("PySlice_New(%s, %s, %s)", a.c, b.c, c.c)), 1};
+    }
+    case E_TUPLE: {
+        if (!e->nargs) return (Val){new_obj(G, "PyTuple_New(0)"), 1};
+        const char **items = cy_alloc(G->a, (size_t)e->nargs * sizeof(char *));
+        for (int i = 0; i < e->nargs; i++) items[i] = gen(G, e->args[i]).c;
+        return (Val){new_obj(G, FMT("PyTuple_Pack(%d, %s)", e->nargs, join(G, items, e->nargs, ", "))), 1};
+    }
+    case E_LIST: {
+        const char **items = cy_alloc(G->a, (size_t)(e->nargs + 1) * sizeof(char *));
+        for (int i = 0; i < e->nargs; i++) items[i] = owned(G, gen(G, e->args[i]));
+        const char *t = new_obj(G, FMT("PyList_New(%d)", e->nargs));
+        for (int i = 0; i < e->nargs; i++) {
+            out(G, "PyList_SET_ITEM(%s, %d, %s);", t, i, items[i]);
+            out(G, "%s = NULL;", items[i]);
+        }
+        return (Val){t, 1};
+    }
+    case E_DICT: {
+        const char *t = new_obj(G, "PyDict_New()");
+        for (int i = 0; i + 1 < e->nargs; i += 2) {
+            Val k = gen(G, e->args[i]), x = gen(G, e->args[i + 1]);
+            goto_err_if(G, FMT("PyDict_SetItem(%s, %s, %s) < 0", t, k.c, x.c));
+        }
+        return (Val){t, 1};
+    }
+    case E_OBJ_AND: case E_OBJ_OR: return gen_obj_andor(G, e);
+    case E_OBJ_COND: return gen_obj_cond(G, e);
+    case E_IMPORT:
+        return (Val){new_obj(G, FMT("cyrt_import(%s, %d)", c_strz(G, e->sval), e->import_top)), 1};
+    }
+    cy_error(G->d, e->pos, "internal error: C backend: unhandled expression kind %d", (int)e->kind);
+    return v;
+}
+
+static const char *genc(Gen *G, IrExpr *e) { return gen(G, e).c; }
+
+/* ---- statements ------------------------------------------------------------ */
+
+static const char *lvalue(Gen *G, IrExpr *t) {
+    switch (t->kind) {
+    case E_VAR: return t->var->cname;
+    case E_VIEW_ELEM:
+        if (cy_type_is_complex(t->ty)) G->used_complex = 1;
+        return view_elem(G, t);
+    default: return genc(G, t); /* E_PTR_INDEX, E_DEREF */
+    }
+}
+
+static void mark_assigned(Gen *G, IrVar *v) {
+    if (is_obj(v->ty)) vec_add(G, &G->assigned, v);
+}
+
+static void gen_assign(Gen *G, IrStmt *s) {
+    IrExpr *t = s->target, *v = s->value;
+    if (s->op) {
+        const char *rv = genc(G, v);
+        out(G, "%s %s= %s;", lvalue(G, t), s->op, rv);
+        return;
+    }
+    if (t->kind == E_VAR && t->var->kind == V_PYGLOBAL) {
+        Val r = gen(G, v);
+        goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0", name_const(G, t->var->name), r.c));
+        return;
+    }
+    switch (t->kind) {
+    case E_VAR: {
+        IrVar *x = t->var;
+        if (is_obj(x->ty)) {
+            assign_obj(G, x->cname, gen(G, v));
+            mark_assigned(G, x);
+        } else if (is_view(x->ty)) {
+            Val r = gen_view(G, v);
+            out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", x->cname, r.c);
+        } else {
+            const char *rv = genc(G, v);
+            out(G, "%s = %s;", x->cname, rv);
+        }
+        return;
+    }
+    case E_PYGLOBAL: {
+        Val r = gen(G, v);
+        goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0", name_const(G, t->sval), r.c));
+        return;
+    }
+    case E_OBJ_ATTR: {
+        Val r = gen(G, v);
+        Val o = gen(G, t->args[0]);
+        goto_err_if(G, FMT("PyObject_SetAttr(%s, %s, %s) < 0", o.c, name_const(G, t->sval), r.c));
+        return;
+    }
+    case E_OBJ_INDEX: {
+        Val r = gen(G, v);
+        Val o = gen(G, t->args[0]), k = gen(G, t->args[1]);
+        goto_err_if(G, FMT("PyObject_SetItem(%s, %s, %s) < 0", o.c, k.c, r.c));
+        return;
+    }
+    default: {
+        const char *rv = genc(G, v);
+        out(G, "%s = %s;", lvalue(G, t), rv);
+        return;
+    }
+    }
+}
+
+/* The condition of an if/while as a C expression; object temporaries it
+ * needed are released before the branch. */
+static const char *cond_expr(Gen *G, IrExpr *c, int mark) {
+    const char *s = genc(G, c);
+    if (G->live.len > mark) {
+        s = stmp_c(G, "int", FMT("!!%s", paren(G, s)));
+        release_to(G, mark);
+    }
+    return s;
+}
+
+static void gen_block(Gen *G, CyVec *body) {
+    int n = G->assigned.len;
+    G->ind++;
+    gen_stmts(G, body);
+    G->ind--;
+    G->assigned.len = n;
+}
+
+/* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
+ * writes the closing brace. */
+static void gen_if_open(Gen *G, IrStmt *s, const char *c, const char *prefix) {
+    out(G, "%sif %s {", prefix, wrapped(c) ? c : FMT("(%s)", c));
+    gen_block(G, &s->body);
+    if (!s->orelse.len) return;
+    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
+    if (next && next->kind == ST_IF) {
+        Cap cap;
+        int m2 = G->live.len;
+        cap_begin(G, &cap, G->ind + 1);
+        const char *c2 = cond_expr(G, next->cond, m2);
+        const char *code = cap_end(G, &cap);
+        if (!*code) {
+            gen_if_open(G, next, c2, "} else ");
+            return;
+        }
+        out(G, "} else {");
+        put(G, code);
+        G->ind++;
+        gen_if_open(G, next, c2, "");
+        out(G, "}");
+        G->ind--;
+        return;
+    }
+    out(G, "} else {");
+    gen_block(G, &s->orelse);
+}
+
+/* ---- variable scans -------------------------------------------------------- */
+
+/* Variables a region body uses and assigns (loop targets and address-taken
+ * variables count as assigned), and the pranges nested in it. */
+typedef struct {
+    CyVec used, assigned, nested;
+    int has_gil;
+} Scan;
+
+static void scan_expr(Gen *G, Scan *sc, IrExpr *e) {
+    if (!e) return;
+    if (e->kind == E_VAR) vec_add(G, &sc->used, e->var);
+    if (e->kind == E_ADDR && e->args[0]->kind == E_VAR) vec_add(G, &sc->assigned, e->args[0]->var);
+    for (int i = 0; i < e->nargs; i++) scan_expr(G, sc, e->args[i]);
+    for (int i = 0; i < e->nkw; i++) scan_expr(G, sc, e->kwargs[i]);
+    if (e->kind == E_VIEW_SLICE)
+        for (int i = 0; i < e->args[0]->ty->ndim; i++) {
+            scan_expr(G, sc, e->slices[i].start);
+            scan_expr(G, sc, e->slices[i].stop);
+            scan_expr(G, sc, e->slices[i].step);
+        }
+}
+
+static void scan_stmts(Gen *G, Scan *sc, CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR) vec_add(G, &sc->assigned, x->target->var);
+        if (x->var) {
+            vec_add(G, &sc->assigned, x->var);
+            vec_add(G, &sc->used, x->var);
+        }
+        for (int k = 0; k < x->ntargets; k++)
+            if (x->targets[k]->kind == E_VAR) vec_add(G, &sc->assigned, x->targets[k]->var);
+        if (x->kind == ST_GIL) sc->has_gil = 1;
+        scan_expr(G, sc, x->target);
+        scan_expr(G, sc, x->value);
+        scan_expr(G, sc, x->cond);
+        scan_expr(G, sc, x->start);
+        scan_expr(G, sc, x->stop);
+        scan_expr(G, sc, x->step);
+        for (int k = 0; k < x->ntargets; k++) scan_expr(G, sc, x->targets[k]);
+        if (x->region) {
+            IrRegion *r = x->region;
+            scan_expr(G, sc, r->start);
+            scan_expr(G, sc, r->stop);
+            scan_expr(G, sc, r->step);
+            scan_expr(G, sc, r->chunksize);
+            scan_expr(G, sc, r->num_threads);
+            if (r->index) {
+                vec_add(G, &sc->assigned, r->index);
+                vec_add(G, &sc->used, r->index);
+            }
+            cy_vec_push(G->a, &sc->nested, r);
+        }
+        scan_stmts(G, sc, &x->body);
+        scan_stmts(G, sc, &x->orelse);
+    }
+}
+
+/* The variables a statement list assigns. */
+static CyVec assigned_vars(Gen *G, CyVec *body) {
+    Scan sc = {0};
+    scan_stmts(G, &sc, body);
+    return sc.assigned;
+}
+
+static void gen_while(Gen *G, IrStmt *s) {
+    Cap cap;
+    int mark = G->live.len;
+    cap_begin(G, &cap, G->ind + 1);
+    const char *c = cond_expr(G, s->cond, mark);
+    const char *code = cap_end(G, &cap);
+    Frame *f = push_frame(G, FR_LOOP);
+    if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
+    if (!*code) {
+        out(G, "while %s {", wrapped(c) ? c : FMT("(%s)", c));
+    } else {
+        out(G, "for (;;) {");
+        put(G, code);
+        G->ind++;
+        out(G, "if (!%s) break;", paren(G, c));
+        G->ind--;
+    }
+    gen_block(G, &s->body);
+    out(G, "}");
+    pop_frame(G);
+    int n = G->assigned.len;
+    gen_stmts(G, &s->orelse);
+    G->assigned.len = n;
+    if (f->brk_used) out(G, "%s: ;", f->brk_label);
+}
+
+/* e is var + c (through widening integer casts) */
+static int loop_index(const IrExpr *e, const IrVar *var, int64_t *c) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && e->ty->is_signed && e->ty->size >= var->ty->size)
+        e = e->args[0];
+    if (e->kind == E_VAR && e->var == var) {
+        *c = 0;
+        return 1;
+    }
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
+        int64_t k, z;
+        if (const_int(e->args[1], &k) && loop_index(e->args[0], var, &z) && z == 0 && k > -(1LL << 40) && k < (1LL << 40)) {
+            *c = e->op[0] == '+' ? k : -k;
+            return 1;
+        }
+        if (e->op[0] == '+' && const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
+            k > -(1LL << 40) && k < (1LL << 40)) {
+            *c = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* View accesses indexed by var that run in every iteration: outside the
+ * branches of conditional expressions, in the loop body's simple
+ * statements. */
+static void collect_checks(Gen *G, IrExpr *e, IrVar *var, CyVec *assigned, CyVec *out) {
+    if (!e) return;
+    if (e->kind == E_AND || e->kind == E_OR || e->kind == E_OBJ_AND || e->kind == E_OBJ_OR || e->kind == E_COND ||
+        e->kind == E_OBJ_COND) {
+        collect_checks(G, e->args[0], var, assigned, out);
+        return;
+    }
+    if (e->kind == E_VIEW_ELEM && (e->boundscheck || e->wraparound) && e->args[0]->kind == E_VAR &&
+        e->args[0]->var->kind != V_MODULE && !vec_has(assigned, e->args[0]->var))
+        for (int k = 0; k < e->args[0]->ty->ndim; k++) {
+            int64_t c = 0;
+            IrVar *inv = NULL;
+            if (!loop_index(e->args[1 + k], var, &c)) {
+                /* an index the loop does not change: checked once */
+                const IrExpr *x = e->args[1 + k];
+                while (x->kind == E_CAST && cy_type_is_int(x->ty)) x = x->args[0];
+                if (x->kind != E_VAR || !cy_type_is_int(x->var->ty) || x->var->kind == V_MODULE ||
+                    vec_has(assigned, x->var) || x->var == var)
+                    continue;
+                inv = x->var;
+            }
+            Checked *ck = cy_alloc(G->a, sizeof *ck);
+            ck->elem = e;
+            ck->axis = k;
+            ck->off = c;
+            ck->inv = inv;
+            cy_vec_push(G->a, out, ck);
+        }
+    for (int i = 0; i < e->nargs; i++) collect_checks(G, e->args[i], var, assigned, out);
+    for (int i = 0; i < e->nkw; i++) collect_checks(G, e->kwargs[i], var, assigned, out);
+}
+
+/* Does the body leave an iteration early without an exception? */
+static int skips_rest(CyVec *body, int depth) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_RETURN) return 1;
+        if ((x->kind == ST_BREAK || x->kind == ST_CONTINUE) && depth == 0) return 1;
+        int d = depth + (x->kind == ST_WHILE || x->kind == ST_FOR_RANGE || x->kind == ST_FOR_ITER ||
+                         x->kind == ST_PRANGE || x->kind == ST_PARALLEL);
+        if (skips_rest(&x->body, d) || skips_rest(&x->orelse, d)) return 1;
+    }
+    return 0;
+}
+
+/* Accesses of a loop over var from the constant start by a positive step
+ * whose indices stay >= 0; they are marked checked (the caller pushes the
+ * result onto G->checked and emits emit_checks before the loop). */
+static void loop_checks(Gen *G, CyVec *body, IrVar *var, int64_t start, CyVec *out) {
+    CyVec assigned = assigned_vars(G, body);
+    if (vec_has(&assigned, var) || skips_rest(body, 0)) return;
+    CyVec all = {0};
+    for (int i = 0; i < body->len; i++) {
+        /* what the body's own statements evaluate in every iteration: not
+           the bodies of nested ifs and loops */
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_PRANGE || x->kind == ST_PARALLEL || x->kind == ST_GIL || x->kind == ST_NOGIL) continue;
+        collect_checks(G, x->value, var, &assigned, &all);
+        collect_checks(G, x->target, var, &assigned, &all);
+        collect_checks(G, x->cond, var, &assigned, &all);
+        if (x->kind == ST_FOR_RANGE) {
+            collect_checks(G, x->start, var, &assigned, &all);
+            collect_checks(G, x->stop, var, &assigned, &all);
+            collect_checks(G, x->step, var, &assigned, &all);
+        }
+    }
+    for (int i = 0; i < all.len; i++) {
+        Checked *c = all.items[i];
+        if (c->inv || start + c->off >= 0) cy_vec_push(G->a, out, c);
+    }
+}
+
+/* Is stop (through casts) the length of axis k of view v? */
+static int is_shape_of(const IrExpr *stop, const IrVar *v, int k) {
+    int64_t a;
+    while (stop && stop->kind == E_CAST) stop = stop->args[0];
+    return stop && stop->kind == E_VIEW_SHAPE && stop->args[0]->kind == E_VAR && stop->args[0]->var == v &&
+           const_int(stop->args[1], &a) && a == k;
+}
+
+/* Declares the checked copies of loop-invariant indices (before the loop,
+ * unconditionally: they are plain copies). */
+static void emit_invariants(Gen *G, CyVec *cks) {
+    for (int i = 0; i < cks->len; i++) {
+        Checked *c = cks->items[i];
+        if (!c->inv) continue;
+        for (int j = 0; j < i && !c->repl; j++) {
+            Checked *d = cks->items[j];
+            if (d->inv == c->inv && d->axis == c->axis && d->elem->args[0]->var == c->elem->args[0]->var &&
+                d->elem->wraparound == c->elem->wraparound && d->elem->boundscheck == c->elem->boundscheck)
+                c->repl = d->repl;
+        }
+        if (!c->repl) c->repl = stmp_c(G, "Py_ssize_t", genc(G, c->elem->args[1 + c->axis]));
+    }
+}
+
+
+/* One check per view and axis: the largest index the loop reaches
+ * (last + offset) must be below the shape. */
+static void emit_checks(Gen *G, CyVec *cks, const char *last, const IrExpr *stop) {
+    for (int i = 0; i < cks->len; i++) {
+        Checked *c = cks->items[i];
+        IrVar *v = c->elem->args[0]->var;
+        VRef r = view_ref(G, c->elem->args[0]);
+        const char *shape = vr_shape(G, &r, c->axis);
+        if (c->inv) {
+            int first = 1;
+            for (int j = 0; j < i; j++)
+                if (((Checked *)cks->items[j])->repl == c->repl) first = 0;
+            if (!first) continue;
+            if (c->elem->wraparound && c->inv->ty->is_signed) out(G, "if (%s < 0) %s += %s;", c->repl, c->repl, shape);
+            if (c->elem->boundscheck)
+                out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c->repl, shape,
+                    c->axis, errlbl(G));
+            continue;
+        }
+        if (!c->elem->boundscheck) continue;
+        int64_t off = c->off, dup = 0;
+        for (int j = 0; j < cks->len; j++) {
+            Checked *d = cks->items[j];
+            if (d->inv || d->elem->args[0]->var != v || d->axis != c->axis || !d->elem->boundscheck) continue;
+            if (d->off > off || (d->off == off && j < i)) dup = 1;
+        }
+        if (dup || (off <= 0 && is_shape_of(stop, v, c->axis))) continue;
+        const char *hi = off ? FMT("%s + %" PRId64, paren(G, last), off) : last;
+        out(G, "if (cyrt_unlikely(%s >= %s)) { cyrt_err_bounds(%d); goto %s; }", hi, shape, c->axis, errlbl(G));
+    }
+}
+
+/* Are there checks to emit (or only wraparound to skip)? */
+static int checks_emit_code(CyVec *cks, const IrExpr *stop) {
+    for (int i = 0; i < cks->len; i++) {
+        Checked *c = cks->items[i];
+        if (c->inv) return 1;
+        if (c->elem->boundscheck && !(c->off <= 0 && is_shape_of(stop, c->elem->args[0]->var, c->axis))) return 1;
+    }
+    return 0;
+}
+
+static int assigned_in(Gen *G, CyVec *body, IrVar *v) {
+    CyVec as = assigned_vars(G, body);
+    return vec_has(&as, v);
+}
+
+static void gen_for_range(Gen *G, IrStmt *s, int mark) {
+    IrVar *v = s->var;
+    const CyType *t = v->ty;
+    const char *a = genc(G, s->start);
+    const char *b = genc(G, s->stop);
+    /* the stop value is taken once, even if the body assigns a variable in it */
+    if (!simple(b) || (s->stop->kind == E_VAR && assigned_in(G, &s->body, s->stop->var))) b = stmp(G, t, b);
+    const char *c = s->step ? genc(G, s->step) : "1";
+    int64_t sv = 1;
+    int sconst = s->step ? const_int(s->step, &sv) : 1;
+    if (!sconst) {
+        c = once(G, t, c);
+        out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\"); goto %s; }",
+            c, errlbl(G));
+    }
+    release_to(G, mark);
+    int64_t a0;
+    int nchecked = G->checked.len;
+    if (sconst && sv == 1 && const_int(s->start, &a0) && a0 >= 0) {
+        CyVec cks = {0};
+        loop_checks(G, &s->body, v, a0, &cks);
+        emit_invariants(G, &cks);
+        if (checks_emit_code(&cks, s->stop)) {
+            out(G, "if (%s > %s) {", b, a);
+            G->ind++;
+            emit_checks(G, &cks, FMT("%s - 1", paren(G, b)), s->stop);
+            G->ind--;
+            out(G, "}");
+        }
+        for (int i = 0; i < cks.len; i++) cy_vec_push(G->a, &G->checked, cks.items[i]);
+    }
+    const char *k = FMT("cy_s%d", ++G->nid);
+    Frame *f = push_frame(G, FR_LOOP);
+    if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
+    const char *d = decl(G, t, k);
+    if (sconst && sv == 1) out(G, "for (%s = %s; %s < %s; %s++) {", d, a, k, b, k);
+    else if (sconst && sv == -1) out(G, "for (%s = %s; %s > %s; %s--) {", d, a, k, b, k);
+    else if (sconst) out(G, "for (%s = %s; %s %s %s; %s += %s) {", d, a, k, sv > 0 ? "<" : ">", b, k, c);
+    else out(G, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {", d, a, c, k, b, k, b, k, c);
+    G->ind++;
+    out(G, "%s = %s;", v->cname, k);
+    G->ind--;
+    gen_block(G, &s->body);
+    out(G, "}");
+    G->checked.len = nchecked;
+    pop_frame(G);
+    int n = G->assigned.len;
+    gen_stmts(G, &s->orelse);
+    G->assigned.len = n;
+    if (f->brk_used) out(G, "%s: ;", f->brk_label);
+}
+
+static void gen_for_iter(Gen *G, IrStmt *s) {
+    Val seq = gen(G, s->value);
+    const char *it = new_obj(G, FMT("PyObject_GetIter(%s)", seq.c));
+    Frame *f = push_frame(G, FR_LOOP);
+    if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
+    out(G, "for (;;) {");
+    G->ind++;
+    const char *nx = FMT("cy_s%d", ++G->nid);
+    out(G, "PyObject *%s = PyIter_Next(%s);", nx, it);
+    out(G, "if (!%s) {", nx);
+    G->ind++;
+    out(G, "if (PyErr_Occurred()) goto %s;", errlbl(G));
+    out(G, "break;");
+    G->ind--;
+    out(G, "}");
+    if (!is_obj(s->var->ty)) cy_error(G->d, s->pos, "internal error: Python loop over a C variable");
+    out(G, "CYRT_XSETREF(%s, %s);", s->var->cname, nx);
+    G->ind--;
+    int n = G->assigned.len;
+    mark_assigned(G, s->var);
+    gen_block(G, &s->body);
+    G->assigned.len = n;
+    out(G, "}");
+    pop_frame(G);
+    gen_stmts(G, &s->orelse);
+    G->assigned.len = n;
+    if (f->brk_used) out(G, "%s: ;", f->brk_label);
+}
+
+static void gen_unpack(Gen *G, IrStmt *s) {
+    Val seq = gen(G, s->value);
+    const char **ptrs = cy_alloc(G->a, (size_t)(s->ntargets + 1) * sizeof(char *));
+    const char **tmps = cy_alloc(G->a, (size_t)(s->ntargets + 1) * sizeof(char *));
+    for (int i = 0; i < s->ntargets; i++) {
+        IrExpr *t = s->targets[i];
+        if (t->kind == E_VAR && is_obj(t->var->ty) && t->var->kind != V_PYGLOBAL) {
+            ptrs[i] = FMT("&%s", t->var->cname);
+        } else {
+            tmps[i] = otmp(G);
+            ptrs[i] = FMT("&%s", tmps[i]);
+        }
+    }
+    goto_err_if(G, FMT("cyrt_unpack(%s, %d, (PyObject **const[]){%s}) < 0", seq.c, s->ntargets,
+                       join(G, ptrs, s->ntargets, ", ")));
+    for (int i = 0; i < s->ntargets; i++) {
+        IrExpr *t = s->targets[i];
+        if (!tmps[i]) {
+            mark_assigned(G, t->var);
+            continue;
+        }
+        /* the item is already an owned temporary: assign it as such */
+        if (t->kind == E_VAR && is_obj(t->var->ty)) {
+            assign_obj(G, t->var->cname, (Val){tmps[i], 1});
+        } else if (t->kind == E_PYGLOBAL || (t->kind == E_VAR && t->var->kind == V_PYGLOBAL)) {
+            goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0",
+                               name_const(G, t->kind == E_VAR ? t->var->name : t->sval), tmps[i]));
+        } else if (!is_obj(t->ty) && !is_view(t->ty)) {
+            out(G, "%s = %s;", lvalue(G, t), unbox(G, t->ty, tmps[i]));
+        } else {
+            cy_error(G->d, s->pos, "internal error: unsupported unpacking target");
+        }
+    }
+}
+
+static Frame *func_frame(Gen *G) {
+    Frame *f = G->fr;
+    while (f->up) f = f->up;
+    return f;
+}
+
+static Frame *top_region(Gen *G) {
+    Frame *r = NULL;
+    for (Frame *f = G->fr; f; f = f->up)
+        if (f->kind == FR_REGION) r = f;
+    return r;
+}
+
+/* cy_r = value, then leave the function through L_end. */
+static void emit_return(Gen *G, IrExpr *v, const char *cval) {
+    if (v) {
+        if (is_obj(G->ret)) {
+            Val r = gen(G, v);
+            out(G, "cy_r = %s;", r.c);
+            out(G, r.owned ? "%s = NULL;" : "Py_INCREF(%s);", r.owned ? r.c : "cy_r");
+        } else if (is_view(G->ret)) {
+            Val r = gen_view(G, v);
+            out(G, r.owned ? "cyrt_view_move(&cy_r, &%s);" : "cyrt_view_copy(&cy_r, &%s);", r.c);
+        } else if (G->ret->kind != TY_VOID) {
+            const char *c = genc(G, v);
+            out(G, "cy_r = %s;", c);
+        } else {
+            Val r = gen(G, v);
+            if (*r.c && !simple(r.c)) out(G, "(void)%s;", r.c);
+        }
+    } else if (cval) {
+        out(G, "cy_r = %s;", cval);
+    }
+    exit_to(G, func_frame(G));
+    out(G, "goto L_end;");
+    G->end_used = 1;
+}
+
+static void gen_return(Gen *G, IrStmt *s) {
+    Frame *rf = region_frame(G);
+    if (!rf) {
+        emit_return(G, s->value, NULL);
+        return;
+    }
+    /* inside a parallel region: the first thread to return records its
+       value; the master thread returns it after the region */
+    Frame *top = top_region(G);
+    top->need_par = rf->need_par = 1;
+    if (s->value && G->ret->kind != TY_VOID) {
+        const char *c = genc(G, s->value);
+        if (!top->ret_slot) top->ret_slot = FMT("cy_rv%d", top->region->id);
+        out(G, "if (cyrt_par_set(&%s, 2)) %s = %s;", top->par, top->ret_slot, c);
+    } else {
+        out(G, "(void)cyrt_par_set(&%s, 2);", top->par);
+    }
+    exit_to(G, rf);
+    rf->next_used = 1;
+    out(G, "goto %s;", rf->next_label);
+}
+
+static void gen_break_continue(Gen *G, IrStmt *s) {
+    Frame *t = G->fr;
+    while (t && t->kind != FR_LOOP && t->kind != FR_REGION) t = t->up;
+    if (!t) return;
+    exit_to(G, t);
+    if (t->kind == FR_LOOP) {
+        if (s->kind == ST_CONTINUE) {
+            out(G, "continue;");
+        } else if (t->brk_label) {
+            t->brk_used = 1;
+            out(G, "goto %s;", t->brk_label);
+        } else {
+            out(G, "break;");
+        }
+        return;
+    }
+    if (!t->is_prange) return;
+    if (s->kind == ST_BREAK) {
+        Frame *top = top_region(G);
+        top->need_par = t->need_par = 1;
+        if (t == top && t->lastp.len) {
+            /* OpenMP's lastprivate copy would come from the sequentially
+               last iteration, which a break skips: the breaking thread
+               keeps its values, as Cython does */
+            t->broke = 1;
+            out(G, "if (cyrt_par_set(&%s, 1)) {", t->par);
+            G->ind++;
+            for (int i = 0; i < t->lastp.len; i++) {
+                IrVar *v = t->lastp.items[i];
+                out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
+            }
+            G->ind--;
+            out(G, "}");
+        } else {
+            out(G, "(void)cyrt_par_set(&%s, 1);", t->par);
+        }
+    }
+    t->next_used = 1;
+    out(G, "goto %s;", t->next_label);
+}
+
+/* with nogil: inside a function holding the GIL */
+static void gen_nogil(Gen *G, IrStmt *s) {
+    if (G->gil != 1) {
+        gen_stmts(G, &s->body);
+        return;
+    }
+    int id = ++G->nid;
+    out(G, "{");
+    G->ind++;
+    out(G, "PyThreadState *cy_ts%d = PyEval_SaveThread();", id);
+    Frame *f = push_frame(G, FR_NOGIL);
+    f->err_label = FMT("L_nogil%d_error", id);
+    f->exit_code = FMT("PyEval_RestoreThread(cy_ts%d);", id);
+    G->gil = 0;
+    gen_stmts(G, &s->body);
+    G->gil = 1;
+    pop_frame(G);
+    out(G, "PyEval_RestoreThread(cy_ts%d);", id);
+    if (f->err_used) {
+        out(G, "if (0) {");
+        out(G, "%s:", f->err_label);
+        G->ind++;
+        out(G, "PyEval_RestoreThread(cy_ts%d);", id);
+        out(G, "goto %s;", errlbl(G));
+        G->ind--;
+        out(G, "}");
+    }
+    G->ind--;
+    out(G, "}");
+}
+
+/* with gil: its own temporaries (it may run in several threads at once) */
+static void gen_gil(Gen *G, IrStmt *s) {
+    int id = ++G->nid;
+    TScope sc = {0}, *saved = G->scope;
+    int saved_gil = G->gil;
+    out(G, "{");
+    G->ind++;
+    out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
+    Frame *f = push_frame(G, FR_GIL);
+    f->err_label = FMT("L_gil%d_error", id);
+    f->exit_code = FMT("PyGILState_Release(cy_gs%d);", id);
+    G->scope = &sc;
+    G->gil = 1;
+    Cap cap;
+    cap_begin(G, &cap, G->ind);
+    gen_stmts(G, &s->body);
+    const char *body = cap_end(G, &cap);
+    G->gil = saved_gil;
+    pop_frame(G);
+    scope_decls(G, &sc);
+    put(G, body);
+    out(G, "PyGILState_Release(cy_gs%d);", id);
+    if (f->err_used) {
+        out(G, "if (0) {");
+        out(G, "%s:", f->err_label);
+        G->ind++;
+        scope_cleanup(G, &sc);
+        out(G, "PyGILState_Release(cy_gs%d);", id);
+        G->scope = saved;
+        out(G, "goto %s;", errlbl(G));
+        G->ind--;
+        out(G, "}");
+    }
+    G->scope = saved;
+    G->ind--;
+    out(G, "}");
+}
+
+/* ---- parallel regions --------------------------------------------------------- */
+
+
+static const IrVarUse *var_use(const IrRegion *r, const IrVar *v) {
+    for (int i = 0; i < r->vars.len; i++) {
+        const IrVarUse *u = r->vars.items[i];
+        if (u->var == v) return u;
+    }
+    return NULL;
+}
+
+static int is_cscalar(const CyType *t) {
+    return t->kind != TY_VOID && t->kind != TY_VIEW && t->kind != TY_OBJECT && t->kind != TY_FUNC;
+}
+
+static const char *redop(const char *op) {
+    if (!strcmp(op, "and")) return "&&";
+    if (!strcmp(op, "or")) return "||";
+    return op;
+}
+
+typedef struct {
+    CyVec priv, lastp, red, fpriv; /* const char* */
+} Clauses;
+
+static void clause_add(Gen *G, CyVec *v, const char *s) {
+    for (int i = 0; i < v->len; i++)
+        if (!strcmp(v->items[i], s)) return;
+    cy_vec_push(G->a, v, (void *)s);
+}
+
+static const char *clause(Gen *G, const char *kind, CyVec *v) {
+    if (!v->len) return "";
+    return FMT(" %s(%s)", kind, join(G, (const char **)v->items, v->len, ", "));
+}
+
+/* OpenMP data-sharing clauses.  Sema's classes decide private, lastprivate
+ * and reduction; read-only scalars become firstprivate (thread-local copies
+ * the compiler can keep in registers); a nested prange leaves alone what
+ * its enclosing parallel block already made private. */
+static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses *c, CyVec *privs) {
+    int prange = R->is_prange, nested = parent != NULL;
+    CyVec nested_red = {0};
+    for (int i = 0; i < sc->nested.len; i++) {
+        IrRegion *n = sc->nested.items[i];
+        for (int j = 0; j < n->vars.len; j++) {
+            IrVarUse *u = n->vars.items[j];
+            if (u->cls == RC_REDUCTION) vec_add(G, &nested_red, u->var);
+        }
+    }
+    if (R->index) clause_add(G, &c->priv, R->index->cname);
+    for (int i = 0; i < sc->used.len; i++) {
+        IrVar *v = sc->used.items[i];
+        if (v == R->index || v->kind == V_MODULE || v->kind == V_PYGLOBAL || !is_cscalar(v->ty)) continue;
+        const IrVarUse *u = var_use(R, v);
+        int assigned = vec_has(&sc->assigned, v);
+        int pp = nested && vec_has(&parent->privs, v);
+        VarClass cls = u ? u->cls : assigned ? (prange ? RC_LASTPRIVATE : RC_PRIVATE) : RC_SHARED;
+        if (!prange && cls != RC_REDUCTION && vec_has(&nested_red, v)) cls = RC_SHARED;
+        if (cls == RC_PRIVATE || (cls == RC_LASTPRIVATE && !pp)) vec_add(G, privs, v);
+        switch (cls) {
+        case RC_PRIVATE: clause_add(G, &c->priv, v->cname); break;
+        case RC_LASTPRIVATE:
+            if (pp) break;
+            clause_add(G, prange ? &c->lastp : &c->priv, v->cname);
+            break;
+        case RC_REDUCTION:
+            if (pp) break;
+            clause_add(G, &c->red, FMT("%s:%s", redop(u && u->redop ? u->redop : "+"), v->cname));
+            break;
+        case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
+        case RC_SHARED:
+            if (!assigned && !nested) clause_add(G, &c->fpriv, v->cname);
+            break;
+        }
+    }
+}
+
+static const char *sched_clause(Gen *G, IrRegion *R, const char *chunk) {
+    static const char *const names[] = {"", "static", "dynamic", "guided", "runtime"};
+    if (R->schedule == SCHED_DEFAULT) return "";
+    if (chunk && R->schedule != SCHED_RUNTIME) return FMT(" schedule(%s, %s)", names[R->schedule], chunk);
+    return FMT(" schedule(%s)", names[R->schedule]);
+}
+
+static void emit_hoists(Gen *G, Frame *f) {
+    for (int i = 0; i < f->hoists.len; i++) {
+        Hoist *h = f->hoists.items[i];
+        const CyType *vt = h->var->ty;
+        const char *v = h->var->cname;
+        if (h->used_d) out(G, "char *const %s_d = %s.data;", h->pfx, v);
+        if (h->used_p) out(G, "%s *const %s_p = (%s *)%s.data;", elem_ctype(G, vt), h->pfx, elem_ctype(G, vt), v);
+        for (int k = 0; k < vt->ndim; k++) {
+            if (h->used_s[k]) out(G, "const Py_ssize_t %s_s%d = %s.strides[%d];", h->pfx, k, v, k);
+            if (h->used_n[k]) out(G, "const Py_ssize_t %s_n%d = %s.shape[%d];", h->pfx, k, v, k);
+        }
+    }
+}
+
+static int is_zero_lit(const IrExpr *e) {
+    int64_t v;
+    return !e || (const_int(e, &v) && v == 0);
+}
+
+static void gen_region(Gen *G, IrStmt *s) {
+    IrRegion *R = s->region;
+    int prange = s->kind == ST_PRANGE, id = R->id;
+    Frame *parent = region_frame(G);
+    int nested = parent != NULL;
+    Scan sc = {0};
+    scan_stmts(G, &sc, &s->body);
+
+    out(G, "{");
+    G->ind++;
+    int mark = G->live.len;
+    const char *T = prange ? cty(G, R->index->ty) : NULL;
+    const char *start = NULL, *step = NULL, *n = NULL;
+    int64_t sv = 1;
+    int sconst = 1, start0 = 0;
+    Clauses cl = {0};
+    if (prange) {
+        const CyType *it = R->index->ty;
+        /* evaluated once, into temporaries of our own (the body may assign
+           the variables they mention) */
+        start = genc(G, R->start);
+        if (!simple(start) || is_ident(start)) start = stmp(G, it, start);
+        const char *stop = genc(G, R->stop);
+        if (!simple(stop) || is_ident(stop)) stop = stmp(G, it, stop);
+        step = R->step ? genc(G, R->step) : "1";
+        if (!simple(step) || is_ident(step)) step = stmp(G, it, step);
+        sconst = R->step ? const_int(R->step, &sv) : 1;
+        start0 = is_zero_lit(R->start);
+        n = FMT("cy_n%d", id);
+        const char *count;
+        if (sconst && sv == 1 && start0) count = FMT("%s > 0 ? (Py_ssize_t)%s : 0", stop, stop);
+        else if (sconst && sv == 1) count = FMT("%s > %s ? (Py_ssize_t)(%s - %s) : 0", stop, start, stop, start);
+        else if (sconst && sv == -1) count = FMT("%s > %s ? (Py_ssize_t)(%s - %s) : 0", start, stop, start, stop);
+        else if (sconst && sv > 0)
+            count = FMT("%s > %s ? (Py_ssize_t)((%s - %s + %s - 1) / %s) : 0", stop, start, stop, start, step, step);
+        else if (sconst)
+            count = FMT("%s > %s ? (Py_ssize_t)((%s - %s - %s - 1) / -%s) : 0", start, stop, start, stop, step, step);
+        else {
+            out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_raise_str(PyExc_ValueError, \"prange() step must not be zero\"); goto %s; }",
+                step, errlbl(G));
+            count = FMT("%s > 0 ? (%s > %s ? (Py_ssize_t)((%s - %s + %s - 1) / %s) : 0) : (%s > %s ? (Py_ssize_t)((%s - %s - %s - 1) / -%s) : 0)",
+                        step, stop, start, stop, start, step, step, start, stop, start, stop, step, step);
+        }
+        out(G, "const Py_ssize_t %s = %s;", n, count);
+    }
+    const char *nt = NULL, *chunk = NULL;
+    if (R->num_threads && !nested) nt = stmp_c(G, "const int", genc(G, R->num_threads));
+    if (R->chunksize) chunk = stmp_c(G, "const int", genc(G, R->chunksize));
+    release_to(G, mark);
+
+    /* the body, generated first: what it uses decides what to emit around it */
+    Frame *f = push_frame(G, FR_REGION);
+    f->region = R;
+    f->is_prange = prange;
+    f->par = nested ? parent->par : FMT("cy_par%d", id);
+    f->err_label = FMT(prange ? "L_r%d_error" : "L_p%d_error", id);
+    f->next_label = FMT(prange ? "L_r%d_next" : "L_p%d_end", id);
+    if (!nested)
+        for (int i = 0; i < sc.used.len; i++) {
+            IrVar *v = sc.used.items[i];
+            if (!is_view(v->ty) || vec_has(&sc.assigned, v)) continue;
+            Hoist *h = cy_alloc(G->a, sizeof *h);
+            h->var = v;
+            h->pfx = FMT("cy_%s", v->cname);
+            cy_vec_push(G->a, &f->hoists, h);
+        }
+    region_clauses(G, R, &sc, parent, &cl, &f->privs);
+    if (prange && !nested) {
+        cy_vec_push(G->a, &f->lastp, R->index);
+        for (int i = 0; i < sc.used.len; i++) {
+            IrVar *v = sc.used.items[i];
+            for (int k = 0; k < cl.lastp.len; k++)
+                if (!strcmp(cl.lastp.items[k], v->cname)) vec_add(G, &f->lastp, v);
+        }
+    }
+    CyVec cks = {0};
+    int nchecked = G->checked.len;
+    int64_t st0;
+    if (prange && !nested && sconst && sv > 0 && const_int(R->start, &st0) && st0 >= 0) {
+        CyVec all = {0};
+        loop_checks(G, &s->body, R->index, st0, &all);
+        for (int i = 0; i < all.len; i++)
+            if (!((Checked *)all.items[i])->inv) cy_vec_push(G->a, &cks, all.items[i]);
+        for (int i = 0; i < cks.len; i++) cy_vec_push(G->a, &G->checked, cks.items[i]);
+    }
+    TScope rs = {0}, *saved_scope = G->scope;
+    if (!nested) G->scope = &rs;
+    int saved_gil = G->gil, saved_assigned = G->assigned.len;
+    G->gil = 0;
+    Cap cap;
+    cap_begin(G, &cap, G->ind + (!prange ? 1 : nested ? 2 : 3));
+    gen_stmts(G, &s->body);
+    if (f->err_used) {
+        out(G, "if (0) {");
+        out(G, "%s:", f->err_label);
+        G->ind++;
+        out(G, "cyrt_par_error(&%s);", f->par);
+        G->ind--;
+        out(G, "}");
+    }
+    if (f->next_used) out(G, "%s: ;", f->next_label);
+    const char *body = cap_end(G, &cap);
+    G->checked.len = nchecked;
+    G->gil = saved_gil;
+    G->scope = saved_scope;
+    G->assigned.len = saved_assigned;
+    pop_frame(G);
+
+    int need_par = f->need_par || f->err_used;
+    int need_tstate = f->err_used || f->need_tstate || sc.has_gil;
+    if (nested) {
+        if (need_par) parent->need_par = 1;
+        if (need_tstate) parent->need_tstate = 1;
+    }
+    const char *idx = NULL, *last = NULL, *last_raw = NULL;
+    if (prange) {
+        const char *x = start0 ? FMT("cy_it%d", id) : FMT("%s + cy_it%d", start, id);
+        const char *l = start0 ? FMT("%s - 1", n) : FMT("%s + (%s - 1)", start, n);
+        if (!(sconst && sv == 1)) {
+            x = start0 ? FMT("cy_it%d * %s", id, step) : FMT("%s + cy_it%d * %s", start, id, step);
+            l = start0 ? FMT("(%s - 1) * %s", n, step) : FMT("%s + (%s - 1) * %s", start, n, step);
+        }
+        last_raw = l;
+        int same = R->index->ty->kind == TY_SSIZE;
+        idx = same ? x : FMT("(%s)(%s)", T, x);
+        last = same ? l : FMT("(%s)(%s)", T, l);
+        if (!nested) {
+            if (is_ident(start)) clause_add(G, &cl.fpriv, start);
+            if (is_ident(step)) clause_add(G, &cl.fpriv, step);
+        }
+    }
+
+    if (prange && nested) {
+        out(G, "if (%s > 0) {", n);
+        G->ind++;
+        out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl.priv),
+            clause(G, "lastprivate", &cl.lastp), clause(G, "reduction", &cl.red));
+        out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
+        G->ind++;
+        if (need_par) out(G, "if (cyrt_par_stopped(&%s)) continue;", f->par);
+        out(G, "%s = %s;", R->index->cname, idx);
+        put(G, body);
+        G->ind--;
+        out(G, "}");
+        out(G, "%s = %s;", R->index->cname, last);
+        G->ind--;
+        out(G, "}");
+        G->ind--;
+        out(G, "}");
+        return;
+    }
+
+    /* a top-level region: release the GIL, run the team, trace, re-raise */
+    cy_vec_push(G->a, &G->traced, R);
+    if (need_par) out(G, "cyrt_par %s = {0};", f->par);
+    if (f->ret_slot) out(G, "%s;", decl(G, G->ret, f->ret_slot));
+    for (int i = 0; f->broke && i < f->lastp.len; i++) {
+        IrVar *v = f->lastp.items[i];
+        out(G, "%s = %s;", decl(G, v->ty, FMT("cy_lp%d_%s", id, v->cname)), zero_init(v->ty));
+    }
+    if (prange) {
+        out(G, "if (%s > 0) {", n);
+        G->ind++;
+        emit_checks(G, &cks, last_raw, sconst && sv == 1 ? R->stop : NULL);
+    }
+    const char *ts = NULL;
+    if (G->gil == 1) {
+        ts = FMT("cy_ts%d", id);
+        out(G, "PyThreadState *%s = PyEval_SaveThread();", ts);
+    } else if (G->gil == -1 && need_tstate) {
+        ts = FMT("cy_ts%d", id);
+        out(G, "PyThreadState *%s = PyGILState_Check() ? PyEval_SaveThread() : NULL;", ts);
+    }
+    out(G, "long long cy_clock%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);
+    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
+    if (prange)
+        out(G, "#pragma omp parallel%s%s", ntc, clause(G, "firstprivate", &cl.fpriv));
+    else
+        out(G, "#pragma omp parallel%s%s%s%s", ntc, clause(G, "private", &cl.priv), clause(G, "firstprivate", &cl.fpriv),
+            clause(G, "reduction", &cl.red));
+    out(G, "{");
+    G->ind++;
+    emit_hoists(G, f);
+    scope_decls(G, &rs);
+    if (need_tstate) {
+        out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
+        out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
+    }
+    if (prange) {
+        out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl.priv),
+            clause(G, "lastprivate", &cl.lastp), clause(G, "reduction", &cl.red));
+        out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
+        G->ind++;
+        if (need_par) out(G, "if (cyrt_par_stopped(&%s)) continue;", f->par);
+        out(G, "%s = %s;", R->index->cname, idx);
+        put(G, body);
+        G->ind--;
+        out(G, "}");
+    } else {
+        put(G, body);
+    }
+    if (need_tstate) {
+        out(G, "PyEval_RestoreThread(cy_tst%d);", id);
+        out(G, "PyGILState_Release(cy_gs%d);", id);
+    }
+    G->ind--;
+    out(G, "}");
+    out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_region(&cy_ri%d, %s, cyrt_now_ns() - cy_clock%d);", id,
+        prange ? n : "0", id);
+    if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
+    if (prange) {
+        out(G, "%s = %s;", R->index->cname, last);
+        G->ind--;
+        out(G, "}");
+    }
+    if (f->broke) {
+        out(G, "if (%s.why == 1) {", f->par);
+        G->ind++;
+        for (int i = 0; i < f->lastp.len; i++) {
+            IrVar *v = f->lastp.items[i];
+            out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
+        }
+        G->ind--;
+        out(G, "}");
+    }
+    if (need_par) {
+        out(G, "if (%s.why == 3) {", f->par);
+        G->ind++;
+        out(G, "cyrt_par_restore(&%s);", f->par);
+        out(G, "goto %s;", errlbl(G));
+        G->ind--;
+        if (f->ret_slot || (f->need_par && R->has_return)) {
+            out(G, "} else if (%s.why == 2) {", f->par);
+            G->ind++;
+            emit_return(G, NULL, f->ret_slot);
+            G->ind--;
+        }
+        out(G, "}");
+    }
+    if (s->orelse.len) {
+        if (need_par) {
+            out(G, "if (%s.why != 1) {", f->par);
+            gen_block(G, &s->orelse);
+            out(G, "}");
+        } else {
+            gen_stmts(G, &s->orelse);
+        }
+    }
+    G->ind--;
+    out(G, "}");
+}
+
+static void gen_stmt(Gen *G, IrStmt *s) {
+    line_directive(G, s->pos);
+    int mark = G->live.len;
+    switch (s->kind) {
+    case ST_BLOCK: gen_stmts(G, &s->body); break;
+    case ST_EXPR: {
+        IrExpr *v = s->value;
+        Val r = is_view(v->ty) ? gen_view(G, v) : gen(G, v);
+        if (!is_obj(v->ty) && !is_view(v->ty) && *r.c && !simple(r.c))
+            out(G, v->ty->kind == TY_VOID ? "%s;" : "(void)%s;", r.c);
+        break;
+    }
+    case ST_ASSIGN: gen_assign(G, s); break;
+    case ST_UNPACK: gen_unpack(G, s); break;
+    case ST_IF: {
+        const char *c = cond_expr(G, s->cond, mark);
+        gen_if_open(G, s, c, "");
+        out(G, "}");
+        break;
+    }
+    case ST_WHILE: gen_while(G, s); break;
+    case ST_FOR_RANGE: gen_for_range(G, s, mark); break;
+    case ST_FOR_ITER: gen_for_iter(G, s); break;
+    case ST_PRANGE: case ST_PARALLEL: gen_region(G, s); break;
+    case ST_BREAK: case ST_CONTINUE: gen_break_continue(G, s); break;
+    case ST_RETURN: gen_return(G, s); break;
+    case ST_RAISE:
+        if (s->value) out(G, "cyrt_raise(%s);", genc(G, s->value));
+        else out(G, "cyrt_reraise();");
+        out(G, "goto %s;", errlbl(G));
+        break;
+    case ST_ASSERT: {
+        const char *c = cond_expr(G, s->cond, mark);
+        out(G, "if (cyrt_unlikely(!%s)) {", paren(G, c));
+        G->ind++;
+        if (s->value) out(G, "cyrt_raise_msg(PyExc_AssertionError, %s);", genc(G, s->value));
+        else out(G, "cyrt_raise_none(PyExc_AssertionError);");
+        out(G, "goto %s;", errlbl(G));
+        G->ind--;
+        out(G, "}");
+        break;
+    }
+    case ST_NOGIL: gen_nogil(G, s); break;
+    case ST_GIL: gen_gil(G, s); break;
+    case ST_DECLARE: break;
+    }
+    if (s->kind == ST_RETURN || s->kind == ST_RAISE || s->kind == ST_BREAK || s->kind == ST_CONTINUE) {
+        /* control left: the jump already cleaned up (or L_error will) */
+        while (G->live.len > mark) ((Temp *)G->live.items[--G->live.len])->busy = 0;
+        return;
+    }
+    release_to(G, mark);
+}
+
+static void gen_stmts(Gen *G, CyVec *body) {
+    for (int i = 0; i < body->len; i++) gen_stmt(G, body->items[i]);
+}
+
+/* ---- functions ------------------------------------------------------------------ */
+
+static const char *param_list(Gen *G, IrFunc *f, int with_ret) {
+    CyBuf b = {0};
+    for (int i = 0; i < f->params.len; i++) {
+        IrVar *p = f->params.items[i];
+        cy_buf_printf(&b, "%s%s", i ? ", " : "", decl(G, p->ty, p->cname));
+    }
+    if (with_ret && f->ret->kind != TY_VOID)
+        cy_buf_printf(&b, "%s%s", f->params.len ? ", " : "", decl(G, cy_type_ptr(G->a, f->ret), "cy_ret"));
+    const char *s = b.len ? cy_strndup(G->a, b.s, b.len) : "void";
+    cy_buf_free(&b);
+    return s;
+}
+
+static const char *func_sig(Gen *G, IrFunc *f) {
+    const char *inl = f->is_inline ? "static inline " : "static ";
+    if (fn_objret(f)) return FMT("%sPyObject *%s(%s)", inl, f->cname, param_list(G, f, 0));
+    if (fn_status(f)) return FMT("%sint %s(%s)", inl, f->cname, param_list(G, f, 1));
+    return FMT("%s%s", inl, decl(G, f->ret, FMT("%s(%s)", f->cname, param_list(G, f, 0))));
+}
+
+static void reset_func(Gen *G) {
+    G->nid = 0;
+    G->live.len = 0;
+    G->assigned.len = 0;
+    G->end_used = 0;
+    G->fr = NULL;
+}
+
+/* One C function: declarations, body, the error path and the common exit. */
+static void emit_defaults_before(Gen *G, CyVec *defaults, int line);
+
+static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec *locals, CyVec *body,
+                      const char *prologue, int status, int unraisable, int with_gil, CyVec *defaults) {
+    TScope fs = {0};
+    G->scope = &fs;
+    Frame *ff = push_frame(G, FR_FUNC);
+    ff->err_label = "L_error";
+    CyBuf text = {0};
+    G->out = &text;
+    G->ind = 1;
+    if (prologue) {
+        put(G, prologue);
+        ff->err_used = 1;
+    }
+    for (int i = 0; params && i < params->len; i++) {
+        IrVar *p = params->items[i];
+        if (!p->is_assigned) continue;
+        if (is_obj(p->ty)) out(G, "Py_INCREF(%s);", p->cname);
+        if (is_view(p->ty)) out(G, "cyrt_owner_incref(%s.owner);", p->cname);
+        mark_assigned(G, p);
+    }
+    if (defaults) {
+        /* module init: a def's defaults are evaluated where the def stands */
+        for (int i = 0; i < body->len; i++) {
+            IrStmt *x = body->items[i];
+            emit_defaults_before(G, defaults, x->pos.line);
+            gen_stmt(G, x);
+        }
+        emit_defaults_before(G, defaults, INT32_MAX);
+    } else {
+        gen_stmts(G, body);
+    }
+    IrStmt *last = body->len ? body->items[body->len - 1] : NULL;
+    if (is_obj(G->ret) && !(last && (last->kind == ST_RETURN || last->kind == ST_RAISE))) {
+        out(G, "cy_r = Py_None;");
+        out(G, "Py_INCREF(cy_r);");
+    }
+    G->out = dst;
+    G->ind = 0;
+    out(G, "%s {", sig);
+    G->ind = 1;
+    if (with_gil) out(G, "PyGILState_STATE cy_gs = PyGILState_Ensure();");
+    if (G->ret->kind != TY_VOID) out(G, "%s = %s;", decl(G, G->ret, "cy_r"), zero_init(G->ret));
+    if (status) out(G, "int cy_st = 0;");
+    for (int i = 0; locals && i < locals->len; i++) {
+        IrVar *v = locals->items[i];
+        out(G, "%s = %s;", decl(G, v->ty, v->cname), zero_init(v->ty));
+    }
+    scope_decls(G, &fs);
+    cy_buf_put(G->out, text.s ? text.s : "", text.len);
+    cy_buf_free(&text);
+    if (ff->err_used) {
+        if (!(last && (last->kind == ST_RETURN || last->kind == ST_RAISE))) out(G, "goto L_end;");
+        out(G, "L_error:");
+        if (unraisable) out(G, "cyrt_write_unraisable(%s);", c_strz(G, G->fname));
+        if (is_obj(G->ret)) out(G, "Py_CLEAR(cy_r);");
+        else if (is_view(G->ret)) out(G, "cyrt_view_release(&cy_r);");
+        else if (G->ret->kind != TY_VOID) out(G, "cy_r = 0;");
+        if (status) out(G, "cy_st = -1;");
+        G->end_used = 1;
+    }
+    if (G->end_used) out(G, "L_end: ;");
+    scope_cleanup(G, &fs);
+    for (int i = 0; locals && i < locals->len; i++) {
+        IrVar *v = locals->items[i];
+        if (is_obj(v->ty)) out(G, "Py_XDECREF(%s);", v->cname);
+        if (is_view(v->ty)) out(G, "cyrt_view_release(&%s);", v->cname);
+    }
+    for (int i = 0; params && i < params->len; i++) {
+        IrVar *p = params->items[i];
+        if (!p->is_assigned) continue;
+        if (is_obj(p->ty)) out(G, "Py_XDECREF(%s);", p->cname);
+        if (is_view(p->ty)) out(G, "cyrt_view_release(&%s);", p->cname);
+    }
+    if (with_gil) out(G, "PyGILState_Release(cy_gs);");
+    if (status) {
+        if (G->ret->kind != TY_VOID) out(G, "*cy_ret = cy_r;");
+        out(G, "return cy_st;");
+    } else if (G->ret->kind != TY_VOID) {
+        out(G, "return cy_r;");
+    }
+    G->ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+    pop_frame(G);
+}
+
+static void emit_func(Gen *G, IrFunc *f, CyBuf *dst) {
+    reset_func(G);
+    G->fname = f->name;
+    G->ret = fn_objret(f) ? cy_type_scalar(TY_OBJECT) : f->ret;
+    G->gil = f->with_gil || !f->is_nogil ? 1 : -1;
+    int status = fn_status(f);
+    int unraisable = !fn_objret(f) && !status;
+    emit_body(G, dst, func_sig(G, f), &f->params, &f->locals, &f->body, NULL, status, unraisable,
+              f->with_gil, NULL);
+}
+
+/* ---- def wrappers ------------------------------------------------------------------ */
+
+/* A default value that is a plain C constant, or NULL. */
+static const char *const_default(Gen *G, IrExpr *d) {
+    if (!d || is_obj(d->ty) || is_view(d->ty)) return NULL;
+    Cap cap;
+    int mark = G->live.len;
+    cap_begin(G, &cap, 0);
+    const char *c = genc(G, d);
+    const char *code = cap_end(G, &cap);
+    if (*code || G->live.len != mark) return NULL;
+    return c;
+}
+
+/* The object a default stands for, kept from module init (or NULL). */
+typedef struct {
+    IrFunc *fn;
+    int param;
+    const char *cname;
+    int done;
+} Default;
+
+static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
+    for (int k = 0; k < defaults->len; k++) {
+        Default *d = defaults->items[k];
+        if (d->fn == f && d->param == i) return d->cname;
+    }
+    return NULL;
+}
+
+static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
+    reset_func(G);
+    G->fname = f->name;
+    G->ret = cy_type_scalar(TY_OBJECT);
+    G->gil = 1;
+    TScope fs = {0};
+    G->scope = &fs;
+    Frame *ff = push_frame(G, FR_FUNC);
+    ff->err_label = "L_end";
+    int np = f->params.len, nreq = 0;
+    for (int i = 0; i < np; i++)
+        if (!f->param_defaults.items[i]) nreq = i + 1;
+    CyBuf text = {0};
+    G->out = &text;
+    G->ind = 1;
+    out(G, "if (cyrt_parse_args(%s, cy_names, %d, %d, cy_args, cy_nargs, cy_kwnames, cy_vals) < 0) return NULL;",
+        c_strz(G, f->name), np, nreq);
+    for (int i = 0; i < np; i++) {
+        IrVar *p = f->params.items[i];
+        IrExpr *d = f->param_defaults.items[i];
+        int not_none = (int)(intptr_t)f->param_not_none.items[i];
+        const char *v = FMT("cy_vals[%d]", i);
+        const char *cd = const_default(G, d);
+        const char *od = default_obj(defaults, f, i);
+        if (d && !cd && od) out(G, "if (!%s) %s = %s;", v, v, od);
+        if (d && is_view(p->ty) && d->kind == E_VIEW_FROM_OBJ && d->args[0]->kind == E_NONE && !od)
+            out(G, "if (!%s) %s = Py_None;", v, v);
+        if (d && is_obj(p->ty) && !od) out(G, "if (!%s) %s = %s;", v, v, genc(G, d));
+        if (cd) {
+            out(G, "if (!%s) {", v);
+            G->ind++;
+            out(G, "%s = %s;", p->cname, cd);
+            G->ind--;
+            out(G, "} else {");
+            G->ind++;
+        }
+        if (is_view(p->ty)) {
+            goto_err_if(G, FMT("cyrt_view_from_obj(%s, &%s, &%s, %s, %d) < 0", v, p->cname, view_spec(G, p->ty),
+                               c_strz(G, p->name), not_none));
+        } else if (is_obj(p->ty)) {
+            if (not_none)
+                out(G, "if (%s == Py_None) { PyErr_Format(PyExc_TypeError, \"Argument '%%s' must not be None\", %s); goto L_end; }",
+                    v, c_strz(G, p->name));
+            out(G, "%s = %s;", p->cname, v);
+        } else {
+            const char *c = unbox(G, p->ty, v);
+            out(G, "%s = %s;", p->cname, c);
+        }
+        if (cd) {
+            G->ind--;
+            out(G, "}");
+        }
+    }
+    const char **args = cy_alloc(G->a, (size_t)(np + 1) * sizeof(char *));
+    for (int i = 0; i < np; i++) args[i] = ((IrVar *)f->params.items[i])->cname;
+    const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
+    if (fn_objret(f)) {
+        out(G, "cy_r = %s;", call);
+    } else {
+        const char *val = call;
+        if (fn_status(f)) {
+            if (f->ret->kind == TY_VOID) {
+                goto_err_if(G, FMT("%s < 0", call));
+                val = NULL;
+            } else {
+                const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
+                args[np] = FMT("&%s", r);
+                goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
+                val = r;
+            }
+        } else if (f->ret->kind == TY_VOID) {
+            out(G, "%s;", call);
+            val = NULL;
+        } else if (is_view(f->ret)) {
+            const char *r = vtmp(G);
+            out(G, "%s = %s;", r, call);
+            val = r;
+        }
+        if (!val) {
+            out(G, "cy_r = Py_None;");
+            out(G, "Py_INCREF(cy_r);");
+        } else if (is_view(f->ret)) {
+            out(G, "cy_r = cyrt_view_to_obj(&%s, %d);", val, f->ret->ndim);
+        } else {
+            out(G, "cy_r = %s;", box_call(G, f->ret, val));
+        }
+    }
+    G->out = dst;
+    G->ind = 0;
+    out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
+        f->name);
+    G->ind = 1;
+    CyBuf names = {0};
+    for (int i = 0; i < np; i++)
+        cy_buf_printf(&names, "%s, ", c_strz(G, ((IrVar *)f->params.items[i])->name));
+    out(G, "static const char *const cy_names[] = {%sNULL};", names.s ? names.s : "");
+    cy_buf_free(&names);
+    out(G, "PyObject *cy_vals[%d];", np ? np : 1);
+    out(G, "PyObject *cy_r = NULL;");
+    for (int i = 0; i < np; i++) {
+        IrVar *p = f->params.items[i];
+        out(G, "%s = %s;", decl(G, p->ty, p->cname), zero_init(p->ty));
+    }
+    scope_decls(G, &fs);
+    out(G, "(void)cy_self;");
+    cy_buf_put(G->out, text.s ? text.s : "", text.len);
+    cy_buf_free(&text);
+    if (ff->err_used) out(G, "L_end:");
+    scope_cleanup(G, &fs);
+    for (int i = 0; i < np; i++) {
+        IrVar *p = f->params.items[i];
+        if (is_view(p->ty)) out(G, "cyrt_view_release(&%s);", p->cname);
+    }
+    out(G, "return cy_r;");
+    G->ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+    pop_frame(G);
+}
+
+/* ---- module ------------------------------------------------------------------------ */
+
+/* Defaults that are Python objects built at run time (a boxed number) are
+ * made once, when the module runs the def. */
+static int needs_static_default(const IrVar *p, const IrExpr *d) {
+    return d && is_obj(p->ty) && !(d->kind == E_NONE || d->kind == E_STR || d->kind == E_BYTES || d->kind == E_BIGINT);
+}
+
+static void emit_defaults_before(Gen *G, CyVec *defaults, int line) {
+    for (int i = 0; i < defaults->len; i++) {
+        Default *d = defaults->items[i];
+        if (d->done || d->fn->pos.line >= line) continue;
+        d->done = 1;
+        int mark = G->live.len;
+        assign_obj(G, d->cname, gen(G, d->fn->param_defaults.items[d->param]));
+        release_to(G, mark);
+    }
+}
+
+static int is_def_like(const IrFunc *f) { return f->kind == F_DEF || f->kind == F_CPDEF; }
+
+int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, CyBuf *out_buf) {
+    Gen G0 = {0}, *G = &G0;
+    G->a = a;
+    G->d = d;
+    G->m = m;
+    G->opt = opt;
+    int errs0 = d->nerrors;
+    CyBuf funcs = {0}, wraps = {0}, init = {0}, hdr = {0};
+    CyVec defaults = {0};
+
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        if (!is_def_like(f)) continue;
+        for (int k = 0; k < f->params.len; k++)
+            if (needs_static_default(f->params.items[k], f->param_defaults.items[k])) {
+                Default *df = cy_alloc(a, sizeof *df);
+                df->fn = f;
+                df->param = k;
+                df->cname = cy_fmt(a, "cy_dflt%d", defaults.len);
+                cy_vec_push(a, &defaults, df);
+            }
+    }
+    for (int i = 0; i < m->funcs.len; i++) emit_func(G, m->funcs.items[i], &funcs);
+    for (int i = 0; i < m->funcs.len; i++)
+        if (is_def_like(m->funcs.items[i])) emit_wrapper(G, m->funcs.items[i], &defaults, &wraps);
+
+    /* module init */
+    reset_func(G);
+    G->fname = "<module>";
+    G->ret = cy_type_scalar(TY_VOID);
+    G->gil = 1;
+    {
+        CyBuf pro = {0};
+        cy_buf_printf(&pro, "    if (cyrt_init(cy_module, %s) < 0 || cy_init_constants() < 0) goto L_error;\n",
+                      c_strz(G, m->name));
+        for (int i = 0; i < m->module_vars.len; i++) {
+            IrVar *v = m->module_vars.items[i];
+            if (is_obj(v->ty)) cy_buf_printf(&pro, "    %s = Py_None;\n    Py_INCREF(Py_None);\n", v->cname);
+        }
+        emit_body(G, &init, "static int cy_module_exec(PyObject *cy_module)", NULL, (CyVec *)&m->init_locals,
+                  (CyVec *)&m->init, pro.s, 1, 0, 0, &defaults);
+        cy_buf_free(&pro);
+    }
+    if (d->nerrors > errs0) {
+        cy_buf_free(&funcs);
+        cy_buf_free(&wraps);
+        cy_buf_free(&init);
+        return -1;
+    }
+
+    /* assemble */
+    G->out = &hdr;
+    G->ind = 0;
+    const char *src = m->src ? m->src->name : "?";
+    out(G, "/* Generated by cyocl %s from %s.  Do not edit. */", opt->version ? opt->version : "", src);
+    out(G, "#define PY_SSIZE_T_CLEAN");
+    out(G, "#include <Python.h>");
+    out(G, "#include <math.h>");
+    if (G->used_complex) out(G, "#include <complex.h>");
+    out(G, "#ifdef _OPENMP");
+    out(G, "#include <omp.h>");
+    out(G, "#endif");
+    for (int i = 0; i < m->headers.len; i++) {
+        const char *h = m->headers.items[i];
+        if (h[0] == '<') out(G, "#include %s", h);
+        else out(G, "#include %s", c_strz(G, h));
+    }
+    for (int i = 0; i < m->verbatim.len; i++) {
+        out(G, "%s", "");
+        put(G, m->verbatim.items[i]);
+        if (hdr.len && hdr.s[hdr.len - 1] != '\n') put(G, "\n");
+    }
+    out(G, "%s", "");
+    out(G, "/* ---- cyocl prelude begin ---- */");
+    put(G, cy_c_prelude);
+    if (hdr.len && hdr.s[hdr.len - 1] != '\n') put(G, "\n");
+    out(G, "/* ---- cyocl prelude end ---- */");
+    out(G, "%s", "");
+    out(G, "/* ---- module data ---- */");
+    for (int i = 0; i < G->consts.len; i++) out(G, "static PyObject *%s;", ((Const *)G->consts.items[i])->cname);
+    for (int i = 0; i < defaults.len; i++) out(G, "static PyObject *%s;", ((Default *)defaults.items[i])->cname);
+    for (int i = 0; i < m->module_vars.len; i++) {
+        IrVar *v = m->module_vars.items[i];
+        out(G, "static %s = %s;", decl(G, v->ty, v->cname), zero_init(v->ty));
+    }
+    for (int i = 0; i < G->vspecs.len; i++) {
+        VSpec *v = G->vspecs.items[i];
+        out(G, "static const cyrt_vspec %s = %s;", v->cname, v->init);
+    }
+    for (int i = 0; i < G->traced.len; i++) {
+        IrRegion *r = G->traced.items[i];
+        int ok = opt->opencl && r->ocl_ok;
+        const char *why = !opt->opencl ? "built with --no-opencl" : r->ocl_reason ? r->ocl_reason : "";
+        out(G, "static const cyrt_region_info cy_ri%d = {%s, %d, %d, %d, %s};", r->id,
+            c_strz(G, r->func ? r->func->name : "<module>"), r->pos.line, r->id, ok, c_strz(G, ok ? "" : json_text(G, why)));
+    }
+    out(G, "%s", "");
+    out(G, "static int cy_init_constants(void) {");
+    G->ind = 1;
+    for (int i = 0; i < G->consts.len; i++) {
+        Const *k = G->consts.items[i];
+        const char *v;
+        switch (k->kind) {
+        case 0: v = FMT("PyUnicode_InternFromString(%s)", c_strz(G, k->s)); break;
+        case 1: v = FMT("PyUnicode_DecodeUTF8(%s, %d, \"surrogatepass\")", c_str(G, k->s, k->len), k->len); break;
+        case 2: v = FMT("PyBytes_FromStringAndSize(%s, %d)", c_str(G, k->s, k->len), k->len); break;
+        case 3: v = FMT("PyLong_FromString(%s, NULL, 0)", c_strz(G, k->s)); break;
+        default: {
+            CyBuf b = {0};
+            int cnt = 1;
+            const char *p = k->s;
+            for (const char *q = p;; q++) {
+                if (*q == ',' || !*q) {
+                    cy_buf_printf(&b, ", %s", name_const(G, cy_strndup(a, p, (size_t)(q - p))));
+                    if (!*q) break;
+                    p = q + 1;
+                    cnt++;
+                }
+            }
+            v = FMT("PyTuple_Pack(%d%s)", cnt, b.s);
+            cy_buf_free(&b);
+        }
+        }
+        out(G, "if (!(%s = %s)) return -1;", k->cname, v);
+    }
+    out(G, "return 0;");
+    G->ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+    out(G, "/* ---- functions ---- */");
+    for (int i = 0; i < m->funcs.len; i++) out(G, "%s;", func_sig(G, m->funcs.items[i]));
+    out(G, "%s", "");
+    cy_buf_put(out_buf, hdr.s, hdr.len);
+    cy_buf_put(out_buf, funcs.s ? funcs.s : "", funcs.len);
+    cy_buf_puts(out_buf, "/* ---- Python wrappers ---- */\n");
+    cy_buf_put(out_buf, wraps.s ? wraps.s : "", wraps.len);
+    cy_buf_free(&hdr);
+    G->out = out_buf;
+    out(G, "static PyMethodDef cy_methods[] = {");
+    G->ind = 1;
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        if (!is_def_like(f)) continue;
+        out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
+            f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
+    }
+    out(G, "{NULL, NULL, 0, NULL}");
+    G->ind = 0;
+    out(G, "};");
+    out(G, "%s", "");
+    out(G, "static struct PyModuleDef cy_moduledef = {PyModuleDef_HEAD_INIT, %s, NULL, -1, cy_methods, NULL, NULL, NULL, NULL};",
+        c_strz(G, m->name));
+    out(G, "%s", "");
+    cy_buf_put(out_buf, init.s ? init.s : "", init.len);
+    out(G, "PyMODINIT_FUNC PyInit_%s(void) {", m->name);
+    G->ind = 1;
+    out(G, "PyObject *m = PyModule_Create(&cy_moduledef);");
+    out(G, "if (!m) return NULL;");
+    out(G, "if (cy_module_exec(m) < 0) {");
+    G->ind = 2;
+    out(G, "Py_DECREF(m);");
+    out(G, "return NULL;");
+    G->ind = 1;
+    out(G, "}");
+    out(G, "return m;");
+    G->ind = 0;
+    out(G, "}");
+    cy_buf_free(&funcs);
+    cy_buf_free(&wraps);
+    cy_buf_free(&init);
+    return 0;
+}

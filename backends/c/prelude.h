@@ -1,0 +1,916 @@
+/* prelude.h: support code that the C backend copies verbatim into every
+ * generated module (between the "cyocl prelude" marker lines).
+ *
+ * It is compiled as part of the generated file, after <Python.h>, so it
+ * may use the CPython API freely; everything is static to the module.
+ * Naming: cyrt_ for functions and types, cy_view for the memoryview slice.
+ *
+ * Error helpers take the GIL themselves (PyGILState_Ensure is reentrant),
+ * so generated code calls them the same way with or without the GIL. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CYRT_FN static __attribute__((unused))
+#define CYRT_COLD static __attribute__((unused, cold, noinline))
+#define CYRT_INLINE static inline __attribute__((unused))
+#define cyrt_likely(x) __builtin_expect(!!(x), 1)
+#define cyrt_unlikely(x) __builtin_expect(!!(x), 0)
+
+#ifdef _OPENMP
+#define cyrt_thread_num() omp_get_thread_num()
+#else
+#define cyrt_thread_num() 0
+#endif
+
+#define CYRT_MAX_NDIM 4
+
+/* Python's min()/max()/abs() on C numbers; each argument evaluated once.
+ * min keeps the first of equal values, as Python does. */
+#define cyrt_min(a, b) __extension__({ __typeof__(a) cyrt_x_ = (a); __typeof__(b) cyrt_y_ = (b); \
+    cyrt_y_ < cyrt_x_ ? cyrt_y_ : cyrt_x_; })
+#define cyrt_max(a, b) __extension__({ __typeof__(a) cyrt_x_ = (a); __typeof__(b) cyrt_y_ = (b); \
+    cyrt_y_ > cyrt_x_ ? cyrt_y_ : cyrt_x_; })
+#define cyrt_abs(a) __extension__({ __typeof__(a) cyrt_x_ = (a); cyrt_x_ > 0 ? cyrt_x_ : -cyrt_x_; })
+
+#define CYRT_CMPLX(re, im) __builtin_complex((double)(re), (double)(im))
+#define CYRT_CMPLXF(re, im) __builtin_complex((float)(re), (float)(im))
+
+/* Py_XSETREF for every supported Python: the old value is released after
+ * the new one is stored (a destructor may look at the variable). */
+#define CYRT_XSETREF(dst, src) do { PyObject *cyrt_old_ = (PyObject *)(dst); (dst) = (src); Py_XDECREF(cyrt_old_); } while (0)
+
+/* ---- module state --------------------------------------------------------- */
+
+static PyObject *cyrt_mdict;        /* the module's dict (owned) */
+static PyObject *cyrt_builtins;     /* builtins module dict (owned) */
+static const char *cyrt_modname = "?";
+static int cyrt_trace_fd = -1;      /* CYOCL_TRACE file, or -1 */
+static int cyrt_force;              /* CYOCL_FORCE: 0 auto, 1 native, 2 opencl */
+
+/* ---- errors (GIL-safe) ---------------------------------------------------- */
+
+CYRT_COLD void cyrt_raise_str(PyObject *type, const char *msg) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyErr_SetString(type, msg);
+    PyGILState_Release(g);
+}
+
+CYRT_COLD void cyrt_raise_fmt(PyObject *type, const char *fmt, ...) {
+    va_list ap;
+    PyGILState_STATE g = PyGILState_Ensure();
+    va_start(ap, fmt);
+    PyErr_FormatV(type, fmt, ap);
+    va_end(ap);
+    PyGILState_Release(g);
+}
+
+CYRT_COLD void cyrt_err_bounds(int axis) {
+    cyrt_raise_fmt(PyExc_IndexError, "Out of bounds on buffer access (axis %d)", axis);
+}
+
+CYRT_COLD void cyrt_err_zerodiv(const char *msg) { cyrt_raise_str(PyExc_ZeroDivisionError, msg); }
+
+CYRT_COLD void cyrt_err_unbound(const char *name) {
+    cyrt_raise_fmt(PyExc_UnboundLocalError, "local variable '%s' referenced before assignment", name);
+}
+
+/* An exception escaping a noexcept function is printed, then dropped. */
+CYRT_COLD void cyrt_write_unraisable(const char *fname) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *n = PyUnicode_FromString(fname);
+    PyErr_WriteUnraisable(n);
+    Py_XDECREF(n);
+    PyGILState_Release(g);
+}
+
+/* Re-raises the current exception with " (argument 'NAME')" appended to its
+ * message, keeping its type (argument checks at the Python boundary). */
+CYRT_COLD void cyrt_err_add_arg(const char *arg) {
+    PyObject *t, *v, *tb, *msg, *nm;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (!t || !v || !(t == PyExc_ValueError || t == PyExc_TypeError || t == PyExc_BufferError)) {
+        PyErr_Restore(t, v, tb);
+        return;
+    }
+    msg = PyObject_Str(v);
+    nm = msg ? PyUnicode_FromFormat("%U (argument '%s')", msg, arg) : NULL;
+    Py_XDECREF(msg);
+    if (!nm) {
+        PyErr_Clear();
+        PyErr_Restore(t, v, tb);
+        return;
+    }
+    Py_DECREF(v);
+    Py_XDECREF(tb);
+    PyErr_SetObject(t, nm);
+    Py_DECREF(t);
+    Py_DECREF(nm);
+}
+
+/* raise X: a class is instantiated by Python, an instance is raised as is. */
+CYRT_FN void cyrt_raise(PyObject *exc) {
+    if (PyExceptionClass_Check(exc)) {
+        PyObject *inst = PyObject_CallNoArgs(exc);
+        if (!inst) return;
+        if (!PyExceptionInstance_Check(inst)) {
+            PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %s",
+                         exc, Py_TYPE(inst)->tp_name);
+        } else {
+            PyErr_SetObject(exc, inst);
+        }
+        Py_DECREF(inst);
+    } else if (PyExceptionInstance_Check(exc)) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "exceptions must derive from BaseException");
+    }
+}
+
+/* raise TYPE(msg) (assert with a message) */
+CYRT_FN void cyrt_raise_msg(PyObject *type, PyObject *msg) {
+    PyObject *inst = PyObject_CallOneArg(type, msg);
+    if (!inst) return;
+    PyErr_SetObject(type, inst);
+    Py_DECREF(inst);
+}
+
+CYRT_COLD void cyrt_raise_none(PyObject *type) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyErr_SetNone(type);
+    PyGILState_Release(g);
+}
+
+CYRT_FN void cyrt_reraise(void) {
+    PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+}
+
+/* ---- integer and float helpers (Python semantics) -------------------------- */
+
+/* Floor division and modulo; the callers check b == 0 (and the overflowing
+ * MIN // -1) first unless cdivision is on. */
+CYRT_INLINE int cyrt_fdiv_i(int a, int b) { int q = a / b, r = a % b; return q - ((r != 0) & ((r ^ b) < 0)); }
+CYRT_INLINE long long cyrt_fdiv_ll(long long a, long long b) {
+    long long q = a / b, r = a % b;
+    return q - ((r != 0) & ((r ^ b) < 0));
+}
+CYRT_INLINE int cyrt_mod_i(int a, int b) {
+    if (b == -1) return 0;
+    int r = a % b;
+    return r + ((r != 0) & ((r ^ b) < 0)) * b;
+}
+CYRT_INLINE long long cyrt_mod_ll(long long a, long long b) {
+    if (b == -1) return 0;
+    long long r = a % b;
+    return r + ((r != 0) & ((r ^ b) < 0)) * b;
+}
+
+/* Python's float // and % (Objects/floatobject.c, float_divmod). */
+CYRT_INLINE double cyrt_mod_d(double a, double b) {
+    double m = fmod(a, b);
+    if (m) {
+        if ((b < 0) != (m < 0)) m += b;
+    } else {
+        m = copysign(0.0, b);
+    }
+    return m;
+}
+CYRT_INLINE double cyrt_fdiv_d(double a, double b) {
+    double m = fmod(a, b), d = (a - m) / b, f;
+    if (m && (b < 0) != (m < 0)) d -= 1.0;
+    if (d) {
+        f = floor(d);
+        if (d - f > 0.5) f += 1.0;
+    } else {
+        f = copysign(0.0, a / b);
+    }
+    return f;
+}
+CYRT_INLINE float cyrt_mod_f(float a, float b) {
+    float m = fmodf(a, b);
+    if (m) {
+        if ((b < 0) != (m < 0)) m += b;
+    } else {
+        m = copysignf(0.0f, b);
+    }
+    return m;
+}
+CYRT_INLINE float cyrt_fdiv_f(float a, float b) { return (float)cyrt_fdiv_d(a, b); }
+
+/* Integer power by squaring (wrapping like C arithmetic). */
+CYRT_INLINE long long cyrt_ipow_ll(long long b, long long e) {
+    unsigned long long r = 1, x = (unsigned long long)b;
+    if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;
+    while (e) {
+        if (e & 1) r *= x;
+        x *= x;
+        e >>= 1;
+    }
+    return (long long)r;
+}
+CYRT_INLINE unsigned long long cyrt_ipow_ull(unsigned long long b, unsigned long long e) {
+    unsigned long long r = 1;
+    while (e) {
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+    }
+    return r;
+}
+
+/* Complex power as Cython computes it: small integer exponents by
+ * multiplication (exact, like Python), else through polar form. */
+CYRT_FN double _Complex cyrt_cpow(double _Complex a, double _Complex b) {
+    double br = __real__ b, bi = __imag__ b, r, theta, lnr, zr, zt;
+    if (bi == 0 && br == (int)br && br >= -4 && br <= 4) {
+        double _Complex z;
+        if (br < 0) {
+            a = CYRT_CMPLX(1.0, 0.0) / a;
+            br = -br;
+        }
+        switch ((int)br) {
+        case 0: return CYRT_CMPLX(1.0, 0.0);
+        case 1: return a;
+        case 2: return a * a;
+        case 3: z = a * a; return z * a;
+        default: z = a * a; return z * z;
+        }
+    }
+    if (__imag__ a == 0) {
+        if (__real__ a == 0) return a;
+        if (bi == 0) return CYRT_CMPLX(pow(__real__ a, br), 0.0);
+        r = fabs(__real__ a);
+        theta = __real__ a > 0 ? 0.0 : atan2(0.0, -1.0);
+    } else {
+        r = hypot(__real__ a, __imag__ a);
+        theta = atan2(__imag__ a, __real__ a);
+    }
+    lnr = log(r);
+    zr = exp(lnr * br - theta * bi);
+    zt = theta * br + lnr * bi;
+    return CYRT_CMPLX(zr * cos(zt), zr * sin(zt));
+}
+
+/* ---- conversions object -> C ---------------------------------------------- */
+
+CYRT_INLINE double cyrt_as_double(PyObject *o) {
+    return PyFloat_CheckExact(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+}
+
+/* Signed integers: full-width types keep Python's own OverflowError; narrower
+ * ones get Cython's "value too large to convert to T". */
+CYRT_FN int cyrt_as_sll(PyObject *o, long long lo, long long hi, const char *tname, long long *out) {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < lo || v > hi) {
+        PyErr_Format(PyExc_OverflowError, "value too large to convert to %s", tname);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+CYRT_FN int cyrt_as_ull(PyObject *o, unsigned long long hi, const char *tname, unsigned long long *out) {
+    PyObject *i = PyNumber_Index(o);
+    unsigned long long v;
+    int neg;
+    if (!i) return -1;
+    neg = _PyLong_Sign(i) < 0;
+    if (neg) {
+        Py_DECREF(i);
+        PyErr_Format(PyExc_OverflowError, "can't convert negative value to %s", tname);
+        return -1;
+    }
+    v = PyLong_AsUnsignedLongLong(i);
+    Py_DECREF(i);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    if (v > hi) {
+        PyErr_Format(PyExc_OverflowError, "value too large to convert to %s", tname);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* char: an int in range, or a bytes object of length 1. */
+CYRT_FN int cyrt_as_char(PyObject *o, char *out) {
+    long long v;
+    if (PyBytes_Check(o)) {
+        if (PyBytes_GET_SIZE(o) != 1) {
+            PyErr_Format(PyExc_ValueError, "only single character unicode strings or bytes can be converted to char, got length %zd",
+                         PyBytes_GET_SIZE(o));
+            return -1;
+        }
+        *out = PyBytes_AS_STRING(o)[0];
+        return 0;
+    }
+    if (cyrt_as_sll(o, CHAR_MIN, CHAR_MAX, "char", &v) < 0) return -1;
+    *out = (char)v;
+    return 0;
+}
+
+CYRT_FN int cyrt_as_complex(PyObject *o, double _Complex *out) {
+    Py_complex c = PyComplex_AsCComplex(o);
+    if (c.real == -1.0 && PyErr_Occurred()) return -1;
+    *out = CYRT_CMPLX(c.real, c.imag);
+    return 0;
+}
+
+CYRT_INLINE int cyrt_truth(PyObject *o) {
+    if (o == Py_True) return 1;
+    if (o == Py_False || o == Py_None) return 0;
+    return PyObject_IsTrue(o);
+}
+
+/* Rich comparison as a C truth value (no identity shortcut, like Python's
+ * `if a == b`). */
+CYRT_FN int cyrt_cmp_bint(PyObject *a, PyObject *b, int op) {
+    PyObject *r = PyObject_RichCompare(a, b, op);
+    int t;
+    if (!r) return -1;
+    t = cyrt_truth(r);
+    Py_DECREF(r);
+    return t;
+}
+
+/* ---- Python globals -------------------------------------------------------- */
+
+CYRT_FN PyObject *cyrt_get_global(PyObject *name) {
+    PyObject *r = PyDict_GetItemWithError(cyrt_mdict, name);
+    if (!r && !PyErr_Occurred()) r = PyDict_GetItemWithError(cyrt_builtins, name);
+    if (r) {
+        Py_INCREF(r);
+        return r;
+    }
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_NameError, "name '%U' is not defined", name);
+    return NULL;
+}
+
+CYRT_FN PyObject *cyrt_import(const char *name, int top) {
+    if (top) return PyImport_ImportModuleLevel(name, cyrt_mdict, NULL, NULL, 0);
+    return PyImport_ImportModule(name);
+}
+
+/* a, b, c = seq: exactly n items, Python's messages. */
+CYRT_FN int cyrt_unpack(PyObject *seq, Py_ssize_t n, PyObject **const *outs) {
+    Py_ssize_t i, got;
+    PyObject *it, *extra;
+    if (PyTuple_CheckExact(seq) || PyList_CheckExact(seq)) {
+        got = PySequence_Fast_GET_SIZE(seq);
+        if (got != n) {
+            if (got > n) PyErr_Format(PyExc_ValueError, "too many values to unpack (expected %zd)", n);
+            else PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected %zd, got %zd)", n, got);
+            return -1;
+        }
+        for (i = 0; i < n; i++) {
+            PyObject *x = PySequence_Fast_GET_ITEM(seq, i);
+            Py_INCREF(x);
+            CYRT_XSETREF(*outs[i], x);
+        }
+        return 0;
+    }
+    it = PyObject_GetIter(seq);
+    if (!it) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "cannot unpack non-iterable %.200s object", Py_TYPE(seq)->tp_name);
+        }
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *x = PyIter_Next(it);
+        if (!x) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "not enough values to unpack (expected %zd, got %zd)", n, i);
+            Py_DECREF(it);
+            return -1;
+        }
+        CYRT_XSETREF(*outs[i], x);
+    }
+    extra = PyIter_Next(it);
+    Py_DECREF(it);
+    if (extra) {
+        Py_DECREF(extra);
+        PyErr_Format(PyExc_ValueError, "too many values to unpack (expected %zd)", n);
+        return -1;
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* ---- def arguments ----------------------------------------------------------- */
+
+CYRT_COLD void cyrt_err_nargs(const char *fname, Py_ssize_t nreq, Py_ssize_t nmax, Py_ssize_t given) {
+    const char *more = nreq == nmax ? "exactly" : given < nreq ? "at least" : "at most";
+    Py_ssize_t n = given < nreq ? nreq : nmax;
+    PyErr_Format(PyExc_TypeError, "%.200s() takes %s %zd positional argument%s (%zd given)", fname, more, n,
+                 n == 1 ? "" : "s", given);
+}
+
+/* Fills vals[0..nparams) with borrowed references (NULL: not given) from a
+ * vectorcall argument list. */
+CYRT_FN int cyrt_parse_args(const char *fname, const char *const *names, Py_ssize_t nparams, Py_ssize_t nreq,
+                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **vals) {
+    Py_ssize_t i, k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (i = 0; i < nparams; i++) vals[i] = i < nargs ? args[i] : NULL;
+    if (nargs > nparams) {
+        cyrt_err_nargs(fname, nreq, nparams, nargs);
+        return -1;
+    }
+    for (k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        for (i = 0; i < nparams; i++)
+            if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) break;
+        if (i == nparams) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+            return -1;
+        }
+        if (vals[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for keyword argument '%U'", fname, key);
+            return -1;
+        }
+        vals[i] = args[nargs + k];
+    }
+    for (i = 0; i < nreq; i++)
+        if (!vals[i]) {
+            cyrt_err_nargs(fname, nreq, nparams, nargs);
+            return -1;
+        }
+    return 0;
+}
+
+/* ---- memoryviews ------------------------------------------------------------ */
+
+/* The acquired buffer behind one or more views, shared with an atomic
+ * count; the last release takes the GIL to give the buffer back. */
+typedef struct cyrt_owner {
+    long refcnt;
+    Py_buffer buf;  /* buf.obj holds the exporter */
+} cyrt_owner;
+
+/* A typed memoryview slice, passed by value.  Uninitialised: all zero. */
+typedef struct {
+    char *data;
+    cyrt_owner *owner;
+    Py_ssize_t shape[CYRT_MAX_NDIM];
+    Py_ssize_t strides[CYRT_MAX_NDIM];
+} cy_view;
+
+CYRT_COLD void cyrt_owner_free(cyrt_owner *o) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyBuffer_Release(&o->buf);
+    PyGILState_Release(g);
+    PyMem_RawFree(o);
+}
+
+CYRT_INLINE void cyrt_owner_incref(cyrt_owner *o) {
+    if (o) __atomic_add_fetch(&o->refcnt, 1, __ATOMIC_RELAXED);
+}
+
+CYRT_INLINE void cyrt_owner_decref(cyrt_owner *o) {
+    if (o && __atomic_sub_fetch(&o->refcnt, 1, __ATOMIC_ACQ_REL) == 0) cyrt_owner_free(o);
+}
+
+CYRT_INLINE void cyrt_view_release(cy_view *v) {
+    cyrt_owner *o = v->owner;
+    memset(v, 0, sizeof *v);
+    cyrt_owner_decref(o);
+}
+
+/* dst = src, both references counted */
+CYRT_INLINE void cyrt_view_copy(cy_view *dst, const cy_view *src) {
+    cyrt_owner *old = dst->owner;
+    cyrt_owner_incref(src->owner);
+    *dst = *src;
+    cyrt_owner_decref(old);
+}
+
+/* dst = src, taking over src's reference */
+CYRT_INLINE void cyrt_view_move(cy_view *dst, cy_view *src) {
+    cyrt_owner *old = dst->owner;
+    *dst = *src;
+    memset(src, 0, sizeof *src);
+    cyrt_owner_decref(old);
+}
+
+typedef struct {
+    int ndim;
+    char kind;        /* 'i' signed int, 'u' unsigned int, 'f' real, 'c' complex, 'C' char, '?' bool */
+    int itemsize;
+    char contig;      /* 'C', 'F' or 0 */
+    char writable;
+    const char *name; /* dtype as written in the .pyx, for messages */
+} cyrt_vspec;
+
+/* Cython's names for struct format codes, for the "but got" side. */
+CYRT_FN const char *cyrt_fmt_name(const char *code) {
+    static const struct { const char *c, *n; } t[] = {
+        {"d", "double"}, {"f", "float"}, {"g", "long double"}, {"b", "signed char"}, {"B", "unsigned char"},
+        {"h", "short"}, {"H", "unsigned short"}, {"i", "int"}, {"I", "unsigned int"}, {"l", "long"},
+        {"L", "unsigned long"}, {"q", "long long"}, {"Q", "unsigned long long"}, {"n", "Py_ssize_t"},
+        {"N", "size_t"}, {"?", "bool"}, {"c", "char"}, {"Zf", "complex float"}, {"Zd", "complex double"},
+        {"Zg", "complex long double"}, {"O", "Python object"}, {NULL, NULL}};
+    for (int i = 0; t[i].c; i++)
+        if (!strcmp(t[i].c, code)) return t[i].n;
+    return code;
+}
+
+/* Parses a single-item struct format into its code ("d", "Zd") and kind.
+ * Returns 0, or -1 when the format is not one plain native-order item. */
+CYRT_FN int cyrt_fmt_parse(const char *f, char code[3], char *kind) {
+    const char *p = f ? f : "B";
+    int foreign = 0;
+    while (*p == '@' || *p == '=' || *p == '<' || *p == '>' || *p == '!') {
+#if PY_BIG_ENDIAN
+        foreign |= *p == '<';
+#else
+        foreign |= *p == '>' || *p == '!';
+#endif
+        p++;
+    }
+    if (*p == '1' && p[1] && (p[1] < '0' || p[1] > '9')) p++; /* an explicit count of 1 */
+    code[0] = *p;
+    code[1] = code[2] = 0;
+    if (*p == 'Z' && p[1]) {
+        code[1] = p[1];
+        p++;
+    }
+    if (!code[0] || p[1]) return -1;
+    if (foreign) return -2;
+    switch (code[0]) {
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': *kind = 'i'; break;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': *kind = 'u'; break;
+    case 'f': case 'd': case 'g': *kind = 'f'; break;
+    case 'c': *kind = 'C'; break;
+    case '?': *kind = '?'; break;
+    case 'Z': *kind = code[1] == 'f' || code[1] == 'd' || code[1] == 'g' ? 'c' : 0; break;
+    default: *kind = 0;
+    }
+    return *kind ? 0 : -1;
+}
+
+CYRT_FN int cyrt_is_contig(const Py_buffer *b, const Py_ssize_t *shape, const Py_ssize_t *strides, char order) {
+    Py_ssize_t expect = b->itemsize;
+    int i;
+    for (i = 0; i < b->ndim; i++)
+        if (shape[i] == 0) return 1;
+    for (i = 0; i < b->ndim; i++) {
+        int k = order == 'C' ? b->ndim - 1 - i : i;
+        if (shape[k] != 1 && strides[k] != expect) return 0;
+        expect *= shape[k];
+    }
+    return 1;
+}
+
+/* Acquires obj's buffer as a view of spec's type, with Cython's checks and
+ * messages.  arg names the def argument for the message, or NULL. */
+CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp, const char *arg, int not_none) {
+    cyrt_owner *o;
+    Py_buffer *b;
+    Py_ssize_t shape[CYRT_MAX_NDIM], strides[CYRT_MAX_NDIM];
+    char code[3], kind = 0;
+    int i, pr;
+    if (obj == Py_None) {
+        if (not_none) {
+            PyErr_Format(PyExc_TypeError, "Argument '%s' must not be None", arg ? arg : "?");
+            return -1;
+        }
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    o = (cyrt_owner *)PyMem_RawMalloc(sizeof *o);
+    if (!o) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b = &o->buf;
+    if (PyObject_GetBuffer(obj, b, PyBUF_RECORDS_RO | (sp->writable ? PyBUF_WRITABLE : 0)) < 0) {
+        PyMem_RawFree(o);
+        goto fail;
+    }
+    if (b->ndim > CYRT_MAX_NDIM || b->ndim != sp->ndim) {
+        PyErr_Format(PyExc_ValueError, "Buffer has wrong number of dimensions (expected %d, got %d)", sp->ndim, b->ndim);
+        goto fail_release;
+    }
+    pr = cyrt_fmt_parse(b->format, code, &kind);
+    if (pr == -2) {
+        PyErr_SetString(PyExc_ValueError, "Big-endian buffer not supported on little-endian compiler");
+        goto fail_release;
+    }
+    if (pr < 0 || kind != sp->kind || (kind != 'C' && kind != '?' && b->itemsize != sp->itemsize)) {
+        PyErr_Format(PyExc_ValueError, "Buffer dtype mismatch, expected '%s' but got '%s'", sp->name,
+                     pr < 0 ? (b->format ? b->format : "B") : cyrt_fmt_name(code));
+        goto fail_release;
+    }
+    if (b->itemsize != sp->itemsize) {
+        PyErr_Format(PyExc_ValueError, "Item size of buffer (%zd byte%s) does not match size of '%s' (%d byte%s)",
+                     b->itemsize, b->itemsize == 1 ? "" : "s", sp->name, sp->itemsize, sp->itemsize == 1 ? "" : "s");
+        goto fail_release;
+    }
+    for (i = 0; i < b->ndim; i++) shape[i] = b->shape ? b->shape[i] : b->len / b->itemsize;
+    if (b->strides) {
+        for (i = 0; i < b->ndim; i++) strides[i] = b->strides[i];
+    } else {
+        Py_ssize_t s = b->itemsize;
+        for (i = b->ndim - 1; i >= 0; i--) {
+            strides[i] = s;
+            s *= shape[i];
+        }
+    }
+    if (b->suboffsets) {
+        for (i = 0; i < b->ndim; i++)
+            if (b->suboffsets[i] >= 0) {
+                PyErr_SetString(PyExc_ValueError, "Buffer with indirect dimensions (suboffsets) is not supported");
+                goto fail_release;
+            }
+    }
+    if (sp->contig && !cyrt_is_contig(b, shape, strides, sp->contig)) {
+        PyErr_SetString(PyExc_ValueError,
+                        sp->contig == 'C' ? "ndarray is not C-contiguous" : "ndarray is not Fortran contiguous");
+        goto fail_release;
+    }
+    o->refcnt = 1;
+    memset(out, 0, sizeof *out);
+    out->data = (char *)b->buf;
+    out->owner = o;
+    for (i = 0; i < b->ndim; i++) {
+        out->shape[i] = shape[i];
+        out->strides[i] = strides[i];
+    }
+    return 0;
+fail_release:
+    PyBuffer_Release(b);
+    PyMem_RawFree(o);
+fail:
+    if (arg) cyrt_err_add_arg(arg);
+    return -1;
+}
+
+/* One axis of a view slice with Python's slice semantics: start/stop/step
+ * clamped, negative values counted from the end. */
+CYRT_FN int cyrt_slice_axis(const cy_view *src, int axis, int has_start, Py_ssize_t start, int has_stop,
+                            Py_ssize_t stop, int has_step, Py_ssize_t step, cy_view *dst, int daxis,
+                            Py_ssize_t *offset) {
+    Py_ssize_t len = src->shape[axis], n;
+    if (!has_step) step = 1;
+    if (step == 0) {
+        cyrt_raise_fmt(PyExc_ValueError, "Step may not be zero (axis %d)", axis);
+        return -1;
+    }
+    if (!has_start) {
+        start = step < 0 ? len - 1 : 0;
+    } else if (start < 0) {
+        start += len;
+        if (start < 0) start = step < 0 ? -1 : 0;
+    } else if (start >= len) {
+        start = step < 0 ? len - 1 : len;
+    }
+    if (!has_stop) {
+        stop = step < 0 ? -1 : len;
+    } else if (stop < 0) {
+        stop += len;
+        if (stop < 0) stop = step < 0 ? -1 : 0;
+    } else if (stop >= len) {
+        stop = step < 0 ? len - 1 : len;
+    }
+    if (step < 0) n = stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+    else n = start < stop ? (stop - start - 1) / step + 1 : 0;
+    dst->shape[daxis] = n;
+    dst->strides[daxis] = src->strides[axis] * step;
+    if (n > 0) *offset += start * src->strides[axis];
+    return 0;
+}
+
+/* One indexed axis of a view slice (the axis is dropped). */
+CYRT_FN int cyrt_index_axis(const cy_view *src, int axis, Py_ssize_t i, int wrap, int check, Py_ssize_t *offset) {
+    Py_ssize_t len = src->shape[axis];
+    if (wrap && i < 0) i += len;
+    if (check && (i < 0 || i >= len)) {
+        cyrt_raise_fmt(PyExc_IndexError, "Index out of bounds (axis %d)", axis);
+        return -1;
+    }
+    *offset += i * src->strides[axis];
+    return 0;
+}
+
+/* view -> Python object: the exporter itself when the view is its whole,
+ * unchanged buffer; else a memoryview over the same memory that keeps the
+ * buffer alive. */
+typedef struct {
+    PyObject_HEAD
+    cy_view view;
+    int ndim;
+} cyrt_viewobj;
+
+static void cyrt_viewobj_dealloc(PyObject *self) {
+    cyrt_view_release(&((cyrt_viewobj *)self)->view);
+    PyObject_Free(self);
+}
+
+static int cyrt_viewobj_getbuffer(PyObject *self, Py_buffer *b, int flags) {
+    cyrt_viewobj *v = (cyrt_viewobj *)self;
+    Py_buffer *src = &v->view.owner->buf;
+    Py_ssize_t len = src->itemsize;
+    int i, c = cyrt_is_contig(src, v->view.shape, v->view.strides, 'C');
+    for (i = 0; i < v->ndim; i++) len *= v->view.shape[i];
+    if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && src->readonly) {
+        PyErr_SetString(PyExc_BufferError, "buffer is read-only");
+        return -1;
+    }
+    if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c) {
+        PyErr_SetString(PyExc_BufferError, "buffer is not C-contiguous");
+        return -1;
+    }
+    if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) {
+        PyErr_SetString(PyExc_BufferError, "buffer is not C-contiguous");
+        return -1;
+    }
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS &&
+        !cyrt_is_contig(src, v->view.shape, v->view.strides, 'F')) {
+        PyErr_SetString(PyExc_BufferError, "buffer is not Fortran contiguous");
+        return -1;
+    }
+    if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c &&
+        !cyrt_is_contig(src, v->view.shape, v->view.strides, 'F')) {
+        PyErr_SetString(PyExc_BufferError, "buffer is not contiguous");
+        return -1;
+    }
+    b->buf = v->view.data;
+    b->obj = self;
+    Py_INCREF(self);
+    b->len = len;
+    b->readonly = src->readonly;
+    b->itemsize = src->itemsize;
+    b->format = (flags & PyBUF_FORMAT) ? (src->format ? src->format : (char *)"B") : NULL;
+    b->ndim = v->ndim;
+    b->shape = (flags & PyBUF_ND) == PyBUF_ND ? v->view.shape : NULL;
+    b->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? v->view.strides : NULL;
+    b->suboffsets = NULL;
+    b->internal = NULL;
+    return 0;
+}
+
+static PyBufferProcs cyrt_viewobj_as_buffer = {cyrt_viewobj_getbuffer, NULL};
+
+static PyTypeObject cyrt_viewobj_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cyocl._view",
+    .tp_basicsize = sizeof(cyrt_viewobj),
+    .tp_dealloc = cyrt_viewobj_dealloc,
+    .tp_as_buffer = &cyrt_viewobj_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a cyocl memoryview slice exported through the buffer protocol",
+};
+
+CYRT_FN PyObject *cyrt_view_to_obj(const cy_view *v, int ndim) {
+    cyrt_viewobj *e;
+    PyObject *mv;
+    int i, whole;
+    if (!v->owner) {
+        Py_INCREF(Py_None);
+        return Py_None;
+    }
+    {
+        Py_buffer *b = &v->owner->buf;
+        whole = b->obj && v->data == (char *)b->buf && b->ndim == ndim;
+        for (i = 0; whole && i < ndim; i++)
+            whole = v->shape[i] == (b->shape ? b->shape[i] : b->len / b->itemsize) &&
+                    (!b->strides || v->strides[i] == b->strides[i]);
+        if (whole) {
+            Py_INCREF(b->obj);
+            return b->obj;
+        }
+    }
+    e = PyObject_New(cyrt_viewobj, &cyrt_viewobj_type);
+    if (!e) return NULL;
+    memset(&e->view, 0, sizeof e->view);
+    cyrt_view_copy(&e->view, v);
+    e->ndim = ndim;
+    mv = PyMemoryView_FromObject((PyObject *)e);
+    Py_DECREF(e);
+    return mv;
+}
+
+/* ---- parallel regions --------------------------------------------------------- */
+
+/* Shared state of one region execution: why it stopped early (1 break,
+ * 2 return, 3 exception) and the first exception, kept until the master
+ * thread re-raises it after the region. */
+typedef struct {
+    int why;
+    PyObject *type, *value, *tb;
+} cyrt_par;
+
+CYRT_INLINE int cyrt_par_stopped(cyrt_par *p) { return __atomic_load_n(&p->why, __ATOMIC_RELAXED); }
+
+/* Records break (1) or return (2); returns 1 when this thread's was first. */
+CYRT_INLINE int cyrt_par_set(cyrt_par *p, int why) {
+    int expect = 0;
+    return __atomic_compare_exchange_n(&p->why, &expect, why, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* Called by a thread whose iteration raised: keeps the first exception. */
+CYRT_COLD void cyrt_par_error(cyrt_par *p) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (!p->type) {
+        PyErr_Fetch(&p->type, &p->value, &p->tb);
+        if (!p->type) {
+            p->type = PyExc_SystemError;
+            Py_INCREF(p->type);
+            p->value = PyUnicode_FromString("error return without exception set in a parallel region");
+        }
+    } else {
+        PyErr_Clear();
+    }
+    __atomic_store_n(&p->why, 3, __ATOMIC_SEQ_CST);
+    PyGILState_Release(g);
+}
+
+/* After the region, on the master thread (which may not hold the GIL). */
+CYRT_COLD void cyrt_par_restore(cyrt_par *p) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyErr_Restore(p->type, p->value, p->tb);
+    p->type = p->value = p->tb = NULL;
+    PyGILState_Release(g);
+}
+
+/* ---- trace (CYOCL_TRACE) -------------------------------------------------------- */
+
+typedef struct {
+    const char *function;
+    int line;
+    int region;
+    int ocl_ok;         /* OpenCL could take this region */
+    const char *reason; /* why not, when !ocl_ok (JSON-escaped) */
+} cyrt_region_info;
+
+CYRT_INLINE long long cyrt_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long long ns) {
+    char line[1024];
+    const char *reason;
+    char rbuf[512];
+    int len;
+    if (cyrt_force == 1) {
+        reason = "forced";
+    } else if (!ri->ocl_ok) {
+        snprintf(rbuf, sizeof rbuf, "not-eligible: %s", ri->reason);
+        reason = rbuf;
+    } else if (cyrt_force == 2) {
+        reason = "fallback: OpenCL is not available in this build";
+    } else {
+        reason = "heuristic";
+    }
+    len = snprintf(line, sizeof line,
+                   "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"native\","
+                   "\"device\":null,\"n\":%lld,\"bytes_to_device\":0,\"bytes_to_host\":0,\"build\":\"none\","
+                   "\"reason\":\"%s\",\"predicted_ns\":{},\"ns\":%lld}\n",
+                   cyrt_modname, ri->function, ri->line, ri->region, n, reason, ns);
+    if (len > 0 && (size_t)len < sizeof line) {
+        ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
+        (void)w;
+    }
+}
+
+/* ---- module initialisation ------------------------------------------------------ */
+
+CYRT_FN int cyrt_init(PyObject *module, const char *modname) {
+    const char *force = getenv("CYOCL_FORCE"), *trace = getenv("CYOCL_TRACE");
+    PyObject *bm;
+    cyrt_modname = modname;
+    cyrt_mdict = PyModule_GetDict(module);
+    if (!cyrt_mdict) return -1;
+    Py_INCREF(cyrt_mdict);
+    bm = PyImport_ImportModule("builtins");
+    if (!bm) return -1;
+    cyrt_builtins = PyModule_GetDict(bm);
+    Py_INCREF(cyrt_builtins);
+    Py_DECREF(bm);
+    if (PyType_Ready(&cyrt_viewobj_type) < 0) return -1;
+    if (force && *force) {
+        if (!strcmp(force, "native")) cyrt_force = 1;
+        else if (!strcmp(force, "opencl")) cyrt_force = 2;
+        else if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                                  "CYOCL_FORCE=%s is not understood (use 'native' or 'opencl'); choosing automatically",
+                                  force) < 0)
+            return -1;
+    }
+    if (trace && *trace) {
+        cyrt_trace_fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (cyrt_trace_fd < 0 &&
+            PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "CYOCL_TRACE=%s cannot be opened: %s; no trace is written",
+                             trace, strerror(errno)) < 0)
+            return -1;
+    }
+    return 0;
+}
