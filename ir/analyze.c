@@ -127,6 +127,32 @@ static IrStmt *find_region_stmt(CyVec *v, IrRegion *r) {
     return NULL;
 }
 
+static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, const char *op, int rd, int wr) {
+    IrRegionArg *x = cy_alloc(a, sizeof *x);
+    x->kind = k;
+    x->var = v;
+    x->redop = op;
+    x->read = rd;
+    x->written = wr;
+    cy_vec_push(a, &r->args, x);
+}
+
+static void region_args(CyArena *a, IrRegion *r) {
+    for (int i = 0; i < r->views.len; i++) {
+        IrViewUse *u = r->views.items[i];
+        add_arg(a, r, RA_VIEW, u->view, NULL, u->read, u->written);
+    }
+    static const VarClass order[] = {RC_SHARED, RC_REDUCTION, RC_LASTPRIVATE};
+    static const RegionArgKind kinds[] = {RA_SCALAR, RA_REDUCTION, RA_LASTPRIVATE};
+    for (int o = 0; o < 3; o++) {
+        for (int i = 0; i < r->vars.len; i++) {
+            IrVarUse *u = r->vars.items[i];
+            if (u->cls != order[o] || u->var == r->index || u->var->ty->kind == TY_VIEW) continue;
+            add_arg(a, r, kinds[o], u->var, u->redop, 0, 0);
+        }
+    }
+}
+
 void cy_ir_analyze(CyArena *a, IrModule *m) {
     int n = m->funcs.len;
     char *seen = cy_alloc(a, (size_t)n + 1);
@@ -183,7 +209,16 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 }
             }
         }
+        if (!g.why) {
+            for (int k = 0; k < r->vars.len && !g.why; k++) {
+                IrVarUse *u = r->vars.items[k];
+                TypeKind tk = u->var->ty->kind;
+                if (tk == TY_OBJECT || tk == TY_PTR) g.why = "Python objects or pointers";
+            }
+        }
         r->ocl_ok = g.why == NULL;
         r->ocl_reason = g.why;
+        r->uses_fp64 = g.uses_double;
+        if (r->ocl_ok) region_args(a, r);
     }
 }

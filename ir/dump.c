@@ -73,6 +73,12 @@ static void region(CyBuf *b, const IrRegion *r, int ind) {
         const IrViewUse *u = r->views.items[i];
         cy_buf_printf(b, "%*s  view %s%s%s\n", ind, "", u->view->name, u->read ? " read" : "", u->written ? " written" : "");
     }
+    static const char *ak[] = {"view", "scalar", "reduction", "lastprivate"};
+    for (int i = 0; i < r->args.len; i++) {
+        const IrRegionArg *x = r->args.items[i];
+        cy_buf_printf(b, "%*s  arg%d %s %s %s\n", ind, "", i, ak[x->kind], x->var->ty->name, x->var->name);
+    }
+    if (r->ocl_ok && r->uses_fp64) cy_buf_printf(b, "%*s  fp64\n", ind, "");
 }
 
 static void stmt(CyBuf *b, const IrStmt *x, int ind) {

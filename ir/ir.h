@@ -232,6 +232,20 @@ typedef struct IrViewUse {
     int read, written;
 } IrViewUse;
 
+/* The arguments a region's OpenCL kernel takes, in order (analyze.c): the
+ * one order the OpenCL backend declares them in, the native backend passes
+ * them to the runtime in, and the runtime sets them in.  Views first (in
+ * IrRegion.views order), then shared C scalars, then reductions, then
+ * lastprivate variables other than the loop index. */
+typedef enum { RA_VIEW, RA_SCALAR, RA_REDUCTION, RA_LASTPRIVATE } RegionArgKind;
+
+typedef struct IrRegionArg {
+    RegionArgKind kind;
+    IrVar *var;
+    const char *redop;         /* RA_REDUCTION */
+    int read, written;         /* RA_VIEW */
+} IrRegionArg;
+
 typedef enum { SCHED_DEFAULT, SCHED_STATIC, SCHED_DYNAMIC, SCHED_GUIDED, SCHED_RUNTIME } Schedule;
 
 typedef struct IrRegion {
@@ -253,7 +267,9 @@ typedef struct IrRegion {
     struct IrRegion *parent;   /* a prange inside a parallel() block */
     int has_break, has_return, can_raise, has_with_gil;
     int calls_external, calls_recursive, uses_threadid, uses_objects, uses_complex;
-    /* OpenCL eligibility, decided by ir/analyze.c: */
+    /* OpenCL eligibility and kernel ABI, decided by ir/analyze.c: */
+    CyVec args;                /* IrRegionArg*, kernel argument order (only when ocl_ok) */
+    int uses_fp64;             /* the kernel needs cl_khr_fp64 */
     int ocl_ok;
     const char *ocl_reason;    /* why not, when !ocl_ok */
     struct IrFunc *func;       /* enclosing function */
