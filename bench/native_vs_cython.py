@@ -66,6 +66,7 @@ def main():
         "c03_stencil2d": ("jacobi_step", lambda: (rng.random((2048, 2048)), np.zeros((2048, 2048)))),
         "c04_matmul": ("matmul", lambda: (rng.random((512, 512)), rng.random((512, 512)), np.zeros((512, 512)))),
     }
+    labels = {"c01_triad": "triad 10^7 (f64)", "c03_stencil2d": "jacobi step 2048^2", "c04_matmul": "matmul 512^3 (f64)"}
     print("threads: OMP_NUM_THREADS=%s, cores=%d" % (os.environ.get("OMP_NUM_THREADS", "default"), os.cpu_count()))
     print("%-22s %12s %12s %8s" % ("kernel", "cython ms", "cyocl ms", "ratio"))
     worst = 0.0

@@ -2512,7 +2512,7 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     int np = f->params.len, nreq = 0;
     for (int i = 0; i < np; i++)
         if (!f->param_defaults.items[i]) nreq = i + 1;
-    CyBuf text = {0};
+    CyBuf text = {0}, arglabels = {0};
     G->out = &text;
     G->ind = 1;
     out(G, "if (cyrt_parse_args(%s, cy_names, %d, %d, cy_args, cy_nargs, cy_kwnames, cy_vals) < 0) return NULL;",
@@ -2545,8 +2545,18 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
                     v, c_strz(G, p->name));
             out(G, "%s = %s;", p->cname, v);
         } else {
+            /* a failed conversion names the argument, as view checks do */
+            int used = ff->err_used;
+            ff->err_used = 0;
+            ff->err_label = FMT("L_arg%d", i);
             const char *c = unbox(G, p->ty, v);
             out(G, "%s = %s;", p->cname, c);
+            if (ff->err_used) {
+                cy_buf_printf(&arglabels, "    L_arg%d: cyrt_err_add_arg(%s);\n    goto L_end;\n", i, c_strz(G, p->name));
+                used = 1;
+            }
+            ff->err_label = "L_end";
+            ff->err_used = used;
         }
         if (cd) {
             G->ind--;
@@ -2607,6 +2617,11 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     out(G, "(void)cy_self;");
     cy_buf_put(G->out, text.s ? text.s : "", text.len);
     cy_buf_free(&text);
+    if (arglabels.len) {
+        out(G, "goto L_end;");
+        cy_buf_put(G->out, arglabels.s, arglabels.len);
+    }
+    cy_buf_free(&arglabels);
     if (ff->err_used) out(G, "L_end:");
     scope_cleanup(G, &fs);
     for (int i = 0; i < np; i++) {
