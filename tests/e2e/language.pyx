@@ -1,0 +1,106 @@
+# cython: language_level=3
+# Broader language coverage: cdef/cpdef calls with defaults and keywords,
+# ctypedef, Python semantics of // and %, slicing with steps, break and
+# return inside prange, tuple unpacking, safe type inference, while/else,
+# exceptions crossing cdef functions.
+cimport cython
+from cython.parallel import prange
+from libc.math cimport sqrt, floor, M_PI
+import numpy as np
+
+ctypedef double real_t
+
+cdef real_t scale(real_t x, real_t k=2.0, real_t b=0.0) noexcept nogil:
+    return k * x + b
+
+cpdef long ipow(long base, int e):
+    cdef long r = 1
+    while e > 0:
+        r *= base
+        e -= 1
+    else:
+        r += 0
+    return r
+
+cdef int checked(double[:] a, Py_ssize_t i) except -1:
+    if a[i] < 0:
+        raise ValueError("negative at %d" % i)
+    return 0
+
+def call_checked(double[:] a):
+    cdef Py_ssize_t i
+    for i in range(a.shape[0]):
+        checked(a, i)
+    return True
+
+def py_divmod(long[:] a, long d, long[:] q, long[:] r, double[:] fa, double fd, double[:] fq, double[:] fr):
+    cdef Py_ssize_t i
+    for i in prange(a.shape[0], nogil=True):
+        q[i] = a[i] // d
+        r[i] = a[i] % d
+        fq[i] = fa[i] // fd
+        fr[i] = fa[i] % fd
+
+def apply_scale(double[:] x, double[:] out):
+    cdef Py_ssize_t i
+    for i in prange(x.shape[0], nogil=True):
+        out[i] = scale(x[i]) + scale(x[i], 2.0, 1.0) + scale(x[i], 3.0, 0.5)
+
+def every_other_row_sum(double[:, :] a):
+    cdef double[:, :] sub = a[::2, 1:]
+    cdef Py_ssize_t i, j
+    cdef double s = 0
+    for i in prange(sub.shape[0], nogil=True):
+        for j in range(sub.shape[1]):
+            s += sub[i, j]
+    return s, sub.shape[0], sub.shape[1]
+
+def find_first(double[:] a, double v):
+    """break inside prange: the index holding v (v must occur: a lastprivate
+    variable no iteration assigned is undefined after the loop, as in Cython)."""
+    cdef Py_ssize_t i, found = -1
+    for i in prange(a.shape[0], nogil=True):
+        if a[i] == v:
+            found = i
+            break
+    return found
+
+cdef double first_neg(double[:] a) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in prange(a.shape[0]):
+        if a[i] < 0:
+            return a[i]
+    return 0.0
+
+def call_first_neg(double[:] a):
+    return first_neg(a)
+
+def stats(double[:] a):
+    n = a.shape[0]
+    total = 0.0
+    for i in range(n):
+        total += a[i]
+    mean = total / n
+    var = 0.0
+    for i in range(n):
+        var += (a[i] - mean) ** 2
+    lo, hi = min(a[0], a[n - 1]), max(a[0], a[n - 1])
+    return mean, sqrt(var / n), lo, hi, floor(M_PI)
+
+def swap_pairs(x, y):
+    x, y = y, x
+    a, (b, c) = 1, (2, 3)
+    return x, y, a + b + c
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def unchecked_sum(float[:, ::1] m):
+    cdef Py_ssize_t i, j
+    cdef double s = 0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            s += m[i, j]
+    return s
+
+def int_ops(long a, long b):
+    return a // b, a % b, a / b, -a // b, a ** 2, abs(-a), a << 2, a >> 1, a & b, a | b, a ^ b

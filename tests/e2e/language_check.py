@@ -1,0 +1,64 @@
+import numpy as np
+
+
+def check(m):
+    rng = np.random.default_rng(20)
+    assert m.ipow(3, 4) == 81 and m.ipow(-2, 3) == -8 and m.ipow(5, 0) == 1
+    a = rng.random(50)
+    assert m.call_checked(a) is True
+    a[17] = -1.0
+    try:
+        m.call_checked(a)
+    except ValueError as e:
+        assert "negative at 17" in str(e), str(e)
+    else:
+        raise AssertionError("no ValueError from a cdef function")
+
+    n = 1001
+    ia = rng.integers(-10**9, 10**9, n)
+    fa = rng.standard_normal(n) * 100
+    for d, fd in ((7, 2.5), (-7, -2.5), (1, 1.0)):
+        q, r = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        fq, fr = np.zeros(n), np.zeros(n)
+        m.py_divmod(ia, d, q, r, fa, fd, fq, fr)
+        assert np.array_equal(q, ia // d) and np.array_equal(r, ia % d), d
+        assert np.allclose(fq, fa // fd) and np.allclose(fr, fa % fd), fd
+    try:
+        m.py_divmod(ia, 0, q, r, fa, 1.0, fq, fr)
+    except ZeroDivisionError:
+        pass
+    else:
+        raise AssertionError("no ZeroDivisionError for // 0")
+
+    x = rng.random(10_000)
+    out = np.zeros_like(x)
+    m.apply_scale(x, out)
+    assert np.allclose(out, 2 * x + (2 * x + 1) + (3 * x + 0.5))
+
+    g = rng.random((9, 7))
+    s, r0, r1 = m.every_other_row_sum(g)
+    assert (r0, r1) == g[::2, 1:].shape and np.isclose(s, g[::2, 1:].sum())
+    gf = np.asfortranarray(g)
+    assert np.isclose(m.every_other_row_sum(gf)[0], g[::2, 1:].sum())
+
+    v = np.arange(1000, dtype=np.float64)
+    # after a break, lastprivate values are unspecified (Cython keeps the
+    # value from before the loop, cyocl the breaking iteration's): either
+    assert m.find_first(v, 123.0) in (-1, 123)
+    w = np.ones(100)
+    assert m.call_first_neg(w) == 0.0
+    w[40] = -3.0
+    assert m.call_first_neg(w) == -3.0
+
+    st = rng.random(333)
+    mean, sd, lo, hi, fl = m.stats(st)
+    assert np.isclose(mean, st.mean()) and np.isclose(sd, st.std())
+    assert lo == min(st[0], st[-1]) and hi == max(st[0], st[-1]) and fl == 3.0
+
+    assert m.swap_pairs("a", [1]) == ([1], "a", 6)
+    mm = rng.random((31, 17), dtype=np.float32)
+    assert np.isclose(m.unchecked_sum(mm), mm.astype(np.float64).sum(), rtol=1e-6)
+
+    for a_, b_ in ((17, 5), (-17, 5), (17, -5), (-17, -5)):
+        exp = (a_ // b_, a_ % b_, a_ / b_, -a_ // b_, a_ ** 2, abs(-a_), a_ << 2, a_ >> 1, a_ & b_, a_ | b_, a_ ^ b_)
+        assert m.int_ops(a_, b_) == exp, (a_, b_, m.int_ops(a_, b_), exp)
