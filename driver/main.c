@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "../backends/c/cgen.h"
+#include "../backends/opencl/oclgen.h"
 #include "../frontend/frontend.h"
 #include "../ir/ir.h"
+#include "../runtime/cyrt.h"
 
 #ifndef CYOCL_VERSION
 #define CYOCL_VERSION "0.0.0-dev"
@@ -41,13 +43,14 @@ static const char *USAGE =
     "OpenMP.\n"
     "\n"
     "commands:\n"
-    "  compile [-o OUT.c] [--no-opencl] [--no-opencl-gpu] [-I DIR] [-v] [--dump-ir] FILE.pyx\n"
+    "  compile [-o OUT.c] [--no-opencl] [--no-opencl-gpu] [-I DIR] [-v] [--dump-ir]\n"
+    "          [--emit-opencl FILE.cl] FILE.pyx\n"
     "        translate FILE.pyx to C (default output: FILE.c beside the input)\n"
     "  build [-o OUTDIR] [--no-opencl] [--no-opencl-gpu] [-O LEVEL] [--keep-c] [-v] FILE.pyx\n"
     "        translate and compile to OUTDIR/NAME<EXT_SUFFIX>, importable as NAME\n"
     "        (default OUTDIR: the directory of FILE.pyx)\n"
-    "  devices\n"
-    "        list the usable OpenCL devices (exit 0 when there is one)\n"
+    "  devices [--no-opencl-gpu]\n"
+    "        list the usable OpenCL devices (exit 0 when one is used)\n"
     "  cache stats|list|clear|prune [--max-size SIZE]\n"
     "        inspect or clear the OpenCL kernel cache\n"
     "  --version, --help\n"
@@ -61,11 +64,15 @@ static const char *USAGE =
     "  --keep-c          build: keep the generated C as OUTDIR/NAME.c\n"
     "  -v                verbose: phases, timings, the C compiler command\n"
     "  --dump-ir         compile: print the typed IR to standard output\n"
+    "  --emit-opencl F   compile: also write the module's OpenCL program to F\n"
     "\n"
     "environment:\n"
     "  CC                C compiler for build (default: cc)\n"
     "  CYOCL_PYTHON      Python whose headers and extension suffix build uses\n"
     "                    (default: python3 on PATH)\n"
+    "  CYOCL_LIBCLANG    libclang used to check the generated OpenCL kernels\n"
+    "                    (default: the newest found; a path that cannot be\n"
+    "                    loaded skips the check)\n"
     "exit status: 0 ok, 1 errors in the source, 2 usage or environment error\n";
 
 static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -363,6 +370,7 @@ typedef struct {
     const char *includes[64];
     int nincludes;
     const char *max_size;
+    const char *emit_opencl;
 } Options;
 
 /* Parses the options of compile/build (allowed is "compile" or "build").
@@ -389,6 +397,17 @@ static int parse_options(int argc, char **argv, const char *cmd, Options *o) {
             o->verbose = 1;
         } else if (!is_build && strcmp(a, "--dump-ir") == 0) {
             o->dump_ir = 1;
+        } else if (!is_build && strncmp(a, "--emit-opencl", 13) == 0 && (a[13] == '=' || !a[13])) {
+            if (a[13] == '=') {
+                val = a + 14;
+            } else {
+                if (i + 1 >= argc)
+                    return usage_error("%s: option '%s' needs a value", cmd, a);
+                val = argv[++i];
+            }
+            if (!*val)
+                return usage_error("%s: --emit-opencl needs a file name", cmd);
+            o->emit_opencl = val;
         } else if (is_build && strcmp(a, "--keep-c") == 0) {
             o->keep_c = 1;
         } else if (a[1] == 'o' || a[1] == 'I' || (is_build && a[1] == 'O') ||
@@ -431,6 +450,8 @@ static int parse_options(int argc, char **argv, const char *cmd, Options *o) {
     }
     if (!o->input)
         return usage_error("%s: no input file (cyocl %s [OPTIONS] FILE.pyx)", cmd, cmd);
+    if (o->emit_opencl && o->no_opencl)
+        return usage_error("%s: --emit-opencl and --no-opencl exclude each other", cmd);
     return 0;
 }
 
@@ -469,6 +490,62 @@ static char *read_file(const char *path, size_t *len) {
     return b.s;
 }
 
+/* `-v`: where each parallel region runs, and why not on OpenCL. */
+static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
+    for (int i = 0; i < ir->regions.len; i++) {
+        IrRegion *r = ir->regions.items[i];
+        fprintf(stderr, "%s:%d: region %d (function %s): ", src->name, r->pos.line, r->id,
+                r->func ? r->func->name : "<module>");
+        if (!opencl)
+            fputs("native only: built with --no-opencl\n", stderr);
+        else if (r->ocl_ok)
+            fputs("opencl\n", stderr);
+        else
+            fprintf(stderr, "native only: %s\n", r->ocl_reason ? r->ocl_reason : "?");
+    }
+}
+
+/* The OpenCL program of the analysed module: generated, written where
+ * --emit-opencl asks, and checked with libclang.  Returns an exit status;
+ * *program is set on success ("" when no region is eligible). */
+static int opencl_program(const Options *o, const CySource *src, CyArena *arena, CyDiag *diag,
+                          IrModule *ir, const char **program) {
+    CyOclOptions oopt = {.version = CYOCL_VERSION};
+    CyOclProgram prog;
+    double t0 = now_ms();
+    if (cy_emit_opencl(arena, diag, ir, &oopt, &prog) != 0)
+        return EXIT_ENV; /* an internal error, reported */
+    if (o->emit_opencl) {
+        char *dir = path_dir(o->emit_opencl);
+        const char *base = path_base(o->emit_opencl);
+        char *tmp = *base ? write_temp(dir, base, "", prog.source, prog.len) : NULL;
+        if (!*base)
+            errorf("'%s' is not a file name", o->emit_opencl);
+        free(dir);
+        if (!tmp || commit_temp(tmp, o->emit_opencl) != 0)
+            return EXIT_ENV;
+    }
+    *program = prog.source;
+    if (!prog.nkernels)
+        return EXIT_OK;
+    CyClResult res;
+    cy_ocl_check(prog.source, prog.len, &res);
+    if (res.status == CY_CLCHECK_SKIPPED) {
+        fprintf(stderr, "cyocl: note: %s; the generated OpenCL kernels are not checked\n", res.msg);
+    } else if (res.status == CY_CLCHECK_ERROR) {
+        IrRegion *r = cy_ocl_region_at(&prog, res.line);
+        fprintf(stderr, "%s:%d:%d: internal error: generated OpenCL kernel for region %d does not compile: %s\n",
+                src->name, r ? r->pos.line : 0, r ? r->pos.col : 0, r ? r->id : -1, res.msg);
+        fprintf(stderr, "cyocl: (program line %d; --emit-opencl FILE.cl writes the program)\n", res.line);
+        return EXIT_ENV;
+    }
+    if (o->verbose)
+        fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms\n", src->name,
+                prog.nkernels, prog.len,
+                res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - t0);
+    return EXIT_OK;
+}
+
 /* Translates o->input to C in out.  Returns an exit status. */
 static int translate(const Options *o, const char *modname, CyBuf *out) {
     size_t len;
@@ -502,17 +579,29 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             fflush(stdout);
             cy_buf_free(&dump);
         }
+        if (o->verbose)
+            list_regions(&src, ir, !o->no_opencl);
+        const char *program = NULL;
+        int orc = EXIT_OK;
+        if (!o->no_opencl) {
+            phase = "OpenCL backend";
+            orc = opencl_program(o, &src, arena, &diag, ir, &program);
+        }
+        phase = "C backend";
         CyCOptions copt = {
             .line_directives = 1,
             .opencl = !o->no_opencl,
             .no_opencl_gpu = o->no_opencl_gpu,
             .version = CYOCL_VERSION,
+            .opencl_source = program,
         };
-        if (cy_emit_c(arena, &diag, ir, &copt, out) == 0 && diag.nerrors == 0)
+        if (orc == EXIT_ENV)
+            rc = EXIT_ENV;
+        else if (orc == EXIT_OK && cy_emit_c(arena, &diag, ir, &copt, out) == 0 && diag.nerrors == 0)
             rc = EXIT_OK;
     }
     t3 = now_ms();
-    if (rc != EXIT_OK && diag.nerrors == 0)
+    if (rc == EXIT_SOURCE && diag.nerrors == 0)
         fprintf(stderr, "%s: error: internal compiler error: %s failed without a diagnostic\n",
                 src.name, phase);
     if (o->verbose)
@@ -760,13 +849,54 @@ done:
     return rc;
 }
 
+/* `cyocl devices`: the OpenCL devices the runtime finds that pass
+ * CYOCL_DEVICE_TYPE (and --no-opencl-gpu), '*' on the one CYOCL_DEVICE or
+ * the default picks.  Exit 0 would tell the conformance runner that regions
+ * run on OpenCL: not until generated modules use the runtime. */
 static int cmd_devices(int argc, char **argv) {
-    (void)argv;
-    if (argc > 0)
-        return usage_error("devices takes no arguments");
-    printf("no OpenCL devices: the OpenCL backend is not available in this build of cyocl %s "
-           "(native OpenMP backend only)\n",
-           CYOCL_VERSION);
+    unsigned allowed = CYRT_DEV_ALL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--no-opencl-gpu") == 0)
+            allowed = CYRT_DEV_CPU;
+        else
+            return usage_error("devices: unknown option '%s' (cyocl devices [--no-opencl-gpu])",
+                               argv[i]);
+    }
+    cyrt_rt *rt = cyrt_rt_global();
+    const cyrt_devinfo *list;
+    int n;
+    cyrt_err err = {0};
+    if (cyrt_devices(rt, &list, &n, &err) != CYRT_OK) {
+        printf("no OpenCL devices: %s\n", err.msg);
+        cyrt_rt_free(rt, NULL);
+        return 1;
+    }
+    unsigned mask = cyrt_allowed_types(rt, allowed);
+    int chosen = -1;
+    cyrt_select_device(rt, allowed, &chosen, NULL);
+    int shown = 0;
+    for (int i = 0; i < n; i++) {
+        const cyrt_devinfo *d = &list[i];
+        if (!(d->type & mask))
+            continue;
+        if (shown++ == 0)
+            printf("  %-3s %-28s %-44s %-5s %-4s %9s  %s\n", "#", "platform", "device", "type",
+                   "fp64", "memory", "OpenCL C / driver");
+        printf("%c %-3d %-28.28s %-44.44s %-5s %-4s %5.1f GiB  %s / %s\n", i == chosen ? '*' : ' ',
+               d->index, d->platform, d->name, cyrt_device_type_name(d->type),
+               d->fp64 ? "yes" : "no", (double)d->global_mem / (1024.0 * 1024.0 * 1024.0),
+               d->clc_version, d->driver);
+    }
+    const char *filter = allowed == CYRT_DEV_CPU ? "--no-opencl-gpu / CYOCL_DEVICE_TYPE"
+                                                 : "CYOCL_DEVICE_TYPE";
+    if (shown == 0) {
+        printf("no usable OpenCL device: the %d found are left out by %s\n", n, filter);
+    } else {
+        if (shown < n)
+            printf("(%d more left out by %s)\n", n - shown, filter);
+        fputs("cyocl: no device is used yet: this build runs every region natively\n", stderr);
+    }
+    cyrt_rt_free(rt, NULL);
     return 1;
 }
 

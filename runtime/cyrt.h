@@ -1,0 +1,197 @@
+/* cyrt.h: the cyocl runtime — the process-wide object that owns the OpenCL
+ * loader, the devices and the memory-region registry (DESIGN §2, §4;
+ * docs/runtime.md).
+ *
+ * Everything lives in one cyrt_rt: cyrt_rt_global() is the process's,
+ * cyrt_rt_new() makes private ones (tests, a fake memory backend).  Every
+ * call takes the runtime's mutex; none exits, aborts or prints except the
+ * one-time warnings (stderr, "cyocl: warning: ...").  Functions return a
+ * cyrt_status and fill an optional cyrt_err with the details.
+ *
+ * The OpenCL types appear as their struct tags, so this header needs no
+ * <CL/cl.h>: struct _cl_mem * is a cl_mem, and so on. */
+#ifndef CYRT_H
+#define CYRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct _cl_context;
+struct _cl_command_queue;
+struct _cl_program;
+struct _cl_kernel;
+
+typedef enum {
+    CYRT_OK = 0,
+    CYRT_ENOMEM,      /* a host allocation failed */
+    CYRT_EINVAL,      /* a bad argument */
+    CYRT_ENOLOADER,   /* no OpenCL ICD loader could be opened */
+    CYRT_ENOPLATFORM, /* the loader found no OpenCL platform / device */
+    CYRT_ENODEVICE,   /* no device passes the filters (CYOCL_DEVICE_TYPE, cpu-only) */
+    CYRT_ECL,         /* an OpenCL call failed: cyrt_err.code, cyrt_cl_error_name() */
+    CYRT_EBUILD,      /* an OpenCL program did not build: the build log is returned */
+    CYRT_EBACKEND,    /* the memory backend failed (device alloc or transfer) */
+    CYRT_EBUSY,       /* the calling thread itself holds a region the call must move */
+} cyrt_status;
+
+typedef struct {
+    int code;      /* the OpenCL or memory-backend error code, 0 if none */
+    char msg[512]; /* one line, no trailing newline */
+} cyrt_err;
+
+const char *cyrt_status_name(cyrt_status s);
+const char *cyrt_cl_error_name(int code); /* "CL_OUT_OF_RESOURCES"; "CL_UNKNOWN_ERROR" if unknown */
+
+/* ---- the device side of the registry ------------------------------------------
+ * Buffers are opaque (a cl_mem for OpenCL).  Each op returns 0 or a
+ * backend error code (OpenCL's are negative).  write: host -> device at a
+ * byte offset; read: device -> host; copy: device -> device. */
+typedef struct cyrt_membackend {
+    void *ctx;
+    int (*alloc)(void *ctx, size_t bytes, void **buf);
+    void (*free)(void *ctx, void *buf);
+    int (*write)(void *ctx, void *buf, size_t offset, const void *src, size_t bytes);
+    int (*read)(void *ctx, void *buf, size_t offset, void *dst, size_t bytes);
+    int (*copy)(void *ctx, void *src, size_t src_offset, void *dst, size_t dst_offset,
+                size_t bytes);
+    const char *(*error_name)(int code); /* may be NULL */
+} cyrt_membackend;
+
+/* ---- the runtime object ---------------------------------------------------- */
+typedef struct cyrt_rt cyrt_rt;
+
+typedef struct {
+    const char *loader;              /* ICD loader to dlopen (NULL: libOpenCL.so.1, libOpenCL.so) */
+    const cyrt_membackend *backend;  /* registry device side (NULL: OpenCL buffers, chosen lazily) */
+    int quiet;                       /* keep warnings out of stderr (still in cyrt_warnings) */
+} cyrt_config;
+
+cyrt_rt *cyrt_rt_global(void); /* the process's runtime; never NULL */
+cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out);
+/* Copies every device-dirty region back to the host, then frees all regions,
+ * handles still registered, devices, programs' contexts and the loader.
+ * The global runtime is left empty and usable again. */
+cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err);
+
+/* The warnings so far, one per line (each given once), malloc'ed; NULL if none. */
+char *cyrt_warnings(cyrt_rt *rt);
+
+/* Bytes and transfers.  Every moving call adds to the runtime's running
+ * totals (cyrt_stats) and, when given one, to the caller's accumulator (the
+ * trace's per-region bytes_to_device / bytes_to_host). */
+typedef struct {
+    uint64_t bytes_to_device, bytes_to_host, bytes_device_copy;
+    uint64_t to_device, to_host, device_copies; /* transfer counts */
+} cyrt_xfer;
+void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out);
+
+/* ---- devices (icd.c, device.c) ---------------------------------------------- */
+enum { CYRT_DEV_CPU = 1, CYRT_DEV_GPU = 2, CYRT_DEV_ACCEL = 4, CYRT_DEV_OTHER = 8, CYRT_DEV_ALL = 15 };
+
+typedef struct {
+    int index;     /* position in the process's device list (what CYOCL_DEVICE=N names) */
+    unsigned type; /* one CYRT_DEV_* bit */
+    char platform[128], name[128], vendor[128];
+    char version[96], driver[96], clc_version[96]; /* CL_DEVICE_VERSION, CL_DRIVER_VERSION, CL_DEVICE_OPENCL_C_VERSION */
+    int fp64;
+    uint64_t global_mem, max_alloc;
+    unsigned compute_units;
+    size_t max_work_group;
+} cyrt_devinfo;
+
+/* Opens the loader and lists every device of every platform, once per
+ * runtime; the list stays valid until cyrt_rt_free.  No loader or no
+ * platform: CYRT_ENOLOADER / CYRT_ENOPLATFORM with the reason in err. */
+cyrt_status cyrt_devices(cyrt_rt *rt, const cyrt_devinfo **list, int *n, cyrt_err *err);
+const char *cyrt_device_type_name(unsigned type); /* "cpu", "gpu", ... */
+
+/* Device types allowed by CYOCL_DEVICE_TYPE (all when unset; an unknown
+ * value warns once and means all), and'ed with allowed (CYRT_DEV_CPU for a
+ * module built with --no-opencl-gpu). */
+unsigned cyrt_allowed_types(cyrt_rt *rt, unsigned allowed);
+/* The device to use: CYOCL_DEVICE (an index or a case-insensitive substring
+ * of "platform device") among the allowed ones, else the first GPU, then
+ * accelerator, then CPU.  A CYOCL_DEVICE naming nothing usable warns once
+ * and the default is taken. */
+cyrt_status cyrt_select_device(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err);
+/* The device's context and in-order (profiling) queue, created at the first call. */
+cyrt_status cyrt_device_open(cyrt_rt *rt, int index, struct _cl_context **ctx,
+                             struct _cl_command_queue **queue, cyrt_err *err);
+/* Builds src for one device with options + " " + $CYOCL_BUILD_OPTIONS.
+ * On CYRT_EBUILD *log (malloc'ed, the caller frees it) holds the build log. */
+cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const char *options,
+                               struct _cl_program **prog, char **log, cyrt_err *err);
+void cyrt_program_release(cyrt_rt *rt, struct _cl_program *prog);
+cyrt_status cyrt_kernel_create(cyrt_rt *rt, struct _cl_program *prog, const char *name,
+                               struct _cl_kernel **kernel, cyrt_err *err);
+void cyrt_kernel_release(cyrt_rt *rt, struct _cl_kernel *kernel);
+/* clSetKernelArg: a buffer argument passes &devref.mem with sizeof(void *). */
+cyrt_status cyrt_kernel_arg(cyrt_rt *rt, struct _cl_kernel *kernel, unsigned arg, size_t size,
+                            const void *value, cyrt_err *err);
+/* Enqueues kernel over dims axes of global items (local: NULL for the
+ * driver's choice) on device index's queue.  With ns != NULL it waits and
+ * stores the kernel's device time (0 without profiling); otherwise it
+ * returns at once (a later blocking transfer on the queue waits for it). */
+cyrt_status cyrt_kernel_launch(cyrt_rt *rt, int index, struct _cl_kernel *kernel, unsigned dims,
+                               const size_t *global, const size_t *local, uint64_t *ns,
+                               cyrt_err *err);
+
+/* ---- the memory-region registry (registry.c, DESIGN §4) --------------------- */
+typedef struct cyrt_handle cyrt_handle;
+enum { CYRT_READ = 1, CYRT_WRITE = 2, CYRT_RW = 3 };
+
+/* Registers a view (data: its first element; strides in bytes, any sign)
+ * by its byte extent.  An empty view gets a handle that never moves data. */
+cyrt_status cyrt_register(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
+                          const ptrdiff_t *strides, size_t itemsize, cyrt_handle **out,
+                          cyrt_xfer *acc, cyrt_err *err);
+/* Drops the handle (freed even on error).  The last reference of a region
+ * copies a device-dirty copy back and frees the device buffer; a region
+ * whose own views are gone shrinks to the regions of the views left. */
+cyrt_status cyrt_release(cyrt_rt *rt, cyrt_handle *h, cyrt_xfer *acc, cyrt_err *err);
+
+/* Where a view lives on the device: its first element is at byte_offset in
+ * buffer mem (a cl_mem for OpenCL); elem_offset = byte_offset / itemsize,
+ * or SIZE_MAX when the view's data is not aligned to its item size. */
+typedef struct {
+    void *mem;
+    size_t byte_offset, elem_offset;
+} cyrt_devref;
+
+/* Makes the views valid on the bound device (binding the default device at
+ * the first use) and locks their regions for the calling thread: until
+ * cyrt_device_done, other threads that need these regions wait.  A view
+ * acquired with CYRT_WRITE makes the host copy stale.  All or nothing. */
+cyrt_status cyrt_device_acquire(cyrt_rt *rt, size_t n, cyrt_handle *const *hs,
+                                const unsigned *modes, cyrt_devref *out, cyrt_xfer *acc,
+                                cyrt_err *err);
+void cyrt_device_done(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
+/* Makes the view's region valid on the host (copy back at the first host
+ * use); CYRT_WRITE makes the device copy stale. */
+cyrt_status cyrt_host_acquire(cyrt_rt *rt, cyrt_handle *h, unsigned mode, cyrt_xfer *acc,
+                              cyrt_err *err);
+/* Copies every device-dirty region back (end of a resident scope, exit). */
+cyrt_status cyrt_sync_all(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err);
+/* Binds the registry to device index (the OpenCL backend); every region is
+ * brought back to the host first.  CYRT_EBUSY while regions are locked. */
+cyrt_status cyrt_use_device(cyrt_rt *rt, int index, cyrt_err *err);
+int cyrt_registry_device(cyrt_rt *rt); /* the bound device's index; -1 if none (or a given backend) */
+
+/* Introspection (tests, cyocl.stats()). */
+enum { CYRT_RES_NONE = 0, CYRT_RES_HOST = 1, CYRT_RES_DEVICE = 2, CYRT_RES_BOTH = 3 };
+typedef struct {
+    const void *region, *top; /* record identities: the view's own, its top-level one */
+    uintptr_t lo, hi;         /* the view's region extent */
+    uintptr_t top_lo, top_hi;
+    long refs;                /* views registered on the view's own region */
+    int residency;            /* of the top-level region: CYRT_RES_* */
+    size_t offset;            /* byte offset of lo in the top's device buffer */
+} cyrt_handle_info;
+cyrt_status cyrt_handle_info_get(cyrt_rt *rt, const cyrt_handle *h, cyrt_handle_info *out);
+typedef struct {
+    size_t tops, records, handles, device_buffers;
+    uint64_t device_bytes;
+} cyrt_registry_info;
+void cyrt_registry_info_get(cyrt_rt *rt, cyrt_registry_info *out);
+
+#endif

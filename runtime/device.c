@@ -1,0 +1,567 @@
+/* device.c: platforms and devices, the choice of device (CYOCL_DEVICE,
+ * CYOCL_DEVICE_TYPE), one context and in-order queue per device, program
+ * builds and kernels, and the OpenCL buffers as the registry's memory
+ * backend. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- enumeration -------------------------------------------------------------- */
+
+static void trim_copy(char *dst, size_t n, const char *src) {
+    while (*src == ' ' || *src == '\t')
+        src++;
+    snprintf(dst, n, "%s", src);
+    size_t len = strlen(dst);
+    while (len > 0 && (dst[len - 1] == ' ' || dst[len - 1] == '\t' || dst[len - 1] == '\n'))
+        dst[--len] = '\0';
+}
+
+/* A string property, malloc'ed (NULL on failure). */
+static char *dev_str(const cyrt_cl *cl, cl_device_id d, cl_device_info what) {
+    size_t size = 0;
+    if (cl->clGetDeviceInfo(d, what, 0, NULL, &size) != CL_SUCCESS)
+        return NULL;
+    char *s = malloc(size + 1);
+    if (!s)
+        return NULL;
+    if (cl->clGetDeviceInfo(d, what, size, s, NULL) != CL_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    s[size] = '\0';
+    return s;
+}
+
+static void dev_str_into(const cyrt_cl *cl, cl_device_id d, cl_device_info what, char *dst,
+                         size_t n) {
+    char *s = dev_str(cl, d, what);
+    trim_copy(dst, n, s ? s : "?");
+    free(s);
+}
+
+static void platform_name(const cyrt_cl *cl, cl_platform_id p, char *dst, size_t n) {
+    size_t size = 0;
+    char *s = NULL;
+    if (cl->clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, NULL, &size) == CL_SUCCESS &&
+        (s = malloc(size + 1)) != NULL &&
+        cl->clGetPlatformInfo(p, CL_PLATFORM_NAME, size, s, NULL) == CL_SUCCESS)
+        s[size] = '\0';
+    else if (s)
+        s[0] = '\0';
+    trim_copy(dst, n, s && *s ? s : "?");
+    free(s);
+}
+
+static void fill_info(const cyrt_cl *cl, cyrt_device *d) {
+    cyrt_devinfo *in = &d->info;
+    dev_str_into(cl, d->id, CL_DEVICE_NAME, in->name, sizeof in->name);
+    dev_str_into(cl, d->id, CL_DEVICE_VENDOR, in->vendor, sizeof in->vendor);
+    dev_str_into(cl, d->id, CL_DEVICE_VERSION, in->version, sizeof in->version);
+    dev_str_into(cl, d->id, CL_DRIVER_VERSION, in->driver, sizeof in->driver);
+    dev_str_into(cl, d->id, CL_DEVICE_OPENCL_C_VERSION, in->clc_version, sizeof in->clc_version);
+
+    cl_device_type t = 0;
+    cl->clGetDeviceInfo(d->id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    in->type = (t & CL_DEVICE_TYPE_GPU)           ? CYRT_DEV_GPU
+               : (t & CL_DEVICE_TYPE_CPU)         ? CYRT_DEV_CPU
+               : (t & CL_DEVICE_TYPE_ACCELERATOR) ? CYRT_DEV_ACCEL
+                                                  : CYRT_DEV_OTHER;
+
+    /* fp64: the 1.2 way is a non-zero CL_DEVICE_DOUBLE_FP_CONFIG; older
+     * drivers only name the extension */
+    cl_device_fp_config fp = 0;
+    if (cl->clGetDeviceInfo(d->id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) == CL_SUCCESS &&
+        fp != 0) {
+        in->fp64 = 1;
+    } else {
+        char *ext = dev_str(cl, d->id, CL_DEVICE_EXTENSIONS);
+        in->fp64 = ext && strstr(ext, "cl_khr_fp64") != NULL;
+        free(ext);
+    }
+
+    cl_ulong mem = 0, maxalloc = 0;
+    cl_uint cu = 0;
+    size_t wg = 0;
+    cl->clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+    cl->clGetDeviceInfo(d->id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxalloc, &maxalloc, NULL);
+    cl->clGetDeviceInfo(d->id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    cl->clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    in->global_mem = mem;
+    in->max_alloc = maxalloc;
+    in->compute_units = cu;
+    in->max_work_group = wg;
+}
+
+static cyrt_status load_fail(cyrt_rt *rt, cyrt_status st, cyrt_err *err) {
+    rt->loaded = -1;
+    rt->load_status = st;
+    if (err)
+        *err = rt->load_err;
+    free(rt->devs);
+    rt->devs = NULL;
+    rt->ndevs = 0;
+    cyrt_icd_close(&rt->cl);
+    return st;
+}
+
+cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
+    if (rt->loaded == 1)
+        return CYRT_OK;
+    if (rt->loaded == -1) {
+        if (err)
+            *err = rt->load_err;
+        return rt->load_status;
+    }
+    memset(&rt->load_err, 0, sizeof rt->load_err);
+    cyrt_status st = cyrt_icd_open(&rt->cl, rt->loader, &rt->load_err);
+    if (st != CYRT_OK)
+        return load_fail(rt, st, err);
+    const cyrt_cl *cl = &rt->cl;
+
+    cl_uint np = 0;
+    cl_int rc = cl->clGetPlatformIDs(0, NULL, &np);
+    if (rc == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (rc == CL_SUCCESS && np == 0)) {
+        cyrt_seterr(&rt->load_err, rc,
+                    "the OpenCL loader found no platform (no driver registered in "
+                    "/etc/OpenCL/vendors or $OCL_ICD_VENDORS; install one, e.g. pocl-opencl-icd)");
+        return load_fail(rt, CYRT_ENOPLATFORM, err);
+    }
+    if (rc != CL_SUCCESS) {
+        cyrt_seterr(&rt->load_err, rc, "clGetPlatformIDs failed: %s (%d)", cyrt_cl_error_name(rc),
+                    rc);
+        return load_fail(rt, CYRT_ENOPLATFORM, err);
+    }
+    cl_platform_id *plats = calloc(np, sizeof *plats);
+    if (!plats) {
+        cyrt_seterr(&rt->load_err, 0, "out of memory listing OpenCL platforms");
+        return load_fail(rt, CYRT_ENOMEM, err);
+    }
+    if ((rc = cl->clGetPlatformIDs(np, plats, NULL)) != CL_SUCCESS) {
+        free(plats);
+        cyrt_seterr(&rt->load_err, rc, "clGetPlatformIDs failed: %s (%d)", cyrt_cl_error_name(rc),
+                    rc);
+        return load_fail(rt, CYRT_ENOPLATFORM, err);
+    }
+    for (cl_uint p = 0; p < np; p++) {
+        cl_uint nd = 0;
+        /* a platform without devices answers CL_DEVICE_NOT_FOUND: skip it */
+        if (cl->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+            continue;
+        cl_device_id *ids = calloc(nd, sizeof *ids);
+        cyrt_device *grown = realloc(rt->devs, (size_t)(rt->ndevs + (int)nd) * sizeof *grown);
+        if (!ids || !grown) {
+            free(ids);
+            if (grown)
+                rt->devs = grown;
+            free(plats);
+            cyrt_seterr(&rt->load_err, 0, "out of memory listing OpenCL devices");
+            return load_fail(rt, CYRT_ENOMEM, err);
+        }
+        rt->devs = grown;
+        if (cl->clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, ids, NULL) == CL_SUCCESS) {
+            char pname[128];
+            platform_name(cl, plats[p], pname, sizeof pname);
+            for (cl_uint i = 0; i < nd; i++) {
+                cyrt_device *d = &rt->devs[rt->ndevs];
+                memset(d, 0, sizeof *d);
+                d->platform = plats[p];
+                d->id = ids[i];
+                d->rt = rt;
+                d->info.index = rt->ndevs;
+                snprintf(d->info.platform, sizeof d->info.platform, "%s", pname);
+                fill_info(cl, d);
+                rt->ndevs++;
+            }
+        }
+        free(ids);
+    }
+    free(plats);
+    if (rt->ndevs == 0) {
+        cyrt_seterr(&rt->load_err, 0,
+                    "the OpenCL loader found %u platform(s) but no device on any of them", np);
+        return load_fail(rt, CYRT_ENOPLATFORM, err);
+    }
+    /* the device structs are final now: the backends point into them */
+    rt->infos = calloc((size_t)rt->ndevs, sizeof *rt->infos);
+    if (!rt->infos) {
+        cyrt_seterr(&rt->load_err, 0, "out of memory listing OpenCL devices");
+        return load_fail(rt, CYRT_ENOMEM, err);
+    }
+    for (int i = 0; i < rt->ndevs; i++)
+        rt->infos[i] = rt->devs[i].info;
+    rt->loaded = 1;
+    return CYRT_OK;
+}
+
+void cyrt_devices_free(cyrt_rt *rt) {
+    for (int i = 0; i < rt->ndevs; i++) {
+        cyrt_device *d = &rt->devs[i];
+        if (d->queue)
+            rt->cl.clReleaseCommandQueue(d->queue);
+        if (d->ctx)
+            rt->cl.clReleaseContext(d->ctx);
+    }
+    free(rt->devs);
+    free(rt->infos);
+    rt->devs = NULL;
+    rt->infos = NULL;
+    rt->ndevs = 0;
+    rt->loaded = 0;
+    cyrt_icd_close(&rt->cl);
+}
+
+cyrt_status cyrt_devices(cyrt_rt *rt, const cyrt_devinfo **list, int *n, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_devices_locked(rt, err);
+    pthread_mutex_unlock(&rt->lock);
+    *list = st == CYRT_OK ? rt->infos : NULL;
+    *n = st == CYRT_OK ? rt->ndevs : 0;
+    return st;
+}
+
+const char *cyrt_device_type_name(unsigned type) {
+    switch (type) {
+    case CYRT_DEV_CPU: return "cpu";
+    case CYRT_DEV_GPU: return "gpu";
+    case CYRT_DEV_ACCEL: return "accelerator";
+    default: return "other";
+    }
+}
+
+/* ---- choosing a device ------------------------------------------------------------ */
+
+static unsigned env_types(cyrt_rt *rt) {
+    const char *v = getenv("CYOCL_DEVICE_TYPE");
+    if (!v || !*v || strcasecmp(v, "all") == 0)
+        return CYRT_DEV_ALL;
+    if (strcasecmp(v, "cpu") == 0)
+        return CYRT_DEV_CPU;
+    if (strcasecmp(v, "gpu") == 0)
+        return CYRT_DEV_GPU;
+    cyrt_warn(rt, "CYOCL_DEVICE_TYPE='%s' is not one of cpu, gpu, all: using all device types", v);
+    return CYRT_DEV_ALL;
+}
+
+unsigned cyrt_allowed_types(cyrt_rt *rt, unsigned allowed) {
+    pthread_mutex_lock(&rt->lock);
+    unsigned t = env_types(rt) & allowed;
+    pthread_mutex_unlock(&rt->lock);
+    return t;
+}
+
+static int all_digits(const char *s) {
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+static const char *types_text(unsigned mask) {
+    switch (mask) {
+    case CYRT_DEV_CPU: return "cpu";
+    case CYRT_DEV_GPU: return "gpu";
+    case CYRT_DEV_ALL: return "any";
+    default: return "the allowed";
+    }
+}
+
+cyrt_status cyrt_select_locked(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err) {
+    *index = -1;
+    cyrt_status st = cyrt_devices_locked(rt, err);
+    if (st != CYRT_OK)
+        return st;
+    unsigned mask = env_types(rt) & allowed;
+    int navail = 0;
+    for (int i = 0; i < rt->ndevs; i++)
+        navail += (rt->devs[i].info.type & mask) != 0;
+    if (navail == 0) {
+        cyrt_seterr(err, 0, "no OpenCL device of %s type among the %d found%s", types_text(mask),
+                    rt->ndevs,
+                    (allowed & CYRT_DEV_GPU) ? " (CYOCL_DEVICE_TYPE)" : " (GPUs are excluded)");
+        return CYRT_ENODEVICE;
+    }
+    const char *want = getenv("CYOCL_DEVICE");
+    if (want && *want) {
+        if (all_digits(want)) {
+            long k = strtol(want, NULL, 10);
+            if (k >= rt->ndevs)
+                cyrt_warn(rt, "CYOCL_DEVICE=%s: there is no device %ld (see 'cyocl devices'): "
+                              "using the default device", want, k);
+            else if (!(rt->devs[k].info.type & mask))
+                cyrt_warn(rt, "CYOCL_DEVICE=%s: device %ld (%s) is a %s device, which is "
+                              "excluded here: using the default device",
+                          want, k, rt->devs[k].info.name,
+                          cyrt_device_type_name(rt->devs[k].info.type));
+            else
+                return *index = (int)k, CYRT_OK;
+        } else {
+            for (int i = 0; i < rt->ndevs; i++) {
+                const cyrt_devinfo *in = &rt->devs[i].info;
+                if ((in->type & mask) &&
+                    (strcasestr(in->name, want) || strcasestr(in->platform, want)))
+                    return *index = i, CYRT_OK;
+            }
+            cyrt_warn(rt, "CYOCL_DEVICE='%s' names no usable device (see 'cyocl devices'): "
+                          "using the default device", want);
+        }
+    }
+    static const unsigned pref[] = {CYRT_DEV_GPU, CYRT_DEV_ACCEL, CYRT_DEV_CPU, CYRT_DEV_OTHER};
+    for (size_t p = 0; p < sizeof pref / sizeof pref[0]; p++)
+        for (int i = 0; i < rt->ndevs; i++)
+            if (rt->devs[i].info.type == pref[p] && (pref[p] & mask))
+                return *index = i, CYRT_OK;
+    return CYRT_ENODEVICE; /* not reached: navail > 0 */
+}
+
+cyrt_status cyrt_select_device(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_select_locked(rt, allowed, index, err);
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+/* ---- contexts, queues, programs, kernels -------------------------------------------- */
+
+cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err) {
+    cyrt_status st = cyrt_devices_locked(rt, err);
+    if (st != CYRT_OK)
+        return st;
+    if (index < 0 || index >= rt->ndevs) {
+        cyrt_seterr(err, 0, "there is no OpenCL device %d", index);
+        return CYRT_EINVAL;
+    }
+    cyrt_device *d = &rt->devs[index];
+    if (d->queue)
+        return CYRT_OK;
+    const cyrt_cl *cl = &rt->cl;
+    cl_int rc = CL_SUCCESS;
+    if (!d->ctx) {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
+        d->ctx = cl->clCreateContext(props, 1, &d->id, NULL, NULL, &rc);
+        if (!d->ctx) {
+            cyrt_seterr(err, rc, "cannot create an OpenCL context on %s: %s (%d)", d->info.name,
+                        cyrt_cl_error_name(rc), rc);
+            return CYRT_ECL;
+        }
+    }
+    /* in order: a blocking read after a kernel sees its writes; profiling
+     * feeds the dispatcher's measurements where the device offers it */
+    d->queue = cl->clCreateCommandQueue(d->ctx, d->id, CL_QUEUE_PROFILING_ENABLE, &rc);
+    if (!d->queue)
+        d->queue = cl->clCreateCommandQueue(d->ctx, d->id, 0, &rc);
+    if (!d->queue) {
+        cyrt_seterr(err, rc, "cannot create an OpenCL command queue on %s: %s (%d)", d->info.name,
+                    cyrt_cl_error_name(rc), rc);
+        return CYRT_ECL;
+    }
+    return CYRT_OK;
+}
+
+cyrt_status cyrt_device_open(cyrt_rt *rt, int index, struct _cl_context **ctx,
+                             struct _cl_command_queue **queue, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_open_locked(rt, index, err);
+    if (ctx)
+        *ctx = st == CYRT_OK ? rt->devs[index].ctx : NULL;
+    if (queue)
+        *queue = st == CYRT_OK ? rt->devs[index].queue : NULL;
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const char *options,
+                               struct _cl_program **prog, char **log, cyrt_err *err) {
+    *prog = NULL;
+    if (log)
+        *log = NULL;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_open_locked(rt, index, err);
+    cl_context ctx = st == CYRT_OK ? rt->devs[index].ctx : NULL;
+    cl_device_id dev = st == CYRT_OK ? rt->devs[index].id : NULL;
+    pthread_mutex_unlock(&rt->lock);
+    if (st != CYRT_OK)
+        return st;
+    /* The build runs unlocked (it can take seconds; OpenCL calls are
+     * thread-safe): the function table and context live until cyrt_rt_free. */
+    const cyrt_cl *cl = &rt->cl;
+
+    const char *extra = getenv("CYOCL_BUILD_OPTIONS");
+    size_t n1 = options ? strlen(options) : 0, n2 = extra ? strlen(extra) : 0;
+    char *opts = malloc(n1 + n2 + 2);
+    if (!opts) {
+        cyrt_seterr(err, 0, "out of memory");
+        return CYRT_ENOMEM;
+    }
+    snprintf(opts, n1 + n2 + 2, "%s%s%s", options ? options : "", n1 && n2 ? " " : "",
+             extra ? extra : "");
+
+    cl_int rc;
+    cl_program p = cl->clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+    if (!p) {
+        free(opts);
+        cyrt_seterr(err, rc, "clCreateProgramWithSource failed: %s (%d)", cyrt_cl_error_name(rc),
+                    rc);
+        return CYRT_ECL;
+    }
+    rc = cl->clBuildProgram(p, 1, &dev, opts, NULL, NULL);
+    if (rc == CL_SUCCESS) {
+        free(opts);
+        *prog = p;
+        return CYRT_OK;
+    }
+    char *text = NULL;
+    size_t size = 0;
+    if (cl->clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) == CL_SUCCESS &&
+        (text = malloc(size + 1)) != NULL) {
+        if (cl->clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, size, text, NULL) != CL_SUCCESS)
+            size = 0;
+        text[size] = '\0';
+    }
+    cl->clReleaseProgram(p);
+    if (rc == CL_INVALID_BUILD_OPTIONS)
+        cyrt_seterr(err, rc, "the OpenCL compiler rejected the build options '%s'", opts);
+    else
+        cyrt_seterr(err, rc, "the OpenCL program did not build: %s (%d)", cyrt_cl_error_name(rc),
+                    rc);
+    free(opts);
+    if (log)
+        *log = text;
+    else
+        free(text);
+    return rc == CL_BUILD_PROGRAM_FAILURE || rc == CL_INVALID_BUILD_OPTIONS ||
+                   rc == CL_COMPILE_PROGRAM_FAILURE
+               ? CYRT_EBUILD
+               : CYRT_ECL;
+}
+
+void cyrt_program_release(cyrt_rt *rt, struct _cl_program *prog) {
+    if (prog && rt->cl.clReleaseProgram)
+        rt->cl.clReleaseProgram(prog);
+}
+
+cyrt_status cyrt_kernel_create(cyrt_rt *rt, struct _cl_program *prog, const char *name,
+                               struct _cl_kernel **kernel, cyrt_err *err) {
+    *kernel = NULL;
+    if (!prog || !rt->cl.clCreateKernel) {
+        cyrt_seterr(err, 0, "no program to take kernel '%s' from", name);
+        return CYRT_EINVAL;
+    }
+    cl_int rc;
+    *kernel = rt->cl.clCreateKernel(prog, name, &rc);
+    if (!*kernel) {
+        cyrt_seterr(err, rc, "cannot create kernel '%s': %s (%d)", name, cyrt_cl_error_name(rc), rc);
+        return CYRT_ECL;
+    }
+    return CYRT_OK;
+}
+
+void cyrt_kernel_release(cyrt_rt *rt, struct _cl_kernel *kernel) {
+    if (kernel && rt->cl.clReleaseKernel)
+        rt->cl.clReleaseKernel(kernel);
+}
+
+cyrt_status cyrt_kernel_arg(cyrt_rt *rt, struct _cl_kernel *kernel, unsigned arg, size_t size,
+                            const void *value, cyrt_err *err) {
+    if (!kernel || !rt->cl.clSetKernelArg) {
+        cyrt_seterr(err, 0, "no kernel");
+        return CYRT_EINVAL;
+    }
+    cl_int rc = rt->cl.clSetKernelArg(kernel, arg, size, value);
+    if (rc != CL_SUCCESS) {
+        cyrt_seterr(err, rc, "cannot set kernel argument %u: %s (%d)", arg, cyrt_cl_error_name(rc),
+                    rc);
+        return CYRT_ECL;
+    }
+    return CYRT_OK;
+}
+
+cyrt_status cyrt_kernel_launch(cyrt_rt *rt, int index, struct _cl_kernel *kernel, unsigned dims,
+                               const size_t *global, const size_t *local, uint64_t *ns,
+                               cyrt_err *err) {
+    if (ns)
+        *ns = 0;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_open_locked(rt, index, err);
+    cl_command_queue q = st == CYRT_OK ? rt->devs[index].queue : NULL;
+    pthread_mutex_unlock(&rt->lock);
+    if (st != CYRT_OK)
+        return st;
+    const cyrt_cl *cl = &rt->cl;
+    cl_event ev = NULL;
+    cl_int rc = cl->clEnqueueNDRangeKernel(q, kernel, dims, NULL, global, local, 0, NULL,
+                                           ns ? &ev : NULL);
+    if (rc == CL_SUCCESS && ns) {
+        rc = cl->clWaitForEvents(1, &ev);
+        cl_ulong t0 = 0, t1 = 0;
+        if (rc == CL_SUCCESS &&
+            cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) ==
+                CL_SUCCESS &&
+            cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
+                CL_SUCCESS &&
+            t1 >= t0)
+            *ns = t1 - t0;
+    }
+    if (ev)
+        cl->clReleaseEvent(ev);
+    if (rc != CL_SUCCESS) {
+        cyrt_seterr(err, rc, "the kernel launch failed: %s (%d)", cyrt_cl_error_name(rc), rc);
+        return CYRT_ECL;
+    }
+    return CYRT_OK;
+}
+
+/* ---- OpenCL buffers as the registry's memory backend ------------------------------ */
+/* Transfers are blocking on the device's in-order queue, so they also wait
+ * for kernels enqueued before them. */
+
+static int clb_alloc(void *ctx, size_t bytes, void **buf) {
+    cyrt_device *d = ctx;
+    cl_int rc = CL_SUCCESS;
+    cl_mem m = d->rt->cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    if (!m)
+        return rc != CL_SUCCESS ? rc : CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    *buf = m;
+    return 0;
+}
+
+static void clb_free(void *ctx, void *buf) {
+    cyrt_device *d = ctx;
+    d->rt->cl.clReleaseMemObject((cl_mem)buf);
+}
+
+static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t bytes) {
+    cyrt_device *d = ctx;
+    return d->rt->cl.clEnqueueWriteBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, src, 0, NULL,
+                                          NULL);
+}
+
+static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
+    cyrt_device *d = ctx;
+    return d->rt->cl.clEnqueueReadBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, dst, 0, NULL,
+                                         NULL);
+}
+
+static int clb_copy(void *ctx, void *src, size_t soff, void *dst, size_t doff, size_t bytes) {
+    cyrt_device *d = ctx;
+    cl_int rc = d->rt->cl.clEnqueueCopyBuffer(d->queue, (cl_mem)src, (cl_mem)dst, soff, doff, bytes,
+                                              0, NULL, NULL);
+    /* finished here, so that a failure is reported by the call that caused it */
+    return rc != CL_SUCCESS ? rc : d->rt->cl.clFinish(d->queue);
+}
+
+void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be) {
+    be->ctx = d;
+    be->alloc = clb_alloc;
+    be->free = clb_free;
+    be->write = clb_write;
+    be->read = clb_read;
+    be->copy = clb_copy;
+    be->error_name = cyrt_cl_error_name;
+}

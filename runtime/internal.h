@@ -1,0 +1,125 @@
+/* internal.h: what the runtime's files share — the runtime object, the
+ * OpenCL function table and the region records.  Not for generated code. */
+#ifndef CYRT_INTERNAL_H
+#define CYRT_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_NODELETE, strcasestr, vasprintf */
+#endif
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS /* clCreateCommandQueue is the 1.2 way */
+#include <CL/cl.h>
+
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "cyrt.h"
+
+/* The OpenCL 1.2 entry points the runtime calls, resolved with dlsym; the
+ * declarations in <CL/cl.h> give the types only (nothing links -lOpenCL). */
+#define CYRT_CL_FUNCS(X)                                                                           \
+    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo)                 \
+    X(clCreateContext) X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)       \
+    X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer)        \
+    X(clEnqueueCopyBuffer) X(clFinish) X(clFlush) X(clCreateProgramWithSource)                    \
+    X(clCreateProgramWithBinary) X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo)   \
+    X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                    \
+    X(clEnqueueNDRangeKernel) X(clWaitForEvents) X(clReleaseEvent) X(clGetEventProfilingInfo)
+
+typedef struct cyrt_cl {
+    void *lib;
+#define CYRT_CL_MEMBER(name) __typeof__(name) *name;
+    CYRT_CL_FUNCS(CYRT_CL_MEMBER)
+#undef CYRT_CL_MEMBER
+} cyrt_cl;
+
+/* icd.c */
+cyrt_status cyrt_icd_open(cyrt_cl *cl, const char *loader, cyrt_err *err);
+void cyrt_icd_close(cyrt_cl *cl);
+
+/* One device of the process's list; its context and queue are made lazily. */
+typedef struct cyrt_device {
+    cyrt_devinfo info;
+    cl_platform_id platform;
+    cl_device_id id;
+    cl_context ctx;
+    cl_command_queue queue;
+    struct cyrt_rt *rt;
+} cyrt_device;
+
+/* A memory region: a byte extent [lo, hi) of host memory.  Top-level
+ * regions are disjoint and own the residency and the device buffer; a child
+ * (top != NULL) is a region inside its top's extent and shares its buffer.
+ * Children are kept flat: a child of a child is a child of the top. */
+typedef struct cyrt_region {
+    uintptr_t lo, hi;
+    long refs;               /* handles registered on exactly this extent */
+    struct cyrt_region *top; /* NULL: top-level */
+    /* top-level only */
+    struct cyrt_region **kids;
+    size_t nkids, capkids;
+    void *buf;               /* device buffer or NULL; byte 0 is host address org */
+    uintptr_t org;           /* lo rounded down to CYRT_ALIGN */
+    size_t bufsize;
+    unsigned char host_valid, dev_valid;
+    long pins;               /* device acquisitions not yet done */
+    pthread_t pin_owner;
+} cyrt_region;
+
+/* Device offsets keep the host address's alignment modulo this, so that a
+ * view aligned on the host is aligned in the device buffer. */
+#define CYRT_ALIGN ((uintptr_t)128)
+
+struct cyrt_handle {
+    cyrt_region *r; /* NULL for an empty view */
+    uintptr_t data;
+    size_t itemsize;
+    struct cyrt_handle *prev, *next; /* the runtime's list of live handles */
+};
+
+struct cyrt_rt {
+    pthread_mutex_t lock;
+    pthread_cond_t unpinned; /* broadcast whenever a region's pins drop to zero */
+    int is_global, quiet;
+    char *loader;
+
+    /* devices: loaded once (loaded: 0 not tried, 1 ok, -1 failed with load_err) */
+    int loaded;
+    cyrt_status load_status;
+    cyrt_err load_err;
+    cyrt_cl cl;
+    cyrt_device *devs;
+    cyrt_devinfo *infos; /* the public list: devs[i].info, contiguous */
+    int ndevs;
+
+    /* registry */
+    cyrt_region **tops; /* sorted by lo, disjoint */
+    size_t ntops, captops;
+    struct cyrt_handle *handles;
+    cyrt_membackend be;
+    int have_be, be_device; /* be_device: device index, -1 for a given backend */
+    cyrt_xfer stats;
+
+    char *warnings; /* lines given so far */
+    size_t nwarn;
+};
+
+/* rt.c */
+void cyrt_warn(cyrt_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cyrt_seterr(cyrt_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* device.c (lock held) */
+cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err);
+cyrt_status cyrt_select_locked(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err);
+cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err);
+void cyrt_devices_free(cyrt_rt *rt);
+/* The OpenCL buffers of one opened device as a memory backend. */
+void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be);
+
+/* registry.c (lock held) */
+cyrt_status cyrt_bind_locked(cyrt_rt *rt, int index, cyrt_err *err);
+cyrt_status cyrt_registry_free(cyrt_rt *rt, cyrt_err *err);
+
+#endif

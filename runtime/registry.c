@@ -1,0 +1,808 @@
+/* registry.c: the process-wide registry of host memory regions and where
+ * their valid copy lives (DESIGN §4; the rules as implemented are in
+ * docs/runtime.md).
+ *
+ * Top-level regions are disjoint byte extents kept sorted in rt->tops;
+ * each owns the residency (host_valid / dev_valid) and at most one device
+ * buffer that mirrors its extent.  A view registers on the record with
+ * exactly its extent: a top, or a child inside a top (children are flat
+ * and share the top's buffer).  Every entry point takes rt->lock. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- records ---------------------------------------------------------------------- */
+
+static cyrt_region *region_new(uintptr_t lo, uintptr_t hi) {
+    cyrt_region *r = calloc(1, sizeof *r);
+    if (r) {
+        r->lo = lo;
+        r->hi = hi;
+        r->org = lo & ~(CYRT_ALIGN - 1);
+        r->host_valid = 1;
+    }
+    return r;
+}
+
+static cyrt_region *top_of(cyrt_region *r) { return r->top ? r->top : r; }
+
+static int pinned_by_other(const cyrt_region *t) {
+    return t->pins > 0 && !pthread_equal(t->pin_owner, pthread_self());
+}
+
+static int grow(void *pp, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 8;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*(void **)pp, n * size);
+    if (!p)
+        return -1;
+    *(void **)pp = p;
+    *cap = n;
+    return 0;
+}
+
+static int tops_reserve(cyrt_rt *rt, size_t extra) {
+    return grow(&rt->tops, &rt->captops, rt->ntops + extra, sizeof *rt->tops);
+}
+
+static int kids_reserve(cyrt_region *t, size_t extra) {
+    return grow(&t->kids, &t->capkids, t->nkids + extra, sizeof *t->kids);
+}
+
+static void kid_remove(cyrt_region *t, cyrt_region *r) {
+    for (size_t i = 0; i < t->nkids; i++)
+        if (t->kids[i] == r) {
+            t->kids[i] = t->kids[--t->nkids];
+            return;
+        }
+}
+
+/* First top whose extent ends after x (tops are disjoint and sorted, so
+ * their ends are sorted too). */
+static size_t first_after(const cyrt_rt *rt, uintptr_t x) {
+    size_t a = 0, b = rt->ntops;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (rt->tops[m]->hi > x)
+            b = m;
+        else
+            a = m + 1;
+    }
+    return a;
+}
+
+static size_t top_index(const cyrt_rt *rt, const cyrt_region *t) {
+    size_t i = first_after(rt, t->lo);
+    while (rt->tops[i] != t)
+        i++;
+    return i;
+}
+
+/* Replaces tops[i, j) with the k regions in repl (room reserved by the caller). */
+static void tops_splice(cyrt_rt *rt, size_t i, size_t j, cyrt_region *const *repl, size_t k) {
+    memmove(rt->tops + i + k, rt->tops + j, (rt->ntops - j) * sizeof *rt->tops);
+    if (k > 0)
+        memcpy(rt->tops + i, repl, k * sizeof *repl);
+    rt->ntops = rt->ntops - (j - i) + k;
+}
+
+/* ---- data movement ------------------------------------------------------------------- */
+
+enum { TO_DEVICE, TO_HOST, ON_DEVICE };
+
+static void account(cyrt_rt *rt, cyrt_xfer *acc, int kind, size_t bytes) {
+    cyrt_xfer *xs[2] = {&rt->stats, acc};
+    for (int i = 0; i < 2; i++) {
+        cyrt_xfer *x = xs[i];
+        if (!x)
+            continue;
+        if (kind == TO_DEVICE)
+            x->bytes_to_device += bytes, x->to_device++;
+        else if (kind == TO_HOST)
+            x->bytes_to_host += bytes, x->to_host++;
+        else
+            x->bytes_device_copy += bytes, x->device_copies++;
+    }
+}
+
+static cyrt_status be_fail(cyrt_rt *rt, cyrt_err *err, int code, const char *what, size_t bytes) {
+    const char *name = rt->be.error_name ? rt->be.error_name(code) : "backend error";
+    cyrt_seterr(err, code, "%s %zu bytes: %s (%d)", what, bytes, name, code);
+    return CYRT_EBACKEND;
+}
+
+static cyrt_status buf_alloc(cyrt_rt *rt, cyrt_region *t, cyrt_err *err) {
+    if (t->buf)
+        return CYRT_OK;
+    size_t bytes = (size_t)(t->hi - t->org);
+    int rc = rt->be.alloc(rt->be.ctx, bytes, &t->buf);
+    if (rc != 0) {
+        t->buf = NULL;
+        return be_fail(rt, err, rc, "allocating a device buffer of", bytes);
+    }
+    t->bufsize = bytes;
+    return CYRT_OK;
+}
+
+static void buf_drop(cyrt_rt *rt, cyrt_region *t) {
+    if (t->buf)
+        rt->be.free(rt->be.ctx, t->buf);
+    t->buf = NULL;
+    t->bufsize = 0;
+    t->dev_valid = 0;
+}
+
+/* Host bytes [lo, hi) into t's buffer. */
+static cyrt_status upload(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t hi, cyrt_xfer *acc,
+                          cyrt_err *err) {
+    if (lo >= hi)
+        return CYRT_OK;
+    int rc = rt->be.write(rt->be.ctx, t->buf, lo - t->org, (const void *)lo, hi - lo);
+    if (rc != 0)
+        return be_fail(rt, err, rc, "copying to the device", hi - lo);
+    account(rt, acc, TO_DEVICE, hi - lo);
+    return CYRT_OK;
+}
+
+/* t's device bytes [lo, hi) back to the host. */
+static cyrt_status download(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t hi, cyrt_xfer *acc,
+                            cyrt_err *err) {
+    if (lo >= hi)
+        return CYRT_OK;
+    int rc = rt->be.read(rt->be.ctx, t->buf, lo - t->org, (void *)lo, hi - lo);
+    if (rc != 0)
+        return be_fail(rt, err, rc, "copying back from the device", hi - lo);
+    account(rt, acc, TO_HOST, hi - lo);
+    return CYRT_OK;
+}
+
+/* Makes a top's host copy valid (a no-op unless only the device has it). */
+static cyrt_status to_host(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err *err) {
+    if (t->host_valid)
+        return CYRT_OK;
+    cyrt_status st = download(rt, t, t->lo, t->hi, acc, err);
+    if (st == CYRT_OK)
+        t->host_valid = 1;
+    return st;
+}
+
+/* Makes a top's device copy valid: the whole extent goes over, since a
+ * kernel that writes some elements leaves the others as they were. */
+static cyrt_status to_device(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err *err) {
+    if (t->dev_valid)
+        return CYRT_OK;
+    cyrt_status st = buf_alloc(rt, t, err);
+    if (st == CYRT_OK)
+        st = upload(rt, t, t->lo, t->hi, acc, err);
+    if (st == CYRT_OK)
+        t->dev_valid = 1;
+    return st;
+}
+
+static cyrt_status d2d(cyrt_rt *rt, cyrt_region *from, cyrt_region *to, uintptr_t lo, uintptr_t hi,
+                       cyrt_xfer *acc, cyrt_err *err) {
+    int rc = rt->be.copy(rt->be.ctx, from->buf, lo - from->org, to->buf, lo - to->org, hi - lo);
+    if (rc != 0)
+        return be_fail(rt, err, rc, "copying on the device", hi - lo);
+    account(rt, acc, ON_DEVICE, hi - lo);
+    return CYRT_OK;
+}
+
+/* The data of a merge: parts (sorted, disjoint, inside m) become m.  Where
+ * some part's valid copy is on the device, m gets a buffer filled device to
+ * device from the parts with a device copy and from the host for the rest
+ * (m is then valid on the device, and on the host where every part was);
+ * without a device copy, or if that fails, every part is brought to the
+ * host and m starts on the host.  Parts' buffers are freed on success. */
+static cyrt_status merge_data(cyrt_rt *rt, cyrt_region *m, cyrt_region *const *parts, size_t np,
+                              cyrt_xfer *acc, cyrt_err *err) {
+    int any_dev = 0, all_host = 1;
+    for (size_t k = 0; k < np; k++) {
+        any_dev |= parts[k]->dev_valid;
+        all_host &= parts[k]->host_valid;
+    }
+    cyrt_status st = CYRT_OK;
+    if (any_dev && rt->be.copy && buf_alloc(rt, m, NULL) == CYRT_OK) {
+        uintptr_t cur = m->lo;
+        for (size_t k = 0; k < np && st == CYRT_OK; k++) {
+            cyrt_region *p = parts[k];
+            st = upload(rt, m, cur, p->lo, acc, err);
+            if (st == CYRT_OK)
+                st = p->dev_valid ? d2d(rt, p, m, p->lo, p->hi, acc, err)
+                                  : upload(rt, m, p->lo, p->hi, acc, err);
+            cur = p->hi;
+        }
+        if (st == CYRT_OK)
+            st = upload(rt, m, cur, m->hi, acc, err);
+        if (st == CYRT_OK) {
+            m->dev_valid = 1;
+            m->host_valid = (unsigned char)all_host;
+            for (size_t k = 0; k < np; k++)
+                buf_drop(rt, parts[k]);
+            return CYRT_OK;
+        }
+        buf_drop(rt, m);
+    }
+    for (size_t k = 0; k < np; k++)
+        if ((st = to_host(rt, parts[k], acc, err)) != CYRT_OK)
+            return st;
+    for (size_t k = 0; k < np; k++)
+        buf_drop(rt, parts[k]);
+    m->host_valid = 1;
+    m->dev_valid = 0;
+    return CYRT_OK;
+}
+
+/* ---- placing an extent (rules 1-3) ------------------------------------------------ */
+
+/* The record for extent [lo, hi): an existing one (rule 1), a new child of
+ * the top containing it (rule 2), a new top, or a new region merged with
+ * every top it overlaps (rules 2 and 3: the tops are disjoint, so the
+ * overlapped ones are found in one pass and their union overlaps no other:
+ * the cascade of rule 3 ends after this one step). */
+static cyrt_status place(cyrt_rt *rt, uintptr_t lo, uintptr_t hi, cyrt_region **out, cyrt_xfer *acc,
+                         cyrt_err *err) {
+retry:;
+    size_t i = first_after(rt, lo), j = i;
+    while (j < rt->ntops && rt->tops[j]->lo < hi)
+        j++;
+
+    if (j == i) {
+        cyrt_region *r = region_new(lo, hi);
+        if (!r || tops_reserve(rt, 1) != 0) {
+            free(r);
+            return CYRT_ENOMEM;
+        }
+        tops_splice(rt, i, i, &r, 1);
+        *out = r;
+        return CYRT_OK;
+    }
+
+    cyrt_region *t = rt->tops[i];
+    if (j == i + 1 && t->lo <= lo && hi <= t->hi) {
+        if (t->lo == lo && t->hi == hi)
+            return *out = t, CYRT_OK;
+        for (size_t k = 0; k < t->nkids; k++)
+            if (t->kids[k]->lo == lo && t->kids[k]->hi == hi)
+                return *out = t->kids[k], CYRT_OK;
+        cyrt_region *r = region_new(lo, hi);
+        if (!r || kids_reserve(t, 1) != 0) {
+            free(r);
+            return CYRT_ENOMEM;
+        }
+        r->top = t;
+        t->kids[t->nkids++] = r;
+        *out = r;
+        return CYRT_OK;
+    }
+
+    /* a merge: the buffers of the parts go away, so nobody may be using them */
+    for (size_t k = i; k < j; k++) {
+        if (pinned_by_other(rt->tops[k])) {
+            pthread_cond_wait(&rt->unpinned, &rt->lock);
+            goto retry;
+        }
+        if (rt->tops[k]->pins > 0) {
+            cyrt_seterr(err, 0, "a view overlapping a region this thread holds on the device "
+                                "was registered before cyrt_device_done");
+            return CYRT_EBUSY;
+        }
+    }
+    uintptr_t mlo = lo < rt->tops[i]->lo ? lo : rt->tops[i]->lo;
+    uintptr_t mhi = hi > rt->tops[j - 1]->hi ? hi : rt->tops[j - 1]->hi;
+    int exact = mlo == lo && mhi == hi;
+    size_t nk = exact ? 0 : 1;
+    for (size_t k = i; k < j; k++)
+        nk += rt->tops[k]->nkids + (rt->tops[k]->refs > 0);
+    cyrt_region *m = region_new(mlo, mhi);
+    cyrt_region *r = exact ? m : region_new(lo, hi);
+    if (!m || !r || kids_reserve(m, nk) != 0) {
+        if (m)
+            free(m->kids);
+        free(m);
+        if (r != m)
+            free(r);
+        return CYRT_ENOMEM;
+    }
+    cyrt_status st = merge_data(rt, m, rt->tops + i, j - i, acc, err);
+    if (st != CYRT_OK) {
+        buf_drop(rt, m);
+        free(m->kids);
+        free(m);
+        if (r != m)
+            free(r);
+        return st;
+    }
+    for (size_t k = i; k < j; k++) {
+        cyrt_region *p = rt->tops[k];
+        for (size_t c = 0; c < p->nkids; c++) {
+            p->kids[c]->top = m;
+            m->kids[m->nkids++] = p->kids[c];
+        }
+        free(p->kids);
+        if (p->refs > 0) {
+            /* views still name it: it lives on as a child */
+            p->kids = NULL;
+            p->nkids = p->capkids = 0;
+            p->top = m;
+            m->kids[m->nkids++] = p;
+        } else {
+            free(p); /* a merged region of its own, views on none of it but its children */
+        }
+    }
+    if (!exact) {
+        r->top = m;
+        m->kids[m->nkids++] = r;
+    }
+    tops_splice(rt, i, j, &m, 1);
+    *out = r;
+    return CYRT_OK;
+}
+
+/* ---- a top that lost its own views ----------------------------------------------- */
+
+static int by_extent(const void *a, const void *b) {
+    const cyrt_region *x = *(cyrt_region *const *)a, *y = *(cyrt_region *const *)b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return x->hi > y->hi ? -1 : x->hi < y->hi; /* the container first */
+}
+
+/* Frees a top with no views left, copying a device-only copy back first;
+ * or shrinks one whose children remain to the regions they make among
+ * themselves (each overlapping group of children becomes a top: the child
+ * containing the group, or a merged region spanning it).  The data follows
+ * device to device where the device copy is valid, else stays on the host.
+ * A top locked by a device acquisition is left alone: cyrt_device_done
+ * settles it. */
+static cyrt_status settle(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err *err) {
+    if (t->refs > 0 || t->pins > 0)
+        return CYRT_OK;
+    if (t->nkids == 0) {
+        cyrt_status st = to_host(rt, t, acc, err);
+        buf_drop(rt, t);
+        size_t at = top_index(rt, t);
+        tops_splice(rt, at, at + 1, NULL, 0);
+        free(t->kids);
+        free(t);
+        return st;
+    }
+
+    qsort(t->kids, t->nkids, sizeof *t->kids, by_extent);
+    size_t ncomp = 0;
+    uintptr_t end = 0;
+    for (size_t k = 0; k < t->nkids; k++) {
+        if (k == 0 || t->kids[k]->lo >= end)
+            ncomp++;
+        if (k == 0 || t->kids[k]->hi > end)
+            end = t->kids[k]->hi;
+    }
+    if (ncomp == 1 && t->kids[0]->lo == t->lo && end == t->hi)
+        return CYRT_OK; /* a merged region that still spans exactly its children */
+
+    /* build the new tops aside; on a shortage of memory keep t as it is */
+    cyrt_region **nt = calloc(ncomp, sizeof *nt);
+    int ok = nt && tops_reserve(rt, ncomp) == 0;
+    size_t c = 0;
+    for (size_t k = 0; ok && k < t->nkids; c++) {
+        size_t e = k + 1;
+        uintptr_t hi = t->kids[k]->hi;
+        while (e < t->nkids && t->kids[e]->lo < hi) {
+            if (t->kids[e]->hi > hi)
+                hi = t->kids[e]->hi;
+            e++;
+        }
+        cyrt_region *first = t->kids[k];
+        int container = first->hi == hi; /* sorted: the container comes first */
+        cyrt_region *n = container ? first : region_new(first->lo, hi);
+        if (!n || kids_reserve(n, e - k) != 0) {
+            if (n && !container) {
+                free(n->kids);
+                free(n);
+            } else if (n) {
+                free(n->kids);
+                n->kids = NULL;
+                n->capkids = 0;
+            }
+            ok = 0;
+            break;
+        }
+        nt[c] = n;
+        k = e;
+    }
+    if (!ok) {
+        for (size_t q = 0; nt && q < c; q++) {
+            free(nt[q]->kids);
+            nt[q]->kids = NULL;
+            nt[q]->capkids = 0;
+            if (nt[q]->refs == 0)
+                free(nt[q]);
+        }
+        free(nt);
+        return CYRT_OK;
+    }
+
+    /* data: device to device when t's device copy is valid; the bytes no
+     * new region covers were the released views': they go back to the host */
+    int on_dev = t->dev_valid && rt->be.copy;
+    cyrt_status st = CYRT_OK;
+    for (size_t q = 0; on_dev && q < ncomp; q++) {
+        nt[q]->org = nt[q]->lo & ~(CYRT_ALIGN - 1);
+        if (buf_alloc(rt, nt[q], NULL) != CYRT_OK ||
+            d2d(rt, t, nt[q], nt[q]->lo, nt[q]->hi, acc, NULL) != CYRT_OK)
+            on_dev = 0;
+    }
+    if (on_dev && !t->host_valid) {
+        uintptr_t cur = t->lo;
+        for (size_t q = 0; q <= ncomp && st == CYRT_OK; q++) {
+            uintptr_t to = q < ncomp ? nt[q]->lo : t->hi;
+            st = download(rt, t, cur, to, acc, err);
+            cur = q < ncomp ? nt[q]->hi : t->hi;
+        }
+        if (st != CYRT_OK)
+            on_dev = 0; /* and the whole of t comes back below (or fails again) */
+    }
+    if (!on_dev) {
+        for (size_t q = 0; q < ncomp; q++)
+            buf_drop(rt, nt[q]);
+        if ((st = to_host(rt, t, acc, err)) != CYRT_OK) {
+            for (size_t q = 0; q < ncomp; q++) {
+                free(nt[q]->kids);
+                nt[q]->kids = NULL;
+                nt[q]->capkids = 0;
+                if (nt[q]->refs == 0)
+                    free(nt[q]);
+            }
+            free(nt);
+            return st; /* t stays whole: its data is on neither side otherwise */
+        }
+    }
+    for (size_t q = 0; q < ncomp; q++) {
+        nt[q]->host_valid = on_dev ? t->host_valid : 1;
+        nt[q]->dev_valid = (unsigned char)on_dev;
+    }
+
+    /* structure: each child goes under the new top of its group */
+    c = 0;
+    for (size_t k = 0; k < t->nkids; c++) {
+        cyrt_region *n = nt[c];
+        n->top = NULL;
+        size_t e = k;
+        while (e < t->nkids && t->kids[e]->lo < n->hi) {
+            cyrt_region *kid = t->kids[e++];
+            if (kid != n) {
+                kid->top = n;
+                n->kids[n->nkids++] = kid;
+            }
+        }
+        k = e;
+    }
+    size_t at = top_index(rt, t);
+    tops_splice(rt, at, at + 1, nt, ncomp);
+    buf_drop(rt, t);
+    free(t->kids);
+    free(t);
+    free(nt);
+    return st;
+}
+
+/* ---- public entry points ------------------------------------------------------------ */
+
+static void handle_link(cyrt_rt *rt, cyrt_handle *h) {
+    h->prev = NULL;
+    h->next = rt->handles;
+    if (rt->handles)
+        rt->handles->prev = h;
+    rt->handles = h;
+}
+
+static void handle_unlink(cyrt_rt *rt, cyrt_handle *h) {
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        rt->handles = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+}
+
+cyrt_status cyrt_register(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
+                          const ptrdiff_t *strides, size_t itemsize, cyrt_handle **out,
+                          cyrt_xfer *acc, cyrt_err *err) {
+    *out = NULL;
+    if (ndim < 0 || itemsize == 0 || (ndim > 0 && (!shape || !strides))) {
+        cyrt_seterr(err, 0, "cyrt_register: a view needs an item size, shape and strides");
+        return CYRT_EINVAL;
+    }
+    /* the extent: from the lowest to the highest byte any element touches */
+    int empty = 0;
+    ptrdiff_t neg = 0, pos = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0) {
+            cyrt_seterr(err, 0, "cyrt_register: negative extent %td on axis %d", shape[d], d);
+            return CYRT_EINVAL;
+        }
+        empty |= shape[d] == 0;
+    }
+    for (int d = 0; d < ndim && !empty; d++) {
+        ptrdiff_t span;
+        if (__builtin_mul_overflow(shape[d] - 1, strides[d], &span) ||
+            __builtin_add_overflow(span < 0 ? neg : pos, span, span < 0 ? &neg : &pos)) {
+            cyrt_seterr(err, 0, "cyrt_register: the view spans more than the address space");
+            return CYRT_EINVAL;
+        }
+    }
+    uintptr_t base = (uintptr_t)data, down = (uintptr_t)0 - (uintptr_t)neg, lo, hi = 0;
+    if (!empty && !data) {
+        cyrt_seterr(err, 0, "cyrt_register: a view with elements needs data");
+        return CYRT_EINVAL;
+    }
+    if (!empty && (down > base || __builtin_add_overflow(base, (uintptr_t)pos, &hi) ||
+                   __builtin_add_overflow(hi, itemsize, &hi))) {
+        cyrt_seterr(err, 0, "cyrt_register: the view spans more than the address space");
+        return CYRT_EINVAL;
+    }
+    lo = base - down;
+    cyrt_handle *h = calloc(1, sizeof *h);
+    if (!h) {
+        cyrt_seterr(err, 0, "out of memory");
+        return CYRT_ENOMEM;
+    }
+    h->data = base;
+    h->itemsize = itemsize;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = CYRT_OK;
+    if (!empty) {
+        st = place(rt, lo, hi, &h->r, acc, err);
+        if (st == CYRT_ENOMEM)
+            cyrt_seterr(err, 0, "out of memory");
+    }
+    if (st == CYRT_OK) {
+        if (h->r)
+            h->r->refs++;
+        handle_link(rt, h);
+        *out = h;
+    } else {
+        free(h);
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+/* Drops one view reference of r (lock held). */
+static cyrt_status unref(cyrt_rt *rt, cyrt_region *r, cyrt_xfer *acc, cyrt_err *err) {
+    if (--r->refs > 0)
+        return CYRT_OK;
+    cyrt_region *t = r;
+    if (r->top) {
+        t = r->top;
+        kid_remove(t, r);
+        free(r);
+    }
+    return settle(rt, t, acc, err);
+}
+
+cyrt_status cyrt_release(cyrt_rt *rt, cyrt_handle *h, cyrt_xfer *acc, cyrt_err *err) {
+    if (!h)
+        return CYRT_OK;
+    pthread_mutex_lock(&rt->lock);
+    handle_unlink(rt, h);
+    cyrt_status st = h->r ? unref(rt, h->r, acc, err) : CYRT_OK;
+    pthread_mutex_unlock(&rt->lock);
+    free(h);
+    return st;
+}
+
+/* Binds the registry to device index (lock held). */
+cyrt_status cyrt_bind_locked(cyrt_rt *rt, int index, cyrt_err *err) {
+    if (rt->have_be && rt->be_device == index)
+        return CYRT_OK;
+    if (rt->have_be && rt->be_device < 0) {
+        cyrt_seterr(err, 0, "this runtime was made with its own memory backend");
+        return CYRT_EINVAL;
+    }
+    cyrt_status st = cyrt_open_locked(rt, index, err);
+    if (st != CYRT_OK)
+        return st;
+    if (rt->have_be) {
+        for (size_t k = 0; k < rt->ntops; k++)
+            if (rt->tops[k]->pins > 0) {
+                cyrt_seterr(err, 0, "regions are in use on device %d", rt->be_device);
+                return CYRT_EBUSY;
+            }
+        for (size_t k = 0; k < rt->ntops; k++)
+            if ((st = to_host(rt, rt->tops[k], NULL, err)) != CYRT_OK)
+                return st;
+        for (size_t k = 0; k < rt->ntops; k++)
+            buf_drop(rt, rt->tops[k]);
+    }
+    cyrt_cl_backend(&rt->devs[index], &rt->be);
+    rt->have_be = 1;
+    rt->be_device = index;
+    return CYRT_OK;
+}
+
+cyrt_status cyrt_use_device(cyrt_rt *rt, int index, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_bind_locked(rt, index, err);
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+int cyrt_registry_device(cyrt_rt *rt) {
+    pthread_mutex_lock(&rt->lock);
+    int d = rt->have_be ? rt->be_device : -1;
+    pthread_mutex_unlock(&rt->lock);
+    return d;
+}
+
+static void unpin(cyrt_rt *rt, cyrt_region *t) {
+    if (t->pins > 0 && --t->pins == 0)
+        pthread_cond_broadcast(&rt->unpinned);
+}
+
+cyrt_status cyrt_device_acquire(cyrt_rt *rt, size_t n, cyrt_handle *const *hs,
+                                const unsigned *modes, cyrt_devref *out, cyrt_xfer *acc,
+                                cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = CYRT_OK;
+    if (!rt->have_be) {
+        int index;
+        st = cyrt_select_locked(rt, CYRT_DEV_ALL, &index, err);
+        if (st == CYRT_OK)
+            st = cyrt_bind_locked(rt, index, err);
+        if (st != CYRT_OK) {
+            pthread_mutex_unlock(&rt->lock);
+            return st;
+        }
+    }
+retry:
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->r && pinned_by_other(top_of(hs[i]->r))) {
+            pthread_cond_wait(&rt->unpinned, &rt->lock);
+            goto retry;
+        }
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->r) {
+            cyrt_region *t = top_of(hs[i]->r);
+            t->pins++;
+            t->pin_owner = pthread_self();
+        }
+    for (size_t i = 0; i < n && st == CYRT_OK; i++)
+        if (hs[i]->r)
+            st = to_device(rt, top_of(hs[i]->r), acc, err);
+    if (st != CYRT_OK) {
+        for (size_t i = 0; i < n; i++)
+            if (hs[i]->r)
+                unpin(rt, top_of(hs[i]->r));
+        pthread_mutex_unlock(&rt->lock);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const cyrt_handle *h = hs[i];
+        if (!h->r) {
+            out[i] = (cyrt_devref){NULL, 0, 0};
+            continue;
+        }
+        cyrt_region *t = top_of(h->r);
+        if (modes[i] & CYRT_WRITE)
+            t->host_valid = 0;
+        size_t off = h->data - t->org;
+        out[i] = (cyrt_devref){t->buf, off, off % h->itemsize == 0 ? off / h->itemsize : SIZE_MAX};
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return CYRT_OK;
+}
+
+void cyrt_device_done(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
+    pthread_mutex_lock(&rt->lock);
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->r)
+            unpin(rt, top_of(hs[i]->r));
+    /* a top whose own views went while it was locked shrinks now; the
+     * views here keep their records, and so the loop's pointers, alive */
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->r)
+            settle(rt, top_of(hs[i]->r), NULL, NULL);
+    pthread_mutex_unlock(&rt->lock);
+}
+
+cyrt_status cyrt_host_acquire(cyrt_rt *rt, cyrt_handle *h, unsigned mode, cyrt_xfer *acc,
+                              cyrt_err *err) {
+    if (!h->r)
+        return CYRT_OK;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_region *t;
+    while (pinned_by_other(t = top_of(h->r)))
+        pthread_cond_wait(&rt->unpinned, &rt->lock);
+    cyrt_status st = to_host(rt, t, acc, err);
+    if (st == CYRT_OK && (mode & CYRT_WRITE))
+        t->dev_valid = 0;
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+cyrt_status cyrt_sync_all(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status first = CYRT_OK;
+retry:
+    for (size_t k = 0; k < rt->ntops; k++) {
+        cyrt_region *t = rt->tops[k];
+        if (t->host_valid)
+            continue;
+        if (pinned_by_other(t)) {
+            pthread_cond_wait(&rt->unpinned, &rt->lock);
+            goto retry;
+        }
+        cyrt_status st = to_host(rt, t, acc, first == CYRT_OK ? err : NULL);
+        if (first == CYRT_OK)
+            first = st;
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return first;
+}
+
+/* Everything back to the host, then freed (lock held; no thread may be
+ * using the runtime any more). */
+cyrt_status cyrt_registry_free(cyrt_rt *rt, cyrt_err *err) {
+    cyrt_status first = CYRT_OK;
+    for (size_t k = 0; k < rt->ntops; k++) {
+        cyrt_region *t = rt->tops[k];
+        cyrt_status st = t->buf ? to_host(rt, t, NULL, first == CYRT_OK ? err : NULL) : CYRT_OK;
+        if (first == CYRT_OK)
+            first = st;
+        buf_drop(rt, t);
+        for (size_t c = 0; c < t->nkids; c++)
+            free(t->kids[c]);
+        free(t->kids);
+        free(t);
+    }
+    free(rt->tops);
+    rt->tops = NULL;
+    rt->ntops = rt->captops = 0;
+    while (rt->handles) {
+        cyrt_handle *h = rt->handles;
+        rt->handles = h->next;
+        free(h);
+    }
+    return first;
+}
+
+cyrt_status cyrt_handle_info_get(cyrt_rt *rt, const cyrt_handle *h, cyrt_handle_info *out) {
+    memset(out, 0, sizeof *out);
+    if (!h->r)
+        return CYRT_OK;
+    pthread_mutex_lock(&rt->lock);
+    const cyrt_region *r = h->r, *t = top_of(h->r);
+    out->region = r;
+    out->top = t;
+    out->lo = r->lo;
+    out->hi = r->hi;
+    out->top_lo = t->lo;
+    out->top_hi = t->hi;
+    out->refs = r->refs;
+    out->residency = (t->host_valid ? CYRT_RES_HOST : 0) | (t->dev_valid ? CYRT_RES_DEVICE : 0);
+    out->offset = r->lo - t->org;
+    pthread_mutex_unlock(&rt->lock);
+    return CYRT_OK;
+}
+
+void cyrt_registry_info_get(cyrt_rt *rt, cyrt_registry_info *out) {
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&rt->lock);
+    out->tops = rt->ntops;
+    for (size_t k = 0; k < rt->ntops; k++) {
+        const cyrt_region *t = rt->tops[k];
+        out->records += 1 + t->nkids;
+        if (t->buf) {
+            out->device_buffers++;
+            out->device_bytes += t->bufsize;
+        }
+    }
+    for (const cyrt_handle *h = rt->handles; h; h = h->next)
+        out->handles++;
+    pthread_mutex_unlock(&rt->lock);
+}
