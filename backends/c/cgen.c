@@ -574,8 +574,10 @@ static const char *view_elem(Gen *G, IrExpr *e) {
         if (wrap || (e->boundscheck && !pre)) {
             if (wrap || !simple(c)) c = stmp_c(G, "Py_ssize_t", c);
             if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
-            out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
-                vr_shape(G, &r, k), k, errlbl(G));
+            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+            if (e->boundscheck && !pre)
+                out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
+                    vr_shape(G, &r, k), k, errlbl(G));
         }
         if (uns && !isc) c = FMT("(Py_ssize_t)%s", paren(G, c));
         idx[k] = c;
@@ -2751,6 +2753,19 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         const char *why = !opt->opencl ? "built with --no-opencl" : r->ocl_reason ? r->ocl_reason : "";
         out(G, "static const cyrt_region_info cy_ri%d = {%s, %d, %d, %d, %s};", r->id,
             c_strz(G, r->func ? r->func->name : "<module>"), r->pos.line, r->id, ok, c_strz(G, ok ? "" : json_text(G, why)));
+    }
+    if (opt->opencl && opt->opencl_source && *opt->opencl_source) {
+        /* the kernels of the eligible regions (backends/opencl/oclgen.h),
+           built by the runtime on first use */
+        out(G, "static const char cy_ocl_source[] __attribute__((unused)) =");
+        G->ind = 1;
+        for (const char *p = opt->opencl_source; *p;) {
+            const char *nl = strchr(p, '\n');
+            int n = nl ? (int)(nl - p) + 1 : (int)strlen(p);
+            out(G, "%s%s", c_str(G, p, n), p[n] ? "" : ";");
+            p += n;
+        }
+        G->ind = 0;
     }
     out(G, "%s", "");
     out(G, "static int cy_init_constants(void) {");

@@ -14,6 +14,8 @@ typedef struct {
     int opencl;            /* 0 for --no-opencl: no OpenCL code or dependency */
     int no_opencl_gpu;     /* --no-opencl-gpu */
     const char *version;   /* cyocl version string, recorded in the output */
+    const char *opencl_source; /* the module's OpenCL program (backends/opencl), embedded
+                                  as cy_ocl_source when opencl is on; NULL or "": none */
 } CyCOptions;
 
 /* Returns 0 and appends the C file to out; -1 after an internal error was

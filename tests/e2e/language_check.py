@@ -62,3 +62,4 @@ def check(m):
     for a_, b_ in ((17, 5), (-17, 5), (17, -5), (-17, -5)):
         exp = (a_ // b_, a_ % b_, a_ / b_, -a_ // b_, a_ ** 2, abs(-a_), a_ << 2, a_ >> 1, a_ & b_, a_ | b_, a_ ^ b_)
         assert m.int_ops(a_, b_) == exp, (a_, b_, m.int_ops(a_, b_), exp)
+    assert m.wrap_only(np.arange(5.0)) == 7.0

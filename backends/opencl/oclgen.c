@@ -1,0 +1,1865 @@
+/* oclgen.c: the OpenCL backend — one OpenCL C 1.2 program per module, a
+ * kernel per eligible prange region (ABI in oclgen.h).
+ *
+ * It lowers the same IR as backends/c/cgen.c and mirrors its semantics:
+ * the same wraparound and bounds checks, Python's // and % with the same
+ * zero and overflow checks, the same constant folding; what the native
+ * backend raises becomes an error code in cy_err.  As in cgen.c,
+ * expressions become C expression strings and whatever can fail is
+ * evaluated first, by statements emitted just before the one that uses it,
+ * so each check is a plain `if (...) { cy_raise(...); goto cy_next; }`.
+ *
+ * A kernel is a grid-stride loop over the iterations (consecutive
+ * work-items take consecutive iterations, so unit-stride views coalesce),
+ * the body with private copies of the region's private, lastprivate and
+ * reduction variables, and after the loop a tree reduction in local memory
+ * (outside all control flow: every work-item reaches its barriers).  A
+ * prange whose body is one independent range() loop becomes one (i, j)
+ * iteration space (see "collapsing" below).
+ *
+ * Not mirrored: cgen.c hoists bounds checks on loop indices out of the
+ * loop; a kernel checks each access (the same IndexError, raised after
+ * the iterations before it in the same work-item have run). */
+#define _POSIX_C_SOURCE 200809L
+#include "oclgen.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* support functions, emitted when used */
+enum {
+    NEED_RAISE = 1 << 0,
+    NEED_FDIV_I = 1 << 1,
+    NEED_FDIV_L = 1 << 2,
+    NEED_MOD_I = 1 << 3,
+    NEED_MOD_L = 1 << 4,
+    NEED_FDIV_D = 1 << 5,
+    NEED_MOD_D = 1 << 6,
+    NEED_FDIV_F = 1 << 7,
+    NEED_MOD_F = 1 << 8,
+    NEED_IPOW_L = 1 << 9,
+    NEED_IPOW_UL = 1 << 10,
+};
+
+typedef struct Loop {
+    struct Loop *up;
+    const char *brk_label; /* a loop with an else clause: break jumps past it */
+    int brk_used;
+} Loop;
+
+typedef struct {
+    IrVar *var;
+    const char *pfx; /* V in V_base, V_part, V_last */
+} Param;
+
+typedef struct {
+    CyArena *a;
+    CyDiag *d;
+    const IrModule *m;
+    CyBuf *out;
+    int ind;
+    int nid;          /* unique suffixes inside the current kernel/function */
+    IrRegion *R;      /* the kernel's region; NULL while emitting a helper */
+    IrFunc *fn;       /* the helper being emitted */
+    Loop *loop;       /* innermost serial loop; NULL: the region's own level */
+    int next_used;    /* some statement jumped to cy_next */
+    CyVec params;     /* Param* of the current kernel */
+    CyVec nonneg;     /* IrVar* that are never negative (no wraparound needed) */
+    CyVec lastp;      /* IrVar* lastprivate, written to V_last */
+    CyVec helpers;    /* IrFunc* the kernels call, in discovery order */
+    CyVec helper_region; /* IrRegion*: the first region calling helpers[i] */
+    CyVec lins;       /* Lin*: view elements addressed through loop pointers */
+    unsigned need;
+} OG;
+
+#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
+
+static void out(OG *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(OG *G, const char *fmt, ...) {
+    va_list ap;
+    for (int i = 0; i < G->ind; i++) cy_buf_puts(G->out, "    ");
+    va_start(ap, fmt);
+    cy_buf_vprintf(G->out, fmt, ap);
+    va_end(ap);
+    cy_buf_puts(G->out, "\n");
+}
+
+static void put(OG *G, const char *text) { cy_buf_puts(G->out, text); }
+
+/* Output redirected into a buffer, to decide what to emit around it. */
+typedef struct {
+    CyBuf *saved;
+    CyBuf buf;
+    int saved_ind;
+} Cap;
+
+static void cap_begin(OG *G, Cap *c, int ind) {
+    memset(&c->buf, 0, sizeof c->buf);
+    c->saved = G->out;
+    c->saved_ind = G->ind;
+    G->out = &c->buf;
+    G->ind = ind;
+}
+
+static const char *cap_end(OG *G, Cap *c) {
+    const char *s = c->buf.len ? cy_strndup(G->a, c->buf.s, c->buf.len) : "";
+    cy_buf_free(&c->buf);
+    G->out = c->saved;
+    G->ind = c->saved_ind;
+    return s;
+}
+
+static int vec_has(const CyVec *v, const void *p) {
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == p) return 1;
+    return 0;
+}
+
+static void vec_add(OG *G, CyVec *v, void *p) {
+    if (!vec_has(v, p)) cy_vec_push(G->a, v, p);
+}
+
+static void internal(OG *G, CyPos p, const char *what) {
+    cy_error(G->d, p, "internal error: OpenCL backend: %s", what);
+}
+
+/* ---- types and literals --------------------------------------------------- */
+
+/* The OpenCL spelling of a C scalar type (by size and signedness, so that
+ * long is whatever the host's long is). */
+static const char *ocl_type(const CyType *t) {
+    switch (t->kind) {
+    case TY_VOID: return "void";
+    case TY_BINT: return "int";
+    case TY_FLOAT: return "float";
+    case TY_DOUBLE: return "double";
+    default: break;
+    }
+    if (!cy_type_is_int(t)) return NULL;
+    int s = t->is_signed;
+    switch (t->size) {
+    case 1: return s ? "char" : "uchar";
+    case 2: return s ? "short" : "ushort";
+    case 4: return s ? "int" : "uint";
+    default: return s ? "long" : "ulong";
+    }
+}
+
+static const char *oty(OG *G, const CyType *t, CyPos p) {
+    const char *s = ocl_type(t);
+    if (!s) {
+        internal(G, p, cy_fmt(G->a, "no OpenCL type for '%s'", t->name));
+        return "int";
+    }
+    return s;
+}
+
+/* An identifier, or a literal: safe to repeat in generated code. */
+static int simple(const char *c) {
+    if (!*c) return 0;
+    if (c[0] == '(' && c[1] == '-' && c[2] >= '0' && c[2] <= '9') {
+        for (const char *p = c + 2; *p; p++)
+            if (!(*p == '.' || *p == ')' || *p == '+' || *p == '-' || (*p >= '0' && *p <= '9') ||
+                  (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                return 0;
+        return 1;
+    }
+    for (const char *p = c; *p; p++)
+        if (!(*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= 'A' && *p <= 'Z')))
+            return 0;
+    return 1;
+}
+
+/* Is c one parenthesised group, "(...)"? */
+static int wrapped(const char *c) {
+    if (c[0] != '(') return 0;
+    int depth = 0;
+    for (const char *p = c; *p; p++) {
+        if (*p == '(') depth++;
+        else if (*p == ')' && --depth == 0) return p[1] == 0;
+    }
+    return 0;
+}
+
+static const char *paren(OG *G, const char *c) { return simple(c) || wrapped(c) ? c : FMT("(%s)", c); }
+
+static int const_int(const IrExpr *e, int64_t *v) {
+    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
+    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
+    *v = (int64_t)e->ival;
+    return 1;
+}
+
+static const char *int_lit(OG *G, const CyType *t, uint64_t bits) {
+    if (t->kind == TY_BINT) return bits ? "1" : "0";
+    if (!t->is_signed) {
+        uint64_t v = bits;
+        if (t->size < 8) v &= t->size == 4 ? 0xffffffffu : t->size == 2 ? 0xffffu : 0xffu;
+        const char *suf = t->size == 8 ? "UL" : t->size == 4 || v > 0x7fffffff ? "U" : "";
+        return FMT("%" PRIu64 "%s", v, suf);
+    }
+    int64_t v = (int64_t)bits;
+    if (t->size < 8) v = t->size == 4 ? (int32_t)v : t->size == 2 ? (int16_t)v : (int8_t)v;
+    const char *suf = t->size == 8 ? "L" : "";
+    if (v == INT64_MIN) return "(-9223372036854775807L - 1)";
+    if (v == INT32_MIN && t->size == 4) return "(-2147483647 - 1)";
+    return v < 0 ? FMT("(%" PRId64 "%s)", v, suf) : FMT("%" PRId64 "%s", v, suf);
+}
+
+static const char *float_lit(OG *G, const CyType *t, double v) {
+    int f = t->kind == TY_FLOAT;
+    if (isnan(v)) return f ? "NAN" : "((double)NAN)";
+    if (isinf(v)) return v < 0 ? (f ? "(-INFINITY)" : "(-(double)INFINITY)") : (f ? "INFINITY" : "((double)INFINITY)");
+    char buf[64];
+    /* the shortest text that reads back as the same value, as cgen.c writes it */
+    int plain = fabs(v) >= 1e-4 && fabs(v) < 1e16;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, plain ? "%.*f" : "%.*g", prec, v);
+        if (f ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    }
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    const char *suf = f ? "f" : "";
+    return v < 0 || (v == 0 && signbit(v)) ? FMT("(%s%s)", buf, suf) : FMT("%s%s", buf, suf);
+}
+
+/* A literal of exactly type t (OpenCL's overloaded built-ins need it). */
+static const char *typed(OG *G, const CyType *t, const IrExpr *e, const char *c) {
+    int64_t v;
+    if (const_int(e, &v) && t->size < 4) return FMT("((%s)%s)", ocl_type(t), c);
+    return c;
+}
+
+/* libc.math and math.h constants: OpenCL has them all under the same name
+ * (the float variants with an _F suffix). */
+static const char *cname_const(OG *G, const char *name, int as_float) {
+    if (!as_float) return name;
+    if (!strcmp(name, "HUGE_VAL")) return "HUGE_VALF";
+    if (!strncmp(name, "M_", 2)) return FMT("%s_F", name);
+    return name; /* INFINITY, NAN are float already */
+}
+
+/* ---- temporaries, errors ---------------------------------------------------- */
+
+static const char *stmp(OG *G, const char *ctype, const char *init) {
+    const char *n = FMT("cy_s%d", ++G->nid);
+    out(G, "%s %s = %s;", ctype, n, init);
+    return n;
+}
+
+static const char *once(OG *G, const CyType *t, const char *c, CyPos p) {
+    return simple(c) ? c : stmp(G, oty(G, t, p), c);
+}
+
+/* The statement that records error (code, arg) and skips the rest of the
+ * iteration. */
+static const char *fail(OG *G, int code, int arg, CyPos p) {
+    if (!G->R) {
+        internal(G, p, "a function called from a kernel cannot raise");
+        return "{ }";
+    }
+    G->need |= NEED_RAISE;
+    G->next_used = 1;
+    return FMT("{ cy_raise(cy_err, %d, %d); goto cy_next; }", code, arg);
+}
+
+/* ---- views ----------------------------------------------------------------- */
+
+static const char *pfx_of(OG *G, IrVar *v) {
+    for (int i = 0; i < G->params.len; i++) {
+        Param *p = G->params.items[i];
+        if (p->var == v) return p->pfx;
+    }
+    internal(G, v->pos, cy_fmt(G->a, "'%s' is not an argument of the kernel", v->name));
+    return v->cname;
+}
+
+/* e is v + c with c >= 0 (through widening integer casts), v never negative */
+static int nonneg_index(OG *G, const IrExpr *e) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && cy_type_is_int(e->args[0]->ty) &&
+           e->ty->size >= e->args[0]->ty->size && e->args[0]->ty->is_signed)
+        e = e->args[0];
+    if (e->kind == E_VAR) return vec_has(&G->nonneg, e->var);
+    int64_t k;
+    if (e->kind == E_BINOP && e->op[0] == '+' && !e->op[1]) {
+        if (const_int(e->args[1], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[0]);
+        if (const_int(e->args[0], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[1]);
+    }
+    return 0;
+}
+
+static const char *gen(OG *G, IrExpr *e);
+static int expr_eq(const IrExpr *a, const IrExpr *b);
+
+/* A view element whose address a range() loop keeps in a pointer,
+ * advanced by the loop header (see gen_for_range). */
+typedef struct {
+    IrExpr *elem;
+    const char *ptr;
+} Lin;
+
+static const char *lin_ptr(OG *G, const IrExpr *e) {
+    for (int i = G->lins.len - 1; i >= 0; i--) {
+        Lin *l = G->lins.items[i];
+        if (expr_eq(l->elem, e)) return l->ptr;
+    }
+    return NULL;
+}
+
+/* The element lvalue of E_VIEW_ELEM: indices evaluated once, wrapped and
+ * bounds-checked as the directives say (exactly where cgen.c checks). */
+static const char *view_elem(OG *G, IrExpr *e) {
+    const CyType *vt = e->args[0]->ty;
+    int nd = vt->ndim;
+    if (e->args[0]->kind != E_VAR) {
+        internal(G, e->pos, "memoryview expression in a kernel");
+        return "0";
+    }
+    const char *p = pfx_of(G, e->args[0]->var);
+    const char *idx[CY_MAX_NDIM];
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        const char *c = gen(G, ie);
+        int64_t cv;
+        int isc = const_int(ie, &cv);
+        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
+        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !nonneg_index(G, ie);
+        if (wrap || e->boundscheck) {
+            if (wrap || !simple(c)) c = stmp(G, "long", c);
+            if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
+            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+            if (e->boundscheck) out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
+        }
+        if (uns && !isc) c = FMT("(long)%s", paren(G, c));
+        idx[k] = c;
+    }
+    const char *lp = lin_ptr(G, e);
+    if (lp) return FMT("(*%s)", lp);
+    CyBuf b = {0};
+    cy_buf_printf(&b, "%s_off", p);
+    for (int k = 0; k < nd; k++) {
+        int64_t z;
+        if (const_int(e->args[1 + k], &z) && z == 0 && !strcmp(idx[k], int_lit(G, e->args[1 + k]->ty, 0))) continue;
+        if (vt->axes[k]) cy_buf_printf(&b, " + %s", paren(G, idx[k]));
+        else cy_buf_printf(&b, " + %s * %s_s%d", paren(G, idx[k]), p, k);
+    }
+    const char *r = FMT("%s_base[%s]", p, b.s);
+    cy_buf_free(&b);
+    return r;
+}
+
+static const char *view_shape(OG *G, IrExpr *e, int stride) {
+    const CyType *vt = e->args[0]->ty;
+    if (e->args[0]->kind != E_VAR) {
+        internal(G, e->pos, "memoryview expression in a kernel");
+        return "0";
+    }
+    const char *p = pfx_of(G, e->args[0]->var);
+    const char *esz = FMT("%dL", vt->base->size);
+    int64_t k;
+    if (const_int(e->args[1], &k)) {
+        if (k < 0 || k >= vt->ndim) return "0L";
+        return stride ? FMT("(%s_s%d * %s)", p, (int)k, esz) : FMT("%s_n%d", p, (int)k);
+    }
+    const char *ax = once(G, e->args[1]->ty, gen(G, e->args[1]), e->pos);
+    CyBuf b = {0};
+    cy_buf_puts(&b, "(");
+    for (int i = 0; i < vt->ndim; i++) {
+        if (stride) cy_buf_printf(&b, "%s == %d ? %s_s%d * %s : ", ax, i, p, i, esz);
+        else cy_buf_printf(&b, "%s == %d ? %s_n%d : ", ax, i, p, i);
+    }
+    cy_buf_puts(&b, "0L)");
+    const char *r = cy_strndup(G->a, b.s, b.len);
+    cy_buf_free(&b);
+    return r;
+}
+
+/* ---- expressions --------------------------------------------------------------- */
+
+static int nonzero_const(const IrExpr *e) {
+    int64_t v;
+    while (e && e->kind == E_CAST) e = e->args[0];
+    if (const_int(e, &v)) return v != 0;
+    return e && e->kind == E_FLOAT && e->fval != 0;
+}
+
+/* ZeroDivisionError kinds (cy_err[1]) */
+enum { ZD_INT = 0, ZD_FLOATDIV = 1, ZD_FLOATMOD = 2, ZD_DIVMOD = 3 };
+
+static void zero_check(OG *G, IrExpr *divisor, const char *b, int kind) {
+    if (nonzero_const(divisor)) return;
+    out(G, "if (%s == 0) %s", b, fail(G, 2, kind, divisor->pos));
+}
+
+static const char *signed_min(const CyType *t) {
+    if (!t->is_signed || t->kind == TY_BINT) return NULL;
+    switch (t->kind) {
+    case TY_INT: return "INT_MIN";
+    case TY_LONG: case TY_LLONG: case TY_SSIZE: return t->size == 8 ? "LONG_MIN" : "INT_MIN";
+    default: return NULL;
+    }
+}
+
+static const char *gen_divmod(OG *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    int fdiv = e->kind == E_PYFLOORDIV;
+    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+    const char *T = oty(G, t, e->pos);
+    if (cy_type_is_int(t)) {
+        if (!e->cdivision) {
+            b = once(G, t, b, e->pos);
+            zero_check(G, e->args[1], b, ZD_INT);
+            int64_t bv;
+            const char *mn = signed_min(t);
+            if (fdiv && mn && !(const_int(e->args[1], &bv) && bv != -1)) {
+                a = once(G, t, a, e->pos);
+                out(G, "if (%s == -1 && %s == %s) %s", b, a, mn, fail(G, 4, 0, e->pos));
+            }
+        }
+        if (!t->is_signed || e->cdivision) return FMT("(%s %s %s)", a, fdiv ? "/" : "%", b);
+        int small = t->size <= 4;
+        G->need |= small ? (fdiv ? NEED_FDIV_I : NEED_MOD_I) : (fdiv ? NEED_FDIV_L : NEED_MOD_L);
+        const char *fn = small ? (fdiv ? "cy_fdiv_i" : "cy_mod_i") : (fdiv ? "cy_fdiv_l" : "cy_mod_l");
+        const char *call = FMT("%s(%s, %s)", fn, a, b);
+        return strcmp(T, small ? "int" : "long") ? FMT("((%s)%s)", T, call) : call;
+    }
+    if (!e->cdivision) {
+        b = once(G, t, b, e->pos);
+        zero_check(G, e->args[1], b, fdiv ? ZD_DIVMOD : ZD_FLOATMOD);
+    }
+    if (e->cdivision) {
+        if (fdiv) return FMT("floor(%s / %s)", paren(G, a), paren(G, b));
+        return FMT("fmod(%s, %s)", a, b);
+    }
+    int f = t->kind == TY_FLOAT;
+    G->need |= f ? (fdiv ? NEED_FDIV_F | NEED_FDIV_D : NEED_MOD_F) : (fdiv ? NEED_FDIV_D : NEED_MOD_D);
+    return FMT("%s(%s, %s)", f ? (fdiv ? "cy_fdiv_f" : "cy_mod_f") : (fdiv ? "cy_fdiv_d" : "cy_mod_d"), a, b);
+}
+
+static const char *gen_binop(OG *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *op = e->op;
+    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+    if (!strcmp(op, "/") || !strcmp(op, "%")) {
+        if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t))) {
+            b = once(G, e->args[1]->ty, b, e->pos);
+            zero_check(G, e->args[1], b, cy_type_is_int(t) ? ZD_INT : op[0] == '/' ? ZD_FLOATDIV : ZD_FLOATMOD);
+        }
+        if (op[0] == '%' && cy_type_is_float(t)) return FMT("fmod(%s, %s)", a, b);
+    }
+    return FMT("(%s %s %s)", a, op, b);
+}
+
+static const char *gen_pow(OG *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+    if (cy_type_is_float(t)) return FMT("pow(%s, %s)", a, b);
+    const char *T = oty(G, t, e->pos);
+    if (t->is_signed || t->kind == TY_BINT) {
+        G->need |= NEED_IPOW_L;
+        return FMT("((%s)cy_ipow_l(%s, %s))", T, a, b);
+    }
+    G->need |= NEED_IPOW_UL;
+    return FMT("((%s)cy_ipow_ul(%s, %s))", T, a, b);
+}
+
+/* Short-circuit and/or: plain && / || unless the right side needs code of
+ * its own, which must then run only when it is evaluated. */
+static const char *gen_andor(OG *G, IrExpr *e) {
+    int is_and = e->kind == E_AND;
+    const char *a = gen(G, e->args[0]);
+    Cap cap;
+    cap_begin(G, &cap, G->ind + 1);
+    const char *b = gen(G, e->args[1]);
+    const char *code = cap_end(G, &cap);
+    if (!*code) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
+    const char *r = stmp(G, "int", FMT("!!%s", paren(G, a)));
+    out(G, is_and ? "if (%s) {" : "if (!%s) {", r);
+    put(G, code);
+    G->ind++;
+    out(G, "%s = !!%s;", r, paren(G, b));
+    G->ind--;
+    out(G, "}");
+    return r;
+}
+
+static const char *gen_cond(OG *G, IrExpr *e) {
+    const char *c = gen(G, e->args[0]);
+    Cap ca, cb;
+    cap_begin(G, &ca, G->ind + 1);
+    const char *a = gen(G, e->args[1]);
+    const char *acode = cap_end(G, &ca);
+    cap_begin(G, &cb, G->ind + 1);
+    const char *b = gen(G, e->args[2]);
+    const char *bcode = cap_end(G, &cb);
+    if (!*acode && !*bcode) return FMT("(%s ? %s : %s)", c, a, b);
+    const char *r = FMT("cy_s%d", ++G->nid);
+    out(G, "%s %s;", oty(G, e->ty, e->pos), r);
+    out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
+    put(G, acode);
+    G->ind++;
+    out(G, "%s = %s;", r, a);
+    G->ind--;
+    out(G, "} else {");
+    put(G, bcode);
+    G->ind++;
+    out(G, "%s = %s;", r, b);
+    G->ind--;
+    out(G, "}");
+    return r;
+}
+
+static const char *gen_cast(OG *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    IrExpr *x = e->args[0];
+    if (x->kind == E_INT && cy_type_is_int(t)) {
+        uint64_t v = x->ival;
+        if (x->ty->is_signed && t->size == 8) v = (uint64_t)(int64_t)v;
+        return int_lit(G, t, v);
+    }
+    if (x->kind == E_INT && cy_type_is_float(t))
+        return float_lit(G, t, x->ty->is_signed ? (double)(int64_t)x->ival : (double)x->ival);
+    if (x->kind == E_FLOAT && cy_type_is_float(t)) return float_lit(G, t, x->fval);
+    /* a double constant converted to an integer: folded (no double in a
+       float-only kernel) when the value is in range */
+    if (x->kind == E_FLOAT && cy_type_is_int(t) && isfinite(x->fval)) {
+        double v = trunc(x->fval);
+        if (t->kind == TY_BINT) return x->fval != 0 ? "1" : "0";
+        if (t->is_signed ? v >= -9.2e18 && v <= 9.2e18 : v >= 0 && v <= 1.8e19) {
+            uint64_t bits = t->is_signed ? (uint64_t)(int64_t)v : (uint64_t)v;
+            int64_t lo = t->is_signed ? -(1LL << (t->size * 8 - 1)) : 0;
+            double hi = t->is_signed ? (double)((1ULL << (t->size * 8 - 1)) - 1) : (double)(~0ULL >> (64 - t->size * 8));
+            if (v >= (double)lo && v <= hi) return int_lit(G, t, bits);
+        }
+    }
+    if (x->kind == E_CNAME && t->kind != TY_DOUBLE) {
+        const char *c = cname_const(G, x->sval, 1);
+        return t->kind == TY_FLOAT ? c : t->kind == TY_BINT ? FMT("(%s != 0)", c) : FMT("((%s)%s)", oty(G, t, e->pos), c);
+    }
+    const char *c = gen(G, x);
+    if (t->kind == TY_BINT) return FMT("(%s != 0)", paren(G, c));
+    return FMT("((%s)%s)", oty(G, t, e->pos), paren(G, c));
+}
+
+static const char *math_name(const char *s) {
+    static const char *const names[] = {
+        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
+        "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "round", "trunc",
+        "rint", "cbrt", "erf", "erfc", "tgamma", "lgamma", "pow", "atan2", "fmod", "hypot", "fmin", "fmax",
+        "copysign", "fdim", "remainder", "fma", "isnan", "isinf", "isfinite", "signbit", "lround", "lrint", NULL};
+    size_t n = strlen(s);
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(s, names[i])) return names[i];
+    for (int i = 0; names[i]; i++) /* sqrtf ... -> the overloaded built-in */
+        if (n == strlen(names[i]) + 1 && s[n - 1] == 'f' && !strncmp(s, names[i], n - 1)) return names[i];
+    return NULL;
+}
+
+static const char *gen_call_c(OG *G, IrExpr *e) {
+    const char *s = e->sval ? e->sval : "";
+    const CyType *t = e->ty;
+    if (!strcmp(s, "cyrt_min") || !strcmp(s, "cyrt_max")) {
+        int mn = s[6] == 'i';
+        const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+        if (cy_type_is_int(t))
+            return FMT("%s(%s, %s)", mn ? "min" : "max", typed(G, t, e->args[0], a), typed(G, t, e->args[1], b));
+        /* Python's min keeps the first of equal values (and NaN
+           handling as in cgen.c's cyrt_min): not fmin */
+        a = once(G, t, a, e->pos);
+        b = once(G, t, b, e->pos);
+        return FMT("(%s %s %s ? %s : %s)", b, mn ? "<" : ">", a, b, a);
+    }
+    if (!strcmp(s, "cyrt_abs")) {
+        const char *a = gen(G, e->args[0]);
+        if (cy_type_is_float(t)) return FMT("fabs(%s)", a);
+        if (!t->is_signed && t->kind != TY_BINT) return a;
+        return FMT("((%s)abs(%s))", oty(G, t, e->pos), typed(G, t, e->args[0], a));
+    }
+    const char *n = math_name(s);
+    if (!n) {
+        internal(G, e->pos, cy_fmt(G->a, "no OpenCL built-in for %s()", s));
+        return "0";
+    }
+    CyBuf b = {0};
+    for (int i = 0; i < e->nargs; i++) cy_buf_printf(&b, "%s%s", i ? ", " : "", gen(G, e->args[i]));
+    const char *args = b.len ? cy_strndup(G->a, b.s, b.len) : "";
+    cy_buf_free(&b);
+    if (!strcmp(n, "lround")) return FMT("((%s)round(%s))", oty(G, t, e->pos), args);
+    if (!strcmp(n, "lrint")) return FMT("((%s)rint(%s))", oty(G, t, e->pos), args);
+    return FMT("%s(%s)", n, args);
+}
+
+static const char *gen_call(OG *G, IrExpr *e) {
+    IrFunc *f = e->fn;
+    if (!vec_has(&G->helpers, f)) {
+        cy_vec_push(G->a, &G->helpers, f);
+        cy_vec_push(G->a, &G->helper_region, G->R);
+    }
+    CyBuf b = {0};
+    for (int i = 0; i < e->nargs; i++) cy_buf_printf(&b, "%s%s", i ? ", " : "", gen(G, e->args[i]));
+    const char *r = FMT("%s(%s)", f->cname, b.len ? b.s : "");
+    cy_buf_free(&b);
+    return r;
+}
+
+static const char *gen(OG *G, IrExpr *e) {
+    switch (e->kind) {
+    case E_INT: return int_lit(G, e->ty, e->ival);
+    case E_FLOAT: return float_lit(G, e->ty, e->fval);
+    case E_CNAME: return cname_const(G, e->sval, e->ty->kind == TY_FLOAT);
+    case E_VAR: return e->var->cname;
+    case E_BINOP: return gen_binop(G, e);
+    case E_PYFLOORDIV: case E_PYMOD: return gen_divmod(G, e);
+    case E_POW: return gen_pow(G, e);
+    case E_UNOP: return FMT("(%s%s)", e->op, paren(G, gen(G, e->args[0])));
+    case E_NOT: return FMT("(!%s)", paren(G, gen(G, e->args[0])));
+    case E_AND: case E_OR: return gen_andor(G, e);
+    case E_CMP: {
+        const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+        return FMT("(%s %s %s)", a, e->op, b);
+    }
+    case E_COND: return gen_cond(G, e);
+    case E_CAST: return gen_cast(G, e);
+    case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
+    case E_VIEW_ELEM: return view_elem(G, e);
+    case E_VIEW_SHAPE: return view_shape(G, e, 0);
+    case E_VIEW_STRIDE: return view_shape(G, e, 1);
+    case E_VIEW_NDIM: return FMT("%d", e->args[0]->ty->ndim);
+    case E_CALL:
+        if (e->fn && e->fn->kind != F_EXTERN) return gen_call(G, e);
+        break;
+    case E_CALL_C:
+        if (!e->fn) return gen_call_c(G, e);
+        break;
+    default: break;
+    }
+    internal(G, e->pos, cy_fmt(G->a, "unexpected expression (kind %d) in a kernel", (int)e->kind));
+    return "0";
+}
+
+/* ---- statements --------------------------------------------------------------- */
+
+static void gen_stmts(OG *G, CyVec *body);
+
+static int is_reduction(OG *G, IrVar *v, const char **op) {
+    if (!G->R) return 0;
+    for (int i = 0; i < G->R->args.len; i++) {
+        IrRegionArg *x = G->R->args.items[i];
+        if (x->kind == RA_REDUCTION && x->var == v) {
+            *op = x->redop;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void gen_assign(OG *G, IrStmt *s) {
+    IrExpr *t = s->target, *v = s->value;
+    const char *rv = gen(G, v);
+    const char *lv;
+    if (t->kind == E_VAR) lv = t->var->cname;
+    else if (t->kind == E_VIEW_ELEM) lv = view_elem(G, t);
+    else {
+        internal(G, s->pos, "unexpected assignment target in a kernel");
+        return;
+    }
+    if (s->op) {
+        const char *op = s->op, *rop;
+        /* `s -= x` over the loop: the kernel sums the x, the host subtracts */
+        if (t->kind == E_VAR && !strcmp(op, "-") && is_reduction(G, t->var, &rop) && !strcmp(rop, "-")) op = "+";
+        out(G, "%s %s= %s;", lv, op, rv);
+        return;
+    }
+    out(G, "%s = %s;", lv, rv);
+}
+
+/* The condition of an if/while as a C expression. */
+static void gen_block(OG *G, CyVec *body) {
+    G->ind++;
+    gen_stmts(G, body);
+    G->ind--;
+}
+
+/* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
+ * writes the closing brace. */
+static void gen_if_open(OG *G, IrStmt *s, const char *c, const char *prefix) {
+    out(G, "%sif %s {", prefix, wrapped(c) ? c : FMT("(%s)", c));
+    gen_block(G, &s->body);
+    if (!s->orelse.len) return;
+    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
+    if (next && next->kind == ST_IF) {
+        Cap cap;
+        cap_begin(G, &cap, G->ind + 1);
+        const char *c2 = gen(G, next->cond);
+        const char *code = cap_end(G, &cap);
+        if (!*code) {
+            gen_if_open(G, next, c2, "} else ");
+            return;
+        }
+        out(G, "} else {");
+        put(G, code);
+        G->ind++;
+        gen_if_open(G, next, c2, "");
+        out(G, "}");
+        G->ind--;
+        return;
+    }
+    out(G, "} else {");
+    gen_block(G, &s->orelse);
+}
+
+static Loop *push_loop(OG *G, int has_else) {
+    Loop *l = cy_alloc(G->a, sizeof *l);
+    l->up = G->loop;
+    if (has_else) l->brk_label = FMT("cy_brk%d", ++G->nid);
+    G->loop = l;
+    return l;
+}
+
+static void gen_while(OG *G, IrStmt *s) {
+    Cap cap;
+    cap_begin(G, &cap, G->ind + 1);
+    const char *c = gen(G, s->cond);
+    const char *code = cap_end(G, &cap);
+    Loop *l = push_loop(G, s->orelse.len > 0);
+    if (!*code) {
+        out(G, "while %s {", wrapped(c) ? c : FMT("(%s)", c));
+    } else {
+        out(G, "for (;;) {");
+        put(G, code);
+        G->ind++;
+        out(G, "if (!%s) break;", paren(G, c));
+        G->ind--;
+    }
+    gen_block(G, &s->body);
+    out(G, "}");
+    G->loop = l->up;
+    gen_stmts(G, &s->orelse);
+    if (l->brk_used) out(G, "%s: ;", l->brk_label);
+}
+
+static int assigned_in(CyVec *body, IrVar *v);
+
+/* ---- pointers advanced by range() loops ----------------------------------------
+ *
+ * a[i, k] in a loop over k is a[off + i*s0 + k*s1]: a 64-bit multiply per
+ * access and iteration, which GPU compilers (NVIDIA's, at least) do not
+ * strength-reduce; a matrix product's inner loop runs twice as fast with
+ * the address in a pointer that the loop header advances by the stride.
+ * Taken for accesses with one axis indexed by the loop variable plus a
+ * constant and the others by expressions the loop does not change, where
+ * no wraparound can apply (the bounds checks stay, on the indices). */
+
+/* e is var + c (through widening signed casts): *c set */
+static int linear_in(const IrExpr *e, const IrVar *var, int64_t *c) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && e->ty->is_signed && e->args[0]->ty->is_signed &&
+           e->ty->size >= e->args[0]->ty->size)
+        e = e->args[0];
+    int64_t k;
+    if (e->kind == E_VAR && e->var == var) {
+        *c = 0;
+        return 1;
+    }
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && const_int(e->args[1], &k) &&
+        k > -(1LL << 40) && k < (1LL << 40) && linear_in(e->args[0], var, c) && *c == 0) {
+        *c = e->op[0] == '+' ? k : -k;
+        return 1;
+    }
+    if (e->kind == E_BINOP && !strcmp(e->op, "+") && const_int(e->args[0], &k) && k > -(1LL << 40) &&
+        k < (1LL << 40) && linear_in(e->args[1], var, c) && *c == 0) {
+        *c = k;
+        return 1;
+    }
+    return 0;
+}
+
+/* pure arithmetic on variables the loop does not assign */
+static int invariant(const IrExpr *e, const CyVec *assigned) {
+    switch (e->kind) {
+    case E_INT: return 1;
+    case E_VAR: return !vec_has(assigned, e->var) && e->var->ty->kind != TY_VIEW;
+    case E_CAST: return cy_type_is_int(e->ty) && invariant(e->args[0], assigned);
+    case E_UNOP: return e->op[0] == '-' && invariant(e->args[0], assigned);
+    case E_BINOP:
+        return (!strcmp(e->op, "+") || !strcmp(e->op, "-") || !strcmp(e->op, "*")) &&
+               invariant(e->args[0], assigned) && invariant(e->args[1], assigned);
+    case E_VIEW_SHAPE: return e->args[0]->kind == E_VAR && invariant(e->args[1], assigned);
+    default: return 0;
+    }
+}
+
+static void collect_assigned(OG *G, CyVec *body, CyVec *out) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR) vec_add(G, out, x->target->var);
+        if (x->var) vec_add(G, out, x->var);
+        collect_assigned(G, &x->body, out);
+        collect_assigned(G, &x->orelse, out);
+    }
+}
+
+static void collect_elems(OG *G, IrExpr *e, CyVec *out) {
+    if (!e) return;
+    if (e->kind == E_VIEW_ELEM) cy_vec_push(G->a, out, e);
+    for (int i = 0; i < e->nargs; i++) collect_elems(G, e->args[i], out);
+}
+
+static void collect_elems_stmts(OG *G, CyVec *body, CyVec *out) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        collect_elems(G, x->target, out);
+        collect_elems(G, x->value, out);
+        collect_elems(G, x->cond, out);
+        collect_elems(G, x->start, out);
+        collect_elems(G, x->stop, out);
+        collect_elems(G, x->step, out);
+        collect_elems_stmts(G, &x->body, out);
+        collect_elems_stmts(G, &x->orelse, out);
+    }
+}
+
+static int view_written(OG *G, IrVar *v) {
+    for (int i = 0; G->R && i < G->R->args.len; i++) {
+        IrRegionArg *ra = G->R->args.items[i];
+        if (ra->var == v) return ra->written;
+    }
+    return 1;
+}
+
+/* Declares the pointers for loop s (its first index value a, step sv) and
+ * returns the header's increments (", p += s, ..."); pushes the Lins. */
+static const char *loop_pointers(OG *G, IrStmt *s, const char *a, int64_t sv) {
+    if (!G->R || !s->var->ty->is_signed) return "";
+    CyVec assigned = {0}, elems = {0};
+    collect_assigned(G, &s->body, &assigned);
+    if (vec_has(&assigned, s->var)) return "";
+    vec_add(G, &assigned, s->var);
+    collect_elems_stmts(G, &s->body, &elems);
+    CyBuf inc = {0};
+    for (int i = 0; i < elems.len; i++) {
+        IrExpr *e = elems.items[i];
+        if (e->args[0]->kind != E_VAR || lin_ptr(G, e)) continue;
+        const CyType *vt = e->args[0]->ty;
+        int nd = vt->ndim, axis = -1, ok = 1;
+        int64_t c = 0;
+        for (int k = 0; k < nd && ok; k++) {
+            IrExpr *ie = e->args[1 + k];
+            int64_t ck, cv;
+            if (!ie->ty->is_signed) ok = 0;
+            else if (linear_in(ie, s->var, &ck)) {
+                if (axis >= 0) ok = 0;
+                axis = k;
+                c = ck;
+            } else if (!invariant(ie, &assigned)) {
+                ok = 0;
+            }
+            if (ok && e->wraparound && !(const_int(ie, &cv) && cv >= 0) && !nonneg_index(G, ie)) ok = 0;
+        }
+        if (!ok || axis < 0) continue;
+        /* the address at the loop's first index value: no code may be
+           needed to compute it */
+        Cap cap;
+        cap_begin(G, &cap, G->ind);
+        const char *p = pfx_of(G, e->args[0]->var);
+        CyBuf b = {0};
+        cy_buf_printf(&b, "%s_off", p);
+        for (int k = 0; k < nd; k++) {
+            IrExpr *ie = e->args[1 + k];
+            int64_t z;
+            const char *ix;
+            if (k == axis) {
+                int64_t a0;
+                if (const_int(s->start, &a0) && a0 + c == 0) continue;
+                ix = c ? FMT("%s + %" PRId64 "L", paren(G, a), c) : a;
+            } else {
+                if (const_int(ie, &z) && z == 0) continue;
+                ix = gen(G, ie);
+            }
+            if (vt->axes[k]) cy_buf_printf(&b, " + %s", paren(G, ix));
+            else cy_buf_printf(&b, " + %s * %s_s%d", paren(G, ix), p, k);
+        }
+        const char *addr = cy_strndup(G->a, b.s, b.len);
+        cy_buf_free(&b);
+        if (*cap_end(G, &cap)) continue;
+        Lin *l = cy_alloc(G->a, sizeof *l);
+        l->elem = e;
+        l->ptr = FMT("cy_p%d", ++G->nid);
+        out(G, "%s__global %s *%s = %s_base + (%s);", view_written(G, e->args[0]->var) ? "" : "const ",
+            oty(G, vt->base, e->pos), l->ptr, p, addr);
+        const char *stride = vt->axes[axis] ? NULL : FMT("%s_s%d", p, axis);
+        if (stride && sv == 1) cy_buf_printf(&inc, ", %s += %s", l->ptr, stride);
+        else if (stride && sv == -1) cy_buf_printf(&inc, ", %s -= %s", l->ptr, stride);
+        else if (stride) cy_buf_printf(&inc, ", %s += %" PRId64 "L * %s", l->ptr, sv, stride);
+        else if (sv == 1) cy_buf_printf(&inc, ", %s++", l->ptr);
+        else if (sv == -1) cy_buf_printf(&inc, ", %s--", l->ptr);
+        else cy_buf_printf(&inc, ", %s += %" PRId64 "L", l->ptr, sv);
+        cy_vec_push(G->a, &G->lins, l);
+    }
+    const char *r = inc.len ? cy_strndup(G->a, inc.s, inc.len) : "";
+    cy_buf_free(&inc);
+    return r;
+}
+
+static void gen_for_range(OG *G, IrStmt *s) {
+    IrVar *v = s->var;
+    const CyType *t = v->ty;
+    const char *T = oty(G, t, s->pos);
+    const char *a = gen(G, s->start);
+    const char *b = gen(G, s->stop);
+    /* the stop value is taken once, even if the body assigns a variable in it */
+    if (!simple(b) || (s->stop->kind == E_VAR && assigned_in(&s->body, s->stop->var))) b = stmp(G, T, b);
+    const char *c = s->step ? gen(G, s->step) : "1";
+    int64_t sv = 1;
+    int sconst = s->step ? const_int(s->step, &sv) : 1;
+    if (!sconst) {
+        c = once(G, t, c, s->pos);
+        out(G, "if (%s == 0) %s", c, fail(G, 5, 0, s->pos));
+    }
+    int nlins = G->lins.len;
+    const char *ptrs = sconst ? loop_pointers(G, s, a, sv) : "";
+    const char *k = FMT("cy_s%d", ++G->nid);
+    Loop *l = push_loop(G, s->orelse.len > 0);
+    if (sconst && sv == 1) out(G, "for (%s %s = %s; %s < %s; %s++%s) {", T, k, a, k, b, k, ptrs);
+    else if (sconst && sv == -1) out(G, "for (%s %s = %s; %s > %s; %s--%s) {", T, k, a, k, b, k, ptrs);
+    else if (sconst) out(G, "for (%s %s = %s; %s %s %s; %s += %s%s) {", T, k, a, k, sv > 0 ? "<" : ">", b, k, c, ptrs);
+    else out(G, "for (%s %s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {", T, k, a, c, k, b, k, b, k, c);
+    G->ind++;
+    out(G, "%s = %s;", v->cname, k);
+    G->ind--;
+    gen_block(G, &s->body);
+    out(G, "}");
+    G->lins.len = nlins;
+    G->loop = l->up;
+    gen_stmts(G, &s->orelse);
+    if (l->brk_used) out(G, "%s: ;", l->brk_label);
+}
+
+/* break at the region's own level: the first work-item to break records
+ * its iteration and its lastprivate values (slot 1), then stops. */
+static void gen_region_break(OG *G) {
+    out(G, "if (atomic_cmpxchg((volatile __global int *)cy_err, 0, 3) == 0) {");
+    G->ind++;
+    out(G, "cy_err[2] = (int)cy_it;");
+    out(G, "cy_err[3] = (int)(cy_it >> 32);");
+    for (int i = 0; i < G->lastp.len; i++) {
+        IrVar *v = G->lastp.items[i];
+        out(G, "%s_last[1] = %s;", pfx_of(G, v), v->cname);
+    }
+    G->ind--;
+    out(G, "}");
+    out(G, "break;");
+}
+
+static void gen_stmt(OG *G, IrStmt *s) {
+    switch (s->kind) {
+    case ST_BLOCK: case ST_NOGIL: gen_stmts(G, &s->body); return;
+    case ST_DECLARE: return;
+    case ST_EXPR: {
+        const char *c = gen(G, s->value);
+        if (*c && !simple(c)) out(G, s->value->ty->kind == TY_VOID ? "%s;" : "(void)%s;", c);
+        return;
+    }
+    case ST_ASSIGN: gen_assign(G, s); return;
+    case ST_IF: {
+        const char *c = gen(G, s->cond);
+        gen_if_open(G, s, c, "");
+        out(G, "}");
+        return;
+    }
+    case ST_WHILE: gen_while(G, s); return;
+    case ST_FOR_RANGE: gen_for_range(G, s); return;
+    case ST_BREAK: case ST_CONTINUE:
+        if (G->loop) {
+            if (s->kind == ST_CONTINUE) {
+                out(G, "continue;");
+            } else if (G->loop->brk_label) {
+                G->loop->brk_used = 1;
+                out(G, "goto %s;", G->loop->brk_label);
+            } else {
+                out(G, "break;");
+            }
+        } else if (!G->R) {
+            internal(G, s->pos, "break outside a loop");
+        } else if (s->kind == ST_CONTINUE) {
+            G->next_used = 1;
+            out(G, "goto cy_next;");
+        } else {
+            gen_region_break(G);
+        }
+        return;
+    case ST_RETURN:
+        if (G->R) break;
+        if (s->value && G->fn->ret->kind != TY_VOID) {
+            const char *c = gen(G, s->value);
+            out(G, "return %s;", c);
+        } else {
+            if (s->value) {
+                const char *c = gen(G, s->value);
+                if (*c && !simple(c)) out(G, "(void)%s;", c);
+            }
+            out(G, "return;");
+        }
+        return;
+    default: break;
+    }
+    internal(G, s->pos, cy_fmt(G->a, "unexpected statement (kind %d) in a kernel", (int)s->kind));
+}
+
+static void gen_stmts(OG *G, CyVec *body) {
+    for (int i = 0; i < body->len; i++) gen_stmt(G, body->items[i]);
+}
+
+/* ---- variable scans --------------------------------------------------------------- */
+
+typedef struct {
+    CyVec used;     /* IrVar*, first use first */
+    CyVec assigned; /* targets of assignments and loops */
+    CyVec ranged;   /* loop variables of range() loops counting up from >= 0 */
+} Scan;
+
+static void scan_expr(CyArena *a, Scan *sc, IrExpr *e) {
+    if (!e) return;
+    if (e->kind == E_VAR && !vec_has(&sc->used, e->var)) cy_vec_push(a, &sc->used, e->var);
+    for (int i = 0; i < e->nargs; i++) scan_expr(a, sc, e->args[i]);
+}
+
+static int nonneg_range(IrStmt *x) {
+    int64_t a, s = 1;
+    return const_int(x->start, &a) && a >= 0 && (!x->step || (const_int(x->step, &s) && s > 0));
+}
+
+static void scan_stmts(CyArena *a, Scan *sc, CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR) cy_vec_push(a, &sc->assigned, x->target->var);
+        if (x->var) {
+            if (!vec_has(&sc->used, x->var)) cy_vec_push(a, &sc->used, x->var);
+            if (x->kind == ST_FOR_RANGE && nonneg_range(x)) cy_vec_push(a, &sc->ranged, x->var);
+            else cy_vec_push(a, &sc->assigned, x->var);
+        }
+        scan_expr(a, sc, x->target);
+        scan_expr(a, sc, x->value);
+        scan_expr(a, sc, x->cond);
+        scan_expr(a, sc, x->start);
+        scan_expr(a, sc, x->stop);
+        scan_expr(a, sc, x->step);
+        scan_stmts(a, sc, &x->body);
+        scan_stmts(a, sc, &x->orelse);
+    }
+}
+
+static int assigned_in(CyVec *body, IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR && x->target->var == v) return 1;
+        if (x->var == v) return 1;
+        if (assigned_in(&x->body, v) || assigned_in(&x->orelse, v)) return 1;
+    }
+    return 0;
+}
+
+/* ---- collapsing a loop nest ---------------------------------------------------
+ *
+ * A prange whose whole body is one range() loop (the usual "rows in
+ * parallel, columns in a serial loop" of stencils and matrix products)
+ * gives a GPU only as many work-items as there are rows, each walking its
+ * own row: few threads and uncoalesced accesses.  When the inner loop's
+ * iterations are independent, the kernel runs the n*m (i, j) pairs as one
+ * iteration space instead, consecutive work-items taking consecutive j.
+ * Independent means: bounds the region does not change, no `break` out of
+ * the inner loop, every variable the inner body assigns is assigned before
+ * it is read in each j iteration (reductions aside), and each view the
+ * inner body writes is accessed only at one index tuple that is injective
+ * in j (a[i, j] = a[i, j] * s is fine; a[i, j] = a[i, j - 1] is not).  As
+ * for the prange itself, distinct view variables are taken not to alias. */
+
+static int expr_eq(const IrExpr *a, const IrExpr *b) {
+    if (a == b) return 1;
+    if (!a || !b || a->kind != b->kind || a->nargs != b->nargs || a->ival != b->ival || a->fval != b->fval ||
+        a->var != b->var || a->fn != b->fn || !cy_type_equal(a->ty, b->ty))
+        return 0;
+    if ((a->op || b->op) && (!a->op || !b->op || strcmp(a->op, b->op))) return 0;
+    if ((a->sval || b->sval) && (!a->sval || !b->sval || strcmp(a->sval, b->sval))) return 0;
+    if (a->boundscheck != b->boundscheck || a->wraparound != b->wraparound || a->cdivision != b->cdivision) return 0;
+    for (int i = 0; i < a->nargs; i++)
+        if (!expr_eq(a->args[i], b->args[i])) return 0;
+    return 1;
+}
+
+static int mentions(const IrExpr *e, const CyVec *vars, const IrVar *also) {
+    if (!e) return 0;
+    if (e->kind == E_VAR && (vec_has(vars, e->var) || e->var == also)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (mentions(e->args[i], vars, also)) return 1;
+    return 0;
+}
+
+/* e is j + c or j - c (through widening integer casts) */
+static int injective(const IrExpr *e, const IrVar *j) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && cy_type_is_int(e->args[0]->ty) &&
+           e->ty->size >= e->args[0]->ty->size && (e->ty->size > e->args[0]->ty->size || e->ty->is_signed == e->args[0]->ty->is_signed))
+        e = e->args[0];
+    if (e->kind == E_VAR) return e->var == j;
+    int64_t k;
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && const_int(e->args[1], &k))
+        return injective(e->args[0], j);
+    if (e->kind == E_BINOP && !strcmp(e->op, "+") && const_int(e->args[0], &k)) return injective(e->args[1], j);
+    return 0;
+}
+
+typedef struct {
+    OG *G;
+    CyVec *assigned; /* variables the region body assigns */
+    int ok;
+} Dep;
+
+static void dep_reads(Dep *d, const IrExpr *e, const CyVec *D) {
+    if (!e || !d->ok) return;
+    if (e->kind == E_VAR && vec_has(d->assigned, e->var) && !vec_has(D, e->var)) d->ok = 0;
+    for (int i = 0; i < e->nargs; i++) dep_reads(d, e->args[i], D);
+}
+
+static CyVec vcopy(OG *G, const CyVec *v) {
+    CyVec c = {0};
+    for (int i = 0; i < v->len; i++) cy_vec_push(G->a, &c, v->items[i]);
+    return c;
+}
+
+/* Definite assignment through the inner body; D: variables assigned so
+ * far in this iteration.  top: statements at the inner loop's own level. */
+static void dep_stmts(Dep *d, CyVec *body, CyVec *D, int top) {
+    OG *G = d->G;
+    for (int i = 0; i < body->len && d->ok; i++) {
+        IrStmt *x = body->items[i];
+        switch (x->kind) {
+        case ST_ASSIGN: {
+            const char *rop;
+            dep_reads(d, x->value, D);
+            if (x->target->kind != E_VAR) {
+                dep_reads(d, x->target, D);
+                break;
+            }
+            if (x->op && !is_reduction(G, x->target->var, &rop)) dep_reads(d, x->target, D);
+            vec_add(G, D, x->target->var);
+            break;
+        }
+        case ST_EXPR: dep_reads(d, x->value, D); break;
+        case ST_IF: {
+            dep_reads(d, x->cond, D);
+            CyVec d1 = vcopy(G, D), d2 = vcopy(G, D);
+            dep_stmts(d, &x->body, &d1, top);
+            dep_stmts(d, &x->orelse, &d2, top);
+            for (int k = 0; k < d1.len; k++)
+                if (vec_has(&d2, d1.items[k])) vec_add(G, D, d1.items[k]);
+            break;
+        }
+        case ST_WHILE: case ST_FOR_RANGE: {
+            dep_reads(d, x->cond, D);
+            dep_reads(d, x->start, D);
+            dep_reads(d, x->stop, D);
+            dep_reads(d, x->step, D);
+            CyVec d1 = vcopy(G, D), d2 = vcopy(G, D);
+            if (x->var) vec_add(G, &d1, x->var);
+            dep_stmts(d, &x->body, &d1, 0);
+            dep_stmts(d, &x->orelse, &d2, top); /* the body may not run: D stays */
+            break;
+        }
+        case ST_BREAK:
+            if (top) d->ok = 0;
+            break;
+        case ST_CONTINUE: case ST_DECLARE: break;
+        case ST_BLOCK: case ST_NOGIL: dep_stmts(d, &x->body, D, top); break;
+        default: d->ok = 0; break;
+        }
+    }
+}
+
+typedef struct {
+    IrVar *view;
+    IrExpr *at; /* the first write */
+} Written;
+
+static void find_writes(OG *G, CyVec *body, CyVec *w) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VIEW_ELEM && x->target->args[0]->kind == E_VAR) {
+            int seen = 0;
+            for (int k = 0; k < w->len; k++) seen |= ((Written *)w->items[k])->view == x->target->args[0]->var;
+            if (!seen) {
+                Written *n = cy_alloc(G->a, sizeof *n);
+                n->view = x->target->args[0]->var;
+                n->at = x->target;
+                cy_vec_push(G->a, w, n);
+            }
+        }
+        find_writes(G, &x->body, w);
+        find_writes(G, &x->orelse, w);
+    }
+}
+
+static int same_element(const IrExpr *a, const IrExpr *b) {
+    for (int k = 1; k < a->nargs; k++)
+        if (!expr_eq(a->args[k], b->args[k])) return 0;
+    return 1;
+}
+
+/* every access to a written view is at its first write's index tuple */
+static int accesses_ok(const IrExpr *e, const CyVec *w) {
+    if (!e) return 1;
+    if (e->kind == E_VIEW_ELEM && e->args[0]->kind == E_VAR)
+        for (int k = 0; k < w->len; k++) {
+            Written *x = w->items[k];
+            if (x->view == e->args[0]->var && !same_element(e, x->at)) return 0;
+        }
+    for (int i = 0; i < e->nargs; i++)
+        if (!accesses_ok(e->args[i], w)) return 0;
+    return 1;
+}
+
+static int stmts_access_ok(CyVec *body, const CyVec *w) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (!accesses_ok(x->target, w) || !accesses_ok(x->value, w) || !accesses_ok(x->cond, w) ||
+            !accesses_ok(x->start, w) || !accesses_ok(x->stop, w) || !accesses_ok(x->step, w) ||
+            !stmts_access_ok(&x->body, w) || !stmts_access_ok(&x->orelse, w))
+            return 0;
+    }
+    return 1;
+}
+
+/* The range() loop to collapse with the prange, or NULL. */
+static IrStmt *collapsible(OG *G, IrRegion *R, IrStmt *x, Scan *sc) {
+    if (R->has_break) return NULL;
+    IrStmt *L = NULL;
+    for (int i = 0; i < x->body.len; i++) {
+        IrStmt *y = x->body.items[i];
+        if (y->kind == ST_DECLARE) continue;
+        if (L || y->kind != ST_FOR_RANGE) return NULL;
+        L = y;
+    }
+    int64_t step = 1;
+    if (!L || L->orelse.len || (L->step && (!const_int(L->step, &step) || step == 0))) return NULL;
+    CyVec assigned = vcopy(G, &sc->assigned);
+    for (int i = 0; i < sc->ranged.len; i++) vec_add(G, &assigned, sc->ranged.items[i]);
+    if (mentions(L->start, &assigned, R->index) || mentions(L->stop, &assigned, R->index) ||
+        mentions(L->step, &assigned, R->index))
+        return NULL;
+    Dep d = {G, &assigned, 1};
+    CyVec D = {0};
+    cy_vec_push(G->a, &D, L->var);
+    dep_stmts(&d, &L->body, &D, 1);
+    if (!d.ok) return NULL;
+    CyVec w = {0};
+    find_writes(G, &L->body, &w);
+    for (int k = 0; k < w.len; k++) {
+        Written *y = w.items[k];
+        int inj = 0;
+        for (int a = 1; a < y->at->nargs; a++) inj |= injective(y->at->args[a], L->var);
+        if (!inj) return NULL;
+    }
+    return stmts_access_ok(&L->body, &w) ? L : NULL;
+}
+
+/* ---- kernels ------------------------------------------------------------------------ */
+
+static IrStmt *find_region_stmt(CyVec *v, IrRegion *r) {
+    for (int i = 0; i < v->len; i++) {
+        IrStmt *x = v->items[i];
+        if ((x->kind == ST_PRANGE || x->kind == ST_PARALLEL) && x->region == r) return x;
+        IrStmt *y = find_region_stmt(&x->body, r);
+        if (!y) y = find_region_stmt(&x->orelse, r);
+        if (y) return y;
+    }
+    return NULL;
+}
+
+static const char *identity(OG *G, const char *op, const CyType *t) {
+    int f = cy_type_is_float(t);
+    if (!strcmp(op, "*")) return f ? (t->kind == TY_FLOAT ? "1.0f" : "1.0") : "1";
+    if (!strcmp(op, "&")) return "~0";
+    (void)G;
+    return f ? (t->kind == TY_FLOAT ? "0.0f" : "0.0") : "0";
+}
+
+static const char *combine_op(const char *op) { return !strcmp(op, "-") ? "+" : op; }
+
+/* Parameter-name prefixes: the variable's C name, unless NAME_base (or
+ * another generated name) would be a C name already in use. */
+static const char *pick_pfx(OG *G, IrVar *v, CyVec *taken) {
+    static const char *const sufs[] = {"_base", "_off", "_s0", "_s1", "_s2", "_s3", "_n0", "_n1", "_n2", "_n3",
+                                       "_part", "_loc", "_last", NULL};
+    for (int k = 0;; k++) {
+        const char *p = k ? FMT("%s_%d", v->cname, k) : v->cname;
+        int clash = 0;
+        for (int i = 0; i < taken->len && !clash; i++) {
+            const char *t = taken->items[i];
+            size_t n = strlen(p);
+            if (strncmp(t, p, n)) continue;
+            for (int j = 0; sufs[j]; j++)
+                if (!strcmp(t + n, sufs[j])) clash = 1;
+        }
+        if (!clash) return p;
+    }
+}
+
+static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
+    IrStmt *x = R->func ? find_region_stmt(&R->func->body, R) : NULL;
+    if (!x) {
+        internal(G, R->pos, "region without its statement");
+        return;
+    }
+    G->R = R;
+    G->fn = NULL;
+    G->nid = 0;
+    G->loop = NULL;
+    G->next_used = 0;
+    G->params.len = G->nonneg.len = G->lastp.len = 0;
+
+    Scan sc = {0};
+    scan_stmts(G->a, &sc, &x->body);
+    CyVec taken = {0};
+    for (int i = 0; i < sc.used.len; i++) cy_vec_push(G->a, &taken, (void *)((IrVar *)sc.used.items[i])->cname);
+    for (int i = 0; i < R->args.len; i++) {
+        IrRegionArg *ra = R->args.items[i];
+        Param *p = cy_alloc(G->a, sizeof *p);
+        p->var = ra->var;
+        p->pfx = pick_pfx(G, ra->var, &taken);
+        cy_vec_push(G->a, &G->params, p);
+        if (ra->kind == RA_LASTPRIVATE) cy_vec_push(G->a, &G->lastp, ra->var);
+    }
+    /* variables that never go negative need no wraparound: the prange
+       index counting up from >= 0, range() counters from >= 0 upwards
+       (each only when nothing else assigns it) */
+    int64_t st0, stp = 1;
+    if (const_int(R->start, &st0) && st0 >= 0 && (!R->step || (const_int(R->step, &stp) && stp > 0)) &&
+        !vec_has(&sc.assigned, R->index) && !vec_has(&sc.ranged, R->index))
+        vec_add(G, &G->nonneg, R->index);
+    for (int i = 0; i < sc.ranged.len; i++) {
+        IrVar *v = sc.ranged.items[i];
+        if (!vec_has(&sc.assigned, v) && v != R->index) vec_add(G, &G->nonneg, v);
+    }
+
+    /* the inner loop of a collapsed nest: its bounds, which must need no
+       code of their own (they are computed once, before the loop) */
+    IrStmt *L = collapsible(G, R, x, &sc);
+    const char *ja = NULL, *jb = NULL;
+    int64_t js = 1;
+    if (L) {
+        Cap cap;
+        cap_begin(G, &cap, 1);
+        ja = gen(G, L->start);
+        jb = gen(G, L->stop);
+        if (L->step) const_int(L->step, &js);
+        if (*cap_end(G, &cap)) L = NULL;
+    }
+
+    /* the body first: what it uses decides what to emit around it */
+    CyBuf body = {0};
+    G->out = &body;
+    G->ind = 2;
+    gen_stmts(G, L ? &L->body : &x->body);
+
+    CyBuf *o = dst;
+    G->out = o;
+    G->ind = 0;
+    const char *fname = R->func ? R->func->name : "<module>";
+    out(G, "/* region %d: prange in %s(), %s:%d */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line);
+    const char *lead = FMT("__kernel void cyk_%d(", R->id);
+    size_t w = strlen(lead);
+    out(G, "%sconst long cy_start, const long cy_step, const long cy_n,", lead);
+    CyVec decls = {0}; /* private variables: IrVar* */
+    for (int i = 0; i < R->args.len; i++) {
+        IrRegionArg *ra = R->args.items[i];
+        IrVar *v = ra->var;
+        const char *p = ((Param *)G->params.items[i])->pfx;
+        CyBuf b = {0};
+        if (ra->kind == RA_VIEW) {
+            const CyType *vt = v->ty;
+            cy_buf_printf(&b, "%s__global %s *%s_base, const long %s_off", ra->written ? "" : "const ",
+                          oty(G, vt->base, v->pos), p, p);
+            for (int k = 0; k < vt->ndim; k++) cy_buf_printf(&b, ", const long %s_s%d", p, k);
+            for (int k = 0; k < vt->ndim; k++) cy_buf_printf(&b, ", const long %s_n%d", p, k);
+        } else if (ra->kind == RA_SCALAR) {
+            cy_buf_printf(&b, "const %s %s", oty(G, v->ty, v->pos), v->cname);
+        } else if (ra->kind == RA_REDUCTION) {
+            const char *T = oty(G, v->ty, v->pos);
+            cy_buf_printf(&b, "__global %s *%s_part, __local %s *%s_loc", T, p, T, p);
+        } else {
+            cy_buf_printf(&b, "__global %s *%s_last", oty(G, v->ty, v->pos), p);
+        }
+        out(G, "%*s%s,", (int)w, "", b.s);
+        cy_buf_free(&b);
+    }
+    out(G, "%*s__global int *cy_err)", (int)w, "");
+    out(G, "{");
+    G->ind = 1;
+    /* private copies: the index, lastprivates, reductions (at the
+       operator's identity), anything else the body assigns */
+    int use_index = vec_has(&sc.used, R->index);
+    if (use_index) vec_add(G, &decls, R->index);
+    for (int i = 0; i < sc.used.len; i++) {
+        IrVar *v = sc.used.items[i];
+        int is_arg = 0;
+        for (int k = 0; k < R->args.len; k++) {
+            IrRegionArg *ra = R->args.items[k];
+            if (ra->var == v && (ra->kind == RA_VIEW || ra->kind == RA_SCALAR)) is_arg = 1;
+        }
+        if (!is_arg && v->ty->kind != TY_VIEW) vec_add(G, &decls, v);
+    }
+    for (int i = 0; i < decls.len; i++) {
+        IrVar *v = decls.items[i];
+        const char *rop;
+        const char *init = is_reduction(G, v, &rop) ? identity(G, rop, v->ty) : "0";
+        out(G, "%s %s = %s;", oty(G, v->ty, v->pos), v->cname, init);
+    }
+    const char *it = "cy_it", *total = "cy_n";
+    if (L) {
+        const char *a = paren(G, ja), *b = paren(G, jb);
+        out(G, "/* the prange and the range() loop in it as one iteration space of cy_n * cy_m");
+        out(G, "   (i, j) pairs, consecutive work-items taking consecutive j */");
+        int64_t a0;
+        int lng = !strcmp(oty(G, L->var->ty, L->pos), "long");
+        const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
+        if (js == 1 && const_int(L->start, &a0) && a0 == 0) out(G, "const long cy_m = %s > 0 ? %s : 0L;", b, lb);
+        else if (js == 1) out(G, "const long cy_m = %s > %s ? %s - %s : 0L;", b, a, lb, la);
+        else if (js > 0)
+            out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", b, a, lb, la, js - 1, js);
+        else
+            out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", a, b, la, lb, -js - 1, -js);
+        out(G, "const long cy_total = cy_n * cy_m, cy_gs = get_global_size(0);");
+        out(G, "long cy_it = get_global_id(0), cy_oi = 0, cy_ij = 0, cy_dq = 0, cy_dr = 0;");
+        out(G, "if (cy_m > 0) {");
+        out(G, "    if (cy_total <= 0x7fffffffL && cy_gs <= 0x7fffffffL) {");
+        out(G, "        cy_oi = (uint)cy_it / (uint)cy_m; /* far cheaper than 64-bit division on GPUs */");
+        out(G, "        cy_dq = (uint)cy_gs / (uint)cy_m;");
+        out(G, "    } else {");
+        out(G, "        cy_oi = cy_it / cy_m;");
+        out(G, "        cy_dq = cy_gs / cy_m;");
+        out(G, "    }");
+        out(G, "    cy_ij = cy_it - cy_oi * cy_m;");
+        out(G, "    cy_dr = cy_gs - cy_dq * cy_m;");
+        out(G, "}");
+        out(G, "for (; cy_it < cy_total; cy_it += cy_gs) {");
+        it = "cy_oi";
+        total = "cy_total";
+    } else {
+        out(G, "for (long cy_it = get_global_id(0); cy_it < cy_n; cy_it += get_global_size(0)) {");
+    }
+    G->ind = 2;
+    if (R->has_break) out(G, "if (*(volatile __global int *)cy_err != 0) break;");
+    const char *T = oty(G, R->index->ty, R->pos);
+    int64_t sv = 1;
+    int step1 = !R->step || (const_int(R->step, &sv) && sv == 1);
+    const char *ix = step1 ? (const_int(R->start, &st0) && st0 == 0 ? it : FMT("cy_start + %s", it))
+                           : FMT("cy_start + %s * cy_step", it);
+    if (strcmp(T, "long")) ix = FMT("(%s)(%s)", T, ix);
+    if (use_index) out(G, "%s = %s;", R->index->cname, ix);
+    if (L) {
+        const char *JT = oty(G, L->var->ty, L->pos);
+        int64_t a0;
+        const char *jx = js == 1 ? (const_int(L->start, &a0) && a0 == 0 ? "cy_ij" : FMT("%s + cy_ij", paren(G, ja)))
+                                 : FMT(js < 0 ? "%s + cy_ij * (%" PRId64 "L)" : "%s + cy_ij * %" PRId64 "L", paren(G, ja), js);
+        if (strcmp(JT, "long")) jx = FMT("(%s)(%s)", JT, jx);
+        out(G, "%s = %s;", L->var->cname, jx);
+    }
+    put(G, body.s ? body.s : "");
+    cy_buf_free(&body);
+    if (G->next_used) out(G, "cy_next: ;");
+    if (G->lastp.len) {
+        out(G, "if (cy_it == %s - 1) {", total);
+        G->ind++;
+        for (int i = 0; i < G->lastp.len; i++) {
+            IrVar *v = G->lastp.items[i];
+            out(G, "%s_last[0] = %s;", pfx_of(G, v), v->cname);
+        }
+        G->ind--;
+        out(G, "}");
+    }
+    if (L) {
+        out(G, "cy_ij += cy_dr;");
+        out(G, "cy_oi += cy_dq;");
+        out(G, "if (cy_ij >= cy_m) {");
+        out(G, "    cy_ij -= cy_m;");
+        out(G, "    cy_oi++;");
+        out(G, "}");
+    }
+    G->ind = 1;
+    out(G, "}");
+    /* reductions: a tree in local memory per work-group (any local size),
+       one partial per group; every work-item reaches the barriers */
+    int nred = 0;
+    for (int i = 0; i < R->args.len; i++) nred += ((IrRegionArg *)R->args.items[i])->kind == RA_REDUCTION;
+    if (nred) {
+        out(G, "{");
+        G->ind = 2;
+        out(G, "const uint cy_lid = get_local_id(0);");
+        for (int i = 0; i < R->args.len; i++) {
+            IrRegionArg *ra = R->args.items[i];
+            if (ra->kind == RA_REDUCTION) out(G, "%s_loc[cy_lid] = %s;", ((Param *)G->params.items[i])->pfx, ra->var->cname);
+        }
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+        out(G, "for (uint cy_w = get_local_size(0); cy_w > 1;) {");
+        G->ind = 3;
+        out(G, "const uint cy_h = (cy_w + 1) / 2;");
+        out(G, "if (cy_lid + cy_h < cy_w) {");
+        G->ind = 4;
+        for (int i = 0; i < R->args.len; i++) {
+            IrRegionArg *ra = R->args.items[i];
+            const char *p = ((Param *)G->params.items[i])->pfx;
+            if (ra->kind == RA_REDUCTION)
+                out(G, "%s_loc[cy_lid] %s= %s_loc[cy_lid + cy_h];", p, combine_op(ra->redop), p);
+        }
+        G->ind = 3;
+        out(G, "}");
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+        out(G, "cy_w = cy_h;");
+        G->ind = 2;
+        out(G, "}");
+        out(G, "if (cy_lid == 0) {");
+        G->ind = 3;
+        for (int i = 0; i < R->args.len; i++) {
+            IrRegionArg *ra = R->args.items[i];
+            const char *p = ((Param *)G->params.items[i])->pfx;
+            if (ra->kind == RA_REDUCTION) out(G, "%s_part[get_group_id(0)] = %s_loc[0];", p, p);
+        }
+        G->ind = 2;
+        out(G, "}");
+        G->ind = 1;
+        out(G, "}");
+    }
+    G->ind = 0;
+    out(G, "}");
+}
+
+/* ---- helper functions ------------------------------------------------------------------ */
+
+static int dbl(const CyType *t) { return t && t->kind == TY_DOUBLE; }
+
+static int fp64_expr(IrExpr *e) {
+    if (!e) return 0;
+    if (e->kind == E_CAST && !dbl(e->ty) && (e->args[0]->kind == E_FLOAT || e->args[0]->kind == E_CNAME)) return 0;
+    if (dbl(e->ty)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (fp64_expr(e->args[i])) return 1;
+    return 0;
+}
+
+static int fp64_stmts(CyVec *v) {
+    for (int i = 0; i < v->len; i++) {
+        IrStmt *x = v->items[i];
+        if ((x->var && dbl(x->var->ty)) || fp64_expr(x->target) || fp64_expr(x->value) || fp64_expr(x->cond) ||
+            fp64_expr(x->start) || fp64_expr(x->stop) || fp64_expr(x->step) || fp64_stmts(&x->body) ||
+            fp64_stmts(&x->orelse))
+            return 1;
+    }
+    return 0;
+}
+
+static int fp64_calls(IrExpr *e, int depth);
+
+static int fp64_calls_stmts(CyVec *v, int depth) {
+    for (int i = 0; i < v->len; i++) {
+        IrStmt *x = v->items[i];
+        if (fp64_calls(x->target, depth) || fp64_calls(x->value, depth) || fp64_calls(x->cond, depth) ||
+            fp64_calls(x->start, depth) || fp64_calls(x->stop, depth) || fp64_calls(x->step, depth) ||
+            fp64_calls_stmts(&x->body, depth) || fp64_calls_stmts(&x->orelse, depth))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does the helper need double, itself or through a helper it calls (the
+ * call graph under a kernel has no cycles: analyze.c saw to that)? */
+static int helper_fp64_d(IrFunc *f, int depth) {
+    if (depth > 64) return 1;
+    if (dbl(f->ret)) return 1;
+    for (int i = 0; i < f->params.len; i++)
+        if (dbl(((IrVar *)f->params.items[i])->ty)) return 1;
+    for (int i = 0; i < f->locals.len; i++)
+        if (dbl(((IrVar *)f->locals.items[i])->ty)) return 1;
+    return fp64_stmts(&f->body) || fp64_calls_stmts(&f->body, depth + 1);
+}
+
+static int fp64_calls(IrExpr *e, int depth) {
+    if (!e) return 0;
+    if (e->kind == E_CALL && e->fn && helper_fp64_d(e->fn, depth)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (fp64_calls(e->args[i], depth)) return 1;
+    return 0;
+}
+
+static int helper_fp64(IrFunc *f) { return helper_fp64_d(f, 0); }
+
+static const char *helper_sig(OG *G, IrFunc *f) {
+    CyBuf b = {0};
+    for (int i = 0; i < f->params.len; i++) {
+        IrVar *p = f->params.items[i];
+        cy_buf_printf(&b, "%s%s %s", i ? ", " : "", oty(G, p->ty, p->pos), p->cname);
+    }
+    const char *s = FMT("%s %s(%s)", oty(G, f->ret, f->pos), f->cname, b.len ? b.s : "void");
+    cy_buf_free(&b);
+    return s;
+}
+
+static void emit_helper(OG *G, IrFunc *f, CyBuf *dst) {
+    G->R = NULL;
+    G->fn = f;
+    G->nid = 0;
+    G->loop = NULL;
+    G->nonneg.len = 0;
+    CyBuf body = {0};
+    G->out = &body;
+    G->ind = 1;
+    gen_stmts(G, &f->body);
+    IrStmt *last = f->body.len ? f->body.items[f->body.len - 1] : NULL;
+    if (f->ret->kind != TY_VOID && !(last && last->kind == ST_RETURN)) out(G, "return 0;");
+    G->out = dst;
+    G->ind = 0;
+    out(G, "%s", helper_sig(G, f));
+    out(G, "{");
+    G->ind = 1;
+    for (int i = 0; i < f->locals.len; i++) {
+        IrVar *v = f->locals.items[i];
+        out(G, "%s %s = 0;", oty(G, v->ty, v->pos), v->cname);
+    }
+    put(G, body.s ? body.s : "");
+    cy_buf_free(&body);
+    G->ind = 0;
+    out(G, "}");
+}
+
+/* ---- support code ------------------------------------------------------------------------ */
+
+static const char SUPPORT_RAISE[] =
+    "/* Records error `code` (see the kernel ABI); the first one wins. */\n"
+    "void cy_raise(__global int *cy_err, int code, int arg)\n"
+    "{\n"
+    "    if (atomic_cmpxchg((volatile __global int *)cy_err, 0, code) == 0)\n"
+    "        cy_err[1] = arg;\n"
+    "}\n";
+
+/* Python's // and % (the callers check b == 0 and MIN // -1 first),
+ * exactly as backends/c/prelude.h computes them. */
+static const char SUPPORT_FDIV_I[] =
+    "int cy_fdiv_i(int a, int b) { int q = a / b, r = a % b; return q - ((r != 0) & ((r ^ b) < 0)); }\n";
+static const char SUPPORT_FDIV_L[] =
+    "long cy_fdiv_l(long a, long b) { long q = a / b, r = a % b; return q - ((r != 0) & ((r ^ b) < 0)); }\n";
+static const char SUPPORT_MOD_I[] =
+    "int cy_mod_i(int a, int b)\n"
+    "{\n"
+    "    if (b == -1) return 0;\n"
+    "    int r = a % b;\n"
+    "    return r + ((r != 0) & ((r ^ b) < 0)) * b;\n"
+    "}\n";
+static const char SUPPORT_MOD_L[] =
+    "long cy_mod_l(long a, long b)\n"
+    "{\n"
+    "    if (b == -1) return 0;\n"
+    "    long r = a % b;\n"
+    "    return r + ((r != 0) & ((r ^ b) < 0)) * b;\n"
+    "}\n";
+static const char SUPPORT_MOD_D[] =
+    "double cy_mod_d(double a, double b)\n"
+    "{\n"
+    "    double m = fmod(a, b);\n"
+    "    if (m != 0) {\n"
+    "        if ((b < 0) != (m < 0)) m += b;\n"
+    "    } else {\n"
+    "        m = copysign(0.0, b);\n"
+    "    }\n"
+    "    return m;\n"
+    "}\n";
+static const char SUPPORT_FDIV_D[] =
+    "double cy_fdiv_d(double a, double b)\n"
+    "{\n"
+    "    double m = fmod(a, b), d = (a - m) / b, f;\n"
+    "    if (m != 0 && (b < 0) != (m < 0)) d -= 1.0;\n"
+    "    if (d != 0) {\n"
+    "        f = floor(d);\n"
+    "        if (d - f > 0.5) f += 1.0;\n"
+    "    } else {\n"
+    "        f = copysign(0.0, a / b);\n"
+    "    }\n"
+    "    return f;\n"
+    "}\n";
+static const char SUPPORT_MOD_F[] =
+    "float cy_mod_f(float a, float b)\n"
+    "{\n"
+    "    float m = fmod(a, b);\n"
+    "    if (m != 0) {\n"
+    "        if ((b < 0) != (m < 0)) m += b;\n"
+    "    } else {\n"
+    "        m = copysign(0.0f, b);\n"
+    "    }\n"
+    "    return m;\n"
+    "}\n";
+/* the native backend computes float // in double; so does this where the
+ * device has doubles */
+static const char SUPPORT_FDIV_F[] =
+    "float cy_fdiv_f(float a, float b)\n"
+    "{\n"
+    "#ifdef cl_khr_fp64\n"
+    "    return (float)cy_fdiv_d(a, b);\n"
+    "#else\n"
+    "    float m = fmod(a, b), d = (a - m) / b, f;\n"
+    "    if (m != 0 && (b < 0) != (m < 0)) d -= 1.0f;\n"
+    "    if (d != 0) {\n"
+    "        f = floor(d);\n"
+    "        if (d - f > 0.5f) f += 1.0f;\n"
+    "    } else {\n"
+    "        f = copysign(0.0f, a / b);\n"
+    "    }\n"
+    "    return f;\n"
+    "#endif\n"
+    "}\n";
+/* integer power by squaring, wrapping like C arithmetic */
+static const char SUPPORT_IPOW_L[] =
+    "long cy_ipow_l(long b, long e)\n"
+    "{\n"
+    "    ulong r = 1, x = (ulong)b;\n"
+    "    if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;\n"
+    "    while (e) {\n"
+    "        if (e & 1) r *= x;\n"
+    "        x *= x;\n"
+    "        e >>= 1;\n"
+    "    }\n"
+    "    return (long)r;\n"
+    "}\n";
+static const char SUPPORT_IPOW_UL[] =
+    "ulong cy_ipow_ul(ulong b, ulong e)\n"
+    "{\n"
+    "    ulong r = 1;\n"
+    "    while (e) {\n"
+    "        if (e & 1) r *= b;\n"
+    "        b *= b;\n"
+    "        e >>= 1;\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n";
+
+static int count_lines(const CyBuf *b) {
+    int n = 0;
+    for (size_t i = 0; i < b->len; i++) n += b->s[i] == '\n';
+    return n;
+}
+
+static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r) {
+    CyOclSpan *s = cy_alloc(G->a, sizeof *s);
+    s->first_line = first;
+    s->last_line = last;
+    s->region = r;
+    cy_vec_push(G->a, &p->spans, s);
+}
+
+/* Appends text (a kernel or helper) to the program, guarded by
+ * `#ifdef cl_khr_fp64` when it needs doubles, and records its lines. */
+static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int fp64, IrRegion *r, int blank) {
+    if (blank) cy_buf_puts(prog, "\n");
+    if (fp64) cy_buf_puts(prog, "#ifdef cl_khr_fp64\n");
+    int first = count_lines(prog) + 1;
+    cy_buf_put(prog, text->s ? text->s : "", text->len);
+    add_span(G, p, first, count_lines(prog), r);
+    if (fp64) cy_buf_puts(prog, "#endif\n");
+}
+
+int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions *opt, CyOclProgram *po) {
+    OG G0 = {0}, *G = &G0;
+    G->a = a;
+    G->d = d;
+    G->m = m;
+    int errs0 = d->nerrors;
+    memset(po, 0, sizeof *po);
+
+    CyVec ktexts = {0}, kregions = {0};
+    for (int i = 0; i < m->regions.len; i++) {
+        IrRegion *r = m->regions.items[i];
+        if (!r->ocl_ok) continue;
+        CyBuf *k = cy_alloc(a, sizeof *k);
+        emit_kernel(G, r, k);
+        cy_vec_push(a, &ktexts, k);
+        cy_vec_push(a, &kregions, r);
+    }
+    /* helpers called by helpers: their calls were collected while emitting
+       the callers, so the list grows while it is walked */
+    CyVec htexts = {0};
+    for (int i = 0; i < G->helpers.len; i++) {
+        IrFunc *f = G->helpers.items[i];
+        IrRegion *saved = G->helper_region.items[i];
+        CyBuf *h = cy_alloc(a, sizeof *h);
+        int n0 = G->helpers.len;
+        emit_helper(G, f, h);
+        for (int k = n0; k < G->helpers.len; k++) G->helper_region.items[k] = saved;
+        cy_vec_push(a, &htexts, h);
+    }
+    if (d->nerrors > errs0) {
+        for (int i = 0; i < ktexts.len; i++) cy_buf_free(ktexts.items[i]);
+        for (int i = 0; i < htexts.len; i++) cy_buf_free(htexts.items[i]);
+        return -1;
+    }
+    if (!ktexts.len) {
+        po->source = "";
+        return 0;
+    }
+
+    int any64 = (G->need & (NEED_FDIV_D | NEED_MOD_D)) != 0;
+    for (int i = 0; i < kregions.len; i++) any64 |= ((IrRegion *)kregions.items[i])->uses_fp64;
+    for (int i = 0; i < G->helpers.len; i++) any64 |= helper_fp64(G->helpers.items[i]);
+
+    CyBuf prog = {0};
+    cy_buf_printf(&prog, "/* Generated by cyocl %s from %s: OpenCL C 1.2 kernels, one per parallel region.  Do not edit. */\n",
+                  opt && opt->version ? opt->version : "", m->src ? m->src->name : "?");
+    if (any64) cy_buf_puts(&prog, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n");
+    IrRegion *first = kregions.items[0];
+    struct { unsigned bit; const char *text; int fp64; } sup[] = {
+        {NEED_RAISE, SUPPORT_RAISE, 0},   {NEED_FDIV_I, SUPPORT_FDIV_I, 0}, {NEED_FDIV_L, SUPPORT_FDIV_L, 0},
+        {NEED_MOD_I, SUPPORT_MOD_I, 0},   {NEED_MOD_L, SUPPORT_MOD_L, 0},   {NEED_FDIV_D, SUPPORT_FDIV_D, 1},
+        {NEED_MOD_D, SUPPORT_MOD_D, 1},   {NEED_FDIV_F, SUPPORT_FDIV_F, 0}, {NEED_MOD_F, SUPPORT_MOD_F, 0},
+        {NEED_IPOW_L, SUPPORT_IPOW_L, 0}, {NEED_IPOW_UL, SUPPORT_IPOW_UL, 0},
+    };
+    for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++) {
+        if (!(G->need & sup[i].bit)) continue;
+        CyBuf t = {0};
+        cy_buf_puts(&t, sup[i].text);
+        append(G, &prog, po, &t, sup[i].fp64, first, 1);
+        cy_buf_free(&t);
+    }
+    if (G->helpers.len) {
+        /* prototypes first: helpers may call each other in any order */
+        CyBuf protos = {0}, protos64 = {0};
+        for (int i = 0; i < G->helpers.len; i++) {
+            IrFunc *f = G->helpers.items[i];
+            cy_buf_printf(helper_fp64(f) ? &protos64 : &protos, "%s;\n", helper_sig(G, f));
+        }
+        cy_buf_puts(&prog, "\n/* cdef functions called by the kernels */\n");
+        if (protos.len) append(G, &prog, po, &protos, 0, first, 0);
+        if (protos64.len) append(G, &prog, po, &protos64, 1, first, 0);
+        cy_buf_free(&protos);
+        cy_buf_free(&protos64);
+        for (int i = 0; i < htexts.len; i++) {
+            append(G, &prog, po, htexts.items[i], helper_fp64(G->helpers.items[i]), G->helper_region.items[i], 1);
+            cy_buf_free(htexts.items[i]);
+        }
+    }
+    for (int i = 0; i < ktexts.len; i++) {
+        IrRegion *r = kregions.items[i];
+        append(G, &prog, po, ktexts.items[i], r->uses_fp64, r, 1);
+        cy_buf_free(ktexts.items[i]);
+    }
+    po->source = cy_strndup(a, prog.s, prog.len);
+    po->len = prog.len;
+    po->nkernels = ktexts.len;
+    cy_buf_free(&prog);
+    return 0;
+}
+
+IrRegion *cy_ocl_region_at(const CyOclProgram *p, int line) {
+    IrRegion *first = NULL;
+    for (int i = 0; i < p->spans.len; i++) {
+        CyOclSpan *s = p->spans.items[i];
+        if (line >= s->first_line && line <= s->last_line) return s->region;
+        if (!first) first = s->region;
+    }
+    return first;
+}
