@@ -82,26 +82,28 @@ typedef struct {
 static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>"};
 #define TY_ERR (&ty_error_s)
 
+static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
+    if (s->quiet) return; /* probing a type: nothing is reported */
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    if (warning) cy_warning(s->d, p, "%s", buf);
+    else cy_error(s->d, p, "%s", buf);
+}
+
 static void err(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void err(S *s, CyPos p, const char *fmt, ...) {
-    if (s->quiet) return;
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    report(s, p, 0, fmt, ap);
     va_end(ap);
-    cy_error(s->d, p, "%s", buf);
 }
 
 static void warn(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void warn(S *s, CyPos p, const char *fmt, ...) {
-    if (s->quiet) return;
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    report(s, p, 1, fmt, ap);
     va_end(ap);
-    cy_warning(s->d, p, "%s", buf);
 }
 
 static Sym *lookup_in(Scope *sc, const char *name) {
