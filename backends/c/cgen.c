@@ -1961,7 +1961,13 @@ static void clause_add(Gen *G, CyVec *v, const char *s) {
 
 static const char *clause(Gen *G, const char *kind, CyVec *v) {
     if (!v->len) return "";
-    return FMT(" %s(%s)", kind, join(G, (const char **)v->items, v->len, ", "));
+    if (strcmp(kind, "reduction")) return FMT(" %s(%s)", kind, join(G, (const char **)v->items, v->len, ", "));
+    /* one reduction clause per "op:var": operators differ between variables */
+    CyBuf b = {0};
+    for (int i = 0; i < v->len; i++) cy_buf_printf(&b, " reduction(%s)", (const char *)v->items[i]);
+    const char *r = cy_strndup(G->a, b.s, b.len);
+    cy_buf_free(&b);
+    return r;
 }
 
 /* OpenMP data-sharing clauses.  Sema's classes decide private, lastprivate
@@ -2030,6 +2036,83 @@ static void emit_hoists(Gen *G, Frame *f) {
 static int is_zero_lit(const IrExpr *e) {
     int64_t v;
     return !e || (const_int(e, &v) && v == 0);
+}
+
+/* CYOCL_FORCE=opencl: hands an eligible top-level prange to the cyocl
+ * runtime (prelude: cyrt_ocl_launch; kernel ABI: backends/opencl/oclgen.h)
+ * before its native code; a region the device ran jumps to L_ocl<id>_done.
+ * Returns 1 when it emitted the dispatch. */
+static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T) {
+    IrRegion *R = s->region;
+    const CyCOptions *o = G->opt;
+    int id = R->id;
+    if (!o->opencl || !o->opencl_source || !*o->opencl_source || !R->ocl_ok || !R->is_prange || s->orelse.len)
+        return 0;
+    int na = R->args.len;
+    out(G, "if (cyrt_force == 2 && cyrt_ocl) {");
+    G->ind++;
+    out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
+    out(G, "memset(cy_oa%d, 0, sizeof cy_oa%d);", id, id);
+    for (int i = 0; i < na; i++) {
+        IrRegionArg *a = R->args.items[i];
+        IrVar *v = a->var;
+        const CyType *t = a->kind == RA_VIEW ? v->ty->base : v->ty;
+        char tk = t->kind == TY_FLOAT || t->kind == TY_DOUBLE ? 'f'
+                  : (t->kind == TY_UCHAR || t->kind == TY_USHORT || t->kind == TY_UINT || t->kind == TY_ULONG ||
+                     t->kind == TY_ULLONG || t->kind == TY_SIZE)
+                      ? 'u'
+                      : 'i';
+        const char *e = FMT("cy_oa%d[%d]", id, i);
+        switch (a->kind) {
+        case RA_VIEW:
+            out(G, "%s.kind = 0; %s.tkind = '%c'; %s.size = (int)sizeof(%s); %s.read = %d; %s.written = %d;", e, e, tk, e,
+                cty(G, t), e, a->read, e, a->written);
+            out(G, "%s.ptr = %s.data; %s.ndim = %d;", e, v->cname, e, v->ty->ndim);
+            for (int k = 0; k < v->ty->ndim; k++)
+                out(G, "%s.shape[%d] = %s.shape[%d]; %s.strides[%d] = %s.strides[%d];", e, k, v->cname, k, e, k, v->cname, k);
+            break;
+        case RA_SCALAR:
+            out(G, "%s.kind = 1; %s.tkind = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk, e, v->cname, e,
+                v->cname);
+            break;
+        case RA_REDUCTION:
+            out(G, "%s.kind = 2; %s.tkind = '%c'; %s.op = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk,
+                e, a->redop ? a->redop[0] : '+', e, v->cname, e, v->cname);
+            break;
+        case RA_LASTPRIVATE:
+            out(G, "%s.kind = 3; %s.tkind = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk, e, v->cname, e,
+                v->cname);
+            break;
+        }
+    }
+    out(G, "cyrt_ocl_launch cy_ol%d;", id);
+    out(G, "memset(&cy_ol%d, 0, sizeof cy_ol%d);", id, id);
+    out(G, "cy_ol%d.version = CYRT_OCL_API_VERSION; cy_ol%d.module = cyrt_modname; cy_ol%d.function = %s;", id, id, id,
+        c_strz(G, R->func ? R->func->name : "<module>"));
+    out(G, "cy_ol%d.source = cy_ocl_source; cy_ol%d.kernel = \"cyk_%d\"; cy_ol%d.line = %d; cy_ol%d.region = %d;", id, id,
+        id, id, R->pos.line, id, id);
+    out(G, "cy_ol%d.has_break = %d; cy_ol%d.uses_fp64 = %d;", id, R->has_break, id, R->uses_fp64);
+    out(G, "cy_ol%d.start = (long long)%s; cy_ol%d.step = (long long)%s; cy_ol%d.n = (long long)%s;", id, start, id, step,
+        id, n);
+    out(G, "cy_ol%d.nargs = %d; cy_ol%d.args = cy_oa%d;", id, na, id, id);
+    if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
+    out(G, "long long cy_oc%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);
+    out(G, "int cy_orc%d = cyrt_ocl->run_region(&cy_ol%d);", id, id);
+    out(G, "if (cy_orc%d < 0) goto %s;", id, errlbl(G));
+    out(G, "if (cy_orc%d == 0) {", id);
+    G->ind++;
+    out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_ocl(&cy_ri%d, &cy_ol%d, cyrt_now_ns() - cy_oc%d);", id, id, id);
+    out(G, "if (cy_ol%d.break_it >= 0) %s = (%s)(cy_ol%d.start + cy_ol%d.break_it * cy_ol%d.step);", id,
+        R->index->cname, T, id, id, id);
+    out(G, "else if (cy_ol%d.n > 0) %s = (%s)(cy_ol%d.start + (cy_ol%d.n - 1) * cy_ol%d.step);", id, R->index->cname, T,
+        id, id, id);
+    out(G, "goto L_ocl%d_done;", id);
+    G->ind--;
+    out(G, "}");
+    out(G, "memcpy(cyrt_ocl_reason, cy_ol%d.reason, sizeof cyrt_ocl_reason);", id);
+    G->ind--;
+    out(G, "}");
+    return 1;
 }
 
 static void gen_region(Gen *G, IrStmt *s) {
@@ -2192,6 +2275,7 @@ static void gen_region(Gen *G, IrStmt *s) {
         IrVar *v = f->lastp.items[i];
         out(G, "%s = %s;", decl(G, v->ty, FMT("cy_lp%d_%s", id, v->cname)), zero_init(v->ty));
     }
+    int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T);
     if (prange) {
         out(G, "if (%s > 0) {", n);
         G->ind++;
@@ -2280,6 +2364,7 @@ static void gen_region(Gen *G, IrStmt *s) {
             gen_stmts(G, &s->orelse);
         }
     }
+    if (ocl) out(G, "L_ocl%d_done: ;", id);
     G->ind--;
     out(G, "}");
 }
@@ -2693,6 +2778,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         CyBuf pro = {0};
         cy_buf_printf(&pro, "    if (cyrt_init(cy_module, %s) < 0 || cy_init_constants() < 0) goto L_error;\n",
                       c_strz(G, m->name));
+        if (opt->opencl && opt->opencl_source && *opt->opencl_source)
+            cy_buf_printf(&pro, "    if (cyrt_ocl_init() < 0) goto L_error;\n");
         for (int i = 0; i < m->module_vars.len; i++) {
             IrVar *v = m->module_vars.items[i];
             if (is_obj(v->ty)) cy_buf_printf(&pro, "    %s = Py_None;\n    Py_INCREF(Py_None);\n", v->cname);

@@ -856,6 +856,87 @@ CYRT_INLINE long long cyrt_now_ns(void) {
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
+ * The layout of runtime/cyocl_api.h (this file is self-contained): the two
+ * change together, with the version. */
+#define CYRT_OCL_API_VERSION 1
+typedef struct {
+    int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
+    char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
+    char op;           /* reduction operator */
+    int size;
+    int read, written;
+    void *ptr;         /* a view's first element; else the C variable */
+    int ndim;
+    Py_ssize_t shape[8], strides[8];
+} cyrt_ocl_arg;
+
+typedef struct {
+    int version;
+    const char *module, *function, *source, *kernel;
+    int line, region, has_break, uses_fp64;
+    long long start, step, n;
+    int nargs;
+    cyrt_ocl_arg *args;
+    long long break_it;
+    char reason[256];
+    char device[128];
+    unsigned long long bytes_to_device, bytes_to_host;
+    int compiled;
+    int cpu_only;
+} cyrt_ocl_launch;
+
+typedef struct {
+    int version;
+    int (*run_region)(cyrt_ocl_launch *L);
+} cyrt_ocl_api;
+
+static const cyrt_ocl_api *cyrt_ocl;  /* NULL: every region runs natively */
+static char cyrt_ocl_reason[256];     /* why the last region forced onto OpenCL ran natively */
+
+/* Module init (modules built with OpenCL): the runtime's API, or one
+ * RuntimeWarning and native execution. */
+CYRT_FN int cyrt_ocl_init(void) {
+    PyObject *m = PyImport_ImportModule("cyocl");
+    const cyrt_ocl_api *api = NULL;
+    if (m) {
+        PyObject *cap = PyObject_GetAttrString(m, "_api");
+        if (cap) api = (const cyrt_ocl_api *)PyCapsule_GetPointer(cap, "cyocl._api");
+        Py_XDECREF(cap);
+        Py_DECREF(m);
+    }
+    if (api && api->version != CYRT_OCL_API_VERSION) api = NULL;
+    if (!api) {
+        PyErr_Clear();
+        snprintf(cyrt_ocl_reason, sizeof cyrt_ocl_reason, "fallback: the cyocl runtime module is not available");
+        return PyErr_WarnEx(PyExc_RuntimeWarning,
+                            "cyocl: the runtime module 'cyocl' cannot be imported; every region runs natively", 1);
+    }
+    cyrt_ocl = api;
+    return 0;
+}
+
+CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L, long long ns) {
+    char line[1024], dev[260];
+    size_t k = 0;
+    int len;
+    for (const char *p = L->device; *p && k + 2 < sizeof dev; p++) {
+        if (*p == '"' || *p == '\\') dev[k++] = '\\';
+        dev[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
+    }
+    dev[k] = 0;
+    len = snprintf(line, sizeof line,
+                   "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"opencl\","
+                   "\"device\":\"%s\",\"n\":%lld,\"bytes_to_device\":%llu,\"bytes_to_host\":%llu,\"build\":\"%s\","
+                   "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld}\n",
+                   cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
+                   L->bytes_to_host, L->compiled ? "compiled" : "none", ns);
+    if (len > 0 && (size_t)len < sizeof line) {
+        ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
+        (void)w;
+    }
+}
+
 CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long long ns) {
     char line[1024];
     const char *reason;
@@ -867,7 +948,7 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
         snprintf(rbuf, sizeof rbuf, "not-eligible: %s", ri->reason);
         reason = rbuf;
     } else if (cyrt_force == 2) {
-        reason = "fallback: OpenCL is not available in this build";
+        reason = cyrt_ocl_reason[0] ? cyrt_ocl_reason : "fallback: OpenCL is not available in this build";
     } else {
         reason = "heuristic";
     }

@@ -108,3 +108,14 @@ def int_ops(long a, long b):
 @cython.boundscheck(False)
 def wrap_only(double[:] a):
     return a[-1] + a[-2]
+
+def mixed_reductions(long[:] v):
+    cdef Py_ssize_t i
+    cdef long s = 100, x = 0, p = 1
+    cdef double f = 0.5
+    for i in prange(v.shape[0], nogil=True):
+        s -= v[i]
+        x ^= v[i]
+        p *= 1 + (v[i] & 1)
+        f += v[i] * 0.5
+    return s, x, p, f

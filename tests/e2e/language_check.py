@@ -63,3 +63,8 @@ def check(m):
         exp = (a_ // b_, a_ % b_, a_ / b_, -a_ // b_, a_ ** 2, abs(-a_), a_ << 2, a_ >> 1, a_ & b_, a_ | b_, a_ ^ b_)
         assert m.int_ops(a_, b_) == exp, (a_, b_, m.int_ops(a_, b_), exp)
     assert m.wrap_only(np.arange(5.0)) == 7.0
+    vv = np.arange(1, 41, dtype=np.int64)
+    xr = 0
+    for t in vv:
+        xr ^= int(t)
+    assert m.mixed_reductions(vv) == (100 - int(vv.sum()), xr, 2 ** 20, 0.5 + 0.5 * float(vv.sum()))

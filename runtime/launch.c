@@ -1,0 +1,302 @@
+/* launch.c: runs one region's kernel as the ABI in backends/opencl/oclgen.h
+ * says (DESIGN §2-§4): views through the registry, partial sums for
+ * reductions, lastprivate slots, the error buffer.  No Python here: pymod.c
+ * turns the results into exceptions. */
+#include "internal.h"
+#include "cyocl_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Programs built in this process, by (source text, device). */
+typedef struct {
+    const char *src;
+    int dev;
+    cl_program prog; /* NULL: the build failed (not retried) */
+} Prog;
+static Prog *progs;
+static size_t nprogs;
+static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fallback(cyocl_launch *L, const char *fmt, const char *what) {
+    snprintf(L->reason, sizeof L->reason, fmt, what);
+    return 1;
+}
+
+static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *compiled, cyrt_err *err) {
+    cl_program p = NULL;
+    pthread_mutex_lock(&prog_lock);
+    for (size_t i = 0; i < nprogs; i++)
+        if (progs[i].src == src && progs[i].dev == dev) {
+            p = progs[i].prog;
+            pthread_mutex_unlock(&prog_lock);
+            if (!p) cyrt_seterr(err, CL_BUILD_PROGRAM_FAILURE, "the program did not build");
+            return p;
+        }
+    char *log = NULL;
+    cyrt_status s = cyrt_program_build(rt, dev, src, "-cl-std=CL1.2", &p, &log, err);
+    if (s != CYRT_OK) {
+        if (s == CYRT_EBUILD) cyrt_warn(rt, "the OpenCL program did not build: %.300s", log ? log : "");
+        p = NULL;
+    } else {
+        *compiled = 1;
+    }
+    free(log);
+    Prog *np = realloc(progs, (nprogs + 1) * sizeof *np);
+    if (np) {
+        progs = np;
+        progs[nprogs++] = (Prog){src, dev, p};
+    }
+    pthread_mutex_unlock(&prog_lock);
+    return p;
+}
+
+static void combine(cyocl_arg *a, const void *parts, size_t ng) {
+    if (a->tkind == 'f' && a->size == 4) {
+        /* a float accumulator: combined in float, as the native reduction does */
+        float acc = a->op == '*' ? 1.0f : 0.0f, *x = a->ptr;
+        for (size_t g = 0; g < ng; g++) acc = a->op == '*' ? acc * ((const float *)parts)[g] : acc + ((const float *)parts)[g];
+        *x = a->op == '+' ? *x + acc : a->op == '-' ? *x - acc : *x * acc;
+        return;
+    }
+    if (a->tkind == 'f') {
+        double acc = a->op == '*' ? 1.0 : 0.0, *x = a->ptr;
+        for (size_t g = 0; g < ng; g++) acc = a->op == '*' ? acc * ((const double *)parts)[g] : acc + ((const double *)parts)[g];
+        *x = a->op == '+' ? *x + acc : a->op == '-' ? *x - acc : *x * acc;
+        return;
+    }
+    /* integers: unsigned arithmetic wraps as the device's does */
+    unsigned long long x = 0, acc = a->op == '*' ? 1 : a->op == '&' ? ~0ULL : 0;
+    const unsigned char *pb = parts;
+    for (size_t g = 0; g < ng; g++) {
+        unsigned long long v = 0;
+        switch (a->size) {
+        case 1: v = a->tkind == 'i' ? (unsigned long long)(long long)*(const signed char *)(pb + g) : pb[g]; break;
+        case 2: v = a->tkind == 'i' ? (unsigned long long)(long long)((const short *)parts)[g] : ((const unsigned short *)parts)[g]; break;
+        case 4: v = a->tkind == 'i' ? (unsigned long long)(long long)((const int *)parts)[g] : ((const unsigned *)parts)[g]; break;
+        default: v = ((const unsigned long long *)parts)[g]; break;
+        }
+        switch (a->op) {
+        case '*': acc *= v; break;
+        case '&': acc &= v; break;
+        case '|': acc |= v; break;
+        case '^': acc ^= v; break;
+        default: acc += v; break;
+        }
+    }
+    memcpy(&x, a->ptr, (size_t)a->size); /* little-endian: the low bytes */
+    switch (a->op) {
+    case '+': x += acc; break;
+    case '-': x -= acc; break;
+    case '*': x *= acc; break;
+    case '&': x &= acc; break;
+    case '|': x |= acc; break;
+    case '^': x ^= acc; break;
+    }
+    memcpy(a->ptr, &x, (size_t)a->size);
+}
+
+int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
+    cyrt_err err = {0};
+    cyrt_xfer acc = {0};
+    int dev, rc = 1;
+    memset(kerr, 0, 4 * sizeof *kerr);
+    L->break_it = -1;
+    if (cyrt_select_device(rt, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err) != CYRT_OK)
+        return fallback(L, "fallback: %s", "no OpenCL device");
+    const cyrt_devinfo *infos;
+    int ndev;
+    if (cyrt_devices(rt, &infos, &ndev, &err) != CYRT_OK || dev >= ndev)
+        return fallback(L, "fallback: %s", "no OpenCL device");
+    snprintf(L->device, sizeof L->device, "%s", infos[dev].name);
+    if (L->uses_fp64 && !infos[dev].fp64) return fallback(L, "not-eligible: %s", "device has no fp64");
+    cl_context ctx;
+    cl_command_queue q;
+    if (cyrt_device_open(rt, dev, &ctx, &q, &err) != CYRT_OK)
+        return fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));
+    if (cyrt_registry_device(rt) != dev && cyrt_use_device(rt, dev, &err) != CYRT_OK)
+        return fallback(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : cyrt_status_name(CYRT_EBUSY));
+    for (int i = 0; i < L->nargs; i++) {
+        cyocl_arg *a = &L->args[i];
+        if (a->kind != CYOCL_A_VIEW) continue;
+        if (a->ndim > CYOCL_API_MAX_NDIM) return fallback(L, "fallback: %s", "too many dimensions");
+        for (int k = 0; k < a->ndim; k++)
+            if (a->strides[k] % a->size) return fallback(L, "fallback: %s", "unaligned view");
+        if ((uintptr_t)a->ptr % (uintptr_t)a->size) return fallback(L, "fallback: %s", "unaligned view");
+    }
+    int compiled = 0;
+    cl_program prog = get_program(rt, dev, L->source, &compiled, &err);
+    if (!prog) return fallback(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
+    L->compiled = compiled;
+    cl_kernel k = NULL;
+    if (cyrt_kernel_create(rt, prog, L->kernel, &k, &err) != CYRT_OK)
+        return L->uses_fp64 ? fallback(L, "not-eligible: %s", "device has no fp64")
+                            : fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));
+
+    const cyrt_cl *cl = &rt->cl;
+    size_t nv = 0, cap = (size_t)L->nargs + 1;
+    cyrt_handle **hs = calloc(cap, sizeof *hs);
+    unsigned *modes = calloc(cap, sizeof *modes);
+    cyrt_devref *refs = calloc(cap, sizeof *refs);
+    int *hview = calloc(cap, sizeof *hview); /* arg index -> handle index, -1 none */
+    cl_mem *mems = calloc(cap, sizeof *mems);   /* per arg: partials / lastprivate */
+    void **parts = calloc(cap, sizeof *parts);
+    int acquired = 0, nregistered = 0;
+    cl_mem errm = NULL;
+    if (!hs || !modes || !refs || !hview || !mems || !parts) {
+        fallback(L, "fallback: %s", "out of memory");
+        goto done;
+    }
+    size_t local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
+    if (!local) local = 1;
+    size_t n = (size_t)L->n, ng = (n + local - 1) / local;
+    if (!ng) ng = 1;
+    if (ng > 65536) ng = 65536; /* the kernel's grid-stride loop takes the rest */
+    size_t global = ng * local;
+
+    for (int i = 0; i < L->nargs; i++) {
+        cyocl_arg *a = &L->args[i];
+        hview[i] = -1;
+        if (a->kind != CYOCL_A_VIEW || !(a->read || a->written)) continue;
+        if (cyrt_register(rt, a->ptr, a->ndim, a->shape, a->strides, (size_t)a->size, &hs[nv], &acc, &err) != CYRT_OK) {
+            fallback(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "registry");
+            goto done;
+        }
+        modes[nv] = (a->read ? CYRT_READ : 0) | (a->written ? CYRT_WRITE : 0);
+        hview[i] = (int)nv++;
+        nregistered = (int)nv;
+    }
+    if (nv && cyrt_device_acquire(rt, nv, hs, modes, refs, &acc, &err) != CYRT_OK) {
+        fallback(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "device memory");
+        goto done;
+    }
+    acquired = nv > 0;
+    cl_int ce = 0;
+    unsigned ai = 0;
+#define ARG(sz, val)                                                                            \
+    do {                                                                                        \
+        if (cyrt_kernel_arg(rt, k, ai++, (sz), (val), &err) != CYRT_OK) {                       \
+            fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));                          \
+            goto done;                                                                          \
+        }                                                                                       \
+    } while (0)
+    long start = (long)L->start, step = (long)L->step, cnt = (long)L->n;
+    ARG(sizeof start, &start);
+    ARG(sizeof step, &step);
+    ARG(sizeof cnt, &cnt);
+    for (int i = 0; i < L->nargs; i++) {
+        cyocl_arg *a = &L->args[i];
+        switch (a->kind) {
+        case CYOCL_A_VIEW: {
+            void *mem = NULL;
+            long off = 0;
+            if (hview[i] >= 0) {
+                cyrt_devref *r = &refs[hview[i]];
+                if (r->elem_offset == SIZE_MAX) {
+                    fallback(L, "fallback: %s", "unaligned view");
+                    goto done;
+                }
+                mem = r->mem;
+                off = (long)r->elem_offset;
+            }
+            ARG(sizeof(cl_mem), &mem);
+            ARG(sizeof off, &off);
+            for (int d = 0; d < a->ndim; d++) {
+                long s = (long)(a->strides[d] / a->size);
+                ARG(sizeof s, &s);
+            }
+            for (int d = 0; d < a->ndim; d++) {
+                long sh = (long)a->shape[d];
+                ARG(sizeof sh, &sh);
+            }
+            break;
+        }
+        case CYOCL_A_SCALAR: ARG((size_t)a->size, a->ptr); break;
+        case CYOCL_A_RED:
+            mems[i] = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE, ng * (size_t)a->size, NULL, &ce);
+            if (ce) {
+                fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+                goto done;
+            }
+            ARG(sizeof(cl_mem), &mems[i]);
+            ARG(local * (size_t)a->size, NULL);
+            break;
+        case CYOCL_A_LAST: {
+            unsigned char init[16];
+            memcpy(init, a->ptr, (size_t)a->size);
+            memcpy(init + a->size, a->ptr, (size_t)a->size);
+            size_t bytes = (size_t)a->size * (L->has_break ? 2 : 1);
+            mems[i] = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init, &ce);
+            if (ce) {
+                fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+                goto done;
+            }
+            ARG(sizeof(cl_mem), &mems[i]);
+            break;
+        }
+        }
+    }
+    int zero[4] = {0, 0, 0, 0};
+    errm = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &ce);
+    if (ce) {
+        fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+        goto done;
+    }
+    ARG(sizeof errm, &errm);
+#undef ARG
+    if (cyrt_kernel_launch(rt, dev, k, 1, &global, &local, NULL, &err) != CYRT_OK) {
+        fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));
+        goto done;
+    }
+    ce = cl->clEnqueueReadBuffer(q, errm, CL_TRUE, 0, 4 * sizeof(int), kerr, 0, NULL, NULL);
+    for (int i = 0; !ce && i < L->nargs; i++) {
+        cyocl_arg *a = &L->args[i];
+        if (a->kind == CYOCL_A_RED) {
+            parts[i] = malloc(ng * (size_t)a->size);
+            if (!parts[i]) ce = CL_OUT_OF_HOST_MEMORY;
+            else ce = cl->clEnqueueReadBuffer(q, mems[i], CL_TRUE, 0, ng * (size_t)a->size, parts[i], 0, NULL, NULL);
+        } else if (a->kind == CYOCL_A_LAST) {
+            parts[i] = malloc(2 * (size_t)a->size);
+            if (!parts[i]) ce = CL_OUT_OF_HOST_MEMORY;
+            else ce = cl->clEnqueueReadBuffer(q, mems[i], CL_TRUE, 0, (size_t)a->size * (L->has_break ? 2 : 1),
+                                              parts[i], 0, NULL, NULL);
+        }
+    }
+    if (ce) {
+        fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+        goto done;
+    }
+    /* the device ran: from here on the results are the region's */
+    rc = kerr[0] && kerr[0] != 3 ? 2 : 0;
+    if (rc == 0) {
+        int broke = kerr[0] == 3;
+        if (broke) L->break_it = (long long)((unsigned long long)(unsigned)kerr[2] | (unsigned long long)(unsigned)kerr[3] << 32);
+        for (int i = 0; i < L->nargs; i++) {
+            cyocl_arg *a = &L->args[i];
+            if (a->kind == CYOCL_A_RED) combine(a, parts[i], ng);
+            else if (a->kind == CYOCL_A_LAST)
+                memcpy(a->ptr, (char *)parts[i] + (broke ? a->size : 0), (size_t)a->size);
+        }
+    }
+done:
+    if (acquired) cyrt_device_done(rt, nv, hs);
+    for (int i = 0; i < nregistered; i++) {
+        if (acquired && (modes[i] & CYRT_WRITE)) cyrt_host_acquire(rt, hs[i], CYRT_READ, &acc, &err);
+        cyrt_release(rt, hs[i], &acc, &err);
+    }
+    for (int i = 0; mems && i < L->nargs; i++)
+        if (mems[i]) cl->clReleaseMemObject(mems[i]);
+    for (int i = 0; parts && i < L->nargs; i++) free(parts[i]);
+    if (errm) cl->clReleaseMemObject(errm);
+    cyrt_kernel_release(rt, k);
+    free(hs);
+    free(modes);
+    free(refs);
+    free(hview);
+    free(mems);
+    free(parts);
+    L->bytes_to_device = acc.bytes_to_device;
+    L->bytes_to_host = acc.bytes_to_host;
+    return rc;
+}
