@@ -2019,6 +2019,21 @@ static const char *sched_clause(Gen *G, IrRegion *R, const char *chunk) {
     return FMT(" schedule(%s)", names[R->schedule]);
 }
 
+/* The work-sharing loop of a prange: one iteration per cy_it, the index
+ * assigned at the top; `par` (or NULL) is the stop flag of break/return/errors. */
+static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, int id, const char *n,
+                         const char *par, const char *idx, const char *body) {
+    out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
+        clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
+    out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
+    G->ind++;
+    if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
+    out(G, "%s = %s;", R->index->cname, idx);
+    put(G, body);
+    G->ind--;
+    out(G, "}");
+}
+
 static void emit_hoists(Gen *G, Frame *f) {
     for (int i = 0; i < f->hoists.len; i++) {
         Hoist *h = f->hoists.items[i];
@@ -2250,15 +2265,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     if (prange && nested) {
         out(G, "if (%s > 0) {", n);
         G->ind++;
-        out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl.priv),
-            clause(G, "lastprivate", &cl.lastp), clause(G, "reduction", &cl.red));
-        out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
-        G->ind++;
-        if (need_par) out(G, "if (cyrt_par_stopped(&%s)) continue;", f->par);
-        out(G, "%s = %s;", R->index->cname, idx);
-        put(G, body);
-        G->ind--;
-        out(G, "}");
+        emit_omp_for(G, R, chunk, &cl, id, n, need_par ? f->par : NULL, idx, body);
         out(G, "%s = %s;", R->index->cname, last);
         G->ind--;
         out(G, "}");
@@ -2305,15 +2312,7 @@ static void gen_region(Gen *G, IrStmt *s) {
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
     if (prange) {
-        out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl.priv),
-            clause(G, "lastprivate", &cl.lastp), clause(G, "reduction", &cl.red));
-        out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
-        G->ind++;
-        if (need_par) out(G, "if (cyrt_par_stopped(&%s)) continue;", f->par);
-        out(G, "%s = %s;", R->index->cname, idx);
-        put(G, body);
-        G->ind--;
-        out(G, "}");
+        emit_omp_for(G, R, chunk, &cl, id, n, need_par ? f->par : NULL, idx, body);
     } else {
         put(G, body);
     }
