@@ -8,15 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(c)                                                               \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
+#include "check.h"
 
 static const char GOOD[] =
     "#ifdef cl_khr_fp64\n"

@@ -17,16 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* OpenCL drivers may keep allocations until the process ends (PoCL 3.1
  * here does not, others do); they are not the runtime's, whose own leaks
