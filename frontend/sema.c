@@ -2352,6 +2352,9 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
         if (d->kind == A_CALL && directive_call(s, d, &s->dir, 1)) continue;
+        /* silently dropping a decorator would change what the function does */
+        err(s, d->pos, "this decorator is not supported (only cython directives such as "
+                       "@cython.boundscheck(False), with 'cimport cython')");
     }
     for (int i = 0; i < fn->params.len; i++) {
         IrVar *p = fn->params.items[i];
