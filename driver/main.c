@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../backends/c/cgen.h"
+#include "../cache/cache.h"
 #include "../backends/opencl/oclgen.h"
 #include "../frontend/frontend.h"
 #include "../ir/ir.h"
@@ -947,15 +948,147 @@ static int cmd_devices(int argc, char **argv) {
     return shown > 0 ? 0 : 1;
 }
 
+/* ---- cyocl cache ---------------------------------------------------------- */
+
+static const char *CACHE_USAGE =
+    "usage: cyocl cache stats|list|clear|prune [--max-size SIZE]\n"
+    "\n"
+    "  stats   where the OpenCL kernel cache is, its entries, size and cap\n"
+    "  list    every entry, most recently used first: size, last use, device,\n"
+    "          build time (entries that fail their checks are marked damaged)\n"
+    "  clear   remove every entry\n"
+    "  prune   remove damaged entries and stale temporary files, then the least\n"
+    "          recently used entries until the cache fits its cap\n"
+    "\n"
+    "  --max-size SIZE   prune: the size to fit (bytes, or 64K, 100M, 1G, ...;\n"
+    "                    default: CYOCL_CACHE_MAX_SIZE, else 256M)\n"
+    "\n"
+    "environment: CYOCL_CACHE_DIR (default ~/.cython/opencl), CYOCL_CACHE=0 (off),\n"
+    "CYOCL_CACHE_MAX_SIZE (the cap kept by every store)\n";
+
+static void human_size(uint64_t b, char *out, size_t n) {
+    if (b < 1024)
+        snprintf(out, n, "%llu B", (unsigned long long)b);
+    else if (b < ((uint64_t)1 << 20))
+        snprintf(out, n, "%.1f KiB", (double)b / 1024);
+    else if (b < ((uint64_t)1 << 30))
+        snprintf(out, n, "%.1f MiB", (double)b / (1 << 20));
+    else
+        snprintf(out, n, "%.2f GiB", (double)b / (1 << 30));
+}
+
 static int cmd_cache(int argc, char **argv) {
     static const char *subs[] = {"stats", "list", "clear", "prune"};
+    const char *sub = NULL, *max_size = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(CACHE_USAGE, stdout);
+            return EXIT_OK;
+        }
+        if (strncmp(a, "--max-size", 10) == 0 && (a[10] == '=' || !a[10])) {
+            if (a[10] == '=')
+                max_size = a + 11;
+            else if (i + 1 < argc)
+                max_size = argv[++i];
+            else
+                return usage_error("cache: --max-size needs a size (e.g. 100M)");
+            continue;
+        }
+        if (a[0] == '-')
+            return usage_error("cache: unknown option '%s'", a);
+        if (sub)
+            return usage_error("cache: one subcommand only ('%s' and '%s' given)", sub, a);
+        sub = a;
+    }
     int ok = 0;
-    for (size_t i = 0; argc > 0 && i < sizeof subs / sizeof subs[0]; i++)
-        ok |= strcmp(argv[0], subs[i]) == 0;
+    for (size_t i = 0; sub && i < sizeof subs / sizeof subs[0]; i++)
+        ok |= strcmp(sub, subs[i]) == 0;
     if (!ok)
         return usage_error("cache needs one of: stats, list, clear, prune [--max-size SIZE]");
-    errorf("the kernel cache is not implemented yet");
-    return EXIT_ENV;
+    uint64_t max_bytes = 0;
+    if (max_size && strcmp(sub, "prune") != 0)
+        return usage_error("cache %s: --max-size is an option of 'cache prune'", sub);
+    if (max_size && cyrt_cache_parse_size(max_size, &max_bytes) != 0)
+        return usage_error("cache: --max-size '%s' is not a size (bytes, or e.g. 64K, 100M, 1G)",
+                           max_size);
+
+    cyrt_cache c;
+    char *warn = NULL;
+    if (cyrt_cache_open(&c, NULL, 0, &warn) != 0) {
+        errorf("out of memory");
+        return EXIT_ENV;
+    }
+    if (warn)
+        fprintf(stderr, "cyocl: warning: %s\n", warn);
+    free(warn);
+    if (!max_size)
+        max_bytes = c.max_bytes;
+    const char *dir = c.dir ? c.dir : "(none)";
+    int rc = EXIT_OK;
+    char s1[32], s2[32];
+    if (strcmp(sub, "stats") == 0) {
+        cyrt_cache_usage u = {0};
+        if (c.dir && cyrt_cache_usage_get(&c, &u) != 0) {
+            errorf("cannot read the kernel cache directory '%s': %s", dir, strerror(errno));
+            rc = EXIT_ENV;
+        } else {
+            static const char *modes[] = {"off", "on", "read-only (nothing is stored)",
+                                          "unsafe (writable by other users: not used)"};
+            human_size(u.bytes, s1, sizeof s1);
+            human_size(c.max_bytes, s2, sizeof s2);
+            printf("directory: %s\n", dir);
+            printf("state:     %s%s\n", modes[c.mode],
+                   c.mode == CYRT_CACHE_OFF && getenv("CYOCL_CACHE") ? " (CYOCL_CACHE)" : "");
+            printf("entries:   %llu\n", (unsigned long long)u.entries);
+            printf("size:      %s (%llu bytes)\n", s1, (unsigned long long)u.bytes);
+            printf("cap:       %s (%llu bytes)\n", s2, (unsigned long long)c.max_bytes);
+            if (u.temps)
+                printf("temporary: %llu file(s) (writers at work, or left by a crash: "
+                       "'cyocl cache prune')\n", (unsigned long long)u.temps);
+        }
+    } else if (strcmp(sub, "list") == 0) {
+        cyrt_cache_entry *list = NULL;
+        size_t n = 0;
+        if (cyrt_cache_list(&c, 1, &list, &n) != 0) {
+            errorf("cannot read the kernel cache directory '%s': %s", dir, strerror(errno));
+            rc = EXIT_ENV;
+        } else {
+            if (n)
+                printf("%-16s  %10s  %-19s  %9s  %s\n", "entry", "size", "last used", "build",
+                       "device");
+            for (size_t i = 0; i < n; i++) {
+                char when[32] = "?";
+                time_t t = (time_t)list[i].mtime;
+                struct tm tm;
+                if (localtime_r(&t, &tm))
+                    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+                human_size(list[i].size, s1, sizeof s1);
+                if (list[i].valid)
+                    printf("%.16s  %10s  %-19s  %7.0fms  %s / %s (cyocl %s)\n", list[i].name, s1,
+                           when, (double)list[i].build_ns / 1e6, list[i].platform,
+                           list[i].device, list[i].version);
+                else
+                    printf("%.16s  %10s  %-19s  %9s  damaged or foreign: rebuilt at its next use\n",
+                           list[i].name, s1, when, "-");
+            }
+            printf("%zu entr%s in %s\n", n, n == 1 ? "y" : "ies", dir);
+        }
+        free(list);
+    } else {
+        uint64_t removed = 0, bytes = 0;
+        int r = strcmp(sub, "clear") == 0 ? cyrt_cache_clear(&c, &removed, &bytes)
+                                          : cyrt_cache_prune(&c, max_bytes, &removed, &bytes);
+        if (r != 0) {
+            errorf("cannot %s the kernel cache in '%s': %s", sub, dir, strerror(errno));
+            rc = EXIT_ENV;
+        }
+        human_size(bytes, s1, sizeof s1);
+        printf("removed %llu entr%s (%s) from %s\n", (unsigned long long)removed,
+               removed == 1 ? "y" : "ies", s1, dir);
+    }
+    cyrt_cache_close(&c);
+    return rc;
 }
 
 int main(int argc, char **argv) {

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 1
+#define CYOCL_API_VERSION 2
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -36,14 +36,35 @@ typedef struct {
     char reason[256];         /* rc 1: "fallback: ..." / "not-eligible: ..." */
     char device[128];
     unsigned long long bytes_to_device, bytes_to_host;
-    int compiled;             /* the program was built for this execution */
+    int build;                /* the program for this execution: 0 already loaded, 1 compiled, 2 from the cache */
     int cpu_only;             /* in: the module was built with --no-opencl-gpu */
+    int failure;              /* rc 1 because OpenCL itself failed (warned about), not by policy */
 } cyocl_launch;
+
+/* What a host synchronisation moved (trace lines "event": "sync"). */
+typedef struct {
+    unsigned long long bytes_to_host;
+    long long ns;
+} cyocl_sync;
 
 typedef struct {
     int version;
     /* 0 ran on the device; 1 run it natively (L->reason); -1 a Python exception is set */
     int (*run_region)(cyocl_launch *L);
+    /* CYRT_STATE_* bits (runtime/cyrt.h): nonzero when a host access may
+     * need host_use; read without a lock */
+    const int *state;
+    /* a def that may launch is called from Python / returns (leave: 0, or
+     * -1 with a Python exception set; with one already set it is kept) */
+    int (*enter)(void);
+    int (*leave)(cyocl_sync *S);
+    /* generated code touches view memory on the host: write also drops
+     * device copies.  Never fails (a failure is one warning): it is called
+     * where no exception can be raised. */
+    void (*host_use)(int write, cyocl_sync *S);
+    /* a module gives a buffer back to its exporter (memory may go away) */
+    void (*host_extent)(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
+                        ptrdiff_t itemsize);
 } cyocl_api;
 
 #endif

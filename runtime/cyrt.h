@@ -85,6 +85,16 @@ typedef struct {
 } cyrt_xfer;
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out);
 
+/* What the launches did (cyocl.stats()). */
+typedef struct {
+    uint64_t launches;          /* regions run on a device */
+    uint64_t fallbacks;         /* regions sent back to native (policy or failure) */
+    uint64_t failures;          /* of those, because OpenCL failed */
+    uint64_t programs_compiled, programs_loaded; /* from source / from the kernel cache */
+    uint64_t device_ns;         /* wall time of the device runs, transfers included */
+} cyrt_counts;
+void cyrt_counts_get(cyrt_rt *rt, cyrt_counts *out);
+
 /* ---- devices (icd.c, device.c) ---------------------------------------------- */
 enum { CYRT_DEV_CPU = 1, CYRT_DEV_GPU = 2, CYRT_DEV_ACCEL = 4, CYRT_DEV_OTHER = 8, CYRT_DEV_ALL = 15 };
 
@@ -136,6 +146,32 @@ cyrt_status cyrt_kernel_launch(cyrt_rt *rt, int index, struct _cl_kernel *kernel
                                const size_t *global, const size_t *local, uint64_t *ns,
                                cyrt_err *err);
 
+/* ---- the kernel cache (device.c over cache/, DESIGN §7, docs/cache.md) ------- */
+/* How a program was obtained (the trace's build field: none, compiled, cache). */
+enum { CYRT_BUILD_NONE = 0, CYRT_BUILD_COMPILED = 1, CYRT_BUILD_CACHE = 2 };
+/* cyrt_program_build through the on-disk kernel cache: the binary stored
+ * for (source, options + $CYOCL_BUILD_OPTIONS, platform, device, driver,
+ * OpenCL C version, cyocl version) is loaded when there is a valid one
+ * (*how = CYRT_BUILD_CACHE); otherwise the source is built (*how =
+ * CYRT_BUILD_COMPILED) and its binary stored.  A damaged, foreign or
+ * unloadable entry is rebuilt and replaced.  The cache is resolved from
+ * the environment (CYOCL_CACHE, CYOCL_CACHE_DIR, CYOCL_CACHE_MAX_SIZE) at
+ * the runtime's first use of it; its problems are warnings, never errors. */
+cyrt_status cyrt_program_get(cyrt_rt *rt, int index, const char *src, const char *options,
+                             struct _cl_program **prog, int *how, char **log, cyrt_err *err);
+typedef struct {
+    char dir[1024];     /* "" when none could be named */
+    int enabled;        /* 1 loads and stores, 2 loads only (read-only directory), 0 off */
+    const char *state;  /* "on", "read-only", "off" (CYOCL_CACHE=0 or no directory), "unsafe" */
+    uint64_t entries, bytes, max_bytes; /* what the directory holds now; the size cap */
+    /* this runtime's programs: */
+    uint64_t hits, misses, stores; /* misses: built from source while the cache was on */
+    uint64_t compile_ns;           /* spent building from source */
+    uint64_t load_ns;              /* spent loading cached binaries */
+    uint64_t saved_ns;             /* the hits' recorded build times, less their load times */
+} cyrt_cache_info;
+void cyrt_cache_info_get(cyrt_rt *rt, cyrt_cache_info *out);
+
 /* ---- the memory-region registry (registry.c, DESIGN §4) --------------------- */
 typedef struct cyrt_handle cyrt_handle;
 enum { CYRT_READ = 1, CYRT_WRITE = 2, CYRT_RW = 3 };
@@ -176,6 +212,49 @@ cyrt_status cyrt_sync_all(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err);
  * brought back to the host first.  CYRT_EBUSY while regions are locked. */
 cyrt_status cyrt_use_device(cyrt_rt *rt, int index, cyrt_err *err);
 int cyrt_registry_device(cyrt_rt *rt); /* the bound device's index; -1 if none (or a given backend) */
+
+/* Undoes a cyrt_device_acquire whose launch failed: a top whose host copy
+ * was valid when the acquisition began gets it back as the only valid copy
+ * (the kernel's writes, if any, are dropped), then the regions are unlocked
+ * as by cyrt_device_done.  The caller then runs the region natively. */
+void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
+
+/* ---- residency across a call (scope.c, DESIGN §4.5-4.6) --------------------
+ * The state word tells generated code, without a lock or a call, whether a
+ * host access needs the runtime: CYRT_STATE_DIRTY when some region's only
+ * valid copy is on a device (a host read must bring it back first),
+ * CYRT_STATE_VALID when some device copy is valid (a host write must drop
+ * it).  It is updated under the lock by every call that changes residency. */
+enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2 };
+const int *cyrt_state_word(cyrt_rt *rt);
+/* Host access from generated code: every device-dirty region comes back;
+ * with write, every device copy is dropped too (waits for regions other
+ * threads' kernels hold). */
+cyrt_status cyrt_host_use(cyrt_rt *rt, int write, cyrt_xfer *acc, cyrt_err *err);
+/* The memory of a view is about to be given back to its exporter: the
+ * regions it overlaps come back to the host and lose their device copies
+ * (regions with a resident view excepted). */
+cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
+                             const ptrdiff_t *strides, size_t itemsize, cyrt_xfer *acc,
+                             cyrt_err *err);
+/* A def call begins / ends on the calling thread.  Leaving brings every
+ * region without a resident view back to the host and drops its device
+ * copy (the caller is Python, which reads memory directly), then releases
+ * the views the call's launches registered. */
+cyrt_status cyrt_scope_enter(cyrt_rt *rt, cyrt_err *err);
+cyrt_status cyrt_scope_leave(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err);
+/* The handle for a view, for a launch: inside a call, the one an earlier
+ * launch of the call registered for the same view, or a new one the call
+ * keeps (*kept = 1); outside any call a new one the caller releases. */
+cyrt_status cyrt_scope_view(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
+                            const ptrdiff_t *strides, size_t itemsize, cyrt_handle **out, int *kept,
+                            cyrt_xfer *acc, cyrt_err *err);
+/* Flags on a view: resident views keep their region on the device when a
+ * call ends (cyocl.resident); a host-pinned view keeps its region off
+ * every device (cyocl.pin_host: launches touching it run natively). */
+enum { CYRT_HF_RESIDENT = 1, CYRT_HF_HOSTPIN = 2 };
+void cyrt_handle_set_flags(cyrt_rt *rt, cyrt_handle *h, unsigned flags);
+int cyrt_host_pinned(cyrt_rt *rt, const cyrt_handle *h);
 
 /* Introspection (tests, cyocl.stats()). */
 enum { CYRT_RES_NONE = 0, CYRT_RES_HOST = 1, CYRT_RES_DEVICE = 2, CYRT_RES_BOTH = 3 };

@@ -3,12 +3,14 @@
  * builds and kernels, and the OpenCL buffers as the registry's memory
  * backend. */
 #include "internal.h"
+#include "../cache/cache.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* ---- enumeration -------------------------------------------------------------- */
 
@@ -118,7 +120,12 @@ cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
         return rt->load_status;
     }
     memset(&rt->load_err, 0, sizeof rt->load_err);
-    cyrt_status st = cyrt_icd_open(&rt->cl, rt->loader, &rt->load_err);
+    /* the process's runtime takes its loader from the environment: a test
+     * hook (tests/fault's failing shim) and for unusual installs */
+    const char *loader = rt->loader, *env = getenv("CYOCL_OPENCL_LIBRARY");
+    if (!loader && rt->is_global && env && *env)
+        loader = env;
+    cyrt_status st = cyrt_icd_open(&rt->cl, loader, &rt->load_err);
     if (st != CYRT_OK)
         return load_fail(rt, st, err);
     const cyrt_cl *cl = &rt->cl;
@@ -376,43 +383,31 @@ cyrt_status cyrt_device_open(cyrt_rt *rt, int index, struct _cl_context **ctx,
     return st;
 }
 
-cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const char *options,
-                               struct _cl_program **prog, char **log, cyrt_err *err) {
-    *prog = NULL;
-    if (log)
-        *log = NULL;
-    pthread_mutex_lock(&rt->lock);
-    cyrt_status st = cyrt_open_locked(rt, index, err);
-    cl_context ctx = st == CYRT_OK ? rt->devs[index].ctx : NULL;
-    cl_device_id dev = st == CYRT_OK ? rt->devs[index].id : NULL;
-    pthread_mutex_unlock(&rt->lock);
-    if (st != CYRT_OK)
-        return st;
-    /* The build runs unlocked (it can take seconds; OpenCL calls are
-     * thread-safe): the function table and context live until cyrt_rt_free. */
-    const cyrt_cl *cl = &rt->cl;
-
+/* options + " " + $CYOCL_BUILD_OPTIONS, malloc'ed (NULL: out of memory). */
+static char *full_options(const char *options) {
     const char *extra = getenv("CYOCL_BUILD_OPTIONS");
     size_t n1 = options ? strlen(options) : 0, n2 = extra ? strlen(extra) : 0;
     char *opts = malloc(n1 + n2 + 2);
-    if (!opts) {
-        cyrt_seterr(err, 0, "out of memory");
-        return CYRT_ENOMEM;
-    }
-    snprintf(opts, n1 + n2 + 2, "%s%s%s", options ? options : "", n1 && n2 ? " " : "",
-             extra ? extra : "");
+    if (opts)
+        snprintf(opts, n1 + n2 + 2, "%s%s%s", options ? options : "", n1 && n2 ? " " : "",
+                 extra ? extra : "");
+    return opts;
+}
 
+/* Builds src for dev (unlocked: a build can take seconds, OpenCL calls are
+ * thread-safe, and the function table and context live until cyrt_rt_free). */
+static cyrt_status build_source(cyrt_rt *rt, cl_context ctx, cl_device_id dev, const char *src,
+                                const char *opts, cl_program *prog, char **log, cyrt_err *err) {
+    const cyrt_cl *cl = &rt->cl;
     cl_int rc;
     cl_program p = cl->clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
     if (!p) {
-        free(opts);
         cyrt_seterr(err, rc, "clCreateProgramWithSource failed: %s (%d)", cyrt_cl_error_name(rc),
                     rc);
         return CYRT_ECL;
     }
     rc = cl->clBuildProgram(p, 1, &dev, opts, NULL, NULL);
     if (rc == CL_SUCCESS) {
-        free(opts);
         *prog = p;
         return CYRT_OK;
     }
@@ -430,7 +425,6 @@ cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const ch
     else
         cyrt_seterr(err, rc, "the OpenCL program did not build: %s (%d)", cyrt_cl_error_name(rc),
                     rc);
-    free(opts);
     if (log)
         *log = text;
     else
@@ -441,9 +435,229 @@ cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const ch
                : CYRT_ECL;
 }
 
+cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const char *options,
+                               struct _cl_program **prog, char **log, cyrt_err *err) {
+    *prog = NULL;
+    if (log)
+        *log = NULL;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_open_locked(rt, index, err);
+    cl_context ctx = st == CYRT_OK ? rt->devs[index].ctx : NULL;
+    cl_device_id dev = st == CYRT_OK ? rt->devs[index].id : NULL;
+    pthread_mutex_unlock(&rt->lock);
+    if (st != CYRT_OK)
+        return st;
+    char *opts = full_options(options);
+    if (!opts) {
+        cyrt_seterr(err, 0, "out of memory");
+        return CYRT_ENOMEM;
+    }
+    st = build_source(rt, ctx, dev, src, opts, prog, log, err);
+    free(opts);
+    return st;
+}
+
 void cyrt_program_release(cyrt_rt *rt, struct _cl_program *prog) {
     if (prog && rt->cl.clReleaseProgram)
         rt->cl.clReleaseProgram(prog);
+}
+
+/* ---- programs through the kernel cache (cache/, DESIGN §7) ---------------------- */
+
+#ifndef CYOCL_VERSION
+#define CYOCL_VERSION "0.0.0-dev"
+#endif
+
+struct cyrt_cache_state {
+    cyrt_cache c;
+    uint64_t hits, misses, stores, compile_ns, load_ns, saved_ns;
+};
+
+void cyrt_cache_state_free(struct cyrt_cache_state *cs) {
+    if (!cs)
+        return;
+    cyrt_cache_close(&cs->c);
+    free(cs);
+}
+
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Each line of a cache module's warning, once (lock held); frees text. */
+static void cache_warn(cyrt_rt *rt, char *text) {
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cyrt_warn(rt, "%s", line);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+}
+
+/* The cache as the environment says, resolved once per runtime (lock
+ * held); NULL only when out of memory. */
+static struct cyrt_cache_state *cache_locked(cyrt_rt *rt) {
+    if (rt->cache)
+        return rt->cache;
+    struct cyrt_cache_state *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return NULL;
+    char *warn = NULL;
+    if (cyrt_cache_open(&cs->c, NULL, 1, &warn) != 0) {
+        free(warn);
+        free(cs);
+        return NULL;
+    }
+    cache_warn(rt, warn);
+    return rt->cache = cs;
+}
+
+/* The binary clBuildProgram made for the program's one device, malloc'ed. */
+static unsigned char *program_binary(const cyrt_cl *cl, cl_program p, size_t *len) {
+    size_t size = 0;
+    if (cl->clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
+        return NULL;
+    unsigned char *bin = malloc(size);
+    if (bin && cl->clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) {
+        free(bin);
+        return NULL;
+    }
+    *len = size;
+    return bin;
+}
+
+cyrt_status cyrt_program_get(cyrt_rt *rt, int index, const char *src, const char *options,
+                             struct _cl_program **prog, int *how, char **log, cyrt_err *err) {
+    *prog = NULL;
+    if (how)
+        *how = CYRT_BUILD_NONE;
+    if (log)
+        *log = NULL;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_open_locked(rt, index, err);
+    struct cyrt_cache_state *cs = st == CYRT_OK ? cache_locked(rt) : NULL;
+    cl_context ctx = NULL;
+    cl_device_id dev = NULL;
+    cyrt_devinfo info;
+    cyrt_cache c = {0};
+    if (st == CYRT_OK) {
+        ctx = rt->devs[index].ctx;
+        dev = rt->devs[index].id;
+        info = rt->devs[index].info;
+        if (cs)
+            c = cs->c; /* its dir lives until cyrt_rt_free */
+    }
+    pthread_mutex_unlock(&rt->lock);
+    if (st != CYRT_OK)
+        return st;
+    const cyrt_cl *cl = &rt->cl;
+    char *opts = full_options(options);
+    if (!opts) {
+        cyrt_seterr(err, 0, "out of memory");
+        return CYRT_ENOMEM;
+    }
+
+    /* everything that changes the binary */
+    cyrt_cache_part parts[] = {
+        {"cyocl", CYOCL_VERSION, strlen(CYOCL_VERSION)},
+        {"platform", info.platform, strlen(info.platform)},
+        {"device", info.name, strlen(info.name)},
+        {"device-version", info.version, strlen(info.version)},
+        {"driver", info.driver, strlen(info.driver)},
+        {"opencl-c", info.clc_version, strlen(info.clc_version)},
+        {"options", opts, strlen(opts)},
+        {"source", src, strlen(src)},
+    };
+    size_t nparts = sizeof parts / sizeof parts[0];
+    int enabled = c.mode == CYRT_CACHE_RW || c.mode == CYRT_CACHE_RO;
+    unsigned char *bin = NULL;
+    size_t len = 0;
+    uint64_t build_ns = 0;
+    char *warn = NULL;
+    cyrt_cache_result r = cyrt_cache_lookup(&c, parts, nparts, &bin, &len, &build_ns, &warn);
+    if (r == CYRT_CACHE_HIT) {
+        uint64_t t0 = mono_ns();
+        const unsigned char *b = bin;
+        cl_int rc, bs = CL_SUCCESS;
+        cl_program p = cl->clCreateProgramWithBinary(ctx, 1, &dev, &len, &b, &bs, &rc);
+        if (p && (rc != CL_SUCCESS || bs != CL_SUCCESS ||
+                  cl->clBuildProgram(p, 1, &dev, opts, NULL, NULL) != CL_SUCCESS)) {
+            cl->clReleaseProgram(p);
+            p = NULL;
+        }
+        free(bin);
+        if (p) {
+            uint64_t dt = mono_ns() - t0;
+            pthread_mutex_lock(&rt->lock);
+            cs->hits++;
+            cs->load_ns += dt;
+            cs->saved_ns += build_ns > dt ? build_ns - dt : 0;
+            pthread_mutex_unlock(&rt->lock);
+            free(opts);
+            *prog = p;
+            if (how)
+                *how = CYRT_BUILD_CACHE;
+            return CYRT_OK;
+        }
+        r = CYRT_CACHE_BAD; /* the driver refused it (e.g. updated in place): rebuild, replace */
+    }
+
+    uint64_t t0 = mono_ns();
+    st = build_source(rt, ctx, dev, src, opts, prog, log, err);
+    uint64_t dt = mono_ns() - t0;
+    int stored = 0;
+    if (st == CYRT_OK && enabled && r != CYRT_CACHE_REFUSED && (bin = program_binary(cl, *prog, &len))) {
+        stored = cyrt_cache_store(&c, parts, nparts, bin, len, dt, warn ? NULL : &warn) == 0;
+        free(bin);
+    }
+    free(opts);
+    pthread_mutex_lock(&rt->lock);
+    if (cs) {
+        cs->compile_ns += dt;
+        cs->misses += enabled;
+        cs->stores += stored;
+    }
+    cache_warn(rt, warn);
+    pthread_mutex_unlock(&rt->lock);
+    if (st == CYRT_OK && how)
+        *how = CYRT_BUILD_COMPILED;
+    return st;
+}
+
+void cyrt_cache_info_get(cyrt_rt *rt, cyrt_cache_info *out) {
+    memset(out, 0, sizeof *out);
+    out->state = "off";
+    pthread_mutex_lock(&rt->lock);
+    struct cyrt_cache_state *cs = cache_locked(rt);
+    cyrt_cache c = {0};
+    if (cs) {
+        c = cs->c;
+        snprintf(out->dir, sizeof out->dir, "%s", c.dir ? c.dir : "");
+        out->hits = cs->hits;
+        out->misses = cs->misses;
+        out->stores = cs->stores;
+        out->compile_ns = cs->compile_ns;
+        out->load_ns = cs->load_ns;
+        out->saved_ns = cs->saved_ns;
+    }
+    pthread_mutex_unlock(&rt->lock);
+    out->max_bytes = c.max_bytes;
+    switch (c.mode) {
+    case CYRT_CACHE_RW: out->enabled = 1, out->state = "on"; break;
+    case CYRT_CACHE_RO: out->enabled = 2, out->state = "read-only"; break;
+    case CYRT_CACHE_UNSAFE: out->state = "unsafe"; break;
+    default: break;
+    }
+    cyrt_cache_usage u;
+    if (out->dir[0] && c.mode != CYRT_CACHE_OFF && cyrt_cache_usage_get(&c, &u) == 0) {
+        out->entries = u.entries;
+        out->bytes = u.bytes;
+    }
 }
 
 cyrt_status cyrt_kernel_create(cyrt_rt *rt, struct _cl_program *prog, const char *name,

@@ -65,6 +65,8 @@ typedef struct cyrt_region {
     unsigned char host_valid, dev_valid;
     long pins;               /* device acquisitions not yet done */
     pthread_t pin_owner;
+    unsigned char host_before; /* host_valid when the current acquisition began */
+    unsigned char mark;        /* scratch for one walk under the lock */
 } cyrt_region;
 
 /* Device offsets keep the host address's alignment modulo this, so that a
@@ -75,8 +77,27 @@ struct cyrt_handle {
     cyrt_region *r; /* NULL for an empty view */
     uintptr_t data;
     size_t itemsize;
+    unsigned flags;                  /* CYRT_HF_* */
     struct cyrt_handle *prev, *next; /* the runtime's list of live handles */
 };
+
+/* One thread's open def calls (scope.c): the views its launches
+ * registered, kept until the call that registered them returns, so that
+ * the data stays where the last region left it (DESIGN §4.5). */
+typedef struct {
+    cyrt_handle *h;
+    int level; /* the call depth that registered it */
+    int ndim;
+    size_t itemsize;
+    ptrdiff_t shape[8], strides[8];
+} cyrt_scoped;
+
+typedef struct {
+    pthread_t tid;
+    int depth;
+    cyrt_scoped *v;
+    size_t n, cap;
+} cyrt_tscope;
 
 struct cyrt_rt {
     pthread_mutex_t lock;
@@ -100,9 +121,19 @@ struct cyrt_rt {
     cyrt_membackend be;
     int have_be, be_device; /* be_device: device index, -1 for a given backend */
     cyrt_xfer stats;
+    cyrt_counts counts; /* updated with __atomic builtins, no lock */
+    int state; /* CYRT_STATE_* bits, read without the lock by generated code */
+    /* launch.c: programs built in this process, by (source text, device) */
+    pthread_mutex_t prog_lock;
+    struct cyrt_prog *progs;
+    size_t nprogs;
+    cyrt_tscope *tscopes;
+    size_t ntscopes, captscopes;
 
     char *warnings; /* lines given so far */
     size_t nwarn;
+
+    struct cyrt_cache_state *cache; /* the kernel cache, opened at its first use (device.c) */
 };
 
 /* rt.c */
@@ -115,11 +146,24 @@ cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err);
 cyrt_status cyrt_select_locked(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err);
 cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err);
 void cyrt_devices_free(cyrt_rt *rt);
+void cyrt_cache_state_free(struct cyrt_cache_state *cs);
 /* The OpenCL buffers of one opened device as a memory backend. */
 void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be);
 
 /* registry.c (lock held) */
 cyrt_status cyrt_bind_locked(cyrt_rt *rt, int index, cyrt_err *err);
 cyrt_status cyrt_registry_free(cyrt_rt *rt, cyrt_err *err);
+void cyrt_restate_locked(cyrt_rt *rt);
+/* Host copies of the tops that overlap [lo, hi) (all tops when lo == hi == 0)
+ * made valid, and with invalidate their device copies dropped; tops with
+ * a resident view are left alone when skip_resident. */
+cyrt_status cyrt_host_range_locked(cyrt_rt *rt, uintptr_t lo, uintptr_t hi, int invalidate,
+                                   int skip_resident, cyrt_xfer *acc, cyrt_err *err);
+int cyrt_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
+                size_t itemsize, uintptr_t *lo, uintptr_t *hi, int *empty, cyrt_err *err);
+/* launch.c (no lock held) */
+void cyrt_progs_free(cyrt_rt *rt);
+/* scope.c (lock held) */
+void cyrt_scopes_free(cyrt_rt *rt);
 
 #endif

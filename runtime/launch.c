@@ -8,48 +8,74 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* Programs built in this process, by (source text, device). */
-typedef struct {
+/* A program built in this process, by (source text, device): the source
+ * is a generated module's static string, so its address identifies it. */
+struct cyrt_prog {
     const char *src;
     int dev;
     cl_program prog; /* NULL: the build failed (not retried) */
-} Prog;
-static Prog *progs;
-static size_t nprogs;
-static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+};
+
+/* A failure of OpenCL itself (warned about once) rather than a reason the
+ * region cannot run there. */
+static int failed(cyocl_launch *L, const char *fmt, const char *what) {
+    snprintf(L->reason, sizeof L->reason, fmt, what);
+    L->failure = 1;
+    return 1;
+}
 
 static int fallback(cyocl_launch *L, const char *fmt, const char *what) {
     snprintf(L->reason, sizeof L->reason, fmt, what);
     return 1;
 }
 
-static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *compiled, cyrt_err *err) {
+static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build, cyrt_err *err) {
     cl_program p = NULL;
-    pthread_mutex_lock(&prog_lock);
-    for (size_t i = 0; i < nprogs; i++)
-        if (progs[i].src == src && progs[i].dev == dev) {
-            p = progs[i].prog;
-            pthread_mutex_unlock(&prog_lock);
+    pthread_mutex_lock(&rt->prog_lock);
+    for (size_t i = 0; i < rt->nprogs; i++)
+        if (rt->progs[i].src == src && rt->progs[i].dev == dev) {
+            p = rt->progs[i].prog;
+            pthread_mutex_unlock(&rt->prog_lock);
             if (!p) cyrt_seterr(err, CL_BUILD_PROGRAM_FAILURE, "the program did not build");
             return p;
         }
     char *log = NULL;
-    cyrt_status s = cyrt_program_build(rt, dev, src, "-cl-std=CL1.2", &p, &log, err);
+    int how = 0;
+    cyrt_status s = cyrt_program_get(rt, dev, src, "-cl-std=CL1.2", &p, &how, &log, err);
     if (s != CYRT_OK) {
-        if (s == CYRT_EBUILD) cyrt_warn(rt, "the OpenCL program did not build: %.300s", log ? log : "");
+        /* the caller warns once; the log is for whoever asked for details */
+        const char *v = getenv("CYOCL_VERBOSE");
+        if (s == CYRT_EBUILD && v && !strcmp(v, "1"))
+            fprintf(stderr, "cyocl: the OpenCL program did not build:\n%s\n", log ? log : "(no log)");
         p = NULL;
     } else {
-        *compiled = 1;
+        *build = how;
     }
     free(log);
-    Prog *np = realloc(progs, (nprogs + 1) * sizeof *np);
+    struct cyrt_prog *np = realloc(rt->progs, (rt->nprogs + 1) * sizeof *np);
     if (np) {
-        progs = np;
-        progs[nprogs++] = (Prog){src, dev, p};
+        rt->progs = np;
+        rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, p};
+    } else if (p) {
+        /* not remembered, so not kept: the region runs natively this time */
+        cyrt_program_release(rt, p);
+        p = NULL;
+        cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
     }
-    pthread_mutex_unlock(&prog_lock);
+    pthread_mutex_unlock(&rt->prog_lock);
     return p;
+}
+
+void cyrt_progs_free(cyrt_rt *rt) {
+    pthread_mutex_lock(&rt->prog_lock);
+    for (size_t i = 0; i < rt->nprogs; i++)
+        if (rt->progs[i].prog) cyrt_program_release(rt, rt->progs[i].prog);
+    free(rt->progs);
+    rt->progs = NULL;
+    rt->nprogs = 0;
+    pthread_mutex_unlock(&rt->prog_lock);
 }
 
 static void combine(cyocl_arg *a, const void *parts, size_t ng) {
@@ -97,12 +123,13 @@ static void combine(cyocl_arg *a, const void *parts, size_t ng) {
     memcpy(a->ptr, &x, (size_t)a->size);
 }
 
-int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
+static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
     int dev, rc = 1;
     memset(kerr, 0, 4 * sizeof *kerr);
     L->break_it = -1;
+    L->failure = 0;
     if (cyrt_select_device(rt, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err) != CYRT_OK)
         return fallback(L, "fallback: %s", "no OpenCL device");
     const cyrt_devinfo *infos;
@@ -111,12 +138,6 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         return fallback(L, "fallback: %s", "no OpenCL device");
     snprintf(L->device, sizeof L->device, "%s", infos[dev].name);
     if (L->uses_fp64 && !infos[dev].fp64) return fallback(L, "not-eligible: %s", "device has no fp64");
-    cl_context ctx;
-    cl_command_queue q;
-    if (cyrt_device_open(rt, dev, &ctx, &q, &err) != CYRT_OK)
-        return fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));
-    if (cyrt_registry_device(rt) != dev && cyrt_use_device(rt, dev, &err) != CYRT_OK)
-        return fallback(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : cyrt_status_name(CYRT_EBUSY));
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW) continue;
@@ -125,27 +146,35 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
             if (a->strides[k] % a->size) return fallback(L, "fallback: %s", "unaligned view");
         if ((uintptr_t)a->ptr % (uintptr_t)a->size) return fallback(L, "fallback: %s", "unaligned view");
     }
-    int compiled = 0;
-    cl_program prog = get_program(rt, dev, L->source, &compiled, &err);
-    if (!prog) return fallback(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
-    L->compiled = compiled;
+    cl_context ctx;
+    cl_command_queue q;
+    if (cyrt_device_open(rt, dev, &ctx, &q, &err) != CYRT_OK)
+        return failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : cyrt_status_name(CYRT_ECL));
+    if (cyrt_registry_device(rt) != dev && cyrt_use_device(rt, dev, &err) != CYRT_OK)
+        return err.code ? failed(L, "fallback: %s", cyrt_cl_error_name(err.code))
+                        : fallback(L, "fallback: %s", "the regions are in use on another device");
+    int build = 0;
+    cl_program prog = get_program(rt, dev, L->source, &build, &err);
+    if (!prog) return failed(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
+    L->build = build;
     cl_kernel k = NULL;
     if (cyrt_kernel_create(rt, prog, L->kernel, &k, &err) != CYRT_OK)
         return L->uses_fp64 ? fallback(L, "not-eligible: %s", "device has no fp64")
-                            : fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));
+                            : failed(L, "fallback: %s", cyrt_cl_error_name(err.code));
 
     const cyrt_cl *cl = &rt->cl;
     size_t nv = 0, cap = (size_t)L->nargs + 1;
     cyrt_handle **hs = calloc(cap, sizeof *hs);
     unsigned *modes = calloc(cap, sizeof *modes);
+    int *kept = calloc(cap, sizeof *kept);
     cyrt_devref *refs = calloc(cap, sizeof *refs);
     int *hview = calloc(cap, sizeof *hview); /* arg index -> handle index, -1 none */
     cl_mem *mems = calloc(cap, sizeof *mems);   /* per arg: partials / lastprivate */
     void **parts = calloc(cap, sizeof *parts);
-    int acquired = 0, nregistered = 0;
+    int acquired = 0, ran = 0;
     cl_mem errm = NULL;
-    if (!hs || !modes || !refs || !hview || !mems || !parts) {
-        fallback(L, "fallback: %s", "out of memory");
+    if (!hs || !modes || !kept || !refs || !hview || !mems || !parts) {
+        failed(L, "fallback: %s", "out of memory");
         goto done;
     }
     size_t local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
@@ -159,16 +188,20 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         cyocl_arg *a = &L->args[i];
         hview[i] = -1;
         if (a->kind != CYOCL_A_VIEW || !(a->read || a->written)) continue;
-        if (cyrt_register(rt, a->ptr, a->ndim, a->shape, a->strides, (size_t)a->size, &hs[nv], &acc, &err) != CYRT_OK) {
-            fallback(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "registry");
+        if (cyrt_scope_view(rt, a->ptr, a->ndim, a->shape, a->strides, (size_t)a->size, &hs[nv], &kept[nv], &acc,
+                            &err) != CYRT_OK) {
+            failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "registry");
             goto done;
         }
         modes[nv] = (a->read ? CYRT_READ : 0) | (a->written ? CYRT_WRITE : 0);
         hview[i] = (int)nv++;
-        nregistered = (int)nv;
+        if (cyrt_host_pinned(rt, hs[nv - 1])) {
+            fallback(L, "fallback: %s", "pinned to the host (cyocl.pin_host)");
+            goto done;
+        }
     }
     if (nv && cyrt_device_acquire(rt, nv, hs, modes, refs, &acc, &err) != CYRT_OK) {
-        fallback(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "device memory");
+        failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "device memory");
         goto done;
     }
     acquired = nv > 0;
@@ -177,7 +210,7 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
 #define ARG(sz, val)                                                                            \
     do {                                                                                        \
         if (cyrt_kernel_arg(rt, k, ai++, (sz), (val), &err) != CYRT_OK) {                       \
-            fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));                          \
+            failed(L, "fallback: %s", cyrt_cl_error_name(err.code));                            \
             goto done;                                                                          \
         }                                                                                       \
     } while (0)
@@ -203,8 +236,8 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
             ARG(sizeof(cl_mem), &mem);
             ARG(sizeof off, &off);
             for (int d = 0; d < a->ndim; d++) {
-                long s = (long)(a->strides[d] / a->size);
-                ARG(sizeof s, &s);
+                long st = (long)(a->strides[d] / a->size);
+                ARG(sizeof st, &st);
             }
             for (int d = 0; d < a->ndim; d++) {
                 long sh = (long)a->shape[d];
@@ -215,8 +248,9 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         case CYOCL_A_SCALAR: ARG((size_t)a->size, a->ptr); break;
         case CYOCL_A_RED:
             mems[i] = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE, ng * (size_t)a->size, NULL, &ce);
-            if (ce) {
-                fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+            if (ce || !mems[i]) {
+                mems[i] = NULL;
+                failed(L, "fallback: %s", cyrt_cl_error_name(ce ? ce : CL_OUT_OF_RESOURCES));
                 goto done;
             }
             ARG(sizeof(cl_mem), &mems[i]);
@@ -228,8 +262,9 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
             memcpy(init + a->size, a->ptr, (size_t)a->size);
             size_t bytes = (size_t)a->size * (L->has_break ? 2 : 1);
             mems[i] = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init, &ce);
-            if (ce) {
-                fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+            if (ce || !mems[i]) {
+                mems[i] = NULL;
+                failed(L, "fallback: %s", cyrt_cl_error_name(ce ? ce : CL_OUT_OF_RESOURCES));
                 goto done;
             }
             ARG(sizeof(cl_mem), &mems[i]);
@@ -239,14 +274,15 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     }
     int zero[4] = {0, 0, 0, 0};
     errm = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &ce);
-    if (ce) {
-        fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+    if (ce || !errm) {
+        errm = NULL;
+        failed(L, "fallback: %s", cyrt_cl_error_name(ce ? ce : CL_OUT_OF_RESOURCES));
         goto done;
     }
     ARG(sizeof errm, &errm);
 #undef ARG
     if (cyrt_kernel_launch(rt, dev, k, 1, &global, &local, NULL, &err) != CYRT_OK) {
-        fallback(L, "fallback: %s", cyrt_cl_error_name(err.code));
+        failed(L, "fallback: %s", cyrt_cl_error_name(err.code));
         goto done;
     }
     ce = cl->clEnqueueReadBuffer(q, errm, CL_TRUE, 0, 4 * sizeof(int), kerr, 0, NULL, NULL);
@@ -264,10 +300,29 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         }
     }
     if (ce) {
-        fallback(L, "fallback: %s", cyrt_cl_error_name(ce));
+        failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;
     }
+    /* outside a def call nothing brings the data back later: now, while
+       the host copies from before the launch can still stand in */
+    for (size_t i = 0, first = 1; i < nv; i++) {
+        if (kept[i] || !(modes[i] & CYRT_WRITE)) continue;
+        if (cyrt_host_acquire(rt, hs[i], CYRT_READ, &acc, &err) != CYRT_OK) {
+            if (first) {
+                failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "copying back");
+                goto done;
+            }
+            /* some results are on the host, some lost: nothing can redo it */
+            memset(kerr, 0, 4 * sizeof *kerr);
+            kerr[0] = 6;
+            ran = 1;
+            rc = 2;
+            goto done;
+        }
+        first = 0;
+    }
     /* the device ran: from here on the results are the region's */
+    ran = 1;
     rc = kerr[0] && kerr[0] != 3 ? 2 : 0;
     if (rc == 0) {
         int broke = kerr[0] == 3;
@@ -280,11 +335,14 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         }
     }
 done:
-    if (acquired) cyrt_device_done(rt, nv, hs);
-    for (int i = 0; i < nregistered; i++) {
-        if (acquired && (modes[i] & CYRT_WRITE)) cyrt_host_acquire(rt, hs[i], CYRT_READ, &acc, &err);
-        cyrt_release(rt, hs[i], &acc, &err);
+    /* a launch that failed leaves the host copies as they were before it
+     * where they were valid then, so the native rerun starts from them */
+    if (acquired) {
+        if (ran) cyrt_device_done(rt, nv, hs);
+        else cyrt_device_abandon(rt, nv, hs);
     }
+    for (size_t i = 0; i < nv; i++)
+        if (hs[i] && !kept[i]) cyrt_release(rt, hs[i], &acc, &err);
     for (int i = 0; mems && i < L->nargs; i++)
         if (mems[i]) cl->clReleaseMemObject(mems[i]);
     for (int i = 0; parts && i < L->nargs; i++) free(parts[i]);
@@ -292,11 +350,35 @@ done:
     cyrt_kernel_release(rt, k);
     free(hs);
     free(modes);
+    free(kept);
     free(refs);
     free(hview);
     free(mems);
     free(parts);
     L->bytes_to_device = acc.bytes_to_device;
     L->bytes_to_host = acc.bytes_to_host;
+    return rc;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
+    uint64_t t0 = now_ns();
+    L->build = 0;
+    int rc = launch(rt, L, kerr);
+    cyrt_counts *c = &rt->counts;
+    if (rc == 1) {
+        __atomic_add_fetch(&c->fallbacks, 1, __ATOMIC_RELAXED);
+        if (L->failure) __atomic_add_fetch(&c->failures, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_add_fetch(&c->launches, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&c->device_ns, now_ns() - t0, __ATOMIC_RELAXED);
+    }
+    if (L->build == 1) __atomic_add_fetch(&c->programs_compiled, 1, __ATOMIC_RELAXED);
+    if (L->build == 2) __atomic_add_fetch(&c->programs_loaded, 1, __ATOMIC_RELAXED);
     return rc;
 }

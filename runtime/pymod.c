@@ -7,12 +7,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cyrt.h"
 #include "cyocl_api.h"
 
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]);
 
+/* One RuntimeWarning per process for OpenCL failures (the runtime's own
+ * warnings go to stderr once each through cyrt_warn). */
 static int warned;
 
 static int run_region(cyocl_launch *L) {
@@ -36,10 +39,14 @@ static int run_region(cyocl_launch *L) {
         }
         case 4: PyErr_SetString(PyExc_OverflowError, "value too large to perform division"); break;
         case 5: PyErr_SetString(PyExc_ValueError, "range() arg 3 must not be zero"); break;
+        case 6:
+            PyErr_Format(PyExc_RuntimeError, "cyocl: %s: copying results back from the device failed; "
+                         "the arrays it wrote are partly updated", L->kernel);
+            break;
         default: PyErr_Format(PyExc_RuntimeError, "OpenCL kernel reported error %d", kerr[0]); break;
         }
         rc = -1;
-    } else if (rc == 1 && !strncmp(L->reason, "fallback:", 9) && !warned) {
+    } else if (rc == 1 && L->failure && !warned) {
         warned = 1;
         if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "cyocl: %s: %s; running natively", L->kernel,
                              L->reason) < 0)
@@ -58,7 +65,267 @@ static int run_region(cyocl_launch *L) {
     return rc;
 }
 
-static cyocl_api api = {CYOCL_API_VERSION, run_region};
+static long long mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* With the GIL (a def wrapper). */
+static int scope_enter(void) {
+    cyrt_err err;
+    if (cyrt_scope_enter(cyrt_rt_global(), &err) != CYRT_OK) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static int scope_leave(cyocl_sync *S) {
+    cyrt_err err = {0};
+    cyrt_xfer acc = {0};
+    cyrt_status st;
+    long long t0 = mono_ns();
+    Py_BEGIN_ALLOW_THREADS
+    st = cyrt_scope_leave(cyrt_rt_global(), &acc, &err);
+    Py_END_ALLOW_THREADS
+    S->bytes_to_host = acc.bytes_to_host;
+    S->ns = mono_ns() - t0;
+    if (st == CYRT_OK) return 0;
+    if (PyErr_Occurred()) {
+        /* the call is raising already: its exception stays the one the caller sees */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        PySys_WriteStderr("cyocl: warning: copying results back from the device failed: %s\n", err.msg);
+        PyErr_Restore(t, v, tb);
+        return -1;
+    }
+    PyErr_Format(PyExc_RuntimeError, "cyocl: copying results back from the device failed: %s", err.msg);
+    return -1;
+}
+
+/* With or without the GIL: no Python here. */
+static void host_use(int write, cyocl_sync *S) {
+    cyrt_err err = {0};
+    cyrt_xfer acc = {0};
+    long long t0 = mono_ns();
+    if (cyrt_host_use(cyrt_rt_global(), write, &acc, &err) != CYRT_OK)
+        fprintf(stderr, "cyocl: warning: copying data back from the device failed: %s\n", err.msg);
+    S->bytes_to_host = acc.bytes_to_host;
+    S->ns = mono_ns() - t0;
+}
+
+static void host_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
+                        ptrdiff_t itemsize) {
+    cyrt_err err = {0};
+    if (itemsize > 0 &&
+        cyrt_host_extent(cyrt_rt_global(), data, ndim, shape, strides, (size_t)itemsize, NULL, &err) != CYRT_OK &&
+        err.code)
+        fprintf(stderr, "cyocl: warning: copying data back from the device failed: %s\n", err.msg);
+}
+
+static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent};
+
+/* ---- views of Python objects: resident(), pin_host(), to_host() ---------------------- */
+
+/* One buffer of a Python object, registered in the runtime's registry. */
+typedef struct {
+    Py_buffer buf;
+    cyrt_handle *h;
+} Held;
+
+static int hold(PyObject *obj, Held *x, unsigned flags) {
+    if (PyObject_GetBuffer(obj, &x->buf, PyBUF_FULL_RO) < 0) return -1;
+    ptrdiff_t one_shape = x->buf.len / (x->buf.itemsize ? x->buf.itemsize : 1), one_stride = x->buf.itemsize;
+    const ptrdiff_t *shape = x->buf.ndim ? (const ptrdiff_t *)x->buf.shape : &one_shape;
+    const ptrdiff_t *strides = x->buf.ndim ? (const ptrdiff_t *)x->buf.strides : &one_stride;
+    cyrt_err err = {0};
+    if (cyrt_register(cyrt_rt_global(), x->buf.buf, x->buf.ndim ? x->buf.ndim : 1, shape, strides,
+                      (size_t)(x->buf.itemsize ? x->buf.itemsize : 1), &x->h, NULL, &err) != CYRT_OK) {
+        PyBuffer_Release(&x->buf);
+        x->h = NULL;
+        PyErr_Format(PyExc_RuntimeError, "cyocl: %s", err.msg);
+        return -1;
+    }
+    if (flags) cyrt_handle_set_flags(cyrt_rt_global(), x->h, flags);
+    return 0;
+}
+
+/* Brings the data back (dropping the device copy) and lets go of it. */
+static int unhold(Held *x) {
+    cyrt_err err = {0};
+    cyrt_status st = CYRT_OK;
+    if (!x->h) return 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = cyrt_host_acquire(cyrt_rt_global(), x->h, CYRT_RW, NULL, &err);
+    cyrt_release(cyrt_rt_global(), x->h, NULL, NULL);
+    Py_END_ALLOW_THREADS
+    x->h = NULL;
+    PyBuffer_Release(&x->buf);
+    if (st != CYRT_OK) {
+        PyErr_Format(PyExc_RuntimeError, "cyocl: copying back from the device failed: %s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *objs; /* tuple */
+    Held *held;
+    Py_ssize_t nheld;
+    unsigned flags;
+} HoldObj;
+
+static void hold_release_all(HoldObj *o) {
+    for (Py_ssize_t i = 0; i < o->nheld; i++)
+        if (unhold(&o->held[i]) < 0) PyErr_WriteUnraisable((PyObject *)o);
+    PyMem_Free(o->held);
+    o->held = NULL;
+    o->nheld = 0;
+}
+
+static int hold_all(HoldObj *o) {
+    Py_ssize_t n = PyTuple_GET_SIZE(o->objs);
+    o->held = PyMem_Calloc(n ? (size_t)n : 1, sizeof *o->held);
+    if (!o->held) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (hold(PyTuple_GET_ITEM(o->objs, i), &o->held[i], o->flags) < 0) {
+            hold_release_all(o);
+            return -1;
+        }
+        o->nheld = i + 1;
+    }
+    return 0;
+}
+
+static void hold_dealloc(HoldObj *o) {
+    if (o->held) hold_release_all(o);
+    Py_XDECREF(o->objs);
+    Py_TYPE(o)->tp_free((PyObject *)o);
+}
+
+static PyObject *hold_exit(HoldObj *o, PyObject *args) {
+    (void)args;
+    if (o->held) {
+        Py_ssize_t n = o->nheld;
+        Held *h = o->held;
+        o->held = NULL;
+        o->nheld = 0;
+        PyObject *t = NULL, *v = NULL, *tb = NULL;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (unhold(&h[i]) < 0) {
+                if (!t) PyErr_Fetch(&t, &v, &tb); /* the first failure is the one raised */
+                else PyErr_Clear();
+            }
+        PyMem_Free(h);
+        if (t) {
+            PyErr_Restore(t, v, tb);
+            return NULL;
+        }
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyTypeObject ResidentType, PinType;
+
+static PyObject *hold_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    if (kw && PyDict_GET_SIZE(kw)) {
+        PyErr_SetString(PyExc_TypeError, "cyocl: takes arrays only, no keyword arguments");
+        return NULL;
+    }
+    HoldObj *o = (HoldObj *)type->tp_alloc(type, 0);
+    if (!o) return NULL;
+    Py_INCREF(args);
+    o->objs = args;
+    o->flags = type == &PinType ? CYRT_HF_HOSTPIN : CYRT_HF_RESIDENT;
+    if (type == &PinType) {
+        /* pinned from now on: the data comes back first */
+        if (hold_all(o) < 0) {
+            Py_DECREF(o);
+            return NULL;
+        }
+        cyrt_err err = {0};
+        for (Py_ssize_t i = 0; i < o->nheld; i++)
+            if (cyrt_host_acquire(cyrt_rt_global(), o->held[i].h, CYRT_RW, NULL, &err) != CYRT_OK) {
+                PyErr_Format(PyExc_RuntimeError, "cyocl: copying back from the device failed: %s", err.msg);
+                Py_DECREF(o);
+                return NULL;
+            }
+    }
+    return (PyObject *)o;
+}
+
+static PyObject *resident_enter(HoldObj *o, PyObject *args) {
+    (void)args;
+    if (o->held) {
+        PyErr_SetString(PyExc_RuntimeError, "cyocl.resident: this block is already entered");
+        return NULL;
+    }
+    if (hold_all(o) < 0) return NULL;
+    Py_INCREF(o);
+    return (PyObject *)o;
+}
+
+static PyObject *pin_enter(HoldObj *o, PyObject *args) {
+    (void)args;
+    Py_INCREF(o);
+    return (PyObject *)o;
+}
+
+static PyMethodDef resident_methods[] = {
+    {"__enter__", (PyCFunction)resident_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)hold_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef pin_methods[] = {
+    {"__enter__", (PyCFunction)pin_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)hold_exit, METH_VARARGS, NULL},
+    {"release", (PyCFunction)hold_exit, METH_VARARGS, "Ends the pin."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ResidentType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cyocl.resident",
+    .tp_basicsize = sizeof(HoldObj),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "with cyocl.resident(*arrays): the arrays' data stays on the device across calls\n"
+              "of cyocl functions until the block ends (then it is copied back).  Inside the\n"
+              "block, reading or writing the arrays from Python needs cyocl.to_host(arr) first.",
+    .tp_new = hold_new,
+    .tp_dealloc = (destructor)hold_dealloc,
+    .tp_methods = resident_methods,
+};
+
+static PyTypeObject PinType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cyocl.pin_host",
+    .tp_basicsize = sizeof(HoldObj),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "cyocl.pin_host(*arrays): the arrays never move to a device while the returned\n"
+              "object lives (or until .release() / the end of a with block); regions that\n"
+              "touch them run natively.",
+    .tp_new = hold_new,
+    .tp_dealloc = (destructor)hold_dealloc,
+    .tp_methods = pin_methods,
+};
+
+static PyObject *py_to_host(PyObject *self, PyObject *args) {
+    (void)self;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); i++) {
+        Held x;
+        if (hold(PyTuple_GET_ITEM(args, i), &x, 0) < 0 || unhold(&x) < 0) return NULL;
+    }
+    if (PyTuple_GET_SIZE(args) == 1) {
+        PyObject *a = PyTuple_GET_ITEM(args, 0);
+        Py_INCREF(a);
+        return a;
+    }
+    Py_RETURN_NONE;
+}
 
 static PyObject *py_devices(PyObject *self, PyObject *args) {
     (void)self;
@@ -90,9 +357,11 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
     (void)args;
     cyrt_xfer x;
     cyrt_registry_info r;
+    cyrt_counts c;
     cyrt_stats(cyrt_rt_global(), &x);
     cyrt_registry_info_get(cyrt_rt_global(), &r);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K}", "bytes_to_device",
+    cyrt_counts_get(cyrt_rt_global(), &c);
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "bytes_to_device",
                          (unsigned long long)x.bytes_to_device, "bytes_to_host",
                          (unsigned long long)x.bytes_to_host, "bytes_device_copy",
                          (unsigned long long)x.bytes_device_copy, "to_device",
@@ -100,7 +369,26 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          "device_copies", (unsigned long long)x.device_copies, "regions",
                          (Py_ssize_t)r.tops, "handles", (Py_ssize_t)r.handles, "device_buffers",
                          (Py_ssize_t)r.device_buffers, "device_bytes",
-                         (unsigned long long)r.device_bytes);
+                         (unsigned long long)r.device_bytes, "launches", (unsigned long long)c.launches,
+                         "fallbacks", (unsigned long long)c.fallbacks, "failures",
+                         (unsigned long long)c.failures, "kernels_built",
+                         (unsigned long long)c.programs_compiled, "cache_hits",
+                         (unsigned long long)c.programs_loaded, "opencl_ns", (unsigned long long)c.device_ns);
+}
+
+static PyObject *py_cache_info(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    cyrt_cache_info c;
+    Py_BEGIN_ALLOW_THREADS
+    cyrt_cache_info_get(cyrt_rt_global(), &c);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "dir", c.dir, "state",
+                         c.state ? c.state : "off", "entries", (unsigned long long)c.entries, "bytes",
+                         (unsigned long long)c.bytes, "max_bytes", (unsigned long long)c.max_bytes, "hits",
+                         (unsigned long long)c.hits, "misses", (unsigned long long)c.misses, "stores",
+                         (unsigned long long)c.stores, "compile_ns", (unsigned long long)c.compile_ns,
+                         "load_ns", (unsigned long long)c.load_ns, "saved_ns", (unsigned long long)c.saved_ns);
 }
 
 static PyObject *py_sync(PyObject *self, PyObject *args) {
@@ -118,6 +406,12 @@ static PyMethodDef methods[] = {
     {"devices", py_devices, METH_NOARGS, "The OpenCL devices the runtime can use, as dicts."},
     {"stats", py_stats, METH_NOARGS, "Transfer totals and registry state."},
     {"sync", py_sync, METH_NOARGS, "Copies every device-dirty region back to the host."},
+    {"cache_info", py_cache_info, METH_NOARGS,
+     "The kernel cache: dir, state, entries, bytes, max_bytes, and this process's hits, misses, "
+     "stores, compile_ns, load_ns, saved_ns (docs/cache.md)."},
+    {"to_host", py_to_host, METH_VARARGS,
+     "to_host(*arrays): brings the arrays' data back from the device (dropping the device copy); "
+     "returns the array when given one."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -125,8 +419,22 @@ static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "cyocl", "The cyocl O
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit_cyocl(void) {
+    api.state = cyrt_state_word(cyrt_rt_global());
+    if (PyType_Ready(&ResidentType) < 0 || PyType_Ready(&PinType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moddef);
     if (!m) return NULL;
+    Py_INCREF(&ResidentType);
+    if (PyModule_AddObject(m, "resident", (PyObject *)&ResidentType) < 0) {
+        Py_DECREF(&ResidentType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&PinType);
+    if (PyModule_AddObject(m, "pin_host", (PyObject *)&PinType) < 0) {
+        Py_DECREF(&PinType);
+        Py_DECREF(m);
+        return NULL;
+    }
     PyObject *cap = PyCapsule_New(&api, "cyocl._api", NULL);
     if (!cap || PyModule_AddObject(m, "_api", cap) < 0) {
         Py_XDECREF(cap);

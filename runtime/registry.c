@@ -509,43 +509,57 @@ static void handle_unlink(cyrt_rt *rt, cyrt_handle *h) {
         h->next->prev = h->prev;
 }
 
-cyrt_status cyrt_register(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
-                          const ptrdiff_t *strides, size_t itemsize, cyrt_handle **out,
-                          cyrt_xfer *acc, cyrt_err *err) {
-    *out = NULL;
+/* The byte extent [lo, hi) a view's elements touch; *empty for a view with
+ * no elements.  -1 (err filled) for a view the address space cannot hold. */
+int cyrt_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
+                size_t itemsize, uintptr_t *lo, uintptr_t *hi, int *empty, cyrt_err *err) {
+    *lo = *hi = 0;
+    *empty = 0;
     if (ndim < 0 || itemsize == 0 || (ndim > 0 && (!shape || !strides))) {
         cyrt_seterr(err, 0, "cyrt_register: a view needs an item size, shape and strides");
-        return CYRT_EINVAL;
+        return -1;
     }
-    /* the extent: from the lowest to the highest byte any element touches */
-    int empty = 0;
     ptrdiff_t neg = 0, pos = 0;
     for (int d = 0; d < ndim; d++) {
         if (shape[d] < 0) {
             cyrt_seterr(err, 0, "cyrt_register: negative extent %td on axis %d", shape[d], d);
-            return CYRT_EINVAL;
+            return -1;
         }
-        empty |= shape[d] == 0;
+        *empty |= shape[d] == 0;
     }
-    for (int d = 0; d < ndim && !empty; d++) {
+    for (int d = 0; d < ndim && !*empty; d++) {
         ptrdiff_t span;
         if (__builtin_mul_overflow(shape[d] - 1, strides[d], &span) ||
             __builtin_add_overflow(span < 0 ? neg : pos, span, span < 0 ? &neg : &pos)) {
             cyrt_seterr(err, 0, "cyrt_register: the view spans more than the address space");
-            return CYRT_EINVAL;
+            return -1;
         }
     }
-    uintptr_t base = (uintptr_t)data, down = (uintptr_t)0 - (uintptr_t)neg, lo, hi = 0;
-    if (!empty && !data) {
+    if (*empty)
+        return 0;
+    uintptr_t base = (uintptr_t)data, down = (uintptr_t)0 - (uintptr_t)neg, h;
+    if (!data) {
         cyrt_seterr(err, 0, "cyrt_register: a view with elements needs data");
-        return CYRT_EINVAL;
+        return -1;
     }
-    if (!empty && (down > base || __builtin_add_overflow(base, (uintptr_t)pos, &hi) ||
-                   __builtin_add_overflow(hi, itemsize, &hi))) {
+    if (down > base || __builtin_add_overflow(base, (uintptr_t)pos, &h) ||
+        __builtin_add_overflow(h, itemsize, &h)) {
         cyrt_seterr(err, 0, "cyrt_register: the view spans more than the address space");
-        return CYRT_EINVAL;
+        return -1;
     }
-    lo = base - down;
+    *lo = base - down;
+    *hi = h;
+    return 0;
+}
+
+cyrt_status cyrt_register(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
+                          const ptrdiff_t *strides, size_t itemsize, cyrt_handle **out,
+                          cyrt_xfer *acc, cyrt_err *err) {
+    *out = NULL;
+    uintptr_t lo, hi, base = (uintptr_t)data;
+    int empty;
+    if (cyrt_extent(data, ndim, shape, strides, itemsize, &lo, &hi, &empty, err) < 0)
+        return CYRT_EINVAL;
     cyrt_handle *h = calloc(1, sizeof *h);
     if (!h) {
         cyrt_seterr(err, 0, "out of memory");
@@ -568,6 +582,7 @@ cyrt_status cyrt_register(cyrt_rt *rt, const void *data, int ndim, const ptrdiff
     } else {
         free(h);
     }
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
     return st;
 }
@@ -591,6 +606,7 @@ cyrt_status cyrt_release(cyrt_rt *rt, cyrt_handle *h, cyrt_xfer *acc, cyrt_err *
     pthread_mutex_lock(&rt->lock);
     handle_unlink(rt, h);
     cyrt_status st = h->r ? unref(rt, h->r, acc, err) : CYRT_OK;
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
     free(h);
     return st;
@@ -622,6 +638,7 @@ cyrt_status cyrt_bind_locked(cyrt_rt *rt, int index, cyrt_err *err) {
     cyrt_cl_backend(&rt->devs[index], &rt->be);
     rt->have_be = 1;
     rt->be_device = index;
+    cyrt_restate_locked(rt);
     return CYRT_OK;
 }
 
@@ -668,7 +685,8 @@ retry:
     for (size_t i = 0; i < n; i++)
         if (hs[i]->r) {
             cyrt_region *t = top_of(hs[i]->r);
-            t->pins++;
+            if (t->pins++ == 0)
+                t->host_before = t->host_valid;
             t->pin_owner = pthread_self();
         }
     for (size_t i = 0; i < n && st == CYRT_OK; i++)
@@ -693,6 +711,7 @@ retry:
         size_t off = h->data - t->org;
         out[i] = (cyrt_devref){t->buf, off, off % h->itemsize == 0 ? off / h->itemsize : SIZE_MAX};
     }
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
     return CYRT_OK;
 }
@@ -707,6 +726,28 @@ void cyrt_device_done(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
     for (size_t i = 0; i < n; i++)
         if (hs[i]->r)
             settle(rt, top_of(hs[i]->r), NULL, NULL);
+    cyrt_restate_locked(rt);
+    pthread_mutex_unlock(&rt->lock);
+}
+
+void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
+    pthread_mutex_lock(&rt->lock);
+    for (size_t i = 0; i < n; i++) {
+        cyrt_region *t = hs[i]->r ? top_of(hs[i]->r) : NULL;
+        /* the host copy from before the launch is still in host memory:
+         * whatever the kernel may have done to the device copy is dropped */
+        if (t && t->host_before) {
+            t->host_valid = 1;
+            t->dev_valid = 0;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->r)
+            unpin(rt, top_of(hs[i]->r));
+    for (size_t i = 0; i < n; i++)
+        if (hs[i]->r)
+            settle(rt, top_of(hs[i]->r), NULL, NULL);
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
 }
 
@@ -721,6 +762,7 @@ cyrt_status cyrt_host_acquire(cyrt_rt *rt, cyrt_handle *h, unsigned mode, cyrt_x
     cyrt_status st = to_host(rt, t, acc, err);
     if (st == CYRT_OK && (mode & CYRT_WRITE))
         t->dev_valid = 0;
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
     return st;
 }
@@ -740,9 +782,107 @@ retry:
         cyrt_status st = to_host(rt, t, acc, first == CYRT_OK ? err : NULL);
         if (first == CYRT_OK)
             first = st;
+        if (st != CYRT_OK)
+            break; /* a failing device would be waited on again and again */
     }
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
     return first;
+}
+
+void cyrt_restate_locked(cyrt_rt *rt) {
+    int st = 0;
+    for (size_t k = 0; k < rt->ntops; k++) {
+        const cyrt_region *t = rt->tops[k];
+        if (!t->host_valid)
+            st |= CYRT_STATE_DIRTY;
+        if (t->dev_valid)
+            st |= CYRT_STATE_VALID;
+    }
+    __atomic_store_n(&rt->state, st, __ATOMIC_RELEASE);
+}
+
+const int *cyrt_state_word(cyrt_rt *rt) { return &rt->state; }
+
+/* Marks (t->mark = 1) the tops that hold a view flagged resident. */
+static void mark_resident(cyrt_rt *rt) {
+    for (size_t k = 0; k < rt->ntops; k++)
+        rt->tops[k]->mark = 0;
+    for (const cyrt_handle *h = rt->handles; h; h = h->next)
+        if ((h->flags & CYRT_HF_RESIDENT) && h->r)
+            top_of(h->r)->mark = 1;
+}
+
+cyrt_status cyrt_host_range_locked(cyrt_rt *rt, uintptr_t lo, uintptr_t hi, int invalidate,
+                                   int skip_resident, cyrt_xfer *acc, cyrt_err *err) {
+    int all = lo == 0 && hi == 0;
+retry:
+    if (skip_resident)
+        mark_resident(rt);
+    for (size_t k = all ? 0 : first_after(rt, lo); k < rt->ntops; k++) {
+        cyrt_region *t = rt->tops[k];
+        if (!all && t->lo >= hi)
+            break;
+        if (skip_resident && t->mark)
+            continue;
+        if (t->host_valid && !(invalidate && t->dev_valid))
+            continue;
+        if (pinned_by_other(t)) {
+            pthread_cond_wait(&rt->unpinned, &rt->lock);
+            goto retry;
+        }
+        if (t->pins > 0)
+            continue; /* this thread's own launch is using it */
+        cyrt_status st = to_host(rt, t, acc, err);
+        if (st != CYRT_OK) {
+            cyrt_restate_locked(rt);
+            return st;
+        }
+        if (invalidate)
+            t->dev_valid = 0;
+    }
+    cyrt_restate_locked(rt);
+    return CYRT_OK;
+}
+
+cyrt_status cyrt_host_use(cyrt_rt *rt, int write, cyrt_xfer *acc, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_host_range_locked(rt, 0, 0, write, 0, acc, err);
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
+                             const ptrdiff_t *strides, size_t itemsize, cyrt_xfer *acc,
+                             cyrt_err *err) {
+    uintptr_t lo, hi;
+    int empty;
+    if (cyrt_extent(data, ndim, shape, strides, itemsize, &lo, &hi, &empty, err) < 0)
+        return CYRT_EINVAL;
+    if (empty)
+        return CYRT_OK;
+    pthread_mutex_lock(&rt->lock);
+    cyrt_status st = cyrt_host_range_locked(rt, lo, hi, 1, 1, acc, err);
+    pthread_mutex_unlock(&rt->lock);
+    return st;
+}
+
+void cyrt_handle_set_flags(cyrt_rt *rt, cyrt_handle *h, unsigned flags) {
+    pthread_mutex_lock(&rt->lock);
+    h->flags = flags;
+    pthread_mutex_unlock(&rt->lock);
+}
+
+int cyrt_host_pinned(cyrt_rt *rt, const cyrt_handle *h) {
+    if (!h->r)
+        return 0;
+    int pinned = 0;
+    pthread_mutex_lock(&rt->lock);
+    const cyrt_region *t = top_of(h->r);
+    for (const cyrt_handle *o = rt->handles; o && !pinned; o = o->next)
+        pinned = (o->flags & CYRT_HF_HOSTPIN) && o->r && top_of(o->r) == t;
+    pthread_mutex_unlock(&rt->lock);
+    return pinned;
 }
 
 /* Everything back to the host, then freed (lock held; no thread may be

@@ -10,6 +10,7 @@
 static cyrt_rt cyrt_the_rt = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .unpinned = PTHREAD_COND_INITIALIZER,
+    .prog_lock = PTHREAD_MUTEX_INITIALIZER,
     .is_global = 1,
     .be_device = -1,
 };
@@ -30,7 +31,14 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
         free(rt);
         return CYRT_ENOMEM;
     }
+    if (pthread_mutex_init(&rt->prog_lock, NULL) != 0) {
+        pthread_mutex_destroy(&rt->lock);
+        free(rt->loader);
+        free(rt);
+        return CYRT_ENOMEM;
+    }
     if (pthread_cond_init(&rt->unpinned, NULL) != 0) {
+        pthread_mutex_destroy(&rt->prog_lock);
         pthread_mutex_destroy(&rt->lock);
         free(rt->loader);
         free(rt);
@@ -49,13 +57,19 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
 cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
     if (!rt)
         return CYRT_OK;
+    cyrt_progs_free(rt); /* before the devices' contexts go */
     pthread_mutex_lock(&rt->lock);
     cyrt_status st = cyrt_registry_free(rt, err);
+    cyrt_scopes_free(rt);
+    rt->state = 0;
     cyrt_devices_free(rt);
+    cyrt_cache_state_free(rt->cache);
+    rt->cache = NULL;
     free(rt->warnings);
     rt->warnings = NULL;
     rt->nwarn = 0;
     memset(&rt->stats, 0, sizeof rt->stats);
+    memset(&rt->counts, 0, sizeof rt->counts);
     if (rt->is_global) {
         /* back to the state of a fresh process */
         rt->have_be = 0;
@@ -66,6 +80,7 @@ cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
     }
     pthread_mutex_unlock(&rt->lock);
     pthread_cond_destroy(&rt->unpinned);
+    pthread_mutex_destroy(&rt->prog_lock);
     pthread_mutex_destroy(&rt->lock);
     free(rt->loader);
     free(rt);
@@ -114,6 +129,13 @@ char *cyrt_warnings(cyrt_rt *rt) {
     char *w = rt->warnings ? strdup(rt->warnings) : NULL;
     pthread_mutex_unlock(&rt->lock);
     return w;
+}
+
+void cyrt_counts_get(cyrt_rt *rt, cyrt_counts *out) {
+    const uint64_t *src = (const uint64_t *)&rt->counts;
+    uint64_t *dst = (uint64_t *)out;
+    for (size_t i = 0; i < sizeof *out / sizeof(uint64_t); i++)
+        dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 }
 
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out) {

@@ -117,6 +117,8 @@ typedef struct {
     CyVec traced;      /* IrRegion* with a trace record */
     CyVec checked;     /* Checked*: accesses a loop has proven in bounds */
     int used_complex;
+    CyVec launchers;   /* IrFunc* that may run a region on a device (directly or by calls) */
+    int hoisted;       /* >0: an enclosing loop already synchronised the host */
 } Gen;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -1446,10 +1448,167 @@ static CyVec assigned_vars(Gen *G, CyVec *body) {
     return sc.assigned;
 }
 
+/* ---- residency: host accesses between device regions (DESIGN §4.5) ----------
+ * When a region ran on a device its data stays there; the host side must
+ * bring it back before touching view memory and drop device copies before
+ * writing it.  Each serial statement that touches view memory (or hands
+ * anything to Python, which may touch it) is preceded by CYRT_HOST(mask),
+ * one load and a branch when nothing is on a device.  A loop whose body
+ * cannot start a device region is checked once, before it. */
+
+enum { HM_READ = 1, HM_WRITE = 3 };
+
+typedef struct {
+    const Gen *G;
+    int mask;   /* HM_* bits of what was scanned */
+    int launch; /* it may start a device region (directly, by a call, or through Python) */
+} HostScan;
+
+static int is_launcher(const Gen *G, const IrFunc *f) { return vec_has(&G->launchers, f); }
+
+static void hs_expr(HostScan *h, const IrExpr *e) {
+    if (!e) return;
+    switch (e->kind) {
+    case E_VIEW_ELEM: case E_PTR_INDEX: case E_DEREF: h->mask |= HM_READ; break;
+    case E_ADDR: h->mask |= HM_WRITE; break; /* a pointer into the memory escapes */
+    case E_CALL:
+        if (is_launcher(h->G, e->fn)) h->launch = 1;
+        break;
+    case E_OBJ_FROM_VIEW: case E_OBJ_BINOP: case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH:
+    case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR: case E_OBJ_CALL: case E_OBJ_INDEX:
+    case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_UNBOX: case E_IMPORT:
+        /* Python code runs: it may read or write any array, or call a module that launches */
+        h->mask |= HM_WRITE;
+        h->launch = 1;
+        break;
+    default: break;
+    }
+    for (int i = 0; i < e->nargs; i++) hs_expr(h, e->args[i]);
+    for (int i = 0; i < e->nkw; i++) hs_expr(h, e->kwargs[i]);
+    if (e->kind == E_VIEW_SLICE)
+        for (int i = 0; i < e->args[0]->ty->ndim; i++) {
+            hs_expr(h, e->slices[i].start);
+            hs_expr(h, e->slices[i].stop);
+            hs_expr(h, e->slices[i].step);
+        }
+}
+
+static int writes_memory(const IrExpr *t) {
+    return t && (t->kind == E_VIEW_ELEM || t->kind == E_PTR_INDEX || t->kind == E_DEREF || t->kind == E_OBJ_ATTR ||
+                 t->kind == E_OBJ_INDEX);
+}
+
+/* What the statement itself evaluates (not its nested statements). */
+static void hs_stmt_own(HostScan *h, const IrStmt *s) {
+    switch (s->kind) {
+    case ST_EXPR: case ST_RETURN: hs_expr(h, s->value); break;
+    case ST_ASSIGN:
+        hs_expr(h, s->value);
+        hs_expr(h, s->target);
+        if (writes_memory(s->target)) h->mask |= HM_WRITE;
+        break;
+    case ST_UNPACK: case ST_FOR_ITER: case ST_RAISE:
+        h->mask |= HM_WRITE;
+        h->launch = 1;
+        hs_expr(h, s->value);
+        break;
+    case ST_IF: case ST_WHILE: hs_expr(h, s->cond); break;
+    case ST_ASSERT: hs_expr(h, s->cond); hs_expr(h, s->value); break;
+    case ST_FOR_RANGE: hs_expr(h, s->start); hs_expr(h, s->stop); hs_expr(h, s->step); break;
+    case ST_PRANGE: case ST_PARALLEL: {
+        const IrRegion *r = s->region;
+        hs_expr(h, r->start);
+        hs_expr(h, r->stop);
+        hs_expr(h, r->step);
+        hs_expr(h, r->num_threads);
+        hs_expr(h, r->chunksize);
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Everything a statement list does, nested statements included; a region's
+ * body is left out (the region synchronises itself when it runs natively). */
+static void hs_stmts(HostScan *h, const CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        hs_stmt_own(h, s);
+        if (s->kind == ST_PRANGE || s->kind == ST_PARALLEL) {
+            if (s->region->ocl_ok) h->launch = 1;
+            hs_stmts(h, &s->orelse);
+            continue;
+        }
+        hs_stmts(h, &s->body);
+        hs_stmts(h, &s->orelse);
+    }
+}
+
+static int expr_calls_launcher(const Gen *G, const IrExpr *e) {
+    if (!e) return 0;
+    if (e->kind == E_CALL && is_launcher(G, e->fn)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (expr_calls_launcher(G, e->args[i])) return 1;
+    for (int i = 0; i < e->nkw; i++)
+        if (expr_calls_launcher(G, e->kwargs[i])) return 1;
+    return 0;
+}
+
+static int calls_launcher(const Gen *G, const CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        const IrExpr *es[] = {s->value, s->target, s->cond, s->start, s->stop, s->step};
+        for (size_t k = 0; k < sizeof es / sizeof es[0]; k++)
+            if (expr_calls_launcher(G, es[k])) return 1;
+        if (calls_launcher(G, &s->body) || calls_launcher(G, &s->orelse)) return 1;
+    }
+    return 0;
+}
+
+/* Functions that may run a region on a device: those with an eligible
+ * prange, then their callers, to a fixpoint.  (Python code a def runs is
+ * another call's business: that call brings its data back itself.) */
+static void find_launchers(Gen *G) {
+    const IrModule *m = G->m;
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        for (int k = 0; k < f->regions.len; k++) {
+            const IrRegion *r = f->regions.items[k];
+            if (r->ocl_ok && r->is_prange) {
+                vec_add(G, &G->launchers, f);
+                break;
+            }
+        }
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < m->funcs.len; i++) {
+            IrFunc *f = m->funcs.items[i];
+            if (!is_launcher(G, f) && calls_launcher(G, &f->body)) {
+                vec_add(G, &G->launchers, f);
+                changed = 1;
+            }
+        }
+    }
+}
+
+static int host_checks_on(Gen *G) {
+    return G->opt->opencl && G->opt->opencl_source && *G->opt->opencl_source && !G->hoisted && !region_frame(G);
+}
+
+static void emit_host_check(Gen *G, int mask, int line) {
+    if (mask) out(G, "CYRT_HOST(%d, %s, %d);", mask == HM_READ ? 1 : 3, c_strz(G, G->fname), line);
+}
+
 static void gen_while(Gen *G, IrStmt *s) {
     Cap cap;
     int mark = G->live.len;
     cap_begin(G, &cap, G->ind + 1);
+    if (host_checks_on(G)) {
+        HostScan h = {G, 0, 0};
+        hs_expr(&h, s->cond);
+        emit_host_check(G, h.mask, s->pos.line);
+    }
     const char *c = cond_expr(G, s->cond, mark);
     const char *code = cap_end(G, &cap);
     Frame *f = push_frame(G, FR_LOOP);
@@ -2064,6 +2223,9 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     if (!o->opencl || !o->opencl_source || !*o->opencl_source || !R->ocl_ok || !R->is_prange || s->orelse.len)
         return 0;
     int na = R->args.len;
+    /* outside the if: the native path's trace line gives the runtime's reason */
+    out(G, "cyrt_ocl_launch cy_ol%d;", id);
+    out(G, "cy_ol%d.reason[0] = 0;", id);
     out(G, "if (cyrt_force == 2 && cyrt_ocl) {");
     G->ind++;
     out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
@@ -2100,7 +2262,6 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
             break;
         }
     }
-    out(G, "cyrt_ocl_launch cy_ol%d;", id);
     out(G, "memset(&cy_ol%d, 0, sizeof cy_ol%d);", id, id);
     out(G, "cy_ol%d.version = CYRT_OCL_API_VERSION; cy_ol%d.module = cyrt_modname; cy_ol%d.function = %s;", id, id, id,
         c_strz(G, R->func ? R->func->name : "<module>"));
@@ -2113,7 +2274,14 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     out(G, "long long cy_oc%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);
     out(G, "int cy_orc%d = cyrt_ocl->run_region(&cy_ol%d);", id, id);
-    out(G, "if (cy_orc%d < 0) goto %s;", id, errlbl(G));
+    /* a kernel that raised ran on the device: its line says so */
+    out(G, "if (cy_orc%d < 0) {", id);
+    G->ind++;
+    out(G, "if (cyrt_trace_fd >= 0 && cy_ol%d.device[0] && !cy_ol%d.failure) cyrt_trace_ocl(&cy_ri%d, &cy_ol%d, cyrt_now_ns() - cy_oc%d);", id,
+        id, id, id, id);
+    out(G, "goto %s;", errlbl(G));
+    G->ind--;
+    out(G, "}");
     out(G, "if (cy_orc%d == 0) {", id);
     G->ind++;
     out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_ocl(&cy_ri%d, &cy_ol%d, cyrt_now_ns() - cy_oc%d);", id, id, id);
@@ -2124,7 +2292,6 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "goto L_ocl%d_done;", id);
     G->ind--;
     out(G, "}");
-    out(G, "memcpy(cyrt_ocl_reason, cy_ol%d.reason, sizeof cyrt_ocl_reason);", id);
     G->ind--;
     out(G, "}");
     return 1;
@@ -2282,11 +2449,22 @@ static void gen_region(Gen *G, IrStmt *s) {
         IrVar *v = f->lastp.items[i];
         out(G, "%s = %s;", decl(G, v->ty, FMT("cy_lp%d_%s", id, v->cname)), zero_init(v->ty));
     }
+    /* hoisted bounds checks come before either implementation, so an
+       IndexError they find leaves memory untouched on both (DESIGN §8) */
+    const IrExpr *ck_stop = sconst && sv == 1 ? R->stop : NULL;
+    if (prange && checks_emit_code(&cks, ck_stop)) {
+        out(G, "if (%s > 0) {", n);
+        G->ind++;
+        emit_checks(G, &cks, last_raw, ck_stop);
+        G->ind--;
+        out(G, "}");
+    }
     int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T);
+    /* the native team works on host memory: what a device holds comes back */
+    if (G->opt->opencl) out(G, "CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), R->pos.line);
     if (prange) {
         out(G, "if (%s > 0) {", n);
         G->ind++;
-        emit_checks(G, &cks, last_raw, sconst && sv == 1 ? R->stop : NULL);
     }
     const char *ts = NULL;
     if (G->gil == 1) {
@@ -2322,8 +2500,8 @@ static void gen_region(Gen *G, IrStmt *s) {
     }
     G->ind--;
     out(G, "}");
-    out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_region(&cy_ri%d, %s, cyrt_now_ns() - cy_clock%d);", id,
-        prange ? n : "0", id);
+    out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_region(&cy_ri%d, %s, cyrt_now_ns() - cy_clock%d, %s);", id,
+        prange ? n : "0", id, ocl ? FMT("cy_ol%d.reason", id) : "NULL");
     if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
     if (prange) {
         out(G, "%s = %s;", R->index->cname, last);
@@ -2371,6 +2549,25 @@ static void gen_region(Gen *G, IrStmt *s) {
 static void gen_stmt(Gen *G, IrStmt *s) {
     line_directive(G, s->pos);
     int mark = G->live.len;
+    int hoist = 0;
+    if (host_checks_on(G) && s->kind != ST_PRANGE && s->kind != ST_PARALLEL) {
+        HostScan h = {G, 0, 0};
+        hs_stmt_own(&h, s);
+        if (s->kind == ST_FOR_RANGE || s->kind == ST_WHILE) {
+            HostScan b = {G, 0, 0};
+            hs_stmts(&b, &s->body);
+            hs_stmts(&b, &s->orelse);
+            if (!b.launch && !h.launch) {
+                /* nothing in the loop can put data on a device: one check covers it */
+                h.mask |= b.mask;
+                hoist = 1;
+            } else if (s->kind == ST_WHILE) {
+                h.mask = 0; /* the condition is checked where it is evaluated, each time */
+            }
+        }
+        emit_host_check(G, h.mask, s->pos.line);
+    }
+    G->hoisted += hoist;
     switch (s->kind) {
     case ST_BLOCK: gen_stmts(G, &s->body); break;
     case ST_EXPR: {
@@ -2414,6 +2611,7 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_GIL: gen_gil(G, s); break;
     case ST_DECLARE: break;
     }
+    G->hoisted -= hoist;
     if (s->kind == ST_RETURN || s->kind == ST_RAISE || s->kind == ST_BREAK || s->kind == ST_CONTINUE) {
         /* control left: the jump already cleaned up (or L_error will) */
         while (G->live.len > mark) ((Temp *)G->live.items[--G->live.len])->busy = 0;
@@ -2652,8 +2850,17 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     const char **args = cy_alloc(G->a, (size_t)(np + 1) * sizeof(char *));
     for (int i = 0; i < np; i++) args[i] = ((IrVar *)f->params.items[i])->cname;
     const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
+    /* a call that may leave data on a device brings it back before Python sees it */
+    int scoped = is_launcher(G, f);
+    const char *leave = FMT("cyrt_call_leave(%s, %d)", c_strz(G, f->name), f->pos.line);
+    if (scoped) {
+        out(G, "if (cyrt_call_enter() < 0) goto L_end;");
+        ff->err_used = 1;
+        ff->err_label = "L_leave";
+    }
     if (fn_objret(f)) {
         out(G, "cy_r = %s;", call);
+        if (scoped) out(G, "if (%s < 0) Py_CLEAR(cy_r);", leave);
     } else {
         const char *val = call;
         if (fn_status(f)) {
@@ -2673,6 +2880,10 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
             const char *r = vtmp(G);
             out(G, "%s = %s;", r, call);
             val = r;
+        }
+        if (scoped) {
+            ff->err_label = "L_end";
+            goto_err_if(G, FMT("%s < 0", leave));
         }
         if (!val) {
             out(G, "cy_r = Py_None;");
@@ -2708,6 +2919,11 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         cy_buf_put(G->out, arglabels.s, arglabels.len);
     }
     cy_buf_free(&arglabels);
+    if (scoped && !fn_objret(f)) {
+        /* the call raised: its data still comes back, its exception stays */
+        if (!arglabels.len) out(G, "goto L_end;");
+        out(G, "L_leave: (void)%s;", leave);
+    }
     if (ff->err_used) out(G, "L_end:");
     scope_cleanup(G, &fs);
     for (int i = 0; i < np; i++) {
@@ -2764,6 +2980,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
                 cy_vec_push(a, &defaults, df);
             }
     }
+    if (opt->opencl && opt->opencl_source && *opt->opencl_source) find_launchers(G);
     for (int i = 0; i < m->funcs.len; i++) emit_func(G, m->funcs.items[i], &funcs);
     for (int i = 0; i < m->funcs.len; i++)
         if (is_def_like(m->funcs.items[i])) emit_wrapper(G, m->funcs.items[i], &defaults, &wraps);

@@ -462,8 +462,14 @@ typedef struct {
     Py_ssize_t strides[CYRT_MAX_NDIM];
 } cy_view;
 
+/* Set when the OpenCL runtime is there: a buffer about to be given back may
+ * have its only valid copy on a device. */
+static void (*cyrt_owner_hook)(const Py_buffer *b);
+
 CYRT_COLD void cyrt_owner_free(cyrt_owner *o) {
-    PyGILState_STATE g = PyGILState_Ensure();
+    PyGILState_STATE g;
+    if (cyrt_owner_hook) cyrt_owner_hook(&o->buf);
+    g = PyGILState_Ensure();
     PyBuffer_Release(&o->buf);
     PyGILState_Release(g);
     PyMem_RawFree(o);
@@ -859,7 +865,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 1
+#define CYRT_OCL_API_VERSION 2
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -882,17 +888,44 @@ typedef struct {
     char reason[256];
     char device[128];
     unsigned long long bytes_to_device, bytes_to_host;
-    int compiled;
+    int build;         /* 0 none, 1 compiled, 2 from the kernel cache */
     int cpu_only;
+    int failure;
 } cyrt_ocl_launch;
+
+typedef struct {
+    unsigned long long bytes_to_host;
+    long long ns;
+} cyrt_ocl_sync;
 
 typedef struct {
     int version;
     int (*run_region)(cyrt_ocl_launch *L);
+    const int *state;
+    int (*enter)(void);
+    int (*leave)(cyrt_ocl_sync *S);
+    void (*host_use)(int write, cyrt_ocl_sync *S);
+    void (*host_extent)(const void *data, int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides,
+                        Py_ssize_t itemsize);
 } cyrt_ocl_api;
 
+/* The runtime's residency word (1: some data only on a device, 2: some
+ * device copy valid), so that host accesses cost one load when nothing is
+ * on a device; a module without the runtime reads a zero of its own. */
+static const int cyrt_ocl_zero;
+static const int *cyrt_ocl_state = &cyrt_ocl_zero;
 static const cyrt_ocl_api *cyrt_ocl;  /* NULL: every region runs natively */
-static char cyrt_ocl_reason[256];     /* why the last region forced onto OpenCL ran natively */
+/* why a region forced onto OpenCL runs natively when there is no runtime */
+static const char *cyrt_ocl_why = "fallback: OpenCL is not available in this build";
+
+static void cyrt_ocl_owner_hook(const Py_buffer *b) {
+    Py_ssize_t one_shape, one_stride;
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED)) || !b->buf || b->itemsize <= 0) return;
+    one_shape = b->len / b->itemsize;
+    one_stride = b->itemsize;
+    cyrt_ocl->host_extent(b->buf, b->ndim ? b->ndim : 1, b->ndim && b->shape ? b->shape : &one_shape,
+                          b->ndim && b->strides ? b->strides : &one_stride, b->itemsize);
+}
 
 /* Module init (modules built with OpenCL): the runtime's API, or one
  * RuntimeWarning and native execution. */
@@ -905,15 +938,57 @@ CYRT_FN int cyrt_ocl_init(void) {
         Py_XDECREF(cap);
         Py_DECREF(m);
     }
-    if (api && api->version != CYRT_OCL_API_VERSION) api = NULL;
+    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state)) api = NULL;
     if (!api) {
         PyErr_Clear();
-        snprintf(cyrt_ocl_reason, sizeof cyrt_ocl_reason, "fallback: the cyocl runtime module is not available");
+        cyrt_ocl_why = "fallback: the cyocl runtime module is not available";
         return PyErr_WarnEx(PyExc_RuntimeWarning,
                             "cyocl: the runtime module 'cyocl' cannot be imported; every region runs natively", 1);
     }
     cyrt_ocl = api;
+    cyrt_ocl_state = api->state;
+    cyrt_owner_hook = cyrt_ocl_owner_hook;
     return 0;
+}
+
+CYRT_FN void cyrt_trace_line(const char *line, int len) {
+    if (len > 0) {
+        ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
+        (void)w;
+    }
+}
+
+/* A trace line for data brought back outside any region. */
+CYRT_COLD void cyrt_trace_sync(const char *function, int line, const char *why, const cyrt_ocl_sync *S) {
+    char text[512];
+    int len = snprintf(text, sizeof text,
+                       "{\"event\":\"sync\",\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"reason\":\"%s\","
+                       "\"bytes_to_device\":0,\"bytes_to_host\":%llu,\"ns\":%lld}\n",
+                       cyrt_modname, function, line, why, S->bytes_to_host, S->ns);
+    if (len > 0 && (size_t)len < sizeof text) cyrt_trace_line(text, len);
+}
+
+/* Generated code touches view memory on the host (mask 1: reads, 3:
+ * writes or hands it to Python): data on a device comes back first. */
+CYRT_COLD void cyrt_host_sync(int mask, const char *function, int line) {
+    cyrt_ocl_sync S = {0, 0};
+    if (!cyrt_ocl) return;
+    cyrt_ocl->host_use(mask & 2, &S);
+    if (cyrt_trace_fd >= 0 && S.bytes_to_host) cyrt_trace_sync(function, line, "host use", &S);
+}
+#define CYRT_HOST(mask, function, line) \
+    do { if (cyrt_unlikely(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & (mask))) cyrt_host_sync((mask), (function), (line)); } while (0)
+
+/* A def that may run regions on a device: its arrays are brought back
+ * before it returns to Python. */
+CYRT_INLINE int cyrt_call_enter(void) { return cyrt_ocl ? cyrt_ocl->enter() : 0; }
+CYRT_COLD int cyrt_call_leave(const char *function, int line) {
+    cyrt_ocl_sync S = {0, 0};
+    int rc;
+    if (!cyrt_ocl) return 0;
+    rc = cyrt_ocl->leave(&S);
+    if (cyrt_trace_fd >= 0 && S.bytes_to_host) cyrt_trace_sync(function, line, "return", &S);
+    return rc;
 }
 
 CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L, long long ns) {
@@ -930,14 +1005,16 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
                    "\"device\":\"%s\",\"n\":%lld,\"bytes_to_device\":%llu,\"bytes_to_host\":%llu,\"build\":\"%s\","
                    "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
-                   L->bytes_to_host, L->compiled ? "compiled" : "none", ns);
+                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none", ns);
     if (len > 0 && (size_t)len < sizeof line) {
         ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
         (void)w;
     }
 }
 
-CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long long ns) {
+/* why: the runtime's reason for running a region forced onto OpenCL
+ * natively (NULL or "" when it was not asked). */
+CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long long ns, const char *why) {
     char line[1024];
     const char *reason;
     char rbuf[512];
@@ -948,7 +1025,7 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
         snprintf(rbuf, sizeof rbuf, "not-eligible: %s", ri->reason);
         reason = rbuf;
     } else if (cyrt_force == 2) {
-        reason = cyrt_ocl_reason[0] ? cyrt_ocl_reason : "fallback: OpenCL is not available in this build";
+        reason = why && why[0] ? why : cyrt_ocl_why;
     } else {
         reason = "heuristic";
     }
@@ -957,10 +1034,7 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
                    "\"device\":null,\"n\":%lld,\"bytes_to_device\":0,\"bytes_to_host\":0,\"build\":\"none\","
                    "\"reason\":\"%s\",\"predicted_ns\":{},\"ns\":%lld}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, n, reason, ns);
-    if (len > 0 && (size_t)len < sizeof line) {
-        ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
-        (void)w;
-    }
+    if (len > 0 && (size_t)len < sizeof line) cyrt_trace_line(line, len);
 }
 
 /* ---- module initialisation ------------------------------------------------------ */

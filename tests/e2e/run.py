@@ -5,8 +5,8 @@ it and run NAME_check.py's check(mod).
 Each case is built twice: with --no-opencl (run once) and by default (run
 with CYOCL_FORCE=native and CYOCL_FORCE=opencl; a region OpenCL cannot take
 stays native).  When the module writes a CYOCL_TRACE file, every line must be
-a JSON object with an "impl", and under CYOCL_FORCE=native every impl must be
-"native".
+a JSON object with an "impl" (or a well-formed "event": "sync" record), and
+under CYOCL_FORCE=native every impl must be "native" and nothing may move.
 
 Usage: run.py [--cyocl PATH] [--dir DIR] [--work DIR] [--only NAME ...] [-k SUBSTR]
 Closing line: 'N passed, N failed'; exit status 1 when anything failed or
@@ -44,6 +44,13 @@ def check_trace(path, force):
                 rec = json.loads(line)
             except ValueError as e:
                 return "trace line %d is not JSON (%s): %r" % (n, e, line[:200])
+            if isinstance(rec, dict) and rec.get("event") == "sync":
+                # data brought back outside a region (docs/trace.md)
+                if force == "native":
+                    return "trace line %d moved data under CYOCL_FORCE=native" % n
+                if not isinstance(rec.get("bytes_to_host"), int) or rec.get("reason") not in ("return", "host use"):
+                    return "trace line %d is a malformed sync record: %r" % (n, rec)
+                continue
             impl = rec.get("impl") if isinstance(rec, dict) else None
             if impl not in ("native", "opencl"):
                 return "trace line %d has impl %r" % (n, impl)
@@ -94,6 +101,7 @@ def main():
                 if os.path.exists(trace):
                     os.remove(trace)
                 env["CYOCL_TRACE"] = trace
+                env.setdefault("CYOCL_CACHE_DIR", os.path.join(work, "kcache"))  # not the user's cache
                 if force:
                     env["CYOCL_FORCE"] = force
                 label = "%s [%s%s]" % (name, variant, " force=" + force if force else "")

@@ -892,7 +892,120 @@ static void test_model(void) {
     CHECK(cover.merges > 100 && cover.shrinks > 100 && cover.copies > 100 && cover.injected > 10);
 }
 
+/* ---- call scopes and residency across regions (scope.c) ------------------------------ */
+
+static cyrt_handle *sview(cyrt_rt *rt, void *data, ptrdiff_t n, int *kept) {
+    cyrt_handle *h = NULL;
+    ptrdiff_t stride = sizeof(double);
+    cyrt_err err;
+    CHECK(cyrt_scope_view(rt, data, 1, &n, &stride, sizeof(double), &h, kept, NULL, &err) == CYRT_OK && h);
+    return h;
+}
+
+/* the fake device's copy of element i of a view acquired at ref */
+static double *on_dev(cyrt_devref ref, size_t i) { return (double *)((char *)ref.mem + ref.byte_offset) + i; }
+
+static void test_scopes(void) {
+    Fake f;
+    cyrt_rt *rt = fake_rt(&f);
+    const int *state = cyrt_state_word(rt);
+    cyrt_err err;
+    int kept;
+    fill();
+
+    /* outside a call: a fresh handle the caller owns */
+    cyrt_handle *h = sview(rt, arr, 100, &kept);
+    CHECK(!kept);
+    rel(rt, h);
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_EINVAL);
+
+    /* inside: one handle per view for the whole call */
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    cyrt_handle *a = sview(rt, arr, 100, &kept), *b;
+    CHECK(kept);
+    b = sview(rt, arr, 100, &kept);
+    CHECK(b == a && kept);
+    CHECK(*state == 0);
+    cyrt_devref r = dev(rt, a, CYRT_WRITE);
+    *on_dev(r, 3) = -3.0; /* "the kernel" */
+    done(rt, a);
+    CHECK(*state == (CYRT_STATE_DIRTY | CYRT_STATE_VALID), "state %d", *state);
+    uint64_t uploads = f.writes;
+    /* a second region reads it: nothing moves */
+    r = dev(rt, a, CYRT_READ);
+    done(rt, a);
+    CHECK(f.writes == uploads && f.reads == 0);
+    /* a host read brings it back, the device copy stays valid */
+    CHECK(cyrt_host_use(rt, 0, NULL, &err) == CYRT_OK);
+    CHECK(arr[3] == -3.0 && f.reads == 1 && *state == CYRT_STATE_VALID);
+    /* a host write drops the device copy: the next region uploads again */
+    CHECK(cyrt_host_use(rt, 1, NULL, &err) == CYRT_OK);
+    CHECK(*state == 0);
+    arr[4] = 44.0;
+    r = dev(rt, a, CYRT_READ);
+    CHECK(*on_dev(r, 4) == 44.0 && f.writes == uploads + 1);
+    done(rt, a);
+    /* a nested call's views go when it returns, the outer's stay */
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    cyrt_handle *c = sview(rt, arr + 10, 20, &kept);
+    CHECK(kept && c != a);
+    CHECK(reginfo(rt).handles == 2);
+    r = dev(rt, c, CYRT_WRITE);
+    *on_dev(r, 0) = 1010.0;
+    done(rt, c);
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    CHECK(reginfo(rt).handles == 1 && arr[10] == 1010.0 && *state == 0);
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    CHECK(reginfo(rt).handles == 0 && reginfo(rt).tops == 0);
+
+    /* resident views keep their region on the device across calls */
+    fill();
+    cyrt_handle *res = reg1(rt, arr, 100, sizeof(double), sizeof(double));
+    cyrt_handle_set_flags(rt, res, CYRT_HF_RESIDENT);
+    for (int call = 0; call < 3; call++) {
+        CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+        a = sview(rt, arr + 50, 50, &kept);
+        r = dev(rt, a, CYRT_RW);
+        *on_dev(r, 0) += 1.0;
+        done(rt, a);
+        CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    }
+    CHECK(f.reads == 2 && arr[50] == 50.0, "reads %llu", (unsigned long long)f.reads); /* nothing came back */
+    CHECK(*state & CYRT_STATE_DIRTY);
+    CHECK(cyrt_host_acquire(rt, res, CYRT_READ, NULL, &err) == CYRT_OK);
+    CHECK(arr[50] == 53.0);
+    rel(rt, res);
+
+    /* memory given back: its regions come back first and lose the device copy */
+    fill();
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    a = sview(rt, arr, 100, &kept);
+    r = dev(rt, a, CYRT_WRITE);
+    *on_dev(r, 99) = -99.0;
+    done(rt, a);
+    ptrdiff_t n = 100, st = sizeof(double);
+    CHECK(cyrt_host_extent(rt, arr, 1, &n, &st, sizeof(double), NULL, &err) == CYRT_OK);
+    CHECK(arr[99] == -99.0 && *state == 0);
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+
+    /* a failed launch: the host copy from before it is the valid one again */
+    fill();
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    a = sview(rt, arr, 100, &kept);
+    unsigned m = CYRT_RW;
+    CHECK(cyrt_device_acquire(rt, 1, &a, &m, &r, NULL, &err) == CYRT_OK);
+    *on_dev(r, 7) = 777.0; /* half a kernel */
+    cyrt_device_abandon(rt, 1, &a);
+    CHECK(*state == 0);
+    CHECK(cyrt_host_use(rt, 1, NULL, &err) == CYRT_OK);
+    CHECK(arr[7] == 7.0);
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    CHECK(reginfo(rt).handles == 0);
+    free_rt(rt, &f);
+}
+
 int main(void) {
+    test_scopes();
     test_same_extent();
     test_containment();
     test_merge();

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Residency across regions and calls (DESIGN §4.5-4.6), shown from the trace.
+
+Builds tests/opencl/residency.pyx with `cyocl build` and runs each scenario in
+a fresh process under CYOCL_FORCE=opencl with a CYOCL_TRACE file; every
+result is also checked against numpy, and every scenario is run once more
+under CYOCL_FORCE=native (same results, nothing moved).
+
+Usage: residency.py --cyocl build/cyocl [--work DIR]
+Exit status 0 all passed, 1 a failure, 77 no OpenCL device (skipped).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Each scenario: code run in a fresh python3 with the module imported as m,
+# cyocl imported, numpy as np; T() returns the trace records so far.
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__] = fn.__doc__
+    return fn
+
+
+@scenario
+def jacobi_moves_once():
+    """
+u = np.random.default_rng(1).random((256, 300)); t = u.copy()
+ru, rt = u.copy(), u.copy()
+def ref(a, out): out[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+m.jacobi(u, t, 50)
+for _ in range(50): ref(ru, rt); ref(rt, ru)
+assert np.allclose(u, ru) and np.allclose(t, rt)
+if OPENCL:
+    recs = T()
+    regions = [r for r in recs if 'impl' in r]
+    assert len(regions) == 100 and all(r['impl'] == 'opencl' for r in regions), regions[:3]
+    size = u.nbytes
+    # each array goes to the device once (the first two regions) ...
+    assert sum(r['bytes_to_device'] for r in regions) == 2 * size, [r['bytes_to_device'] for r in regions[:4]]
+    assert all(r['bytes_to_device'] == 0 for r in regions[2:])
+    assert all(r['bytes_to_host'] == 0 for r in regions)
+    # ... and back once, when jacobi returns
+    syncs = [r for r in recs if r.get('event') == 'sync']
+    assert [(s['function'], s['reason'], s['bytes_to_host']) for s in syncs] == [('jacobi', 'return', 2 * size)], syncs
+    st = cyocl.stats()
+    assert (st['to_device'], st['to_host']) == (2, 2), st
+"""
+
+
+@scenario
+def resident_moves_nothing():
+    """
+a = np.arange(1000, dtype=np.float64)
+exp = a.copy()
+with cyocl.resident(a):
+    for k in range(10):
+        m.scale(a, 1.5)
+        exp *= 1.5
+    if OPENCL:
+        recs = T()
+        assert len(recs) == 10, recs
+        assert recs[0]['bytes_to_device'] == a.nbytes
+        assert all(r['bytes_to_device'] == 0 and r['bytes_to_host'] == 0 for r in recs[1:]), recs
+        assert cyocl.stats()['to_host'] == 0
+    cyocl.to_host(a)                  # Python may look now
+    assert np.allclose(a, exp)
+    a[0] = 100.0; exp[0] = 100.0      # and write
+    m.scale(a, 2.0); exp *= 2.0
+assert np.allclose(a, exp), (a[:4], exp[:4])
+st = cyocl.stats()
+assert st['regions'] == 0 and st['handles'] == 0, st
+"""
+
+
+@scenario
+def resident_exit_syncs():
+    """
+a = np.ones(4096)
+with cyocl.resident(a):
+    m.scale(a, 3.0)
+assert np.all(a == 3.0)
+"""
+
+
+@scenario
+def returns_up_to_date():
+    """
+a = np.arange(5000, dtype=np.float64)
+for k in range(3):
+    m.scale(a, 2.0)
+    assert a[17] == 17.0 * 2 ** (k + 1), a[17]  # read straight after each call
+"""
+
+
+@scenario
+def host_access_between_regions():
+    """
+a = np.arange(100, dtype=np.float64)
+first, last = m.host_between(a)
+exp = np.arange(100, dtype=np.float64) + 1.0
+assert first == 1.0, first
+exp[-1] = -100.0
+exp *= 2.0
+assert last == -200.0 and np.array_equal(a, exp), (last, a[-3:])
+if OPENCL:
+    syncs = [r for r in T() if r.get('event') == 'sync']
+    assert syncs and syncs[0]['reason'] == 'host use', syncs
+"""
+
+
+@scenario
+def serial_loop():
+    """
+a = np.arange(10000, dtype=np.float64)
+s = m.serial_loop_after(a)
+assert s == 3.0 * np.arange(10000).sum() and np.array_equal(a, 3.0 * np.arange(10000))
+"""
+
+
+@scenario
+def temporaries_die_on_device():
+    """
+n = 100000
+assert m.temporaries(n, 20) == 20 * (n * (n - 1) / 2)
+st = cyocl.stats()
+assert st['regions'] == 0 and st['handles'] == 0, st
+"""
+
+
+@scenario
+def python_in_between():
+    """
+a = np.zeros(1000)
+seen = []
+def f():
+    seen.append(a.sum())   # must see the first region's write
+    a[:] += 5.0            # must reach the second region
+m.through_python(a, f)
+assert seen == [1000.0], seen
+assert np.all(a == 60.0), a[:4]
+"""
+
+
+@scenario
+def raise_keeps_writes():
+    """
+a = np.zeros(1000)
+try:
+    m.write_then_fail(a, 1000)
+except IndexError as e:
+    assert 'Out of bounds' in str(e), e
+else:
+    raise AssertionError('no IndexError')
+assert np.all(a == 7.0), a[:4]
+st = cyocl.stats()
+assert st['regions'] == 0 and st['handles'] == 0, st
+if OPENCL:
+    # both regions ran on the device, the second one raised there
+    ran = [r for r in T() if r.get('impl') == 'opencl' and r['function'] == 'write_then_fail']
+    assert len(ran) == 2, T()
+"""
+
+
+@scenario
+def pin_host_runs_natively():
+    """
+a = np.ones(1000)
+with cyocl.pin_host(a):
+    m.scale(a, 2.0)
+m.scale(a, 2.0)
+assert np.all(a == 4.0)
+if OPENCL:
+    recs = [r for r in T() if 'impl' in r]
+    assert recs[0]['impl'] == 'native' and recs[0]['reason'] == 'fallback: pinned to the host (cyocl.pin_host)', recs[0]
+    assert recs[1]['impl'] == 'opencl', recs[1]
+"""
+
+
+DRIVER = r"""
+import json, os, sys, warnings
+warnings.simplefilter('error')   # a fallback warning would be a failure here
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import cyocl
+import residency as m
+OPENCL = os.environ.get('CYOCL_FORCE') == 'opencl'
+def T():
+    with open(os.environ['CYOCL_TRACE']) as f:
+        return [json.loads(l) for l in f]
+exec(compile(sys.argv[2], 'scenario', 'exec'))
+if not OPENCL:
+    assert all(r.get('impl') == 'native' for r in T())
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cyocl", required=True)
+    ap.add_argument("--work")
+    a = ap.parse_args()
+    if subprocess.run([a.cyocl, "devices"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+        print("SKIP: no OpenCL device")
+        return 77
+    work = a.work or tempfile.mkdtemp(prefix="cyocl-res-")
+    os.makedirs(work, exist_ok=True)
+    r = subprocess.run([a.cyocl, "build", "-o", work, os.path.join(HERE, "residency.pyx")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print("FAIL build\n" + r.stdout + r.stderr)
+        return 1
+    passed = failed = 0
+    for name, code in SCENARIOS.items():
+        for force in ("opencl", "native"):
+            trace = os.path.join(work, "trace-%s-%s.jsonl" % (name, force))
+            if os.path.exists(trace):
+                os.remove(trace)
+            env = dict(os.environ, CYOCL_FORCE=force, CYOCL_TRACE=trace,
+                       CYOCL_CACHE_DIR=os.path.join(work, "kcache"))
+            p = subprocess.run([sys.executable, "-c", DRIVER, work, code], env=env, capture_output=True,
+                               text=True, timeout=300)
+            label = "%s [%s]" % (name, force)
+            if p.returncode == 0:
+                passed += 1
+                print("PASS " + label)
+            else:
+                failed += 1
+                print("FAIL " + label + "\n" + p.stdout + p.stderr)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
