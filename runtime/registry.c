@@ -716,8 +716,8 @@ retry:
     return CYRT_OK;
 }
 
-void cyrt_device_done(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
-    pthread_mutex_lock(&rt->lock);
+/* Unlocks the regions of one acquisition (lock held). */
+static void done_locked(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
     for (size_t i = 0; i < n; i++)
         if (hs[i]->r)
             unpin(rt, top_of(hs[i]->r));
@@ -727,6 +727,11 @@ void cyrt_device_done(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
         if (hs[i]->r)
             settle(rt, top_of(hs[i]->r), NULL, NULL);
     cyrt_restate_locked(rt);
+}
+
+void cyrt_device_done(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
+    pthread_mutex_lock(&rt->lock);
+    done_locked(rt, n, hs);
     pthread_mutex_unlock(&rt->lock);
 }
 
@@ -741,13 +746,7 @@ void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs) {
             t->dev_valid = 0;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        if (hs[i]->r)
-            unpin(rt, top_of(hs[i]->r));
-    for (size_t i = 0; i < n; i++)
-        if (hs[i]->r)
-            settle(rt, top_of(hs[i]->r), NULL, NULL);
-    cyrt_restate_locked(rt);
+    done_locked(rt, n, hs);
     pthread_mutex_unlock(&rt->lock);
 }
 

@@ -30,6 +30,9 @@ Exit 77 when `cyocl devices` finds no device (nothing to fail).
 """
 import argparse, concurrent.futures, json, os, re, shutil, subprocess, sys, tempfile, textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from testlib import run, trace_regions  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -110,26 +113,6 @@ DRIVER = textwrap.dedent("""
 WARN_RE = re.compile(r"RuntimeWarning: cyocl|^cyocl: warning:")
 
 
-def run(cmd, env=None, timeout=600):
-    try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return -1, "", "timed out after %ss" % timeout
-
-
-def read_trace(path):
-    """The region records (lines with an impl; others, e.g. sync events, are left out)."""
-    recs = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                r = json.loads(line)
-                if isinstance(r, dict) and "impl" in r:
-                    recs.append(r)
-    return recs
-
-
 class Runner:
     def __init__(self, a, out):
         self.a, self.out = a, out
@@ -159,7 +142,7 @@ class Runner:
         env = self.env(tag, fault, force, cache, counts)
         rc, out, err = run([*prefix, sys.executable, "-W", "always", "-c", DRIVER, self.out], env,
                            timeout=self.a.timeout)
-        return rc, out, err, read_trace(env["CYOCL_TRACE"]), env
+        return rc, out, err, trace_regions(env["CYOCL_TRACE"]), env
 
     def judge(self, tag, must_fall_back, rc, out, err, trace, forced=True, may_lose=False,
               quiet_ok=False):

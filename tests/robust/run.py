@@ -27,6 +27,9 @@ Usage: run.py [--cyocl PATH] [--work DIR] [-k NAME]
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from testlib import run, trace_regions  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WARN_RE = re.compile(r"RuntimeWarning: cyocl|^cyocl: warning:", re.M)
@@ -131,26 +134,6 @@ THREADS = textwrap.dedent("""
 """)
 
 
-def run(cmd, env=None, timeout=600):
-    try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return -1, "", "timed out after %ss" % timeout
-
-
-def regions(path):
-    """The trace's region records (lines with an impl)."""
-    out = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                r = json.loads(line)
-                if isinstance(r, dict) and "impl" in r:
-                    out.append(r)
-    return out
-
-
 class Tests:
     def __init__(self, a, have_device):
         self.a, self.have_device = a, have_device
@@ -208,7 +191,7 @@ class Tests:
             env, trace = self.env("two-" + force, CYOCL_FORCE=force)
             rc, o, e = self.py(TWO_MODULES, out, env)
             bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
-            recs = regions(trace)
+            recs = trace_regions(trace)
             mods = {r.get("module") for r in recs}
             if mods != {"mod_a", "mod_b"}:
                 bad.append("the trace names the modules %r, not mod_a and mod_b" % sorted(map(str, mods)))
@@ -251,7 +234,7 @@ class Tests:
         rc, o, e = self.py(COMPUTE, out, env)
         if rc != 0 or "OK False" not in o:
             bad.append("run: exit %d, %s%s (want 'OK False': cyocl never imported)" % (rc, o, e))
-        if any(r.get("impl") != "native" for r in regions(trace)):
+        if any(r.get("impl") != "native" for r in trace_regions(trace)):
             bad.append("a region of a --no-opencl module ran on OpenCL")
         if WARN_RE.search(e):
             bad.append("warnings: %s" % e[-1000:])
@@ -285,7 +268,7 @@ class Tests:
                      and not l.startswith("  ")]
             if other:
                 bad.append("unexpected stderr: %r" % other[:5])
-            recs = regions(trace)
+            recs = trace_regions(trace)
             if not recs:
                 bad.append("no region in the trace")
             if any(r.get("impl") != "native" for r in recs):
@@ -314,7 +297,7 @@ class Tests:
             env, trace = self.env("threads-%d" % i, CYOCL_FORCE="opencl")
             rc, o, e = self.py(THREADS, out, env)
             bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
-            recs = regions(trace)
+            recs = trace_regions(trace)
             if any(r.get("impl") != "opencl" for r in recs) or not recs:
                 bad.append("not every call ran on OpenCL: %r" %
                            sorted({"%s: %s" % (r.get("impl"), r.get("reason")) for r in recs}))
