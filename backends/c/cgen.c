@@ -22,6 +22,7 @@
  * are done once before the loop where every iteration makes the access. */
 #define _POSIX_C_SOURCE 200809L
 #include "cgen.h"
+#include "../emit.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -101,8 +102,7 @@ typedef struct {
     CyDiag *d;
     const IrModule *m;
     const CyCOptions *opt;
-    CyBuf *out;
-    int ind;
+    CyEmit e;          /* the output and its indentation (backends/emit.h) */
     int nid;           /* unique suffixes inside the current function */
     TScope *scope;
     CyVec live;        /* Temp* in use, innermost last */
@@ -128,37 +128,17 @@ typedef struct {
 static void out(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void out(Gen *G, const char *fmt, ...) {
     va_list ap;
-    for (int i = 0; i < G->ind; i++) cy_buf_puts(G->out, "    ");
     va_start(ap, fmt);
-    cy_buf_vprintf(G->out, fmt, ap);
+    cy_emit_vline(&G->e, fmt, ap);
     va_end(ap);
-    cy_buf_puts(G->out, "\n");
 }
 
 /* Output redirected into a buffer, to decide what to emit around it. */
-typedef struct {
-    CyBuf *saved;
-    CyBuf buf;
-    int saved_ind;
-} Cap;
+typedef CyCap Cap;
+static void cap_begin(Gen *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }
+static const char *cap_end(Gen *G, Cap *c) { return cy_cap_end(&G->e, c); }
 
-static void cap_begin(Gen *G, Cap *c, int ind) {
-    memset(&c->buf, 0, sizeof c->buf);
-    c->saved = G->out;
-    c->saved_ind = G->ind;
-    G->out = &c->buf;
-    G->ind = ind;
-}
-
-static const char *cap_end(Gen *G, Cap *c) {
-    const char *s = c->buf.len ? cy_strndup(G->a, c->buf.s, c->buf.len) : "";
-    cy_buf_free(&c->buf);
-    G->out = c->saved;
-    G->ind = c->saved_ind;
-    return s;
-}
-
-static void put(Gen *G, const char *text) { cy_buf_puts(G->out, text); }
+static void put(Gen *G, const char *text) { cy_buf_puts(G->e.out, text); }
 
 static int vec_has(const CyVec *v, const void *p) {
     for (int i = 0; i < v->len; i++)
@@ -216,22 +196,6 @@ static const char *json_text(Gen *G, const char *s) {
     return r;
 }
 
-/* An identifier, or a literal: safe to repeat in generated code. */
-static int simple(const char *c) {
-    if (!*c) return 0;
-    if (c[0] == '(' && c[1] == '-' && c[2] >= '0' && c[2] <= '9') {
-        for (const char *p = c + 2; *p; p++)
-            if (!(*p == '.' || *p == ')' || *p == '+' || *p == '-' || (*p >= '0' && *p <= '9') ||
-                  (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-                return 0;
-        return 1;
-    }
-    for (const char *p = c; *p; p++)
-        if (!(*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-              (*p >= 'A' && *p <= 'Z')))
-            return 0;
-    return 1;
-}
 
 static int is_obj(const CyType *t) { return t && t->kind == TY_OBJECT; }
 static int is_view(const CyType *t) { return t && t->kind == TY_VIEW; }
@@ -255,13 +219,6 @@ static const char *zero_init(const CyType *t) {
     return "0";
 }
 
-/* The value of an integer constant expression (through casts). */
-static int const_int(const IrExpr *e, int64_t *v) {
-    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
-    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
-    *v = (int64_t)e->ival;
-    return 1;
-}
 
 static const char *int_lit(Gen *G, const CyType *t, uint64_t bits) {
     if (t->kind == TY_BINT) return bits ? "1" : "0";
@@ -285,14 +242,7 @@ static const char *float_lit(Gen *G, const CyType *t, double v) {
     if (isnan(v)) return t->kind == TY_FLOAT ? "NAN" : "((double)NAN)";
     if (isinf(v)) return v < 0 ? "(-HUGE_VAL)" : "HUGE_VAL";
     char buf[64];
-    /* the shortest text that reads back as the same value, written as
-       Python's repr() writes it (no exponent for 1e-4 <= |v| < 1e16) */
-    int plain = fabs(v) >= 1e-4 && fabs(v) < 1e16;
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, plain ? "%.*f" : "%.*g", prec, v);
-        if (t->kind == TY_FLOAT ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
-    }
-    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    cy_float_digits(buf, v, t->kind == TY_FLOAT);
     return v < 0 || (v == 0 && signbit(v)) ? FMT("(%s%s)", buf, suf) : FMT("%s%s", buf, suf);
 }
 
@@ -358,7 +308,7 @@ static const char *stmp_c(Gen *G, const char *ctype, const char *init) {
 }
 
 /* A C value that may be repeated: itself if simple, else a temporary. */
-static const char *once(Gen *G, const CyType *t, const char *c) { return simple(c) ? c : stmp(G, t, c); }
+static const char *once(Gen *G, const CyType *t, const char *c) { return cy_c_simple(c) ? c : stmp(G, t, c); }
 
 static Temp *new_temp(Gen *G, int is_view) {
     TScope *sc = G->scope;
@@ -454,13 +404,11 @@ static int is_assigned_here(Gen *G, IrVar *v) { return vec_has(&G->assigned, v);
 
 static void line_directive(Gen *G, CyPos p) {
     if (G->opt->line_directives && p.line > 0)
-        cy_buf_printf(G->out, "#line %d %s\n", p.line, c_strz(G, G->m->src ? G->m->src->name : "?"));
+        cy_buf_printf(G->e.out, "#line %d %s\n", p.line, c_strz(G, G->m->src ? G->m->src->name : "?"));
 }
 
 /* ---- forward declarations ------------------------------------------------ */
 
-static const char *paren(Gen *G, const char *c);
-static int wrapped(const char *c);
 
 static Val gen(Gen *G, IrExpr *e);
 static const char *genc(Gen *G, IrExpr *e);
@@ -569,19 +517,19 @@ static const char *view_elem(Gen *G, IrExpr *e) {
         }
         const char *c = genc(G, ie);
         int64_t cv;
-        int isc = const_int(ie, &cv);
+        int isc = cy_const_int(ie, &cv);
         int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
         int pre = ck != NULL;
         int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !pre;
         if (wrap || (e->boundscheck && !pre)) {
-            if (wrap || !simple(c)) c = stmp_c(G, "Py_ssize_t", c);
+            if (wrap || !cy_c_simple(c)) c = stmp_c(G, "Py_ssize_t", c);
             if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
             /* wraparound alone does not check bounds (Cython's boundscheck=False) */
             if (e->boundscheck && !pre)
                 out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
                     vr_shape(G, &r, k), k, errlbl(G));
         }
-        if (uns && !isc) c = FMT("(Py_ssize_t)%s", paren(G, c));
+        if (uns && !isc) c = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, c));
         idx[k] = c;
     }
     const char *T = elem_ctype(G, vt);
@@ -598,8 +546,8 @@ static const char *view_elem(Gen *G, IrExpr *e) {
     for (int k = 0; k < nd; k++) {
         int64_t z;
         if ((c_contig && k == nd - 1) || (f_contig && k == 0)) continue;
-        if (const_int(e->args[1 + k], &z) && z == 0 && !strcmp(idx[k], int_lit(G, e->args[1 + k]->ty, 0))) continue;
-        cy_buf_printf(&b, " + %s * %s", paren(G, idx[k]), vr_stride(G, &r, k));
+        if (cy_const_int(e->args[1 + k], &z) && z == 0 && !strcmp(idx[k], int_lit(G, e->args[1 + k]->ty, 0))) continue;
+        cy_buf_printf(&b, " + %s * %s", cy_c_paren(G->a, idx[k]), vr_stride(G, &r, k));
     }
     const char *addr = cy_strndup(G->a, b.s, b.len);
     cy_buf_free(&b);
@@ -652,16 +600,16 @@ static Val gen_view(Gen *G, IrExpr *e) {
     case E_COND: {
         const char *c = genc(G, e->args[0]);
         const char *t = vtmp(G);
-        out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
-        G->ind++;
+        out(G, "if %s {", cy_c_wrapped(c) ? c : FMT("(%s)", c));
+        G->e.ind++;
         Val a = gen_view(G, e->args[1]);
         out(G, a.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", t, a.c);
-        G->ind--;
+        G->e.ind--;
         out(G, "} else {");
-        G->ind++;
+        G->e.ind++;
         Val b = gen_view(G, e->args[2]);
         out(G, b.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", t, b.c);
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
         return (Val){t, 1};
     }
@@ -784,28 +732,11 @@ static const char *new_obj(Gen *G, const char *call) {
 
 /* ---- expressions ----------------------------------------------------------- */
 
-/* Is c one parenthesised group, "(...)"? */
-static int wrapped(const char *c) {
-    if (c[0] != '(') return 0;
-    int depth = 0;
-    for (const char *p = c; *p; p++) {
-        if (*p == '(') depth++;
-        else if (*p == ')' && --depth == 0) return p[1] == 0;
-    }
-    return 0;
-}
 
-static const char *paren(Gen *G, const char *c) { return simple(c) || wrapped(c) ? c : FMT("(%s)", c); }
 
-static int nonzero_const(const IrExpr *e) {
-    int64_t v;
-    while (e && e->kind == E_CAST) e = e->args[0];
-    if (const_int(e, &v)) return v != 0;
-    return e && e->kind == E_FLOAT && e->fval != 0;
-}
 
 static void zero_check(Gen *G, IrExpr *divisor, const char *b, const char *msg) {
-    if (nonzero_const(divisor)) return;
+    if (cy_nonzero_const(divisor)) return;
     out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_err_zerodiv(\"%s\"); goto %s; }", b, msg, errlbl(G));
 }
 
@@ -830,7 +761,7 @@ static const char *gen_divmod(Gen *G, IrExpr *e) {
             zero_check(G, e->args[1], b, "integer division or modulo by zero");
             int64_t bv;
             const char *mn = signed_min(t);
-            if (fdiv && t->is_signed && mn && !(const_int(e->args[1], &bv) && bv != -1)) {
+            if (fdiv && t->is_signed && mn && !(cy_const_int(e->args[1], &bv) && bv != -1)) {
                 a = once(G, t, a);
                 out(G, "if (cyrt_unlikely(%s == -1 && %s == %s)) { cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\"); goto %s; }",
                     b, a, mn, errlbl(G));
@@ -845,11 +776,11 @@ static const char *gen_divmod(Gen *G, IrExpr *e) {
         zero_check(G, e->args[1], b, fdiv ? "float divmod()" : "float modulo");
     }
     if (e->cdivision) {
-        if (fdiv) return FMT("%s(%s / %s)", t->kind == TY_FLOAT ? "floorf" : t->kind == TY_LDOUBLE ? "floorl" : "floor", paren(G, a), paren(G, b));
+        if (fdiv) return FMT("%s(%s / %s)", t->kind == TY_FLOAT ? "floorf" : t->kind == TY_LDOUBLE ? "floorl" : "floor", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
         return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);
     }
     if (t->kind == TY_FLOAT) return FMT("%s(%s, %s)", fdiv ? "cyrt_fdiv_f" : "cyrt_mod_f", a, b);
-    if (t->kind == TY_LDOUBLE) return FMT("(long double)%s((double)%s, (double)%s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", paren(G, a), paren(G, b));
+    if (t->kind == TY_LDOUBLE) return FMT("(long double)%s((double)%s, (double)%s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
     return FMT("%s(%s, %s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", a, b);
 }
 
@@ -891,17 +822,12 @@ static const char *gen_andor(Gen *G, IrExpr *e) {
     const char *a = genc(G, e->args[0]);
     Cap cap;
     int mark = G->live.len;
-    cap_begin(G, &cap, G->ind + 1);
+    cap_begin(G, &cap, G->e.ind + 1);
     const char *b = genc(G, e->args[1]);
     const char *code = cap_end(G, &cap);
     if (!*code && G->live.len == mark) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
-    const char *r = stmp_c(G, "int", FMT("!!%s", paren(G, a)));
-    out(G, is_and ? "if (%s) {" : "if (!%s) {", r);
-    put(G, code);
-    G->ind++;
-    out(G, "%s = !!%s;", r, paren(G, b));
-    G->ind--;
-    out(G, "}");
+    const char *r = stmp_c(G, "int", FMT("!!%s", cy_c_paren(G->a, a)));
+    cy_emit_andor(&G->e, is_and, r, code, b);
     return r;
 }
 
@@ -909,47 +835,35 @@ static const char *gen_cond(Gen *G, IrExpr *e) {
     const char *c = genc(G, e->args[0]);
     Cap ca, cb;
     int mark = G->live.len;
-    cap_begin(G, &ca, G->ind + 1);
+    cap_begin(G, &ca, G->e.ind + 1);
     const char *a = genc(G, e->args[1]);
     const char *acode = cap_end(G, &ca);
-    cap_begin(G, &cb, G->ind + 1);
+    cap_begin(G, &cb, G->e.ind + 1);
     const char *b = genc(G, e->args[2]);
     const char *bcode = cap_end(G, &cb);
     if (!*acode && !*bcode && G->live.len == mark) return FMT("(%s ? %s : %s)", c, a, b);
     const char *r = stmp(G, e->ty, NULL);
-    out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
-    put(G, acode);
-    G->ind++;
-    out(G, "%s = %s;", r, a);
-    G->ind--;
-    out(G, "} else {");
-    put(G, bcode);
-    G->ind++;
-    out(G, "%s = %s;", r, b);
-    G->ind--;
-    out(G, "}");
+    cy_emit_cond(&G->e, r, c, acode, a, bcode, b);
     return r;
 }
 
 static const char *gen_cast(Gen *G, IrExpr *e) {
     const CyType *t = e->ty;
     IrExpr *x = e->args[0];
-    if (x->kind == E_INT && cy_type_is_int(t)) {
-        uint64_t v = x->ival;
-        if (x->ty->is_signed && t->size == 8) v = (uint64_t)(int64_t)v;
-        return int_lit(G, t, v);
+    uint64_t bits;
+    double fv;
+    switch (cy_fold_cast(e, &bits, &fv)) {
+    case 1: return int_lit(G, t, bits);
+    case 2: return float_lit(G, t, fv);
     }
-    if (x->kind == E_INT && cy_type_is_float(t))
-        return float_lit(G, t, x->ty->is_signed ? (double)(int64_t)x->ival : (double)x->ival);
-    if (x->kind == E_FLOAT && cy_type_is_float(t)) return float_lit(G, t, x->fval);
     const char *c = genc(G, x);
-    if (t->kind == TY_BINT) return FMT("(%s != 0)", paren(G, c));
-    return FMT("((%s)%s)", cty(G, t), paren(G, c));
+    if (t->kind == TY_BINT) return FMT("(%s != 0)", cy_c_paren(G->a, c));
+    return FMT("((%s)%s)", cty(G, t), cy_c_paren(G->a, c));
 }
 
 static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
     int64_t k;
-    if (const_int(e->args[1], &k)) {
+    if (cy_const_int(e->args[1], &k)) {
         if (k < 0) { /* sema's "is None" test: shape[-1] is -1 only when uninitialised */
             Val v = gen_view(G, e->args[0]);
             return FMT("(%s.owner ? (Py_ssize_t)0 : (Py_ssize_t)-1)", v.c);
@@ -1064,9 +978,9 @@ static Val gen_obj_andor(Gen *G, IrExpr *e) {
     const char *s = stmp_c(G, "int", FMT("cyrt_truth(%s)", r));
     goto_err_if(G, FMT("%s < 0", s));
     out(G, e->kind == E_OBJ_AND ? "if (%s) {" : "if (!%s) {", s);
-    G->ind++;
+    G->e.ind++;
     assign_obj(G, r, gen(G, e->args[1]));
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     return (Val){r, 1};
 }
@@ -1074,14 +988,14 @@ static Val gen_obj_andor(Gen *G, IrExpr *e) {
 static Val gen_obj_cond(Gen *G, IrExpr *e) {
     const char *c = genc(G, e->args[0]);
     const char *r = otmp(G);
-    out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
-    G->ind++;
+    out(G, "if %s {", cy_c_wrapped(c) ? c : FMT("(%s)", c));
+    G->e.ind++;
     assign_obj(G, r, gen(G, e->args[1]));
-    G->ind--;
+    G->e.ind--;
     out(G, "} else {");
-    G->ind++;
+    G->e.ind++;
     assign_obj(G, r, gen(G, e->args[2]));
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     return (Val){r, 1};
 }
@@ -1115,8 +1029,8 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_BINOP: v.c = gen_binop(G, e); return v;
     case E_PYFLOORDIV: case E_PYMOD: v.c = gen_divmod(G, e); return v;
     case E_POW: v.c = gen_pow(G, e); return v;
-    case E_UNOP: v.c = FMT("(%s%s)", e->op, paren(G, genc(G, e->args[0]))); return v;
-    case E_NOT: v.c = FMT("(!%s)", paren(G, genc(G, e->args[0]))); return v;
+    case E_UNOP: v.c = FMT("(%s%s)", e->op, cy_c_paren(G->a, genc(G, e->args[0]))); return v;
+    case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_AND: case E_OR: v.c = gen_andor(G, e); return v;
     case E_CMP: {
         const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
@@ -1134,10 +1048,10 @@ static Val gen(Gen *G, IrExpr *e) {
         v.c = FMT("(&%s)", x->kind == E_VIEW_ELEM ? view_elem(G, x) : genc(G, x));
         return v;
     }
-    case E_DEREF: v.c = FMT("(*%s)", paren(G, genc(G, e->args[0]))); return v;
+    case E_DEREF: v.c = FMT("(*%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_PTR_INDEX: {
         const char *p = genc(G, e->args[0]), *i = genc(G, e->args[1]);
-        v.c = FMT("%s[%s]", paren(G, p), i);
+        v.c = FMT("%s[%s]", cy_c_paren(G->a, p), i);
         return v;
     }
     case E_VIEW_ELEM:
@@ -1339,7 +1253,7 @@ static void gen_assign(Gen *G, IrStmt *s) {
 static const char *cond_expr(Gen *G, IrExpr *c, int mark) {
     const char *s = genc(G, c);
     if (G->live.len > mark) {
-        s = stmp_c(G, "int", FMT("!!%s", paren(G, s)));
+        s = stmp_c(G, "int", FMT("!!%s", cy_c_paren(G->a, s)));
         release_to(G, mark);
     }
     return s;
@@ -1347,23 +1261,23 @@ static const char *cond_expr(Gen *G, IrExpr *c, int mark) {
 
 static void gen_block(Gen *G, CyVec *body) {
     int n = G->assigned.len;
-    G->ind++;
+    G->e.ind++;
     gen_stmts(G, body);
-    G->ind--;
+    G->e.ind--;
     G->assigned.len = n;
 }
 
 /* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
  * writes the closing brace. */
 static void gen_if_open(Gen *G, IrStmt *s, const char *c, const char *prefix) {
-    out(G, "%sif %s {", prefix, wrapped(c) ? c : FMT("(%s)", c));
+    out(G, "%sif %s {", prefix, cy_c_wrapped(c) ? c : FMT("(%s)", c));
     gen_block(G, &s->body);
     if (!s->orelse.len) return;
     IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
     if (next && next->kind == ST_IF) {
         Cap cap;
         int m2 = G->live.len;
-        cap_begin(G, &cap, G->ind + 1);
+        cap_begin(G, &cap, G->e.ind + 1);
         const char *c2 = cond_expr(G, next->cond, m2);
         const char *code = cap_end(G, &cap);
         if (!*code) {
@@ -1372,10 +1286,10 @@ static void gen_if_open(Gen *G, IrStmt *s, const char *c, const char *prefix) {
         }
         out(G, "} else {");
         put(G, code);
-        G->ind++;
+        G->e.ind++;
         gen_if_open(G, next, c2, "");
         out(G, "}");
-        G->ind--;
+        G->e.ind--;
         return;
     }
     out(G, "} else {");
@@ -1603,7 +1517,7 @@ static void emit_host_check(Gen *G, int mask, int line) {
 static void gen_while(Gen *G, IrStmt *s) {
     Cap cap;
     int mark = G->live.len;
-    cap_begin(G, &cap, G->ind + 1);
+    cap_begin(G, &cap, G->e.ind + 1);
     if (host_checks_on(G)) {
         HostScan h = {G, 0, 0};
         hs_expr(&h, s->cond);
@@ -1614,13 +1528,13 @@ static void gen_while(Gen *G, IrStmt *s) {
     Frame *f = push_frame(G, FR_LOOP);
     if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
     if (!*code) {
-        out(G, "while %s {", wrapped(c) ? c : FMT("(%s)", c));
+        out(G, "while %s {", cy_c_wrapped(c) ? c : FMT("(%s)", c));
     } else {
         out(G, "for (;;) {");
         put(G, code);
-        G->ind++;
-        out(G, "if (!%s) break;", paren(G, c));
-        G->ind--;
+        G->e.ind++;
+        out(G, "if (!%s) break;", cy_c_paren(G->a, c));
+        G->e.ind--;
     }
     gen_block(G, &s->body);
     out(G, "}");
@@ -1641,11 +1555,11 @@ static int loop_index(const IrExpr *e, const IrVar *var, int64_t *c) {
     }
     if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
         int64_t k, z;
-        if (const_int(e->args[1], &k) && loop_index(e->args[0], var, &z) && z == 0 && k > -(1LL << 40) && k < (1LL << 40)) {
+        if (cy_const_int(e->args[1], &k) && loop_index(e->args[0], var, &z) && z == 0 && k > -(1LL << 40) && k < (1LL << 40)) {
             *c = e->op[0] == '+' ? k : -k;
             return 1;
         }
-        if (e->op[0] == '+' && const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
+        if (e->op[0] == '+' && cy_const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
             k > -(1LL << 40) && k < (1LL << 40)) {
             *c = k;
             return 1;
@@ -1734,7 +1648,7 @@ static int is_shape_of(const IrExpr *stop, const IrVar *v, int k) {
     int64_t a;
     while (stop && stop->kind == E_CAST) stop = stop->args[0];
     return stop && stop->kind == E_VIEW_SHAPE && stop->args[0]->kind == E_VAR && stop->args[0]->var == v &&
-           const_int(stop->args[1], &a) && a == k;
+           cy_const_int(stop->args[1], &a) && a == k;
 }
 
 /* Declares the checked copies of loop-invariant indices (before the loop,
@@ -1781,7 +1695,7 @@ static void emit_checks(Gen *G, CyVec *cks, const char *last, const IrExpr *stop
             if (d->off > off || (d->off == off && j < i)) dup = 1;
         }
         if (dup || (off <= 0 && is_shape_of(stop, v, c->axis))) continue;
-        const char *hi = off ? FMT("%s + %" PRId64, paren(G, last), off) : last;
+        const char *hi = off ? FMT("%s + %" PRId64, cy_c_paren(G->a, last), off) : last;
         out(G, "if (cyrt_unlikely(%s >= %s)) { cyrt_err_bounds(%d); goto %s; }", hi, shape, c->axis, errlbl(G));
     }
 }
@@ -1807,10 +1721,10 @@ static void gen_for_range(Gen *G, IrStmt *s, int mark) {
     const char *a = genc(G, s->start);
     const char *b = genc(G, s->stop);
     /* the stop value is taken once, even if the body assigns a variable in it */
-    if (!simple(b) || (s->stop->kind == E_VAR && assigned_in(G, &s->body, s->stop->var))) b = stmp(G, t, b);
+    if (!cy_c_simple(b) || (s->stop->kind == E_VAR && assigned_in(G, &s->body, s->stop->var))) b = stmp(G, t, b);
     const char *c = s->step ? genc(G, s->step) : "1";
     int64_t sv = 1;
-    int sconst = s->step ? const_int(s->step, &sv) : 1;
+    int sconst = s->step ? cy_const_int(s->step, &sv) : 1;
     if (!sconst) {
         c = once(G, t, c);
         out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\"); goto %s; }",
@@ -1819,15 +1733,15 @@ static void gen_for_range(Gen *G, IrStmt *s, int mark) {
     release_to(G, mark);
     int64_t a0;
     int nchecked = G->checked.len;
-    if (sconst && sv == 1 && const_int(s->start, &a0) && a0 >= 0) {
+    if (sconst && sv == 1 && cy_const_int(s->start, &a0) && a0 >= 0) {
         CyVec cks = {0};
         loop_checks(G, &s->body, v, a0, &cks);
         emit_invariants(G, &cks);
         if (checks_emit_code(&cks, s->stop)) {
             out(G, "if (%s > %s) {", b, a);
-            G->ind++;
-            emit_checks(G, &cks, FMT("%s - 1", paren(G, b)), s->stop);
-            G->ind--;
+            G->e.ind++;
+            emit_checks(G, &cks, FMT("%s - 1", cy_c_paren(G->a, b)), s->stop);
+            G->e.ind--;
             out(G, "}");
         }
         for (int i = 0; i < cks.len; i++) cy_vec_push(G->a, &G->checked, cks.items[i]);
@@ -1840,9 +1754,9 @@ static void gen_for_range(Gen *G, IrStmt *s, int mark) {
     else if (sconst && sv == -1) out(G, "for (%s = %s; %s > %s; %s--) {", d, a, k, b, k);
     else if (sconst) out(G, "for (%s = %s; %s %s %s; %s += %s) {", d, a, k, sv > 0 ? "<" : ">", b, k, c);
     else out(G, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {", d, a, c, k, b, k, b, k, c);
-    G->ind++;
+    G->e.ind++;
     out(G, "%s = %s;", v->cname, k);
-    G->ind--;
+    G->e.ind--;
     gen_block(G, &s->body);
     out(G, "}");
     G->checked.len = nchecked;
@@ -1859,18 +1773,18 @@ static void gen_for_iter(Gen *G, IrStmt *s) {
     Frame *f = push_frame(G, FR_LOOP);
     if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
     out(G, "for (;;) {");
-    G->ind++;
+    G->e.ind++;
     const char *nx = FMT("cy_s%d", ++G->nid);
     out(G, "PyObject *%s = PyIter_Next(%s);", nx, it);
     out(G, "if (!%s) {", nx);
-    G->ind++;
+    G->e.ind++;
     out(G, "if (PyErr_Occurred()) goto %s;", errlbl(G));
     out(G, "break;");
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     if (!is_obj(s->var->ty)) cy_error(G->d, s->pos, "internal error: Python loop over a C variable");
     out(G, "CYRT_XSETREF(%s, %s);", s->var->cname, nx);
-    G->ind--;
+    G->e.ind--;
     int n = G->assigned.len;
     mark_assigned(G, s->var);
     gen_block(G, &s->body);
@@ -1945,7 +1859,7 @@ static void emit_return(Gen *G, IrExpr *v, const char *cval) {
             out(G, "cy_r = %s;", c);
         } else {
             Val r = gen(G, v);
-            if (*r.c && !simple(r.c)) out(G, "(void)%s;", r.c);
+            if (*r.c && !cy_c_simple(r.c)) out(G, "(void)%s;", r.c);
         }
     } else if (cval) {
         out(G, "cy_r = %s;", cval);
@@ -2003,12 +1917,12 @@ static void gen_break_continue(Gen *G, IrStmt *s) {
                keeps its values, as Cython does */
             t->broke = 1;
             out(G, "if (cyrt_par_set(&%s, 1)) {", t->par);
-            G->ind++;
+            G->e.ind++;
             for (int i = 0; i < t->lastp.len; i++) {
                 IrVar *v = t->lastp.items[i];
                 out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
             }
-            G->ind--;
+            G->e.ind--;
             out(G, "}");
         } else {
             out(G, "(void)cyrt_par_set(&%s, 1);", t->par);
@@ -2026,7 +1940,7 @@ static void gen_nogil(Gen *G, IrStmt *s) {
     }
     int id = ++G->nid;
     out(G, "{");
-    G->ind++;
+    G->e.ind++;
     out(G, "PyThreadState *cy_ts%d = PyEval_SaveThread();", id);
     Frame *f = push_frame(G, FR_NOGIL);
     f->err_label = FMT("L_nogil%d_error", id);
@@ -2039,13 +1953,13 @@ static void gen_nogil(Gen *G, IrStmt *s) {
     if (f->err_used) {
         out(G, "if (0) {");
         out(G, "%s:", f->err_label);
-        G->ind++;
+        G->e.ind++;
         out(G, "PyEval_RestoreThread(cy_ts%d);", id);
         out(G, "goto %s;", errlbl(G));
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
 }
 
@@ -2055,7 +1969,7 @@ static void gen_gil(Gen *G, IrStmt *s) {
     TScope sc = {0}, *saved = G->scope;
     int saved_gil = G->gil;
     out(G, "{");
-    G->ind++;
+    G->e.ind++;
     out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
     Frame *f = push_frame(G, FR_GIL);
     f->err_label = FMT("L_gil%d_error", id);
@@ -2063,7 +1977,7 @@ static void gen_gil(Gen *G, IrStmt *s) {
     G->scope = &sc;
     G->gil = 1;
     Cap cap;
-    cap_begin(G, &cap, G->ind);
+    cap_begin(G, &cap, G->e.ind);
     gen_stmts(G, &s->body);
     const char *body = cap_end(G, &cap);
     G->gil = saved_gil;
@@ -2074,16 +1988,16 @@ static void gen_gil(Gen *G, IrStmt *s) {
     if (f->err_used) {
         out(G, "if (0) {");
         out(G, "%s:", f->err_label);
-        G->ind++;
+        G->e.ind++;
         scope_cleanup(G, &sc);
         out(G, "PyGILState_Release(cy_gs%d);", id);
         G->scope = saved;
         out(G, "goto %s;", errlbl(G));
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
     G->scope = saved;
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
 }
 
@@ -2185,11 +2099,11 @@ static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, in
     out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
         clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
     out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
-    G->ind++;
+    G->e.ind++;
     if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
     out(G, "%s = %s;", R->index->cname, idx);
     put(G, body);
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
 }
 
@@ -2209,7 +2123,7 @@ static void emit_hoists(Gen *G, Frame *f) {
 
 static int is_zero_lit(const IrExpr *e) {
     int64_t v;
-    return !e || (const_int(e, &v) && v == 0);
+    return !e || (cy_const_int(e, &v) && v == 0);
 }
 
 /* CYOCL_FORCE=opencl: hands an eligible top-level prange to the cyocl
@@ -2227,7 +2141,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
     out(G, "cy_ol%d.reason[0] = 0;", id);
     out(G, "if (cyrt_force == 2 && cyrt_ocl) {");
-    G->ind++;
+    G->e.ind++;
     out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
     out(G, "memset(cy_oa%d, 0, sizeof cy_oa%d);", id, id);
     for (int i = 0; i < na; i++) {
@@ -2276,23 +2190,23 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "int cy_orc%d = cyrt_ocl->run_region(&cy_ol%d);", id, id);
     /* a kernel that raised ran on the device: its line says so */
     out(G, "if (cy_orc%d < 0) {", id);
-    G->ind++;
+    G->e.ind++;
     out(G, "if (cyrt_trace_fd >= 0 && cy_ol%d.device[0] && !cy_ol%d.failure) cyrt_trace_ocl(&cy_ri%d, &cy_ol%d, cyrt_now_ns() - cy_oc%d);", id,
         id, id, id, id);
     out(G, "goto %s;", errlbl(G));
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     out(G, "if (cy_orc%d == 0) {", id);
-    G->ind++;
+    G->e.ind++;
     out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_ocl(&cy_ri%d, &cy_ol%d, cyrt_now_ns() - cy_oc%d);", id, id, id);
     out(G, "if (cy_ol%d.break_it >= 0) %s = (%s)(cy_ol%d.start + cy_ol%d.break_it * cy_ol%d.step);", id,
         R->index->cname, T, id, id, id);
     out(G, "else if (cy_ol%d.n > 0) %s = (%s)(cy_ol%d.start + (cy_ol%d.n - 1) * cy_ol%d.step);", id, R->index->cname, T,
         id, id, id);
     out(G, "goto L_ocl%d_done;", id);
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     return 1;
 }
@@ -2306,7 +2220,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     scan_stmts(G, &sc, &s->body);
 
     out(G, "{");
-    G->ind++;
+    G->e.ind++;
     int mark = G->live.len;
     const char *T = prange ? cty(G, R->index->ty) : NULL;
     const char *start = NULL, *step = NULL, *n = NULL;
@@ -2318,12 +2232,12 @@ static void gen_region(Gen *G, IrStmt *s) {
         /* evaluated once, into temporaries of our own (the body may assign
            the variables they mention) */
         start = genc(G, R->start);
-        if (!simple(start) || is_ident(start)) start = stmp(G, it, start);
+        if (!cy_c_simple(start) || is_ident(start)) start = stmp(G, it, start);
         const char *stop = genc(G, R->stop);
-        if (!simple(stop) || is_ident(stop)) stop = stmp(G, it, stop);
+        if (!cy_c_simple(stop) || is_ident(stop)) stop = stmp(G, it, stop);
         step = R->step ? genc(G, R->step) : "1";
-        if (!simple(step) || is_ident(step)) step = stmp(G, it, step);
-        sconst = R->step ? const_int(R->step, &sv) : 1;
+        if (!cy_c_simple(step) || is_ident(step)) step = stmp(G, it, step);
+        sconst = R->step ? cy_const_int(R->step, &sv) : 1;
         start0 = is_zero_lit(R->start);
         n = FMT("cy_n%d", id);
         const char *count;
@@ -2375,7 +2289,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     CyVec cks = {0};
     int nchecked = G->checked.len;
     int64_t st0;
-    if (prange && !nested && sconst && sv > 0 && const_int(R->start, &st0) && st0 >= 0) {
+    if (prange && !nested && sconst && sv > 0 && cy_const_int(R->start, &st0) && st0 >= 0) {
         CyVec all = {0};
         loop_checks(G, &s->body, R->index, st0, &all);
         for (int i = 0; i < all.len; i++)
@@ -2387,14 +2301,14 @@ static void gen_region(Gen *G, IrStmt *s) {
     int saved_gil = G->gil, saved_assigned = G->assigned.len;
     G->gil = 0;
     Cap cap;
-    cap_begin(G, &cap, G->ind + (!prange ? 1 : nested ? 2 : 3));
+    cap_begin(G, &cap, G->e.ind + (!prange ? 1 : nested ? 2 : 3));
     gen_stmts(G, &s->body);
     if (f->err_used) {
         out(G, "if (0) {");
         out(G, "%s:", f->err_label);
-        G->ind++;
+        G->e.ind++;
         out(G, "cyrt_par_error(&%s);", f->par);
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
     if (f->next_used) out(G, "%s: ;", f->next_label);
@@ -2431,12 +2345,12 @@ static void gen_region(Gen *G, IrStmt *s) {
 
     if (prange && nested) {
         out(G, "if (%s > 0) {", n);
-        G->ind++;
+        G->e.ind++;
         emit_omp_for(G, R, chunk, &cl, id, n, need_par ? f->par : NULL, idx, body);
         out(G, "%s = %s;", R->index->cname, last);
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
         return;
     }
@@ -2454,9 +2368,9 @@ static void gen_region(Gen *G, IrStmt *s) {
     const IrExpr *ck_stop = sconst && sv == 1 ? R->stop : NULL;
     if (prange && checks_emit_code(&cks, ck_stop)) {
         out(G, "if (%s > 0) {", n);
-        G->ind++;
+        G->e.ind++;
         emit_checks(G, &cks, last_raw, ck_stop);
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
     int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T);
@@ -2464,7 +2378,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     if (G->opt->opencl) out(G, "CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), R->pos.line);
     if (prange) {
         out(G, "if (%s > 0) {", n);
-        G->ind++;
+        G->e.ind++;
     }
     const char *ts = NULL;
     if (G->gil == 1) {
@@ -2482,7 +2396,7 @@ static void gen_region(Gen *G, IrStmt *s) {
         out(G, "#pragma omp parallel%s%s%s%s", ntc, clause(G, "private", &cl.priv), clause(G, "firstprivate", &cl.fpriv),
             clause(G, "reduction", &cl.red));
     out(G, "{");
-    G->ind++;
+    G->e.ind++;
     emit_hoists(G, f);
     scope_decls(G, &rs);
     if (need_tstate) {
@@ -2498,37 +2412,37 @@ static void gen_region(Gen *G, IrStmt *s) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);
     }
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_region(&cy_ri%d, %s, cyrt_now_ns() - cy_clock%d, %s);", id,
         prange ? n : "0", id, ocl ? FMT("cy_ol%d.reason", id) : "NULL");
     if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
     if (prange) {
         out(G, "%s = %s;", R->index->cname, last);
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
     if (f->broke) {
         out(G, "if (%s.why == 1) {", f->par);
-        G->ind++;
+        G->e.ind++;
         for (int i = 0; i < f->lastp.len; i++) {
             IrVar *v = f->lastp.items[i];
             out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
         }
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
     if (need_par) {
         out(G, "if (%s.why == 3) {", f->par);
-        G->ind++;
+        G->e.ind++;
         out(G, "cyrt_par_restore(&%s);", f->par);
         out(G, "goto %s;", errlbl(G));
-        G->ind--;
+        G->e.ind--;
         if (f->ret_slot || (f->need_par && R->has_return)) {
             out(G, "} else if (%s.why == 2) {", f->par);
-            G->ind++;
+            G->e.ind++;
             emit_return(G, NULL, f->ret_slot);
-            G->ind--;
+            G->e.ind--;
         }
         out(G, "}");
     }
@@ -2542,7 +2456,7 @@ static void gen_region(Gen *G, IrStmt *s) {
         }
     }
     if (ocl) out(G, "L_ocl%d_done: ;", id);
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
 }
 
@@ -2573,7 +2487,7 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_EXPR: {
         IrExpr *v = s->value;
         Val r = is_view(v->ty) ? gen_view(G, v) : gen(G, v);
-        if (!is_obj(v->ty) && !is_view(v->ty) && *r.c && !simple(r.c))
+        if (!is_obj(v->ty) && !is_view(v->ty) && *r.c && !cy_c_simple(r.c))
             out(G, v->ty->kind == TY_VOID ? "%s;" : "(void)%s;", r.c);
         break;
     }
@@ -2598,12 +2512,12 @@ static void gen_stmt(Gen *G, IrStmt *s) {
         break;
     case ST_ASSERT: {
         const char *c = cond_expr(G, s->cond, mark);
-        out(G, "if (cyrt_unlikely(!%s)) {", paren(G, c));
-        G->ind++;
+        out(G, "if (cyrt_unlikely(!%s)) {", cy_c_paren(G->a, c));
+        G->e.ind++;
         if (s->value) out(G, "cyrt_raise_msg(PyExc_AssertionError, %s);", genc(G, s->value));
         else out(G, "cyrt_raise_none(PyExc_AssertionError);");
         out(G, "goto %s;", errlbl(G));
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
         break;
     }
@@ -2664,8 +2578,8 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
     Frame *ff = push_frame(G, FR_FUNC);
     ff->err_label = "L_error";
     CyBuf text = {0};
-    G->out = &text;
-    G->ind = 1;
+    G->e.out = &text;
+    G->e.ind = 1;
     if (prologue) {
         put(G, prologue);
         ff->err_used = 1;
@@ -2693,10 +2607,10 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
         out(G, "cy_r = Py_None;");
         out(G, "Py_INCREF(cy_r);");
     }
-    G->out = dst;
-    G->ind = 0;
+    G->e.out = dst;
+    G->e.ind = 0;
     out(G, "%s {", sig);
-    G->ind = 1;
+    G->e.ind = 1;
     if (with_gil) out(G, "PyGILState_STATE cy_gs = PyGILState_Ensure();");
     if (G->ret->kind != TY_VOID) out(G, "%s = %s;", decl(G, G->ret, "cy_r"), zero_init(G->ret));
     if (status) out(G, "int cy_st = 0;");
@@ -2705,7 +2619,7 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
         out(G, "%s = %s;", decl(G, v->ty, v->cname), zero_init(v->ty));
     }
     scope_decls(G, &fs);
-    cy_buf_put(G->out, text.s ? text.s : "", text.len);
+    cy_buf_put(G->e.out, text.s ? text.s : "", text.len);
     cy_buf_free(&text);
     if (ff->err_used) {
         if (!(last && (last->kind == ST_RETURN || last->kind == ST_RAISE))) out(G, "goto L_end;");
@@ -2737,7 +2651,7 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
     } else if (G->ret->kind != TY_VOID) {
         out(G, "return cy_r;");
     }
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "}");
     out(G, "%s", "");
     pop_frame(G);
@@ -2797,8 +2711,8 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     for (int i = 0; i < np; i++)
         if (!f->param_defaults.items[i]) nreq = i + 1;
     CyBuf text = {0}, arglabels = {0};
-    G->out = &text;
-    G->ind = 1;
+    G->e.out = &text;
+    G->e.ind = 1;
     out(G, "if (cyrt_parse_args(%s, cy_names, %d, %d, cy_args, cy_nargs, cy_kwnames, cy_vals) < 0) return NULL;",
         c_strz(G, f->name), np, nreq);
     for (int i = 0; i < np; i++) {
@@ -2814,11 +2728,11 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         if (d && is_obj(p->ty) && !od) out(G, "if (!%s) %s = %s;", v, v, genc(G, d));
         if (cd) {
             out(G, "if (!%s) {", v);
-            G->ind++;
+            G->e.ind++;
             out(G, "%s = %s;", p->cname, cd);
-            G->ind--;
+            G->e.ind--;
             out(G, "} else {");
-            G->ind++;
+            G->e.ind++;
         }
         if (is_view(p->ty)) {
             goto_err_if(G, FMT("cyrt_view_from_obj(%s, &%s, &%s, %s, %d) < 0", v, p->cname, view_spec(G, p->ty),
@@ -2843,7 +2757,7 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
             ff->err_used = used;
         }
         if (cd) {
-            G->ind--;
+            G->e.ind--;
             out(G, "}");
         }
     }
@@ -2894,11 +2808,11 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
             out(G, "cy_r = %s;", box_call(G, f->ret, val));
         }
     }
-    G->out = dst;
-    G->ind = 0;
+    G->e.out = dst;
+    G->e.ind = 0;
     out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
         f->name);
-    G->ind = 1;
+    G->e.ind = 1;
     CyBuf names = {0};
     for (int i = 0; i < np; i++)
         cy_buf_printf(&names, "%s, ", c_strz(G, ((IrVar *)f->params.items[i])->name));
@@ -2912,11 +2826,11 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     }
     scope_decls(G, &fs);
     out(G, "(void)cy_self;");
-    cy_buf_put(G->out, text.s ? text.s : "", text.len);
+    cy_buf_put(G->e.out, text.s ? text.s : "", text.len);
     cy_buf_free(&text);
     if (arglabels.len) {
         out(G, "goto L_end;");
-        cy_buf_put(G->out, arglabels.s, arglabels.len);
+        cy_buf_put(G->e.out, arglabels.s, arglabels.len);
     }
     cy_buf_free(&arglabels);
     if (scoped && !fn_objret(f)) {
@@ -2931,7 +2845,7 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         if (is_view(p->ty)) out(G, "cyrt_view_release(&%s);", p->cname);
     }
     out(G, "return cy_r;");
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "}");
     out(G, "%s", "");
     pop_frame(G);
@@ -2960,7 +2874,7 @@ static int is_def_like(const IrFunc *f) { return f->kind == F_DEF || f->kind == 
 
 int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, CyBuf *out_buf) {
     Gen G0 = {0}, *G = &G0;
-    G->a = a;
+    G->a = G->e.a = a;
     G->d = d;
     G->m = m;
     G->opt = opt;
@@ -3012,8 +2926,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     }
 
     /* assemble */
-    G->out = &hdr;
-    G->ind = 0;
+    G->e.out = &hdr;
+    G->e.ind = 0;
     const char *src = m->src ? m->src->name : "?";
     out(G, "/* Generated by cyocl %s from %s.  Do not edit. */", opt->version ? opt->version : "", src);
     out(G, "#define PY_SSIZE_T_CLEAN");
@@ -3061,18 +2975,18 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         /* the kernels of the eligible regions (backends/opencl/oclgen.h),
            built by the runtime on first use */
         out(G, "static const char cy_ocl_source[] __attribute__((unused)) =");
-        G->ind = 1;
+        G->e.ind = 1;
         for (const char *p = opt->opencl_source; *p;) {
             const char *nl = strchr(p, '\n');
             int n = nl ? (int)(nl - p) + 1 : (int)strlen(p);
             out(G, "%s%s", c_str(G, p, n), p[n] ? "" : ";");
             p += n;
         }
-        G->ind = 0;
+        G->e.ind = 0;
     }
     out(G, "%s", "");
     out(G, "static int cy_init_constants(void) {");
-    G->ind = 1;
+    G->e.ind = 1;
     for (int i = 0; i < G->consts.len; i++) {
         Const *k = G->consts.items[i];
         const char *v;
@@ -3100,7 +3014,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         out(G, "if (!(%s = %s)) return -1;", k->cname, v);
     }
     out(G, "return 0;");
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "}");
     out(G, "%s", "");
     out(G, "/* ---- functions ---- */");
@@ -3111,9 +3025,9 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     cy_buf_puts(out_buf, "/* ---- Python wrappers ---- */\n");
     cy_buf_put(out_buf, wraps.s ? wraps.s : "", wraps.len);
     cy_buf_free(&hdr);
-    G->out = out_buf;
+    G->e.out = out_buf;
     out(G, "static PyMethodDef cy_methods[] = {");
-    G->ind = 1;
+    G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
         if (!is_def_like(f)) continue;
@@ -3121,7 +3035,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }
     out(G, "{NULL, NULL, 0, NULL}");
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "};");
     out(G, "%s", "");
     out(G, "static struct PyModuleDef cy_moduledef = {PyModuleDef_HEAD_INIT, %s, NULL, -1, cy_methods, NULL, NULL, NULL, NULL};",
@@ -3129,17 +3043,17 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "%s", "");
     cy_buf_put(out_buf, init.s ? init.s : "", init.len);
     out(G, "PyMODINIT_FUNC PyInit_%s(void) {", m->name);
-    G->ind = 1;
+    G->e.ind = 1;
     out(G, "PyObject *m = PyModule_Create(&cy_moduledef);");
     out(G, "if (!m) return NULL;");
     out(G, "if (cy_module_exec(m) < 0) {");
-    G->ind = 2;
+    G->e.ind = 2;
     out(G, "Py_DECREF(m);");
     out(G, "return NULL;");
-    G->ind = 1;
+    G->e.ind = 1;
     out(G, "}");
     out(G, "return m;");
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "}");
     cy_buf_free(&funcs);
     cy_buf_free(&wraps);

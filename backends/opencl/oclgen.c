@@ -22,6 +22,7 @@
  * the iterations before it in the same work-item have run). */
 #define _POSIX_C_SOURCE 200809L
 #include "oclgen.h"
+#include "../emit.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -58,8 +59,7 @@ typedef struct {
     CyArena *a;
     CyDiag *d;
     const IrModule *m;
-    CyBuf *out;
-    int ind;
+    CyEmit e;         /* the output and its indentation (backends/emit.h) */
     int nid;          /* unique suffixes inside the current kernel/function */
     IrRegion *R;      /* the kernel's region; NULL while emitting a helper */
     IrFunc *fn;       /* the helper being emitted */
@@ -79,37 +79,17 @@ typedef struct {
 static void out(OG *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void out(OG *G, const char *fmt, ...) {
     va_list ap;
-    for (int i = 0; i < G->ind; i++) cy_buf_puts(G->out, "    ");
     va_start(ap, fmt);
-    cy_buf_vprintf(G->out, fmt, ap);
+    cy_emit_vline(&G->e, fmt, ap);
     va_end(ap);
-    cy_buf_puts(G->out, "\n");
 }
 
-static void put(OG *G, const char *text) { cy_buf_puts(G->out, text); }
+static void put(OG *G, const char *text) { cy_buf_puts(G->e.out, text); }
 
 /* Output redirected into a buffer, to decide what to emit around it. */
-typedef struct {
-    CyBuf *saved;
-    CyBuf buf;
-    int saved_ind;
-} Cap;
-
-static void cap_begin(OG *G, Cap *c, int ind) {
-    memset(&c->buf, 0, sizeof c->buf);
-    c->saved = G->out;
-    c->saved_ind = G->ind;
-    G->out = &c->buf;
-    G->ind = ind;
-}
-
-static const char *cap_end(OG *G, Cap *c) {
-    const char *s = c->buf.len ? cy_strndup(G->a, c->buf.s, c->buf.len) : "";
-    cy_buf_free(&c->buf);
-    G->out = c->saved;
-    G->ind = c->saved_ind;
-    return s;
-}
+typedef CyCap Cap;
+static void cap_begin(OG *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }
+static const char *cap_end(OG *G, Cap *c) { return cy_cap_end(&G->e, c); }
 
 static int vec_has(const CyVec *v, const void *p) {
     for (int i = 0; i < v->len; i++)
@@ -156,42 +136,9 @@ static const char *oty(OG *G, const CyType *t, CyPos p) {
     return s;
 }
 
-/* An identifier, or a literal: safe to repeat in generated code. */
-static int simple(const char *c) {
-    if (!*c) return 0;
-    if (c[0] == '(' && c[1] == '-' && c[2] >= '0' && c[2] <= '9') {
-        for (const char *p = c + 2; *p; p++)
-            if (!(*p == '.' || *p == ')' || *p == '+' || *p == '-' || (*p >= '0' && *p <= '9') ||
-                  (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-                return 0;
-        return 1;
-    }
-    for (const char *p = c; *p; p++)
-        if (!(*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-              (*p >= 'A' && *p <= 'Z')))
-            return 0;
-    return 1;
-}
 
-/* Is c one parenthesised group, "(...)"? */
-static int wrapped(const char *c) {
-    if (c[0] != '(') return 0;
-    int depth = 0;
-    for (const char *p = c; *p; p++) {
-        if (*p == '(') depth++;
-        else if (*p == ')' && --depth == 0) return p[1] == 0;
-    }
-    return 0;
-}
 
-static const char *paren(OG *G, const char *c) { return simple(c) || wrapped(c) ? c : FMT("(%s)", c); }
 
-static int const_int(const IrExpr *e, int64_t *v) {
-    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
-    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
-    *v = (int64_t)e->ival;
-    return 1;
-}
 
 static const char *int_lit(OG *G, const CyType *t, uint64_t bits) {
     if (t->kind == TY_BINT) return bits ? "1" : "0";
@@ -214,13 +161,7 @@ static const char *float_lit(OG *G, const CyType *t, double v) {
     if (isnan(v)) return f ? "NAN" : "((double)NAN)";
     if (isinf(v)) return v < 0 ? (f ? "(-INFINITY)" : "(-(double)INFINITY)") : (f ? "INFINITY" : "((double)INFINITY)");
     char buf[64];
-    /* the shortest text that reads back as the same value, as cgen.c writes it */
-    int plain = fabs(v) >= 1e-4 && fabs(v) < 1e16;
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, plain ? "%.*f" : "%.*g", prec, v);
-        if (f ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
-    }
-    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+    cy_float_digits(buf, v, f);
     const char *suf = f ? "f" : "";
     return v < 0 || (v == 0 && signbit(v)) ? FMT("(%s%s)", buf, suf) : FMT("%s%s", buf, suf);
 }
@@ -228,7 +169,7 @@ static const char *float_lit(OG *G, const CyType *t, double v) {
 /* A literal of exactly type t (OpenCL's overloaded built-ins need it). */
 static const char *typed(OG *G, const CyType *t, const IrExpr *e, const char *c) {
     int64_t v;
-    if (const_int(e, &v) && t->size < 4) return FMT("((%s)%s)", ocl_type(t), c);
+    if (cy_const_int(e, &v) && t->size < 4) return FMT("((%s)%s)", ocl_type(t), c);
     return c;
 }
 
@@ -250,7 +191,7 @@ static const char *stmp(OG *G, const char *ctype, const char *init) {
 }
 
 static const char *once(OG *G, const CyType *t, const char *c, CyPos p) {
-    return simple(c) ? c : stmp(G, oty(G, t, p), c);
+    return cy_c_simple(c) ? c : stmp(G, oty(G, t, p), c);
 }
 
 /* The statement that records error (code, arg) and skips the rest of the
@@ -284,8 +225,8 @@ static int nonneg_index(OG *G, const IrExpr *e) {
     if (e->kind == E_VAR) return vec_has(&G->nonneg, e->var);
     int64_t k;
     if (e->kind == E_BINOP && e->op[0] == '+' && !e->op[1]) {
-        if (const_int(e->args[1], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[0]);
-        if (const_int(e->args[0], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[1]);
+        if (cy_const_int(e->args[1], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[0]);
+        if (cy_const_int(e->args[0], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[1]);
     }
     return 0;
 }
@@ -323,16 +264,16 @@ static const char *view_elem(OG *G, IrExpr *e) {
         IrExpr *ie = e->args[1 + k];
         const char *c = gen(G, ie);
         int64_t cv;
-        int isc = const_int(ie, &cv);
+        int isc = cy_const_int(ie, &cv);
         int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
         int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !nonneg_index(G, ie);
         if (wrap || e->boundscheck) {
-            if (wrap || !simple(c)) c = stmp(G, "long", c);
+            if (wrap || !cy_c_simple(c)) c = stmp(G, "long", c);
             if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
             /* wraparound alone does not check bounds (Cython's boundscheck=False) */
             if (e->boundscheck) out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
         }
-        if (uns && !isc) c = FMT("(long)%s", paren(G, c));
+        if (uns && !isc) c = FMT("(long)%s", cy_c_paren(G->a, c));
         idx[k] = c;
     }
     const char *lp = lin_ptr(G, e);
@@ -341,9 +282,9 @@ static const char *view_elem(OG *G, IrExpr *e) {
     cy_buf_printf(&b, "%s_off", p);
     for (int k = 0; k < nd; k++) {
         int64_t z;
-        if (const_int(e->args[1 + k], &z) && z == 0 && !strcmp(idx[k], int_lit(G, e->args[1 + k]->ty, 0))) continue;
-        if (vt->axes[k]) cy_buf_printf(&b, " + %s", paren(G, idx[k]));
-        else cy_buf_printf(&b, " + %s * %s_s%d", paren(G, idx[k]), p, k);
+        if (cy_const_int(e->args[1 + k], &z) && z == 0 && !strcmp(idx[k], int_lit(G, e->args[1 + k]->ty, 0))) continue;
+        if (vt->axes[k]) cy_buf_printf(&b, " + %s", cy_c_paren(G->a, idx[k]));
+        else cy_buf_printf(&b, " + %s * %s_s%d", cy_c_paren(G->a, idx[k]), p, k);
     }
     const char *r = FMT("%s_base[%s]", p, b.s);
     cy_buf_free(&b);
@@ -359,7 +300,7 @@ static const char *view_shape(OG *G, IrExpr *e, int stride) {
     const char *p = pfx_of(G, e->args[0]->var);
     const char *esz = FMT("%dL", vt->base->size);
     int64_t k;
-    if (const_int(e->args[1], &k)) {
+    if (cy_const_int(e->args[1], &k)) {
         if (k < 0 || k >= vt->ndim) return "0L";
         return stride ? FMT("(%s_s%d * %s)", p, (int)k, esz) : FMT("%s_n%d", p, (int)k);
     }
@@ -378,18 +319,12 @@ static const char *view_shape(OG *G, IrExpr *e, int stride) {
 
 /* ---- expressions --------------------------------------------------------------- */
 
-static int nonzero_const(const IrExpr *e) {
-    int64_t v;
-    while (e && e->kind == E_CAST) e = e->args[0];
-    if (const_int(e, &v)) return v != 0;
-    return e && e->kind == E_FLOAT && e->fval != 0;
-}
 
 /* ZeroDivisionError kinds (cy_err[1]) */
 enum { ZD_INT = 0, ZD_FLOATDIV = 1, ZD_FLOATMOD = 2, ZD_DIVMOD = 3 };
 
 static void zero_check(OG *G, IrExpr *divisor, const char *b, int kind) {
-    if (nonzero_const(divisor)) return;
+    if (cy_nonzero_const(divisor)) return;
     out(G, "if (%s == 0) %s", b, fail(G, 2, kind, divisor->pos));
 }
 
@@ -413,7 +348,7 @@ static const char *gen_divmod(OG *G, IrExpr *e) {
             zero_check(G, e->args[1], b, ZD_INT);
             int64_t bv;
             const char *mn = signed_min(t);
-            if (fdiv && mn && !(const_int(e->args[1], &bv) && bv != -1)) {
+            if (fdiv && mn && !(cy_const_int(e->args[1], &bv) && bv != -1)) {
                 a = once(G, t, a, e->pos);
                 out(G, "if (%s == -1 && %s == %s) %s", b, a, mn, fail(G, 4, 0, e->pos));
             }
@@ -430,7 +365,7 @@ static const char *gen_divmod(OG *G, IrExpr *e) {
         zero_check(G, e->args[1], b, fdiv ? ZD_DIVMOD : ZD_FLOATMOD);
     }
     if (e->cdivision) {
-        if (fdiv) return FMT("floor(%s / %s)", paren(G, a), paren(G, b));
+        if (fdiv) return FMT("floor(%s / %s)", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
         return FMT("fmod(%s, %s)", a, b);
     }
     int f = t->kind == TY_FLOAT;
@@ -471,57 +406,40 @@ static const char *gen_andor(OG *G, IrExpr *e) {
     int is_and = e->kind == E_AND;
     const char *a = gen(G, e->args[0]);
     Cap cap;
-    cap_begin(G, &cap, G->ind + 1);
+    cap_begin(G, &cap, G->e.ind + 1);
     const char *b = gen(G, e->args[1]);
     const char *code = cap_end(G, &cap);
     if (!*code) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
-    const char *r = stmp(G, "int", FMT("!!%s", paren(G, a)));
-    out(G, is_and ? "if (%s) {" : "if (!%s) {", r);
-    put(G, code);
-    G->ind++;
-    out(G, "%s = !!%s;", r, paren(G, b));
-    G->ind--;
-    out(G, "}");
+    const char *r = stmp(G, "int", FMT("!!%s", cy_c_paren(G->a, a)));
+    cy_emit_andor(&G->e, is_and, r, code, b);
     return r;
 }
 
 static const char *gen_cond(OG *G, IrExpr *e) {
     const char *c = gen(G, e->args[0]);
     Cap ca, cb;
-    cap_begin(G, &ca, G->ind + 1);
+    cap_begin(G, &ca, G->e.ind + 1);
     const char *a = gen(G, e->args[1]);
     const char *acode = cap_end(G, &ca);
-    cap_begin(G, &cb, G->ind + 1);
+    cap_begin(G, &cb, G->e.ind + 1);
     const char *b = gen(G, e->args[2]);
     const char *bcode = cap_end(G, &cb);
     if (!*acode && !*bcode) return FMT("(%s ? %s : %s)", c, a, b);
     const char *r = FMT("cy_s%d", ++G->nid);
     out(G, "%s %s;", oty(G, e->ty, e->pos), r);
-    out(G, "if %s {", wrapped(c) ? c : FMT("(%s)", c));
-    put(G, acode);
-    G->ind++;
-    out(G, "%s = %s;", r, a);
-    G->ind--;
-    out(G, "} else {");
-    put(G, bcode);
-    G->ind++;
-    out(G, "%s = %s;", r, b);
-    G->ind--;
-    out(G, "}");
+    cy_emit_cond(&G->e, r, c, acode, a, bcode, b);
     return r;
 }
 
 static const char *gen_cast(OG *G, IrExpr *e) {
     const CyType *t = e->ty;
     IrExpr *x = e->args[0];
-    if (x->kind == E_INT && cy_type_is_int(t)) {
-        uint64_t v = x->ival;
-        if (x->ty->is_signed && t->size == 8) v = (uint64_t)(int64_t)v;
-        return int_lit(G, t, v);
+    uint64_t bits;
+    double fv;
+    switch (cy_fold_cast(e, &bits, &fv)) {
+    case 1: return int_lit(G, t, bits);
+    case 2: return float_lit(G, t, fv);
     }
-    if (x->kind == E_INT && cy_type_is_float(t))
-        return float_lit(G, t, x->ty->is_signed ? (double)(int64_t)x->ival : (double)x->ival);
-    if (x->kind == E_FLOAT && cy_type_is_float(t)) return float_lit(G, t, x->fval);
     /* a double constant converted to an integer: folded (no double in a
        float-only kernel) when the value is in range */
     if (x->kind == E_FLOAT && cy_type_is_int(t) && isfinite(x->fval)) {
@@ -539,8 +457,8 @@ static const char *gen_cast(OG *G, IrExpr *e) {
         return t->kind == TY_FLOAT ? c : t->kind == TY_BINT ? FMT("(%s != 0)", c) : FMT("((%s)%s)", oty(G, t, e->pos), c);
     }
     const char *c = gen(G, x);
-    if (t->kind == TY_BINT) return FMT("(%s != 0)", paren(G, c));
-    return FMT("((%s)%s)", oty(G, t, e->pos), paren(G, c));
+    if (t->kind == TY_BINT) return FMT("(%s != 0)", cy_c_paren(G->a, c));
+    return FMT("((%s)%s)", oty(G, t, e->pos), cy_c_paren(G->a, c));
 }
 
 static const char *math_name(const char *s) {
@@ -613,8 +531,8 @@ static const char *gen(OG *G, IrExpr *e) {
     case E_BINOP: return gen_binop(G, e);
     case E_PYFLOORDIV: case E_PYMOD: return gen_divmod(G, e);
     case E_POW: return gen_pow(G, e);
-    case E_UNOP: return FMT("(%s%s)", e->op, paren(G, gen(G, e->args[0])));
-    case E_NOT: return FMT("(!%s)", paren(G, gen(G, e->args[0])));
+    case E_UNOP: return FMT("(%s%s)", e->op, cy_c_paren(G->a, gen(G, e->args[0])));
+    case E_NOT: return FMT("(!%s)", cy_c_paren(G->a, gen(G, e->args[0])));
     case E_AND: case E_OR: return gen_andor(G, e);
     case E_CMP: {
         const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
@@ -677,21 +595,21 @@ static void gen_assign(OG *G, IrStmt *s) {
 
 /* The condition of an if/while as a C expression. */
 static void gen_block(OG *G, CyVec *body) {
-    G->ind++;
+    G->e.ind++;
     gen_stmts(G, body);
-    G->ind--;
+    G->e.ind--;
 }
 
 /* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
  * writes the closing brace. */
 static void gen_if_open(OG *G, IrStmt *s, const char *c, const char *prefix) {
-    out(G, "%sif %s {", prefix, wrapped(c) ? c : FMT("(%s)", c));
+    out(G, "%sif %s {", prefix, cy_c_wrapped(c) ? c : FMT("(%s)", c));
     gen_block(G, &s->body);
     if (!s->orelse.len) return;
     IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
     if (next && next->kind == ST_IF) {
         Cap cap;
-        cap_begin(G, &cap, G->ind + 1);
+        cap_begin(G, &cap, G->e.ind + 1);
         const char *c2 = gen(G, next->cond);
         const char *code = cap_end(G, &cap);
         if (!*code) {
@@ -700,10 +618,10 @@ static void gen_if_open(OG *G, IrStmt *s, const char *c, const char *prefix) {
         }
         out(G, "} else {");
         put(G, code);
-        G->ind++;
+        G->e.ind++;
         gen_if_open(G, next, c2, "");
         out(G, "}");
-        G->ind--;
+        G->e.ind--;
         return;
     }
     out(G, "} else {");
@@ -720,18 +638,18 @@ static Loop *push_loop(OG *G, int has_else) {
 
 static void gen_while(OG *G, IrStmt *s) {
     Cap cap;
-    cap_begin(G, &cap, G->ind + 1);
+    cap_begin(G, &cap, G->e.ind + 1);
     const char *c = gen(G, s->cond);
     const char *code = cap_end(G, &cap);
     Loop *l = push_loop(G, s->orelse.len > 0);
     if (!*code) {
-        out(G, "while %s {", wrapped(c) ? c : FMT("(%s)", c));
+        out(G, "while %s {", cy_c_wrapped(c) ? c : FMT("(%s)", c));
     } else {
         out(G, "for (;;) {");
         put(G, code);
-        G->ind++;
-        out(G, "if (!%s) break;", paren(G, c));
-        G->ind--;
+        G->e.ind++;
+        out(G, "if (!%s) break;", cy_c_paren(G->a, c));
+        G->e.ind--;
     }
     gen_block(G, &s->body);
     out(G, "}");
@@ -762,12 +680,12 @@ static int linear_in(const IrExpr *e, const IrVar *var, int64_t *c) {
         *c = 0;
         return 1;
     }
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && const_int(e->args[1], &k) &&
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k) &&
         k > -(1LL << 40) && k < (1LL << 40) && linear_in(e->args[0], var, c) && *c == 0) {
         *c = e->op[0] == '+' ? k : -k;
         return 1;
     }
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && const_int(e->args[0], &k) && k > -(1LL << 40) &&
+    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k) && k > -(1LL << 40) &&
         k < (1LL << 40) && linear_in(e->args[1], var, c) && *c == 0) {
         *c = k;
         return 1;
@@ -855,13 +773,13 @@ static const char *loop_pointers(OG *G, IrStmt *s, const char *a, int64_t sv) {
             } else if (!invariant(ie, &assigned)) {
                 ok = 0;
             }
-            if (ok && e->wraparound && !(const_int(ie, &cv) && cv >= 0) && !nonneg_index(G, ie)) ok = 0;
+            if (ok && e->wraparound && !(cy_const_int(ie, &cv) && cv >= 0) && !nonneg_index(G, ie)) ok = 0;
         }
         if (!ok || axis < 0) continue;
         /* the address at the loop's first index value: no code may be
            needed to compute it */
         Cap cap;
-        cap_begin(G, &cap, G->ind);
+        cap_begin(G, &cap, G->e.ind);
         const char *p = pfx_of(G, e->args[0]->var);
         CyBuf b = {0};
         cy_buf_printf(&b, "%s_off", p);
@@ -871,14 +789,14 @@ static const char *loop_pointers(OG *G, IrStmt *s, const char *a, int64_t sv) {
             const char *ix;
             if (k == axis) {
                 int64_t a0;
-                if (const_int(s->start, &a0) && a0 + c == 0) continue;
-                ix = c ? FMT("%s + %" PRId64 "L", paren(G, a), c) : a;
+                if (cy_const_int(s->start, &a0) && a0 + c == 0) continue;
+                ix = c ? FMT("%s + %" PRId64 "L", cy_c_paren(G->a, a), c) : a;
             } else {
-                if (const_int(ie, &z) && z == 0) continue;
+                if (cy_const_int(ie, &z) && z == 0) continue;
                 ix = gen(G, ie);
             }
-            if (vt->axes[k]) cy_buf_printf(&b, " + %s", paren(G, ix));
-            else cy_buf_printf(&b, " + %s * %s_s%d", paren(G, ix), p, k);
+            if (vt->axes[k]) cy_buf_printf(&b, " + %s", cy_c_paren(G->a, ix));
+            else cy_buf_printf(&b, " + %s * %s_s%d", cy_c_paren(G->a, ix), p, k);
         }
         const char *addr = cy_strndup(G->a, b.s, b.len);
         cy_buf_free(&b);
@@ -909,10 +827,10 @@ static void gen_for_range(OG *G, IrStmt *s) {
     const char *a = gen(G, s->start);
     const char *b = gen(G, s->stop);
     /* the stop value is taken once, even if the body assigns a variable in it */
-    if (!simple(b) || (s->stop->kind == E_VAR && assigned_in(&s->body, s->stop->var))) b = stmp(G, T, b);
+    if (!cy_c_simple(b) || (s->stop->kind == E_VAR && assigned_in(&s->body, s->stop->var))) b = stmp(G, T, b);
     const char *c = s->step ? gen(G, s->step) : "1";
     int64_t sv = 1;
-    int sconst = s->step ? const_int(s->step, &sv) : 1;
+    int sconst = s->step ? cy_const_int(s->step, &sv) : 1;
     if (!sconst) {
         c = once(G, t, c, s->pos);
         out(G, "if (%s == 0) %s", c, fail(G, 5, 0, s->pos));
@@ -925,9 +843,9 @@ static void gen_for_range(OG *G, IrStmt *s) {
     else if (sconst && sv == -1) out(G, "for (%s %s = %s; %s > %s; %s--%s) {", T, k, a, k, b, k, ptrs);
     else if (sconst) out(G, "for (%s %s = %s; %s %s %s; %s += %s%s) {", T, k, a, k, sv > 0 ? "<" : ">", b, k, c, ptrs);
     else out(G, "for (%s %s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {", T, k, a, c, k, b, k, b, k, c);
-    G->ind++;
+    G->e.ind++;
     out(G, "%s = %s;", v->cname, k);
-    G->ind--;
+    G->e.ind--;
     gen_block(G, &s->body);
     out(G, "}");
     G->lins.len = nlins;
@@ -940,14 +858,14 @@ static void gen_for_range(OG *G, IrStmt *s) {
  * its iteration and its lastprivate values (slot 1), then stops. */
 static void gen_region_break(OG *G) {
     out(G, "if (atomic_cmpxchg((volatile __global int *)cy_err, 0, 3) == 0) {");
-    G->ind++;
+    G->e.ind++;
     out(G, "cy_err[2] = (int)cy_it;");
     out(G, "cy_err[3] = (int)(cy_it >> 32);");
     for (int i = 0; i < G->lastp.len; i++) {
         IrVar *v = G->lastp.items[i];
         out(G, "%s_last[1] = %s;", pfx_of(G, v), v->cname);
     }
-    G->ind--;
+    G->e.ind--;
     out(G, "}");
     out(G, "break;");
 }
@@ -958,7 +876,7 @@ static void gen_stmt(OG *G, IrStmt *s) {
     case ST_DECLARE: return;
     case ST_EXPR: {
         const char *c = gen(G, s->value);
-        if (*c && !simple(c)) out(G, s->value->ty->kind == TY_VOID ? "%s;" : "(void)%s;", c);
+        if (*c && !cy_c_simple(c)) out(G, s->value->ty->kind == TY_VOID ? "%s;" : "(void)%s;", c);
         return;
     }
     case ST_ASSIGN: gen_assign(G, s); return;
@@ -997,7 +915,7 @@ static void gen_stmt(OG *G, IrStmt *s) {
         } else {
             if (s->value) {
                 const char *c = gen(G, s->value);
-                if (*c && !simple(c)) out(G, "(void)%s;", c);
+                if (*c && !cy_c_simple(c)) out(G, "(void)%s;", c);
             }
             out(G, "return;");
         }
@@ -1027,7 +945,7 @@ static void scan_expr(CyArena *a, Scan *sc, IrExpr *e) {
 
 static int nonneg_range(IrStmt *x) {
     int64_t a, s = 1;
-    return const_int(x->start, &a) && a >= 0 && (!x->step || (const_int(x->step, &s) && s > 0));
+    return cy_const_int(x->start, &a) && a >= 0 && (!x->step || (cy_const_int(x->step, &s) && s > 0));
 }
 
 static void scan_stmts(CyArena *a, Scan *sc, CyVec *body) {
@@ -1103,9 +1021,9 @@ static int injective(const IrExpr *e, const IrVar *j) {
         e = e->args[0];
     if (e->kind == E_VAR) return e->var == j;
     int64_t k;
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && const_int(e->args[1], &k))
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k))
         return injective(e->args[0], j);
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && const_int(e->args[0], &k)) return injective(e->args[1], j);
+    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
     return 0;
 }
 
@@ -1240,7 +1158,7 @@ static IrStmt *collapsible(OG *G, IrRegion *R, IrStmt *x, Scan *sc) {
         L = y;
     }
     int64_t step = 1;
-    if (!L || L->orelse.len || (L->step && (!const_int(L->step, &step) || step == 0))) return NULL;
+    if (!L || L->orelse.len || (L->step && (!cy_const_int(L->step, &step) || step == 0))) return NULL;
     CyVec assigned = vcopy(G, &sc->assigned);
     for (int i = 0; i < sc->ranged.len; i++) vec_add(G, &assigned, sc->ranged.items[i]);
     if (mentions(L->start, &assigned, R->index) || mentions(L->stop, &assigned, R->index) ||
@@ -1333,7 +1251,7 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
        index counting up from >= 0, range() counters from >= 0 upwards
        (each only when nothing else assigns it) */
     int64_t st0, stp = 1;
-    if (const_int(R->start, &st0) && st0 >= 0 && (!R->step || (const_int(R->step, &stp) && stp > 0)) &&
+    if (cy_const_int(R->start, &st0) && st0 >= 0 && (!R->step || (cy_const_int(R->step, &stp) && stp > 0)) &&
         !vec_has(&sc.assigned, R->index) && !vec_has(&sc.ranged, R->index))
         vec_add(G, &G->nonneg, R->index);
     for (int i = 0; i < sc.ranged.len; i++) {
@@ -1351,19 +1269,19 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
         cap_begin(G, &cap, 1);
         ja = gen(G, L->start);
         jb = gen(G, L->stop);
-        if (L->step) const_int(L->step, &js);
+        if (L->step) cy_const_int(L->step, &js);
         if (*cap_end(G, &cap)) L = NULL;
     }
 
     /* the body first: what it uses decides what to emit around it */
     CyBuf body = {0};
-    G->out = &body;
-    G->ind = 2;
+    G->e.out = &body;
+    G->e.ind = 2;
     gen_stmts(G, L ? &L->body : &x->body);
 
     CyBuf *o = dst;
-    G->out = o;
-    G->ind = 0;
+    G->e.out = o;
+    G->e.ind = 0;
     const char *fname = R->func ? R->func->name : "<module>";
     out(G, "/* region %d: prange in %s(), %s:%d */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line);
     const char *lead = FMT("__kernel void cyk_%d(", R->id);
@@ -1394,7 +1312,7 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     }
     out(G, "%*s__global int *cy_err)", (int)w, "");
     out(G, "{");
-    G->ind = 1;
+    G->e.ind = 1;
     /* private copies: the index, lastprivates, reductions (at the
        operator's identity), anything else the body assigns */
     int use_index = vec_has(&sc.used, R->index);
@@ -1416,13 +1334,13 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     }
     const char *it = "cy_it", *total = "cy_n";
     if (L) {
-        const char *a = paren(G, ja), *b = paren(G, jb);
+        const char *a = cy_c_paren(G->a, ja), *b = cy_c_paren(G->a, jb);
         out(G, "/* the prange and the range() loop in it as one iteration space of cy_n * cy_m");
         out(G, "   (i, j) pairs, consecutive work-items taking consecutive j */");
         int64_t a0;
         int lng = !strcmp(oty(G, L->var->ty, L->pos), "long");
         const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
-        if (js == 1 && const_int(L->start, &a0) && a0 == 0) out(G, "const long cy_m = %s > 0 ? %s : 0L;", b, lb);
+        if (js == 1 && cy_const_int(L->start, &a0) && a0 == 0) out(G, "const long cy_m = %s > 0 ? %s : 0L;", b, lb);
         else if (js == 1) out(G, "const long cy_m = %s > %s ? %s - %s : 0L;", b, a, lb, la);
         else if (js > 0)
             out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", b, a, lb, la, js - 1, js);
@@ -1447,20 +1365,20 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     } else {
         out(G, "for (long cy_it = get_global_id(0); cy_it < cy_n; cy_it += get_global_size(0)) {");
     }
-    G->ind = 2;
+    G->e.ind = 2;
     if (R->has_break) out(G, "if (*(volatile __global int *)cy_err != 0) break;");
     const char *T = oty(G, R->index->ty, R->pos);
     int64_t sv = 1;
-    int step1 = !R->step || (const_int(R->step, &sv) && sv == 1);
-    const char *ix = step1 ? (const_int(R->start, &st0) && st0 == 0 ? it : FMT("cy_start + %s", it))
+    int step1 = !R->step || (cy_const_int(R->step, &sv) && sv == 1);
+    const char *ix = step1 ? (cy_const_int(R->start, &st0) && st0 == 0 ? it : FMT("cy_start + %s", it))
                            : FMT("cy_start + %s * cy_step", it);
     if (strcmp(T, "long")) ix = FMT("(%s)(%s)", T, ix);
     if (use_index) out(G, "%s = %s;", R->index->cname, ix);
     if (L) {
         const char *JT = oty(G, L->var->ty, L->pos);
         int64_t a0;
-        const char *jx = js == 1 ? (const_int(L->start, &a0) && a0 == 0 ? "cy_ij" : FMT("%s + cy_ij", paren(G, ja)))
-                                 : FMT(js < 0 ? "%s + cy_ij * (%" PRId64 "L)" : "%s + cy_ij * %" PRId64 "L", paren(G, ja), js);
+        const char *jx = js == 1 ? (cy_const_int(L->start, &a0) && a0 == 0 ? "cy_ij" : FMT("%s + cy_ij", cy_c_paren(G->a, ja)))
+                                 : FMT(js < 0 ? "%s + cy_ij * (%" PRId64 "L)" : "%s + cy_ij * %" PRId64 "L", cy_c_paren(G->a, ja), js);
         if (strcmp(JT, "long")) jx = FMT("(%s)(%s)", JT, jx);
         out(G, "%s = %s;", L->var->cname, jx);
     }
@@ -1469,12 +1387,12 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     if (G->next_used) out(G, "cy_next: ;");
     if (G->lastp.len) {
         out(G, "if (cy_it == %s - 1) {", total);
-        G->ind++;
+        G->e.ind++;
         for (int i = 0; i < G->lastp.len; i++) {
             IrVar *v = G->lastp.items[i];
             out(G, "%s_last[0] = %s;", pfx_of(G, v), v->cname);
         }
-        G->ind--;
+        G->e.ind--;
         out(G, "}");
     }
     if (L) {
@@ -1485,7 +1403,7 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
         out(G, "    cy_oi++;");
         out(G, "}");
     }
-    G->ind = 1;
+    G->e.ind = 1;
     out(G, "}");
     /* reductions: a tree in local memory per work-group (any local size),
        one partial per group; every work-item reaches the barriers */
@@ -1493,7 +1411,7 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     for (int i = 0; i < R->args.len; i++) nred += ((IrRegionArg *)R->args.items[i])->kind == RA_REDUCTION;
     if (nred) {
         out(G, "{");
-        G->ind = 2;
+        G->e.ind = 2;
         out(G, "const uint cy_lid = get_local_id(0);");
         for (int i = 0; i < R->args.len; i++) {
             IrRegionArg *ra = R->args.items[i];
@@ -1501,35 +1419,35 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
         }
         out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
         out(G, "for (uint cy_w = get_local_size(0); cy_w > 1;) {");
-        G->ind = 3;
+        G->e.ind = 3;
         out(G, "const uint cy_h = (cy_w + 1) / 2;");
         out(G, "if (cy_lid + cy_h < cy_w) {");
-        G->ind = 4;
+        G->e.ind = 4;
         for (int i = 0; i < R->args.len; i++) {
             IrRegionArg *ra = R->args.items[i];
             const char *p = ((Param *)G->params.items[i])->pfx;
             if (ra->kind == RA_REDUCTION)
                 out(G, "%s_loc[cy_lid] %s= %s_loc[cy_lid + cy_h];", p, combine_op(ra->redop), p);
         }
-        G->ind = 3;
+        G->e.ind = 3;
         out(G, "}");
         out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
         out(G, "cy_w = cy_h;");
-        G->ind = 2;
+        G->e.ind = 2;
         out(G, "}");
         out(G, "if (cy_lid == 0) {");
-        G->ind = 3;
+        G->e.ind = 3;
         for (int i = 0; i < R->args.len; i++) {
             IrRegionArg *ra = R->args.items[i];
             const char *p = ((Param *)G->params.items[i])->pfx;
             if (ra->kind == RA_REDUCTION) out(G, "%s_part[get_group_id(0)] = %s_loc[0];", p, p);
         }
-        G->ind = 2;
+        G->e.ind = 2;
         out(G, "}");
-        G->ind = 1;
+        G->e.ind = 1;
         out(G, "}");
     }
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "}");
 }
 
@@ -1610,23 +1528,23 @@ static void emit_helper(OG *G, IrFunc *f, CyBuf *dst) {
     G->loop = NULL;
     G->nonneg.len = 0;
     CyBuf body = {0};
-    G->out = &body;
-    G->ind = 1;
+    G->e.out = &body;
+    G->e.ind = 1;
     gen_stmts(G, &f->body);
     IrStmt *last = f->body.len ? f->body.items[f->body.len - 1] : NULL;
     if (f->ret->kind != TY_VOID && !(last && last->kind == ST_RETURN)) out(G, "return 0;");
-    G->out = dst;
-    G->ind = 0;
+    G->e.out = dst;
+    G->e.ind = 0;
     out(G, "%s", helper_sig(G, f));
     out(G, "{");
-    G->ind = 1;
+    G->e.ind = 1;
     for (int i = 0; i < f->locals.len; i++) {
         IrVar *v = f->locals.items[i];
         out(G, "%s %s = 0;", oty(G, v->ty, v->pos), v->cname);
     }
     put(G, body.s ? body.s : "");
     cy_buf_free(&body);
-    G->ind = 0;
+    G->e.ind = 0;
     out(G, "}");
 }
 
@@ -1766,7 +1684,7 @@ static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int f
 
 int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions *opt, CyOclProgram *po) {
     OG G0 = {0}, *G = &G0;
-    G->a = a;
+    G->a = G->e.a = a;
     G->d = d;
     G->m = m;
     int errs0 = d->nerrors;

@@ -1,0 +1,135 @@
+/* emit.c: the C-like text emission both backends share (emit.h). */
+#include "emit.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cy_emit_vline(CyEmit *E, const char *fmt, va_list ap) {
+    for (int i = 0; i < E->ind; i++) cy_buf_puts(E->out, "    ");
+    cy_buf_vprintf(E->out, fmt, ap);
+    cy_buf_puts(E->out, "\n");
+}
+
+void cy_emit_line(CyEmit *E, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    cy_emit_vline(E, fmt, ap);
+    va_end(ap);
+}
+
+void cy_cap_begin(CyEmit *E, CyCap *c, int ind) {
+    memset(&c->buf, 0, sizeof c->buf);
+    c->saved = E->out;
+    c->saved_ind = E->ind;
+    E->out = &c->buf;
+    E->ind = ind;
+}
+
+const char *cy_cap_end(CyEmit *E, CyCap *c) {
+    const char *s = c->buf.len ? cy_strndup(E->a, c->buf.s, c->buf.len) : "";
+    cy_buf_free(&c->buf);
+    E->out = c->saved;
+    E->ind = c->saved_ind;
+    return s;
+}
+
+static int alnum(char ch) {
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+int cy_c_simple(const char *c) {
+    if (!*c) return 0;
+    if (c[0] == '(' && c[1] == '-' && c[2] >= '0' && c[2] <= '9') {
+        /* a negative literal as the emitters write it: "(-12)", "(-1.5e-07f)" */
+        for (const char *p = c + 2; *p; p++)
+            if (!(*p == '.' || *p == ')' || *p == '+' || *p == '-' || alnum(*p))) return 0;
+        return 1;
+    }
+    for (const char *p = c; *p; p++)
+        if (!(*p == '_' || *p == '.' || alnum(*p))) return 0;
+    return 1;
+}
+
+int cy_c_wrapped(const char *c) {
+    if (c[0] != '(') return 0;
+    int depth = 0;
+    for (const char *p = c; *p; p++) {
+        if (*p == '(') depth++;
+        else if (*p == ')' && --depth == 0) return p[1] == 0;
+    }
+    return 0;
+}
+
+const char *cy_c_paren(CyArena *a, const char *c) {
+    return cy_c_simple(c) || cy_c_wrapped(c) ? c : cy_fmt(a, "(%s)", c);
+}
+
+int cy_const_int(const IrExpr *e, int64_t *v) {
+    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
+    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
+    *v = (int64_t)e->ival;
+    return 1;
+}
+
+int cy_nonzero_const(const IrExpr *e) {
+    int64_t v;
+    while (e && e->kind == E_CAST) e = e->args[0];
+    if (cy_const_int(e, &v)) return v != 0;
+    return e && e->kind == E_FLOAT && e->fval != 0;
+}
+
+void cy_float_digits(char buf[64], double v, int is_float) {
+    int plain = fabs(v) >= 1e-4 && fabs(v) < 1e16;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, 64, plain ? "%.*f" : "%.*g", prec, v);
+        if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    }
+    if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+}
+
+int cy_fold_cast(const IrExpr *e, uint64_t *bits, double *val) {
+    const CyType *t = e->ty;
+    const IrExpr *x = e->args[0];
+    if (x->kind == E_INT && cy_type_is_int(t)) {
+        uint64_t v = x->ival;
+        if (x->ty->is_signed && t->size == 8) v = (uint64_t)(int64_t)v;
+        *bits = v;
+        return 1;
+    }
+    if (x->kind == E_INT && cy_type_is_float(t)) {
+        *val = x->ty->is_signed ? (double)(int64_t)x->ival : (double)x->ival;
+        return 2;
+    }
+    if (x->kind == E_FLOAT && cy_type_is_float(t)) {
+        *val = x->fval;
+        return 2;
+    }
+    return 0;
+}
+
+void cy_emit_andor(CyEmit *E, int is_and, const char *r, const char *bcode, const char *b) {
+    cy_emit_line(E, is_and ? "if (%s) {" : "if (!%s) {", r);
+    cy_buf_puts(E->out, bcode);
+    E->ind++;
+    cy_emit_line(E, "%s = !!%s;", r, cy_c_paren(E->a, b));
+    E->ind--;
+    cy_emit_line(E, "}");
+}
+
+void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, const char *a,
+                  const char *bcode, const char *b) {
+    cy_emit_line(E, "if %s {", cy_c_wrapped(c) ? c : cy_fmt(E->a, "(%s)", c));
+    cy_buf_puts(E->out, acode);
+    E->ind++;
+    cy_emit_line(E, "%s = %s;", r, a);
+    E->ind--;
+    cy_emit_line(E, "} else {");
+    cy_buf_puts(E->out, bcode);
+    E->ind++;
+    cy_emit_line(E, "%s = %s;", r, b);
+    E->ind--;
+    cy_emit_line(E, "}");
+}
