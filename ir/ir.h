@@ -272,6 +272,11 @@ typedef struct IrRegion {
     int uses_fp64;             /* the kernel needs cl_khr_fp64 */
     int ocl_ok;
     const char *ocl_reason;    /* why not, when !ocl_ok */
+    /* Set by the OpenCL backend: the range() loop it runs as one iteration
+       space with the prange (NULL: none).  Its bounds need no code and use
+       nothing the region assigns, so the host can count the work-items the
+       kernel wants (n times the loop's trip count) before the launch. */
+    struct IrStmt *ocl_collapse;
     struct IrFunc *func;       /* enclosing function */
 } IrRegion;
 

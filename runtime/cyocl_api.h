@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 2
+#define CYOCL_API_VERSION 3
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -29,6 +29,7 @@ typedef struct {
     const char *module, *function, *source, *kernel;
     int line, region, has_break, uses_fp64;
     long long start, step, n;
+    long long inner;          /* trip count of the range() loop the kernel collapsed with the prange, 0 none */
     int nargs;
     cyocl_arg *args;
     /* filled by run_region */
@@ -39,6 +40,7 @@ typedef struct {
     int build;                /* the program for this execution: 0 already loaded, 1 compiled, 2 from the cache */
     int cpu_only;             /* in: the module was built with --no-opencl-gpu */
     int failure;              /* rc 1 because OpenCL itself failed (warned about), not by policy */
+    unsigned long long kernel_ns; /* the kernel's own time on the device (profiling events), 0 unknown */
 } cyocl_launch;
 
 /* What a host synchronisation moved (trace lines "event": "sync"). */

@@ -127,6 +127,8 @@ struct cyrt_rt {
     pthread_mutex_t prog_lock;
     struct cyrt_prog *progs;
     size_t nprogs;
+    struct cyrt_kent **kents; /* kernel objects kept between launches */
+    size_t nkents;
     cyrt_tscope *tscopes;
     size_t ntscopes, captscopes;
 

@@ -18,6 +18,10 @@ struct cyrt_prog {
     cl_program prog; /* NULL: the build failed (not retried) */
 };
 
+static uint64_t now_ns(void);
+struct cyrt_kent;
+static void kent_free(cyrt_rt *rt, struct cyrt_kent *e);
+
 /* A failure of OpenCL itself (warned about once) rather than a reason the
  * region cannot run there. */
 static int failed(cyocl_launch *L, const char *fmt, const char *what) {
@@ -70,12 +74,127 @@ static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build,
 
 void cyrt_progs_free(cyrt_rt *rt) {
     pthread_mutex_lock(&rt->prog_lock);
+    for (size_t i = 0; i < rt->nkents; i++) kent_free(rt, rt->kents[i]);
+    free(rt->kents);
+    rt->kents = NULL;
+    rt->nkents = 0;
     for (size_t i = 0; i < rt->nprogs; i++)
         if (rt->progs[i].prog) cyrt_program_release(rt, rt->progs[i].prog);
     free(rt->progs);
     rt->progs = NULL;
     rt->nprogs = 0;
     pthread_mutex_unlock(&rt->prog_lock);
+}
+
+/* A kernel object with its scratch buffers (error buffer, reduction
+ * partials, lastprivate slots), kept for the next launch of the same
+ * kernel: creating and releasing them cost more than a small kernel runs.
+ * An entry is used by one launch at a time (busy); a second thread
+ * launching the same kernel meanwhile gets an entry of its own. */
+struct cyrt_kent {
+    cl_program prog;
+    const char *name; /* the generated module's static string */
+    cl_kernel k;
+    cl_mem errm;      /* 4 ints */
+    cl_mem *bufs;     /* per kernel argument group: partials or lastprivate slots */
+    size_t *sizes;
+    int nbufs;
+    int busy;
+};
+
+static void kent_free(cyrt_rt *rt, struct cyrt_kent *e) {
+    const cyrt_cl *cl = &rt->cl;
+    for (int i = 0; i < e->nbufs; i++)
+        if (e->bufs[i]) cl->clReleaseMemObject(e->bufs[i]);
+    if (e->errm) cl->clReleaseMemObject(e->errm);
+    cyrt_kernel_release(rt, e->k);
+    free(e->bufs);
+    free(e->sizes);
+    free(e);
+}
+
+/* A free entry for (prog, name), made when there is none. */
+static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_program prog, const char *name, int nargs,
+                                  cyrt_err *err) {
+    pthread_mutex_lock(&rt->prog_lock);
+    for (size_t i = 0; i < rt->nkents; i++) {
+        struct cyrt_kent *e = rt->kents[i];
+        if (!e->busy && e->prog == prog && e->name == name) {
+            e->busy = 1;
+            pthread_mutex_unlock(&rt->prog_lock);
+            return e;
+        }
+    }
+    pthread_mutex_unlock(&rt->prog_lock);
+    struct cyrt_kent *e = calloc(1, sizeof *e);
+    if (!e || !(e->bufs = calloc((size_t)nargs + 1, sizeof *e->bufs)) ||
+        !(e->sizes = calloc((size_t)nargs + 1, sizeof *e->sizes))) {
+        if (e) free(e->bufs);
+        free(e);
+        cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        return NULL;
+    }
+    e->prog = prog;
+    e->name = name;
+    e->nbufs = nargs;
+    e->busy = 1;
+    if (cyrt_kernel_create(rt, prog, name, &e->k, err) != CYRT_OK) {
+        kent_free(rt, e);
+        return NULL;
+    }
+    cl_int ce = 0;
+    /* zero now; a launch that leaves it non-zero puts the zeros back */
+    static const int zero[4] = {0, 0, 0, 0};
+    e->errm = rt->cl.clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, (void *)zero, &ce);
+    if (!e->errm || ce) {
+        e->errm = NULL;
+        cyrt_seterr(err, ce ? ce : CL_OUT_OF_RESOURCES, "creating the error buffer failed");
+        kent_free(rt, e);
+        return NULL;
+    }
+    pthread_mutex_lock(&rt->prog_lock);
+    struct cyrt_kent **v = realloc(rt->kents, (rt->nkents + 1) * sizeof *v);
+    if (v) {
+        rt->kents = v;
+        rt->kents[rt->nkents++] = e;
+    }
+    pthread_mutex_unlock(&rt->prog_lock);
+    if (!v) {
+        kent_free(rt, e);
+        cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        return NULL;
+    }
+    return e;
+}
+
+/* Back to the pool; after an OpenCL failure the entry is dropped instead
+ * (its objects may be what failed). */
+static void kent_put(cyrt_rt *rt, struct cyrt_kent *e, int drop) {
+    pthread_mutex_lock(&rt->prog_lock);
+    if (drop)
+        for (size_t i = 0; i < rt->nkents; i++)
+            if (rt->kents[i] == e) {
+                rt->kents[i] = rt->kents[--rt->nkents];
+                break;
+            }
+    e->busy = 0;
+    pthread_mutex_unlock(&rt->prog_lock);
+    if (drop) kent_free(rt, e);
+}
+
+/* The entry's buffer for argument group i, at least bytes long. */
+static cl_mem kent_buf(cyrt_rt *rt, cl_context ctx, struct cyrt_kent *e, int i, size_t bytes, cl_int *ce) {
+    if (e->bufs[i] && e->sizes[i] >= bytes) return e->bufs[i];
+    if (e->bufs[i]) rt->cl.clReleaseMemObject(e->bufs[i]);
+    e->sizes[i] = 0;
+    e->bufs[i] = rt->cl.clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, ce);
+    if (!e->bufs[i] || *ce) {
+        e->bufs[i] = NULL;
+        if (!*ce) *ce = CL_OUT_OF_RESOURCES;
+        return NULL;
+    }
+    e->sizes[i] = bytes;
+    return e->bufs[i];
 }
 
 static void combine(cyocl_arg *a, const void *parts, size_t ng) {
@@ -123,7 +242,10 @@ static void combine(cyocl_arg *a, const void *parts, size_t ng) {
     memcpy(a->ptr, &x, (size_t)a->size);
 }
 
-static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
+/* Phase times of one launch, for CYOCL_VERBOSE=2. */
+enum { PH_SETUP, PH_VIEWS, PH_ARGS, PH_KERNEL, PH_READ, PH_DONE, PH_N };
+
+static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
     int dev, rc = 1;
@@ -157,29 +279,36 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     cl_program prog = get_program(rt, dev, L->source, &build, &err);
     if (!prog) return failed(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
     L->build = build;
-    cl_kernel k = NULL;
-    if (cyrt_kernel_create(rt, prog, L->kernel, &k, &err) != CYRT_OK)
+    struct cyrt_kent *ke = kent_get(rt, ctx, prog, L->kernel, L->nargs, &err);
+    if (!ke)
         return L->uses_fp64 ? fallback(L, "not-eligible: %s", "device has no fp64")
                             : failed(L, "fallback: %s", cyrt_cl_error_name(err.code));
+    cl_kernel k = ke->k;
 
     const cyrt_cl *cl = &rt->cl;
+    ph[PH_SETUP] = now_ns();
     size_t nv = 0, cap = (size_t)L->nargs + 1;
     cyrt_handle **hs = calloc(cap, sizeof *hs);
     unsigned *modes = calloc(cap, sizeof *modes);
     int *kept = calloc(cap, sizeof *kept);
     cyrt_devref *refs = calloc(cap, sizeof *refs);
     int *hview = calloc(cap, sizeof *hview); /* arg index -> handle index, -1 none */
-    cl_mem *mems = calloc(cap, sizeof *mems);   /* per arg: partials / lastprivate */
+    cl_mem *mems = calloc(cap, sizeof *mems);   /* per arg: partials / lastprivate (ke's) */
     void **parts = calloc(cap, sizeof *parts);
     int acquired = 0, ran = 0;
-    cl_mem errm = NULL;
+    cl_mem errm = ke->errm;
+    cl_event ev = NULL;
     if (!hs || !modes || !kept || !refs || !hview || !mems || !parts) {
         failed(L, "fallback: %s", "out of memory");
         goto done;
     }
     size_t local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
     if (!local) local = 1;
-    size_t n = (size_t)L->n, ng = (n + local - 1) / local;
+    /* a work-item per iteration, per (i, j) pair for a collapsed nest; the
+       kernels' grid-stride loops take whatever is beyond the cap below */
+    size_t n = (size_t)L->n, work = n;
+    if (L->inner > 0 && __builtin_mul_overflow(n, (size_t)L->inner, &work)) work = SIZE_MAX - local;
+    size_t ng = (work + local - 1) / local;
     if (!ng) ng = 1;
     if (ng > 65536) ng = 65536; /* the kernel's grid-stride loop takes the rest */
     size_t global = ng * local;
@@ -205,6 +334,7 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         goto done;
     }
     acquired = nv > 0;
+    ph[PH_VIEWS] = now_ns();
     cl_int ce = 0;
     unsigned ai = 0;
 #define ARG(sz, val)                                                                            \
@@ -247,10 +377,8 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         }
         case CYOCL_A_SCALAR: ARG((size_t)a->size, a->ptr); break;
         case CYOCL_A_RED:
-            mems[i] = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE, ng * (size_t)a->size, NULL, &ce);
-            if (ce || !mems[i]) {
-                mems[i] = NULL;
-                failed(L, "fallback: %s", cyrt_cl_error_name(ce ? ce : CL_OUT_OF_RESOURCES));
+            if (!(mems[i] = kent_buf(rt, ctx, ke, i, ng * (size_t)a->size, &ce))) {
+                failed(L, "fallback: %s", cyrt_cl_error_name(ce));
                 goto done;
             }
             ARG(sizeof(cl_mem), &mems[i]);
@@ -261,10 +389,10 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
             memcpy(init, a->ptr, (size_t)a->size);
             memcpy(init + a->size, a->ptr, (size_t)a->size);
             size_t bytes = (size_t)a->size * (L->has_break ? 2 : 1);
-            mems[i] = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, init, &ce);
-            if (ce || !mems[i]) {
-                mems[i] = NULL;
-                failed(L, "fallback: %s", cyrt_cl_error_name(ce ? ce : CL_OUT_OF_RESOURCES));
+            /* blocking: init is on this stack */
+            if (!(mems[i] = kent_buf(rt, ctx, ke, i, bytes, &ce)) ||
+                (ce = cl->clEnqueueWriteBuffer(q, mems[i], CL_TRUE, 0, bytes, init, 0, NULL, NULL))) {
+                failed(L, "fallback: %s", cyrt_cl_error_name(ce));
                 goto done;
             }
             ARG(sizeof(cl_mem), &mems[i]);
@@ -272,19 +400,19 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         }
         }
     }
-    int zero[4] = {0, 0, 0, 0};
-    errm = cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &ce);
-    if (ce || !errm) {
-        errm = NULL;
-        failed(L, "fallback: %s", cyrt_cl_error_name(ce ? ce : CL_OUT_OF_RESOURCES));
-        goto done;
-    }
     ARG(sizeof errm, &errm);
 #undef ARG
-    if (cyrt_kernel_launch(rt, dev, k, 1, &global, &local, NULL, &err) != CYRT_OK) {
-        failed(L, "fallback: %s", cyrt_cl_error_name(err.code));
+    ph[PH_ARGS] = now_ns();
+    /* not waited for here: the blocking read of the error buffer below
+       waits for it, one round trip instead of two */
+    if ((ce = cl->clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, &ev))) {
+        ev = NULL;
+        failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;
     }
+    ph[PH_KERNEL] = now_ns();
+    /* blocking reads: a read still in flight after a failure would write
+       into memory this function gives back */
     ce = cl->clEnqueueReadBuffer(q, errm, CL_TRUE, 0, 4 * sizeof(int), kerr, 0, NULL, NULL);
     for (int i = 0; !ce && i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
@@ -298,6 +426,10 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
             else ce = cl->clEnqueueReadBuffer(q, mems[i], CL_TRUE, 0, (size_t)a->size * (L->has_break ? 2 : 1),
                                               parts[i], 0, NULL, NULL);
         }
+    }
+    if (!ce && (kerr[0] || kerr[1] || kerr[2] || kerr[3])) {
+        static const int zero[4] = {0, 0, 0, 0};
+        ce = cl->clEnqueueWriteBuffer(q, errm, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL);
     }
     if (ce) {
         failed(L, "fallback: %s", cyrt_cl_error_name(ce));
@@ -323,6 +455,10 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     }
     /* the device ran: from here on the results are the region's */
     ran = 1;
+    cl_ulong t0 = 0, t1 = 0;
+    if (cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
+        cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS && t1 >= t0)
+        L->kernel_ns = t1 - t0;
     rc = kerr[0] && kerr[0] != 3 ? 2 : 0;
     if (rc == 0) {
         int broke = kerr[0] == 3;
@@ -334,6 +470,7 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
                 memcpy(a->ptr, (char *)parts[i] + (broke ? a->size : 0), (size_t)a->size);
         }
     }
+    ph[PH_READ] = now_ns();
 done:
     /* a launch that failed leaves the host copies as they were before it
      * where they were valid then, so the native rerun starts from them */
@@ -343,11 +480,10 @@ done:
     }
     for (size_t i = 0; i < nv; i++)
         if (hs[i] && !kept[i]) cyrt_release(rt, hs[i], &acc, &err);
-    for (int i = 0; mems && i < L->nargs; i++)
-        if (mems[i]) cl->clReleaseMemObject(mems[i]);
     for (int i = 0; parts && i < L->nargs; i++) free(parts[i]);
-    if (errm) cl->clReleaseMemObject(errm);
-    cyrt_kernel_release(rt, k);
+    if (ev) cl->clReleaseEvent(ev);
+    /* a kernel whose launch failed in OpenCL goes with its buffers */
+    kent_put(rt, ke, rc == 1 && L->failure);
     free(hs);
     free(modes);
     free(kept);
@@ -357,6 +493,7 @@ done:
     free(parts);
     L->bytes_to_device = acc.bytes_to_device;
     L->bytes_to_host = acc.bytes_to_host;
+    ph[PH_DONE] = now_ns();
     return rc;
 }
 
@@ -367,9 +504,25 @@ static uint64_t now_ns(void) {
 }
 
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = now_ns(), ph[PH_N] = {0};
     L->build = 0;
-    int rc = launch(rt, L, kerr);
+    int rc = launch(rt, L, kerr, ph);
+    const char *v = getenv("CYOCL_VERBOSE");
+    if (v && !strcmp(v, "2") && ph[PH_DONE]) {
+        /* where a launch's time goes: set-up (device, program, kernel),
+           views (registry, transfers), arguments, kernel (enqueue and wait),
+           results (error buffer, partials), release */
+        uint64_t prev = t0;
+        char line[256];
+        int k = snprintf(line, sizeof line, "cyocl: %s: launch us:", L->kernel);
+        static const char *const names[PH_N] = {"setup", "views", "args", "kernel", "results", "release"};
+        for (int i = 0; i < PH_N && k > 0 && (size_t)k < sizeof line; i++) {
+            uint64_t t = ph[i] ? ph[i] : prev;
+            k += snprintf(line + k, sizeof line - (size_t)k, " %s %.1f", names[i], (double)(t - prev) / 1e3);
+            prev = t;
+        }
+        fprintf(stderr, "%s (device %.1f)\n", line, (double)L->kernel_ns / 1e3);
+    }
     cyrt_counts *c = &rt->counts;
     if (rc == 1) {
         __atomic_add_fetch(&c->fallbacks, 1, __ATOMIC_RELAXED);

@@ -2185,6 +2185,19 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "cy_ol%d.start = (long long)%s; cy_ol%d.step = (long long)%s; cy_ol%d.n = (long long)%s;", id, start, id, step,
         id, n);
     out(G, "cy_ol%d.nargs = %d; cy_ol%d.args = cy_oa%d;", id, na, id, id);
+    if (R->ocl_collapse) {
+        /* the kernel's own count (oclgen.c), so that the launch has a
+           work-item per (i, j) pair rather than per i */
+        IrStmt *L = R->ocl_collapse;
+        int64_t js = 1;
+        if (L->step) cy_const_int(L->step, &js);
+        const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
+        const char *b = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->stop)));
+        const char *m = js == 1  ? FMT("%s > %s ? %s - %s : 0", b, a, b, a)
+                        : js > 0 ? FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", b, a, b, a, js - 1, js)
+                                 : FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", a, b, a, b, -js - 1, -js);
+        out(G, "cy_ol%d.inner = %s;", id, m);
+    }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     out(G, "long long cy_oc%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);
     out(G, "int cy_orc%d = cyrt_ocl->run_region(&cy_ol%d);", id, id);

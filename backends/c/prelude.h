@@ -865,7 +865,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 2
+#define CYRT_OCL_API_VERSION 3
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -882,6 +882,7 @@ typedef struct {
     const char *module, *function, *source, *kernel;
     int line, region, has_break, uses_fp64;
     long long start, step, n;
+    long long inner;
     int nargs;
     cyrt_ocl_arg *args;
     long long break_it;
@@ -891,6 +892,7 @@ typedef struct {
     int build;         /* 0 none, 1 compiled, 2 from the kernel cache */
     int cpu_only;
     int failure;
+    unsigned long long kernel_ns;
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -1003,9 +1005,9 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"opencl\","
                    "\"device\":\"%s\",\"n\":%lld,\"bytes_to_device\":%llu,\"bytes_to_host\":%llu,\"build\":\"%s\","
-                   "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld}\n",
+                   "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld,\"kernel_ns\":%llu}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
-                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none", ns);
+                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none", ns, L->kernel_ns);
     if (len > 0 && (size_t)len < sizeof line) {
         ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
         (void)w;

@@ -1272,6 +1272,7 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
         if (L->step) cy_const_int(L->step, &js);
         if (*cap_end(G, &cap)) L = NULL;
     }
+    R->ocl_collapse = L;
 
     /* the body first: what it uses decides what to emit around it */
     CyBuf body = {0};
