@@ -338,6 +338,47 @@ static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, const ch
     cy_vec_push(a, &r->args, x);
 }
 
+/* Is v read or written anywhere in body outside region r's own body (its
+ * bounds count: they are evaluated outside)? */
+static int expr_mentions(const IrExpr *e, const IrVar *v) {
+    if (!e) return 0;
+    if (e->kind == E_VAR && e->var == v) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (expr_mentions(e->args[i], v)) return 1;
+    for (int i = 0; i < e->nkw; i++)
+        if (expr_mentions(e->kwargs[i], v)) return 1;
+    if (e->kind == E_VIEW_SLICE)
+        for (int i = 0; i < e->args[0]->ty->ndim; i++)
+            if (expr_mentions(e->slices[i].start, v) || expr_mentions(e->slices[i].stop, v) ||
+                expr_mentions(e->slices[i].step, v))
+                return 1;
+    return 0;
+}
+
+static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        const IrExpr *es[] = {x->value, x->target, x->cond, x->start, x->stop, x->step};
+        for (size_t k = 0; k < sizeof es / sizeof es[0]; k++)
+            if (expr_mentions(es[k], v)) return 1;
+        for (int k = 0; k < x->ntargets; k++)
+            if (expr_mentions(x->targets[k], v)) return 1;
+        if (x->var == v) return 1;
+        if (x->region) {
+            const IrRegion *q = x->region;
+            if (q->index == v || expr_mentions(q->start, v) || expr_mentions(q->stop, v) ||
+                expr_mentions(q->step, v) || expr_mentions(q->num_threads, v) || expr_mentions(q->chunksize, v))
+                return 1;
+            if (q == r) {
+                if (used_outside(&x->orelse, r, v)) return 1;
+                continue;
+            }
+        }
+        if (used_outside(&x->body, r, v) || used_outside(&x->orelse, r, v)) return 1;
+    }
+    return 0;
+}
+
 static void region_args(CyArena *a, IrRegion *r) {
     /* a view the body uses only for .shape/.strides is not in r->views
        (no element is read or written): it is an argument all the same */
@@ -361,6 +402,12 @@ static void region_args(CyArena *a, IrRegion *r) {
         for (int i = 0; i < r->vars.len; i++) {
             IrVarUse *u = r->vars.items[i];
             if (u->cls != order[o] || u->var == r->index || u->var->ty->kind == TY_VIEW) continue;
+            /* a last value nothing outside the region looks at need not come
+               back from the device (the native code keeps Cython's
+               lastprivate, which costs it nothing to speak of) */
+            if (order[o] == RC_LASTPRIVATE && r->func && u->var->kind == V_LOCAL &&
+                !used_outside(&r->func->body, r, u->var))
+                continue;
             add_arg(a, r, kinds[o], u->var, u->redop, 0, 0);
         }
     }

@@ -15,6 +15,7 @@ def wrap(double[:] a, double[:, :] m, long[:] out):
             out[j] = out[j - 2] + out[j + 1]
     for i in prange(a.shape[0] - 1, -1, -1, nogil=True):
         a[i] = 0
+    return j  # a live lastprivate
 
 def divmod_ints(int[:] a, int b, long[:] c, long d, short[:] e, unsigned int[:] f, unsigned int g):
     cdef Py_ssize_t i
@@ -45,6 +46,7 @@ def steps(long[:] a, long step):
         for j in range(0, 100, step):
             s = s + j
         a[i] = s
+    return j, s  # live lastprivates
 
 def powers(long[:] a, unsigned long[:] b, double[:] x, float[:] y):
     cdef Py_ssize_t i

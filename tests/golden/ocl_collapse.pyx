@@ -13,6 +13,7 @@ def stencil(double[:, ::1] u, double[:, ::1] out):
     for i in prange(1, n - 1, nogil=True):
         for j in range(1, m - 1):
             out[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+    return j  # a live lastprivate
 
 def matmul(float[:, ::1] a, float[:, ::1] b, float[:, ::1] c):
     cdef Py_ssize_t i, j, k
@@ -23,6 +24,7 @@ def matmul(float[:, ::1] a, float[:, ::1] b, float[:, ::1] c):
             for k in range(a.shape[1]):
                 s = s + a[i, k] * b[k, j]
             c[i, j] = s
+    return k, j, s  # live lastprivates
 
 def energy(double[:, :] u, double[:, :] out):
     cdef Py_ssize_t i, j
@@ -46,6 +48,7 @@ def running(double[:, ::1] a, double[:, ::1] out):
                 continue
             acc = acc + a[i, j]
             out[i, j] = acc
+    return j, acc  # live lastprivates
 
 def carried(double[:, ::1] a):
     cdef Py_ssize_t i, j
@@ -53,6 +56,7 @@ def carried(double[:, ::1] a):
     for i in prange(a.shape[0], nogil=True):
         for j in range(1, a.shape[1]):
             a[i, j] = a[i, j - 1] + 1.0
+    return j  # live lastprivates
 
 def carried_var(double[:, ::1] a, double[:, ::1] out):
     cdef Py_ssize_t i, j
@@ -62,12 +66,14 @@ def carried_var(double[:, ::1] a, double[:, ::1] out):
             if j > 0:
                 out[i, j] = a[i, j] - prev
             prev = a[i, j]
+    return prev, j  # live lastprivates
 
 def triangle(double[:, ::1] m):
     cdef Py_ssize_t i, j
     for i in prange(m.shape[0], nogil=True):
         for j in range(i + 1):
             m[i, j] = i * 1000.0 + j
+    return j  # live lastprivates
 
 def clear_until_negative(double[:, ::1] a):
     cdef Py_ssize_t i, j
@@ -76,6 +82,7 @@ def clear_until_negative(double[:, ::1] a):
             if a[i, j] < 0:
                 break
             a[i, j] = 0
+    return j  # live lastprivates
 
 def find_in_rows(double[:, ::1] a, long[::1] where):
     cdef Py_ssize_t i, j
@@ -84,3 +91,4 @@ def find_in_rows(double[:, ::1] a, long[::1] where):
             if a[i, j] > 0.5:
                 break
         where[i] = j
+    return j  # live lastprivates

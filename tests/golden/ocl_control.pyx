@@ -88,6 +88,7 @@ def loops(int[:] out, int n):
         else:
             k = k * 2
         out[i] = clamp(k, 0, 1000)
+    return k, m  # the lastprivates stay live (tests/unit/oclrun.c reads them)
 
 def calls(float[:] a, double[:] b):
     cdef Py_ssize_t i

@@ -12,6 +12,7 @@ def scale_f(float[:, ::1] a, float[::1, :] b, float s):
     for i in prange(a.shape[0], nogil=True):
         for j in range(a.shape[1]):
             a[i, j] = sqrtf(a[i, j]) * s + b[i, j] * <float>M_PI + expf(-1.5)
+    return j  # a live lastprivate
 
 def math_d(double[:] x, double[:] out, long[:] r, int[:] nan):
     cdef Py_ssize_t i
@@ -30,6 +31,7 @@ def minmax(double[:] x, long[:] v, unsigned char[:] u, double lo, double hi):
         k = v[i]
         v[i] = min(k, 10) + max(abs(k), 3)
         u[i] = min(u[i], 200) if k > 0 else <unsigned char>abs(<int>u[i] - 5)
+    return k  # a live lastprivate
 
 def shapes(double[:, :, :] a, Py_ssize_t[:] out):
     cdef Py_ssize_t i
@@ -44,6 +46,7 @@ def shortcircuit(double[:] a, long[:] idx, double[:] out):
         out[i] = a[idx[i]] if idx[i] >= 0 else -1.0
         if ok or (a[i] != 0 and 1.0 / a[i] > 2.0):
             out[i] = 1.0
+    return ok  # a live lastprivate
 
 def unsigned_index(double[:] a, size_t[:] idx, double[:] out):
     cdef Py_ssize_t i
@@ -51,3 +54,4 @@ def unsigned_index(double[:] a, size_t[:] idx, double[:] out):
     for i in prange(a.shape[0], nogil=True):
         u = <unsigned int>idx[i]
         out[i] = a[idx[i]] + a[u] + a[3]
+    return u  # a live lastprivate
