@@ -2807,6 +2807,9 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
             const char *r = vtmp(G);
             out(G, "%s = %s;", r, call);
             val = r;
+        } else if (scoped) {
+            /* the call runs inside the scope, not in the boxing after it */
+            val = stmp(G, f->ret, call);
         }
         if (scoped) {
             ff->err_label = "L_end";

@@ -183,6 +183,21 @@ if OPENCL:
 """
 
 
+@scenario
+def cpdef_scalar_result():
+    """
+a = np.ones(1000)
+assert m.scale_twice(a, 3.0) == 3.0 and np.all(a == 9.0)
+if OPENCL:
+    recs = T()
+    regions = [r for r in recs if 'impl' in r]
+    assert len(regions) == 2 and all(r['bytes_to_host'] == 0 for r in regions), regions
+    assert regions[1]['bytes_to_device'] == 0, regions
+    syncs = [r for r in recs if r.get('event') == 'sync']
+    assert [(s['function'], s['reason']) for s in syncs] == [('scale_twice', 'return')], syncs
+"""
+
+
 DRIVER = r"""
 import json, os, sys, warnings
 warnings.simplefilter('error')   # a fallback warning would be a failure here

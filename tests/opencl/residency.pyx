@@ -82,3 +82,12 @@ def write_then_fail(double[::1] a, Py_ssize_t bad):
     for i in prange(n, nogil=True):
         a[i + bad] = 1.0
 
+
+cpdef double scale_twice(double[::1] a, double k):
+    """a cpdef with a C result: its call scope must hold the whole body"""
+    cdef Py_ssize_t i
+    for i in prange(a.shape[0], nogil=True):
+        a[i] = a[i] * k
+    for i in prange(a.shape[0], nogil=True):
+        a[i] = a[i] * k
+    return k
