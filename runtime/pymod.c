@@ -135,7 +135,8 @@ typedef struct {
 } Held;
 
 static int hold(PyObject *obj, Held *x, unsigned flags) {
-    if (PyObject_GetBuffer(obj, &x->buf, PyBUF_FULL_RO) < 0) return -1;
+    /* no suboffsets: an indirect buffer has no one extent to register */
+    if (PyObject_GetBuffer(obj, &x->buf, PyBUF_RECORDS_RO) < 0) return -1;
     ptrdiff_t one_shape = x->buf.len / (x->buf.itemsize ? x->buf.itemsize : 1), one_stride = x->buf.itemsize;
     const ptrdiff_t *shape = x->buf.ndim ? (const ptrdiff_t *)x->buf.shape : &one_shape;
     const ptrdiff_t *strides = x->buf.ndim ? (const ptrdiff_t *)x->buf.strides : &one_stride;

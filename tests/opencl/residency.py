@@ -198,6 +198,32 @@ if OPENCL:
 """
 
 
+@scenario
+def python_api_errors():
+    """
+for bad in (lambda: cyocl.resident(42).__enter__(), lambda: cyocl.pin_host('text'), lambda: cyocl.to_host(None),
+            lambda: cyocl.resident(np.zeros(3), key=1)):
+    try:
+        bad()
+    except TypeError:
+        pass
+    else:
+        raise AssertionError('no TypeError')
+r = cyocl.resident(np.zeros(3))
+with r:
+    try:
+        r.__enter__()
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError('entered twice')
+st = cyocl.stats()
+assert st['regions'] == 0 and st['handles'] == 0, st
+info = cyocl.cache_info()
+assert info['state'] in ('on', 'read-only', 'off', 'unsafe') and 'hits' in info, info
+"""
+
+
 DRIVER = r"""
 import json, os, sys, warnings
 warnings.simplefilter('error')   # a fallback warning would be a failure here
