@@ -178,6 +178,8 @@ typedef struct ANode {
     CyVec kwpos;            /* A_CALL keyword positions (CyPos*) */
     ATypeSyn *type;         /* A_CAST, A_SIZEOF (NULL if sizeof(expr): then obj) */
     int checked_cast;       /* <type?> */
+    int synthetic;          /* A_CALL made by sema (array expressions): 1 prange, 2 range, whatever
+                               the names prange/range mean in the file */
     int parenthesized;      /* (expr): a tuple needs a trailing comma, not parens */
 
     /* statements */

@@ -77,6 +77,7 @@ typedef struct {
     int lvalue;             /* lowering an assignment target: an element is written, not read */
     int ntmp;               /* for unique C names */
     int nvar;
+    int nae;                /* array expressions lowered so far (unique names) */
 } S;
 
 static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>"};
@@ -1517,6 +1518,362 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
     cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, NULL));
 }
 
+/* ---- element-wise expressions on memoryview slices (cyocl extension) ----------
+ *
+ *     out[1:-1] = a * x[:-2] + sqrt(y[2:])      t = sum(x[:] * x[:])
+ *
+ * are rewritten as the loops one would write by hand and lowered like them:
+ * each slice operand (any memoryview-typed operand) is evaluated once into a
+ * view temporary, each scalar subexpression once into a C temporary, the
+ * shapes are checked (ValueError), and a prange over the first axis with
+ * range() loops inside assigns element by element (for sum(), a + reduction).
+ * So both backends get an ordinary parallel region.  The synthetic names
+ * start with '$', which no Python name can. */
+
+static void lower_stmt(S *s, ANode *n, CyVec *out);
+
+typedef struct {
+    int id, nops, nscal, nd;
+    ANode *ops[64];      /* the operands, in order */
+    IrVar *opv[64];      /* their view temporaries */
+    const char *idx[8];  /* the index variables' names */
+} ArrExpr;
+
+static ANode *an(S *s, ANodeKind k, CyPos p) {
+    ANode *n = cy_alloc(s->a, sizeof *n);
+    n->kind = k;
+    n->pos = p;
+    return n;
+}
+
+static ANode *an_name(S *s, const char *name, CyPos p) {
+    ANode *n = an(s, A_NAME, p);
+    n->name = name;
+    return n;
+}
+
+static ANode *an_int(S *s, int64_t v, CyPos p) {
+    ANode *n = an(s, A_INT, p);
+    n->ival = (uint64_t)v;
+    n->int_text = cy_fmt(s->a, "%lld", (long long)v);
+    return n;
+}
+
+/* name.shape[d] */
+static ANode *an_shape(S *s, const char *name, int d, CyPos p) {
+    ANode *at = an(s, A_ATTR, p);
+    at->obj = an_name(s, name, p);
+    at->name = "shape";
+    ANode *ix = an(s, A_INDEX, p);
+    ix->obj = at;
+    cy_vec_push(s->a, &ix->items, an_int(s, d, p));
+    return ix;
+}
+
+/* name[$i0, $i1, ...] */
+static ANode *an_elem(S *s, ArrExpr *ae, const char *name, CyPos p) {
+    ANode *ix = an(s, A_INDEX, p);
+    ix->obj = an_name(s, name, p);
+    for (int d = 0; d < ae->nd; d++) cy_vec_push(s->a, &ix->items, an_name(s, ae->idx[d], p));
+    return ix;
+}
+
+/* A local only sema names: declared in the function's scope. */
+static IrVar *synth_var(S *s, const char *name, CyType *ty, CyPos p) {
+    IrVar *v = new_var(s, name, ty, V_LOCAL, p);
+    v->cname = cy_fmt(s->a, "cy_ae%d", s->ntmp++);
+    if (s->fn) cy_vec_push(s->a, &s->fn->locals, v);
+    else cy_vec_push(s->a, &s->m->init_locals, v);
+    Sym *y = declare(s, s->scope, name, SY_VAR);
+    y->var = v;
+    return v;
+}
+
+static int is_view_operand(S *s, ANode *n) {
+    if (n->kind != A_NAME && n->kind != A_INDEX && n->kind != A_ATTR) return 0;
+    CyType *t = probe_type(s, n);
+    return t != TY_ERR && t->kind == TY_VIEW;
+}
+
+static int has_view_operand(S *s, ANode *n) {
+    if (!n) return 0;
+    if (is_view_operand(s, n)) return 1;
+    switch (n->kind) {
+    case A_BINOP: return has_view_operand(s, n->lhs) || has_view_operand(s, n->rhs);
+    case A_UNOP: case A_CAST: return has_view_operand(s, n->obj);
+    case A_COND: return has_view_operand(s, n->cond) || has_view_operand(s, n->then) || has_view_operand(s, n->other);
+    case A_CALL:
+        for (int i = 0; i < n->items.len; i++)
+            if (has_view_operand(s, n->items.items[i])) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+static void ae_assign(S *s, IrVar *v, ANode *from, CyVec *pre) {
+    IrExpr *e = lower_expr(s, from);
+    if (e->ty == TY_ERR) return;
+    record_assign(s, v, from->pos, NULL); /* private to a region it is in */
+    cy_vec_push(s->a, pre, assign_stmt(s, mk_var(s, v, from->pos), coerce(s, e, v->ty), from->pos, NULL));
+}
+
+/* The element expression of n: operands become name[$i...], scalar
+ * subexpressions temporaries evaluated once (into pre). */
+static ANode *ae_rewrite(S *s, ArrExpr *ae, ANode *n, CyVec *pre) {
+    if (is_view_operand(s, n)) {
+        if (ae->nops == 64) {
+            err(s, n->pos, "too many memoryview operands in one expression (64 at most)");
+            return n;
+        }
+        CyType *t = probe_type(s, n);
+        IrVar *v = synth_var(s, cy_fmt(s->a, "$v%d_%d", ae->id, ae->nops), t, n->pos);
+        ae_assign(s, v, n, pre);
+        ae->ops[ae->nops] = n;
+        ae->opv[ae->nops++] = v;
+        return an_elem(s, ae, v->name, n->pos);
+    }
+    if (!has_view_operand(s, n)) {
+        if (n->kind == A_INT || n->kind == A_FLOAT || n->kind == A_TRUE || n->kind == A_FALSE) return n;
+        CyType *t = probe_type(s, n);
+        if (t == TY_ERR) return n; /* lowered in the loop: the error is reported there */
+        if (!is_cnum(t) || cy_type_is_complex(t)) {
+            err(s, n->pos, "'%s' in a memoryview expression: only C numbers and memoryviews of them can be combined",
+                t->name);
+            return n;
+        }
+        if (n->kind == A_NAME) {
+            Sym *y = lookup(s, n->name);
+            if (y && y->var && (y->var->kind == V_LOCAL || y->var->kind == V_PARAM)) return n;
+        }
+        IrVar *v = synth_var(s, cy_fmt(s->a, "$s%d_%d", ae->id, ae->nscal++), t, n->pos);
+        ae_assign(s, v, n, pre);
+        return an_name(s, v->name, n->pos);
+    }
+    ANode *c = an(s, n->kind, n->pos);
+    *c = *n;
+    switch (n->kind) {
+    case A_BINOP:
+        c->lhs = ae_rewrite(s, ae, n->lhs, pre);
+        c->rhs = ae_rewrite(s, ae, n->rhs, pre);
+        break;
+    case A_UNOP: case A_CAST: c->obj = ae_rewrite(s, ae, n->obj, pre); break;
+    case A_COND:
+        c->cond = ae_rewrite(s, ae, n->cond, pre);
+        c->then = ae_rewrite(s, ae, n->then, pre);
+        c->other = ae_rewrite(s, ae, n->other, pre);
+        break;
+    case A_CALL:
+        memset(&c->items, 0, sizeof c->items);
+        for (int i = 0; i < n->items.len; i++) cy_vec_push(s->a, &c->items, ae_rewrite(s, ae, n->items.items[i], pre));
+        break;
+    default: break;
+    }
+    return c;
+}
+
+static void ae_begin(S *s, ArrExpr *ae, int nd, CyPos p) {
+    memset(ae, 0, sizeof *ae);
+    ae->id = s->nae++;
+    ae->nd = nd;
+    for (int d = 0; d < nd; d++) ae->idx[d] = synth_var(s, cy_fmt(s->a, "$i%d_%d", ae->id, d), cy_type_scalar(TY_SSIZE), p)->name;
+}
+
+/* if (cond) raise ValueError(msg), with the GIL taken where it is not held. */
+static void ae_raise_if(S *s, IrExpr *cond, const char *msg, CyPos p, CyVec *out) {
+    ANode *call = an(s, A_CALL, p);
+    call->obj = an_name(s, "ValueError", p);
+    ANode *m = an(s, A_STR, p);
+    m->sval = msg;
+    m->slen = (int)strlen(msg);
+    cy_vec_push(s->a, &call->items, m);
+    ANode *r = an(s, S_RAISE, p);
+    r->value = call;
+    IrStmt *x = st(s, ST_IF, p);
+    x->cond = cond;
+    int saved = s->nogil;
+    s->nogil = 0;
+    if (saved) {
+        IrStmt *g = st(s, ST_GIL, p);
+        lower_stmt(s, r, &g->body);
+        cy_vec_push(s->a, &x->body, g);
+    } else {
+        lower_stmt(s, r, &x->body);
+    }
+    s->nogil = saved;
+    cy_vec_push(s->a, out, x);
+}
+
+/* Every operand has the dimensions of ref (a view temporary's name) and,
+ * at run time, its extents: else ValueError. */
+static int ae_check_shapes(S *s, ArrExpr *ae, const char *ref, CyVec *out) {
+    for (int k = 0; k < ae->nops; k++) {
+        IrVar *v = ae->opv[k];
+        if (v->ty->ndim != ae->nd) {
+            err(s, ae->ops[k]->pos, "a memoryview of %d dimension%s in an expression of %d", v->ty->ndim,
+                v->ty->ndim == 1 ? "" : "s", ae->nd);
+            return -1;
+        }
+        if (!strcmp(v->name, ref)) continue;
+        for (int d = 0; d < ae->nd; d++) {
+            CyPos p = ae->ops[k]->pos;
+            ANode *cmp = an(s, A_COMPARE, p);
+            cy_vec_push(s->a, &cmp->items, an_shape(s, v->name, d, p));
+            cy_vec_push(s->a, &cmp->items, an_shape(s, ref, d, p));
+            cy_vec_push(s->a, &cmp->kwnames, (void *)"!=");
+            IrExpr *c = lower_expr(s, cmp);
+            if (c->ty == TY_ERR) return -1;
+            ae_raise_if(s, c, cy_fmt(s->a, "memoryview shapes do not match in dimension %d", d), p, out);
+        }
+    }
+    return 0;
+}
+
+/* The loop nest over ref's extents around body, lowered: a prange over the
+ * first axis unless already in a parallel region, range() inside.  The
+ * indices are in range by construction: no bounds checks in it. */
+static void ae_loops(S *s, ArrExpr *ae, const char *ref, ANode *body, CyPos p, CyVec *out) {
+    ANode *inner = body;
+    int par = s->prange_depth == 0 && s->parallel_depth == 0;
+    for (int d = ae->nd - 1; d >= 0; d--) {
+        ANode *f = an(s, S_FOR, p);
+        cy_vec_push(s->a, &f->targets, an_name(s, ae->idx[d], p));
+        ANode *call = an(s, A_CALL, p);
+        call->obj = an_name(s, d == 0 && par ? "prange" : "range", p);
+        call->synthetic = d == 0 && par ? 1 : 2;
+        cy_vec_push(s->a, &call->items, an_shape(s, ref, d, p));
+        if (call->synthetic == 1 && !s->nogil) {
+            ANode *t = an(s, A_TRUE, p);
+            cy_vec_push(s->a, &call->kwnames, (void *)"nogil");
+            cy_vec_push(s->a, &call->values, t);
+            CyPos *kp = cy_alloc(s->a, sizeof *kp);
+            *kp = p;
+            cy_vec_push(s->a, &call->kwpos, kp);
+        }
+        f->value = call;
+        cy_vec_push(s->a, &f->body, inner);
+        inner = f;
+    }
+    Directives saved = s->dir;
+    s->dir.boundscheck = s->dir.wraparound = 0;
+    lower_stmt(s, inner, out);
+    s->dir = saved;
+}
+
+/* target[...] = value, target a memoryview slice (or a whole view). */
+static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
+    CyType *tt = probe_type(s, target);
+    if (tt == TY_ERR || tt->kind != TY_VIEW) {
+        lower_expr(s, target); /* report */
+        return;
+    }
+    if (tt->is_const) {
+        err(s, target->pos, "Assignment to const memoryview element");
+        return;
+    }
+    ArrExpr ae;
+    ae_begin(s, &ae, tt->ndim, target->pos);
+    IrVar *o = synth_var(s, cy_fmt(s->a, "$o%d", ae.id), tt, target->pos);
+    ae_assign(s, o, target, out);
+    ANode *elem = ae_rewrite(s, &ae, value, out);
+    if (ae_check_shapes(s, &ae, o->name, out) < 0) return;
+    /* an operand that overlaps the target other than element for element
+       would be read where the loop has already written (the parallel loop
+       even races): refused at run time rather than computed wrong.  (In a
+       parallel region's body the check is left out: a kernel cannot make
+       it, and the statement runs per iteration there.) */
+    for (int k = 0; k < ae.nops && s->prange_depth == 0 && s->parallel_depth == 0; k++) {
+        IrVar *v = ae.opv[k];
+        IrExpr *c = mk(s, E_CALL_C, cy_type_scalar(TY_INT), target->pos);
+        c->sval = "cyrt_views_overlap";
+        c->nargs = 5;
+        c->args = cy_alloc(s->a, 5 * sizeof *c->args);
+        c->args[0] = mk_var(s, o, target->pos);
+        c->args[1] = mk_var(s, v, target->pos);
+        c->args[2] = mk_int(s, ae.nd, TY_INT, target->pos);
+        c->args[3] = mk_int(s, (int64_t)o->ty->base->size, TY_SSIZE, target->pos);
+        c->args[4] = mk_int(s, (int64_t)v->ty->base->size, TY_SSIZE, target->pos);
+        ae_raise_if(s, c, "a memoryview operand overlaps the target of the assignment (copy it first)",
+                    ae.ops[k]->pos, out);
+    }
+    ANode *as = an(s, S_ASSIGN, target->pos);
+    cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, target->pos));
+    as->value = elem;
+    ae_loops(s, &ae, o->name, as, target->pos, out);
+}
+
+/* sum(expr) over memoryview operands, anywhere in the expressions of one
+ * statement: a + reduction before the statement, whose result stands in. */
+static void lower_array_sums(S *s, ANode *n, CyVec *out) {
+    if (!n) return;
+    switch (n->kind) {
+    case A_BINOP: lower_array_sums(s, n->lhs, out); lower_array_sums(s, n->rhs, out); return;
+    case A_UNOP: case A_CAST: case A_NOT: lower_array_sums(s, n->obj, out); return;
+    case A_AND: case A_OR: lower_array_sums(s, n->lhs, out); lower_array_sums(s, n->rhs, out); return;
+    case A_COND: lower_array_sums(s, n->cond, out); return; /* only what runs for sure */
+    case A_COMPARE: case A_TUPLE: case A_LIST:
+        for (int i = 0; i < n->items.len; i++) lower_array_sums(s, n->items.items[i], out);
+        return;
+    case A_CALL: break;
+    default: return;
+    }
+    for (int i = 0; i < n->items.len; i++) lower_array_sums(s, n->items.items[i], out);
+    if (!(n->obj->kind == A_NAME && !strcmp(n->obj->name, "sum") && !lookup(s, "sum") && n->items.len == 1 &&
+          !n->kwnames.len && has_view_operand(s, n->items.items[0])))
+        return;
+    ANode *arg = n->items.items[0];
+    /* the dimensions: those of the first operand */
+    int nd = 0;
+    for (ANode *x = arg; x && !nd;) {
+        if (is_view_operand(s, x)) nd = probe_type(s, x)->ndim;
+        else if (x->kind == A_BINOP) x = has_view_operand(s, x->lhs) ? x->lhs : x->rhs;
+        else if (x->kind == A_UNOP || x->kind == A_CAST) x = x->obj;
+        else if (x->kind == A_COND) x = has_view_operand(s, x->then) ? x->then : has_view_operand(s, x->other) ? x->other : x->cond;
+        else if (x->kind == A_CALL) {
+            ANode *y = NULL;
+            for (int i = 0; i < x->items.len && !y; i++)
+                if (has_view_operand(s, x->items.items[i])) y = x->items.items[i];
+            x = y;
+        } else x = NULL;
+    }
+    if (nd < 1) return;
+    ArrExpr ae;
+    ae_begin(s, &ae, nd, n->pos);
+    ANode *elem = ae_rewrite(s, &ae, arg, out);
+    if (!ae.nops || ae_check_shapes(s, &ae, ae.opv[0]->name, out) < 0) return;
+    CyType *et = probe_type(s, elem);
+    if (et == TY_ERR) {
+        lower_expr(s, elem); /* report */
+        return;
+    }
+    if (!is_cnum(et) || cy_type_is_complex(et)) {
+        err(s, n->pos, "sum() of a memoryview expression of '%s' is not supported", et->name);
+        return;
+    }
+    CyType *at = cy_type_is_float(et) ? cy_type_scalar(TY_DOUBLE) : cy_type_scalar(TY_LLONG);
+    IrVar *acc = synth_var(s, cy_fmt(s->a, "$sum%d", ae.id), at, n->pos);
+    record_assign(s, acc, n->pos, NULL);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, acc, n->pos), coerce(s, mk_int(s, 0, TY_LONG, n->pos), at), n->pos, NULL));
+    ANode *add = an(s, S_AUGASSIGN, n->pos);
+    add->op = "+";
+    add->lhs = an_name(s, acc->name, n->pos);
+    add->rhs = elem;
+    ae_loops(s, &ae, ae.opv[0]->name, add, n->pos, out);
+    /* the call is now the accumulator */
+    n->kind = A_NAME;
+    n->name = acc->name;
+    n->obj = NULL;
+    memset(&n->items, 0, sizeof n->items);
+}
+
+static int is_slice_target(S *s, ANode *t) {
+    if (t->kind != A_INDEX) return 0;
+    int sl = 0;
+    for (int i = 0; i < t->items.len; i++) sl |= is_slice_item(t->items.items[i]);
+    if (!sl) return 0;
+    CyType *bt = probe_type(s, t->obj);
+    return bt != TY_ERR && bt->kind == TY_VIEW;
+}
+
 static void lower_assign(S *s, ANode *n, CyVec *out) {
     /* a, b = x, y: evaluate the right side fully first */
     ANode *t0 = n->targets.items[0];
@@ -1531,6 +1888,10 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
             cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmps[i], n->pos), v, n->pos, NULL));
         }
         for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
+        return;
+    }
+    if (n->targets.len == 1 && is_slice_target(s, t0)) {
+        lower_array_assign(s, t0, n->value, out);
         return;
     }
     IrExpr *v = lower_expr(s, n->value);
@@ -1583,6 +1944,10 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
 static int is_range_call(S *s, ANode *it, int *is_prange) {
     *is_prange = 0;
     if (it->kind != A_CALL) return 0;
+    if (it->synthetic) {
+        *is_prange = it->synthetic == 1;
+        return 1;
+    }
     ANode *f = it->obj;
     if (f->kind == A_NAME && !strcmp(f->name, "range") && !lookup(s, "range")) return 1;
     Sym *h = f->kind == A_NAME ? lookup(s, f->name) : f->kind == A_ATTR && f->obj->kind == A_NAME ? lookup(s, f->obj->name) : NULL;
@@ -1938,6 +2303,17 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
 }
 
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
+    switch (n->kind) {
+    case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
+        lower_array_sums(s, n->value, out);
+        if (n->kind == S_AUGASSIGN) lower_array_sums(s, n->rhs, out);
+        break;
+    case S_IF: lower_array_sums(s, n->cond, out); break;
+    case S_CDEF:
+        for (int i = 0; i < n->inits.len; i++) lower_array_sums(s, n->inits.items[i], out);
+        break;
+    default: break;
+    }
     switch (n->kind) {
     case S_EXPR: {
         if (n->value && n->value->kind == A_STR) return; /* a bare string: documentation */

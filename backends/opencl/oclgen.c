@@ -417,6 +417,8 @@ static const char *gen_andor(OG *G, IrExpr *e) {
 
 static const char *gen_cond(OG *G, IrExpr *e) {
     const char *c = gen(G, e->args[0]);
+    /* OpenCL's ?: takes an integer condition only */
+    if (cy_type_is_float(e->args[0]->ty)) c = FMT("(%s != 0)", cy_c_paren(G->a, c));
     Cap ca, cb;
     cap_begin(G, &ca, G->e.ind + 1);
     const char *a = gen(G, e->args[1]);

@@ -55,3 +55,9 @@ def unsigned_index(double[:] a, size_t[:] idx, double[:] out):
         u = <unsigned int>idx[i]
         out[i] = a[idx[i]] + a[u] + a[3]
     return u  # a live lastprivate
+
+def float_conditions(double[:] a, double d):
+    """a floating condition of ?: (OpenCL takes integer ones only)"""
+    cdef Py_ssize_t i
+    for i in prange(a.shape[0], nogil=True):
+        a[i] = 1.0 if d else (2.0 if a[i] else 3.0)

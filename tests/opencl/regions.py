@@ -25,6 +25,12 @@ NATIVE = {
         12: "native only: prange inside a parallel() block",
         22: "native only: with gil",
     },
+    "c15_vector_expr": {
+        8: "opencl",
+        11: "opencl",
+        14: "opencl",
+        17: "opencl",
+    },
     "c16_calls": {
         23: "opencl",
         28: "native only: calls recursive function fib()",
@@ -32,7 +38,7 @@ NATIVE = {
         38: "native only: complex numbers",
     },
 }
-SKIP = {"c15_vector_expr"}  # a cyocl extension the frontend does not take yet
+SKIP = set()
 
 REGION = re.compile(r"^(\S+\.pyx):(\d+): region (\d+) \(function ([^)]*)\): (.*)$")
 
