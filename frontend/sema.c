@@ -1599,10 +1599,10 @@ static int has_view_operand(S *s, ANode *n) {
     if (!n) return 0;
     if (is_view_operand(s, n)) return 1;
     switch (n->kind) {
-    case A_BINOP: return has_view_operand(s, n->lhs) || has_view_operand(s, n->rhs);
-    case A_UNOP: case A_CAST: return has_view_operand(s, n->obj);
+    case A_BINOP: case A_AND: case A_OR: return has_view_operand(s, n->lhs) || has_view_operand(s, n->rhs);
+    case A_UNOP: case A_CAST: case A_NOT: return has_view_operand(s, n->obj);
     case A_COND: return has_view_operand(s, n->cond) || has_view_operand(s, n->then) || has_view_operand(s, n->other);
-    case A_CALL:
+    case A_CALL: case A_COMPARE:
         for (int i = 0; i < n->items.len; i++)
             if (has_view_operand(s, n->items.items[i])) return 1;
         return 0;
@@ -1652,17 +1652,17 @@ static ANode *ae_rewrite(S *s, ArrExpr *ae, ANode *n, CyVec *pre) {
     ANode *c = an(s, n->kind, n->pos);
     *c = *n;
     switch (n->kind) {
-    case A_BINOP:
+    case A_BINOP: case A_AND: case A_OR:
         c->lhs = ae_rewrite(s, ae, n->lhs, pre);
         c->rhs = ae_rewrite(s, ae, n->rhs, pre);
         break;
-    case A_UNOP: case A_CAST: c->obj = ae_rewrite(s, ae, n->obj, pre); break;
+    case A_UNOP: case A_CAST: case A_NOT: c->obj = ae_rewrite(s, ae, n->obj, pre); break;
     case A_COND:
         c->cond = ae_rewrite(s, ae, n->cond, pre);
         c->then = ae_rewrite(s, ae, n->then, pre);
         c->other = ae_rewrite(s, ae, n->other, pre);
         break;
-    case A_CALL:
+    case A_CALL: case A_COMPARE:
         memset(&c->items, 0, sizeof c->items);
         for (int i = 0; i < n->items.len; i++) cy_vec_push(s->a, &c->items, ae_rewrite(s, ae, n->items.items[i], pre));
         break;

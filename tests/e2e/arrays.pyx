@@ -67,3 +67,6 @@ def shift(double[:] a):
 
 def double_in_place(double[:, :] a):
     a[:, :] = a[:, :] * 2.0 + a
+
+def relu_where(double[:] out, double[:] x, double[:] y):
+    out[:] = x[:] if x[:] > 0 and not y[:] < 0 else 0.0

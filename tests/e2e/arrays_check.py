@@ -72,3 +72,7 @@ def check(mod):
     else:
         raise AssertionError("an overlapping operand must raise ValueError")
     assert np.array_equal(s, np.arange(10.0))  # untouched
+    xr, yr = rng.random(300) - 0.5, rng.random(300) - 0.5
+    orl = np.zeros(300)
+    mod.relu_where(orl, xr, yr)
+    assert np.array_equal(orl, np.where((xr > 0) & ~(yr < 0), xr, 0.0))
