@@ -1905,6 +1905,16 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
 
 static void lower_augassign(S *s, ANode *n, CyVec *out) {
     const char *op = n->op;
+    if (is_slice_target(s, n->lhs)) {
+        /* a[...] op= expr is a[...] = a[...] op (expr), element by element */
+        ANode *b = an(s, A_BINOP, n->pos);
+        b->op = op;
+        b->lhs = n->lhs;
+        b->rhs = n->rhs;
+        b->parenthesized = 1;
+        lower_array_assign(s, n->lhs, b, out);
+        return;
+    }
     CyType *tt = probe_type(s, n->lhs);
     if (tt == TY_ERR) {
         lower_expr(s, n->lhs); /* report */

@@ -76,3 +76,9 @@ def check(mod):
     orl = np.zeros(300)
     mod.relu_where(orl, xr, yr)
     assert np.array_equal(orl, np.where((xr > 0) & ~(yr < 0), xr, 0.0))
+    ai, bi = rng.random((6, 5)), rng.random((6, 5))
+    ei = ai.copy()
+    ei[:, 1:] += bi[:, :-1] * 1.5
+    ei[::2, :] *= 2.0
+    mod.inplace(ai, bi, 1.5)
+    assert np.allclose(ai, ei)
