@@ -38,13 +38,7 @@
 
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]);
 
-/* The OpenCL driver's own allocations (PoCL, LLVM, the ICD loader) are not
- * the runtime's; its own leaks are still reported. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-    return "leak:libpocl\nleak:libLLVM\nleak:libclang\nleak:libOpenCL\nleak:libhwloc\n"
-           "leak:pocl\nleak:llvm\n";
-}
+CY_TEST_DRIVER_LEAKS_ARE_NOT_OURS("leak:llvm\n")
 
 enum { N = 4096 };
 

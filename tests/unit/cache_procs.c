@@ -31,11 +31,7 @@
 
 #include "check.h"
 
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-    return "leak:libpocl\nleak:libLLVM\nleak:libclang\nleak:libOpenCL\nleak:libhwloc\n"
-           "leak:pocl\n";
-}
+CY_TEST_DRIVER_LEAKS_ARE_NOT_OURS("")
 
 static const char *SRC =
     "kernel void triple(global int *x, ulong off, int salt) {\n"

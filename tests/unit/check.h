@@ -32,4 +32,16 @@ static void check_note(const char *fmt, ...) {
         }                                                                                          \
     } while (0)
 
+/* OpenCL drivers keep allocations until the process ends (PoCL, LLVM,
+ * the loader); they are not ours, and LeakSanitizer is told so by a test
+ * that loads a driver putting CY_TEST_DRIVER_LEAKS_ARE_NOT_OURS("") (or
+ * more "leak:NAME\n" patterns) at file scope.  Our own leaks are still
+ * reported. */
+#define CY_TEST_DRIVER_LEAKS_ARE_NOT_OURS(more)                                                     \
+    const char *__lsan_default_suppressions(void);                                                 \
+    const char *__lsan_default_suppressions(void) {                                                \
+        return "leak:libpocl\nleak:libLLVM\nleak:libclang\nleak:libOpenCL\nleak:libhwloc\n"       \
+               "leak:pocl\n" more;                                                                 \
+    }
+
 #endif

@@ -22,11 +22,7 @@
 /* OpenCL drivers may keep allocations until the process ends (PoCL 3.1
  * here does not, others do); they are not the runtime's, whose own leaks
  * are still reported. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-    return "leak:libpocl\nleak:libLLVM\nleak:libclang\nleak:libOpenCL\nleak:libhwloc\n"
-           "leak:pocl\n";
-}
+CY_TEST_DRIVER_LEAKS_ARE_NOT_OURS("")
 
 static int count(const char *s, const char *what) {
     int n = 0;
