@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 3
+#define CYOCL_API_VERSION 4
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -67,6 +67,8 @@ typedef struct {
     /* a module gives a buffer back to its exporter (memory may go away) */
     void (*host_extent)(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
                         ptrdiff_t itemsize);
+    /* a region ran natively in ns nanoseconds (cyocl.stats()' time per impl) */
+    void (*native_ran)(long long ns);
 } cyocl_api;
 
 #endif

@@ -92,7 +92,10 @@ typedef struct {
     uint64_t failures;          /* of those, because OpenCL failed */
     uint64_t programs_compiled, programs_loaded; /* from source / from the kernel cache */
     uint64_t device_ns;         /* wall time of the device runs, transfers included */
+    uint64_t native_regions, native_ns; /* regions run natively by modules with the runtime, their time */
 } cyrt_counts;
+/* A module ran a region natively in ns nanoseconds. */
+void cyrt_note_native(cyrt_rt *rt, uint64_t ns);
 void cyrt_counts_get(cyrt_rt *rt, cyrt_counts *out);
 
 /* ---- devices (icd.c, device.c) ---------------------------------------------- */

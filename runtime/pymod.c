@@ -124,7 +124,10 @@ static void host_extent(const void *data, int ndim, const ptrdiff_t *shape, cons
         fprintf(stderr, "cyocl: warning: copying data back from the device failed: %s\n", err.msg);
 }
 
-static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent};
+static void native_ran(long long ns) { cyrt_note_native(cyrt_rt_global(), ns > 0 ? (uint64_t)ns : 0); }
+
+static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent,
+                        native_ran};
 
 /* ---- views of Python objects: resident(), pin_host(), to_host() ---------------------- */
 
@@ -362,7 +365,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
     cyrt_stats(cyrt_rt_global(), &x);
     cyrt_registry_info_get(cyrt_rt_global(), &r);
     cyrt_counts_get(cyrt_rt_global(), &c);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "bytes_to_device",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "bytes_to_device",
                          (unsigned long long)x.bytes_to_device, "bytes_to_host",
                          (unsigned long long)x.bytes_to_host, "bytes_device_copy",
                          (unsigned long long)x.bytes_device_copy, "to_device",
@@ -374,7 +377,9 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          "fallbacks", (unsigned long long)c.fallbacks, "failures",
                          (unsigned long long)c.failures, "kernels_built",
                          (unsigned long long)c.programs_compiled, "cache_hits",
-                         (unsigned long long)c.programs_loaded, "opencl_ns", (unsigned long long)c.device_ns);
+                         (unsigned long long)c.programs_loaded, "opencl_ns", (unsigned long long)c.device_ns,
+                         "native_regions", (unsigned long long)c.native_regions, "native_ns",
+                         (unsigned long long)c.native_ns);
 }
 
 static PyObject *py_cache_info(PyObject *self, PyObject *args) {

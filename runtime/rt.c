@@ -138,6 +138,11 @@ void cyrt_counts_get(cyrt_rt *rt, cyrt_counts *out) {
         dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 }
 
+void cyrt_note_native(cyrt_rt *rt, uint64_t ns) {
+    __atomic_add_fetch(&rt->counts.native_regions, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&rt->counts.native_ns, ns, __ATOMIC_RELAXED);
+}
+
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out) {
     pthread_mutex_lock(&rt->lock);
     *out = rt->stats;

@@ -2401,7 +2401,7 @@ static void gen_region(Gen *G, IrStmt *s) {
         ts = FMT("cy_ts%d", id);
         out(G, "PyThreadState *%s = PyGILState_Check() ? PyEval_SaveThread() : NULL;", ts);
     }
-    out(G, "long long cy_clock%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);
+    out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
     const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
     if (prange)
         out(G, "#pragma omp parallel%s%s", ntc, clause(G, "firstprivate", &cl.fpriv));
@@ -2427,8 +2427,8 @@ static void gen_region(Gen *G, IrStmt *s) {
     }
     G->e.ind--;
     out(G, "}");
-    out(G, "if (cyrt_trace_fd >= 0) cyrt_trace_region(&cy_ri%d, %s, cyrt_now_ns() - cy_clock%d, %s);", id,
-        prange ? n : "0", id, ocl ? FMT("cy_ol%d.reason", id) : "NULL");
+    out(G, "if (cyrt_timing()) cyrt_region_done(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
+        ocl ? FMT("cy_ol%d.reason", id) : "NULL");
     if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
     if (prange) {
         out(G, "%s = %s;", R->index->cname, last);

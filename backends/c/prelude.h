@@ -892,7 +892,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 3
+#define CYRT_OCL_API_VERSION 4
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -936,6 +936,7 @@ typedef struct {
     void (*host_use)(int write, cyrt_ocl_sync *S);
     void (*host_extent)(const void *data, int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides,
                         Py_ssize_t itemsize);
+    void (*native_ran)(long long ns);
 } cyrt_ocl_api;
 
 /* The runtime's residency word (1: some data only on a device, 2: some
@@ -1064,6 +1065,15 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
                    "\"reason\":\"%s\",\"predicted_ns\":{},\"ns\":%lld}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, n, reason, ns);
     if (len > 0 && (size_t)len < sizeof line) cyrt_trace_line(line, len);
+}
+
+/* Regions are timed for the trace and for the runtime's statistics. */
+CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || cyrt_ocl; }
+
+CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long t0, const char *why) {
+    long long ns = cyrt_now_ns() - t0;
+    if (cyrt_trace_fd >= 0) cyrt_trace_region(ri, n, ns, why);
+    if (cyrt_ocl) cyrt_ocl->native_ran(ns);
 }
 
 /* ---- module initialisation ------------------------------------------------------ */

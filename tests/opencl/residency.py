@@ -96,6 +96,11 @@ a = np.arange(5000, dtype=np.float64)
 for k in range(3):
     m.scale(a, 2.0)
     assert a[17] == 17.0 * 2 ** (k + 1), a[17]  # read straight after each call
+st = cyocl.stats()   # time per implementation
+if OPENCL:
+    assert st['launches'] == 3 and st['opencl_ns'] > 0 and st['native_regions'] == 0, st
+else:
+    assert st['native_regions'] == 3 and st['native_ns'] > 0 and st['launches'] == 0, st
 """
 
 
