@@ -1570,11 +1570,12 @@ static ANode *an_shape(S *s, const char *name, int d, CyPos p) {
     return ix;
 }
 
-/* name[$i0, $i1, ...] */
-static ANode *an_elem(S *s, ArrExpr *ae, const char *name, CyPos p) {
+/* name[$i...] for a view of ndim dimensions: the last ndim indices, as
+ * numpy lines up the trailing axes of an operand with fewer of them. */
+static ANode *an_elem(S *s, ArrExpr *ae, const char *name, int ndim, CyPos p) {
     ANode *ix = an(s, A_INDEX, p);
     ix->obj = an_name(s, name, p);
-    for (int d = 0; d < ae->nd; d++) cy_vec_push(s->a, &ix->items, an_name(s, ae->idx[d], p));
+    for (int d = ae->nd - ndim; d < ae->nd; d++) cy_vec_push(s->a, &ix->items, an_name(s, ae->idx[d], p));
     return ix;
 }
 
@@ -1610,6 +1611,30 @@ static int has_view_operand(S *s, ANode *n) {
     }
 }
 
+/* The most dimensions of a memoryview operand in n (0: none). */
+static int max_view_ndim(S *s, ANode *n) {
+    if (!n) return 0;
+    if (is_view_operand(s, n)) return probe_type(s, n)->ndim;
+    int m = 0, k;
+    switch (n->kind) {
+    case A_BINOP: case A_AND: case A_OR:
+        m = max_view_ndim(s, n->lhs);
+        k = max_view_ndim(s, n->rhs);
+        return k > m ? k : m;
+    case A_UNOP: case A_CAST: case A_NOT: return max_view_ndim(s, n->obj);
+    case A_COND:
+        m = max_view_ndim(s, n->cond);
+        if ((k = max_view_ndim(s, n->then)) > m) m = k;
+        if ((k = max_view_ndim(s, n->other)) > m) m = k;
+        return m;
+    case A_CALL: case A_COMPARE:
+        for (int i = 0; i < n->items.len; i++)
+            if ((k = max_view_ndim(s, n->items.items[i])) > m) m = k;
+        return m;
+    default: return 0;
+    }
+}
+
 static void ae_assign(S *s, IrVar *v, ANode *from, CyVec *pre) {
     IrExpr *e = lower_expr(s, from);
     if (e->ty == TY_ERR) return;
@@ -1623,14 +1648,14 @@ static ANode *ae_rewrite(S *s, ArrExpr *ae, ANode *n, CyVec *pre) {
     if (is_view_operand(s, n)) {
         if (ae->nops == 64) {
             err(s, n->pos, "too many memoryview operands in one expression (64 at most)");
-            return n;
+            return an_int(s, 0, n->pos);
         }
         CyType *t = probe_type(s, n);
         IrVar *v = synth_var(s, cy_fmt(s->a, "$v%d_%d", ae->id, ae->nops), t, n->pos);
         ae_assign(s, v, n, pre);
         ae->ops[ae->nops] = n;
         ae->opv[ae->nops++] = v;
-        return an_elem(s, ae, v->name, n->pos);
+        return an_elem(s, ae, v->name, t->ndim, n->pos);
     }
     if (!has_view_operand(s, n)) {
         if (n->kind == A_INT || n->kind == A_FLOAT || n->kind == A_TRUE || n->kind == A_FALSE) return n;
@@ -1639,7 +1664,7 @@ static ANode *ae_rewrite(S *s, ArrExpr *ae, ANode *n, CyVec *pre) {
         if (!is_cnum(t) || cy_type_is_complex(t)) {
             err(s, n->pos, "'%s' in a memoryview expression: only C numbers and memoryviews of them can be combined",
                 t->name);
-            return n;
+            return an_int(s, 0, n->pos); /* reported once, not again inside the loop */
         }
         if (n->kind == A_NAME) {
             Sym *y = lookup(s, n->name);
@@ -1703,21 +1728,24 @@ static void ae_raise_if(S *s, IrExpr *cond, const char *msg, CyPos p, CyVec *out
     cy_vec_push(s->a, out, x);
 }
 
-/* Every operand has the dimensions of ref (a view temporary's name) and,
- * at run time, its extents: else ValueError. */
+/* Every operand has at most the dimensions of ref (a view temporary's
+ * name), and at run time ref's extents on the trailing axes it has: else
+ * ValueError.  (No stretching of extent-1 axes, unlike numpy.) */
 static int ae_check_shapes(S *s, ArrExpr *ae, const char *ref, CyVec *out) {
     for (int k = 0; k < ae->nops; k++) {
         IrVar *v = ae->opv[k];
-        if (v->ty->ndim != ae->nd) {
-            err(s, ae->ops[k]->pos, "a memoryview of %d dimension%s in an expression of %d", v->ty->ndim,
-                v->ty->ndim == 1 ? "" : "s", ae->nd);
+        int nd = v->ty->ndim;
+        if (nd > ae->nd) {
+            err(s, ae->ops[k]->pos, "a memoryview of %d dimension%s in an expression of %d", nd, nd == 1 ? "" : "s",
+                ae->nd);
             return -1;
         }
         if (!strcmp(v->name, ref)) continue;
-        for (int d = 0; d < ae->nd; d++) {
+        for (int j = 0; j < nd; j++) {
+            int d = ae->nd - nd + j;
             CyPos p = ae->ops[k]->pos;
             ANode *cmp = an(s, A_COMPARE, p);
-            cy_vec_push(s->a, &cmp->items, an_shape(s, v->name, d, p));
+            cy_vec_push(s->a, &cmp->items, an_shape(s, v->name, j, p));
             cy_vec_push(s->a, &cmp->items, an_shape(s, ref, d, p));
             cy_vec_push(s->a, &cmp->kwnames, (void *)"!=");
             IrExpr *c = lower_expr(s, cmp);
@@ -1789,14 +1817,14 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
         c->args = cy_alloc(s->a, 5 * sizeof *c->args);
         c->args[0] = mk_var(s, o, target->pos);
         c->args[1] = mk_var(s, v, target->pos);
-        c->args[2] = mk_int(s, ae.nd, TY_INT, target->pos);
+        c->args[2] = mk_int(s, ae.nd * 16 + v->ty->ndim, TY_INT, target->pos); /* both views' dimensions */
         c->args[3] = mk_int(s, (int64_t)o->ty->base->size, TY_SSIZE, target->pos);
         c->args[4] = mk_int(s, (int64_t)v->ty->base->size, TY_SSIZE, target->pos);
         ae_raise_if(s, c, "a memoryview operand overlaps the target of the assignment (copy it first)",
                     ae.ops[k]->pos, out);
     }
     ANode *as = an(s, S_ASSIGN, target->pos);
-    cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, target->pos));
+    cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, ae.nd, target->pos));
     as->value = elem;
     ae_loops(s, &ae, o->name, as, target->pos, out);
 }
@@ -1821,25 +1849,15 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
           !n->kwnames.len && has_view_operand(s, n->items.items[0])))
         return;
     ANode *arg = n->items.items[0];
-    /* the dimensions: those of the first operand */
-    int nd = 0;
-    for (ANode *x = arg; x && !nd;) {
-        if (is_view_operand(s, x)) nd = probe_type(s, x)->ndim;
-        else if (x->kind == A_BINOP) x = has_view_operand(s, x->lhs) ? x->lhs : x->rhs;
-        else if (x->kind == A_UNOP || x->kind == A_CAST) x = x->obj;
-        else if (x->kind == A_COND) x = has_view_operand(s, x->then) ? x->then : has_view_operand(s, x->other) ? x->other : x->cond;
-        else if (x->kind == A_CALL) {
-            ANode *y = NULL;
-            for (int i = 0; i < x->items.len && !y; i++)
-                if (has_view_operand(s, x->items.items[i])) y = x->items.items[i];
-            x = y;
-        } else x = NULL;
-    }
+    int nd = max_view_ndim(s, arg);
     if (nd < 1) return;
     ArrExpr ae;
     ae_begin(s, &ae, nd, n->pos);
     ANode *elem = ae_rewrite(s, &ae, arg, out);
-    if (!ae.nops || ae_check_shapes(s, &ae, ae.opv[0]->name, out) < 0) return;
+    /* the extents: those of the first operand with every dimension */
+    int ref = 0;
+    while (ref < ae.nops && ae.opv[ref]->ty->ndim != nd) ref++;
+    if (ref == ae.nops || ae_check_shapes(s, &ae, ae.opv[ref]->name, out) < 0) return;
     CyType *et = probe_type(s, elem);
     if (et == TY_ERR) {
         lower_expr(s, elem); /* report */
@@ -1857,7 +1875,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     add->op = "+";
     add->lhs = an_name(s, acc->name, n->pos);
     add->rhs = elem;
-    ae_loops(s, &ae, ae.opv[0]->name, add, n->pos, out);
+    ae_loops(s, &ae, ae.opv[ref]->name, add, n->pos, out);
     /* the call is now the accumulator */
     n->kind = A_NAME;
     n->name = acc->name;

@@ -74,3 +74,9 @@ def relu_where(double[:] out, double[:] x, double[:] y):
 def inplace(double[:, :] a, double[:, :] b, double s):
     a[:, 1:] += b[:, :-1] * s
     a[::2, :] *= 2.0
+
+def bias(double[:, :] out, double[:, :] m, double[:] b):
+    out[:, :] = m[:, :] + b[:]            # b lines up with the last axis
+
+def weighted(double[:, :] m, double[:] w):
+    return sum(m[:, :] * w[:])

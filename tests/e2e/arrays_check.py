@@ -82,3 +82,14 @@ def check(mod):
     ei[::2, :] *= 2.0
     mod.inplace(ai, bi, 1.5)
     assert np.allclose(ai, ei)
+    mb, bb = rng.random((7, 5)), rng.random(5)
+    ob = np.zeros((7, 5))
+    mod.bias(ob, mb, bb)
+    assert np.allclose(ob, mb + bb)
+    assert np.isclose(mod.weighted(mb, bb), (mb * bb).sum())
+    try:
+        mod.bias(ob, mb, np.zeros(7))
+    except ValueError as err:
+        assert "shape" in str(err), str(err)
+    else:
+        raise AssertionError("a broadcast operand of the wrong extent must raise ValueError")
