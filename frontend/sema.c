@@ -1575,7 +1575,9 @@ static ANode *an_shape(S *s, const char *name, int d, CyPos p) {
 static ANode *an_elem(S *s, ArrExpr *ae, const char *name, int ndim, CyPos p) {
     ANode *ix = an(s, A_INDEX, p);
     ix->obj = an_name(s, name, p);
-    for (int d = ae->nd - ndim; d < ae->nd; d++) cy_vec_push(s->a, &ix->items, an_name(s, ae->idx[d], p));
+    /* more dimensions than the expression: an error ae_check_shapes reports */
+    for (int d = ndim > ae->nd ? 0 : ae->nd - ndim; d < ae->nd; d++)
+        cy_vec_push(s->a, &ix->items, an_name(s, ae->idx[d], p));
     return ix;
 }
 
