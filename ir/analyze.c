@@ -317,12 +317,12 @@ static int fp64_stmts(CyVec *v, CyVec *seen, CyArena *a) {
     return 0;
 }
 
-static IrStmt *find_region_stmt(CyVec *v, IrRegion *r) {
+IrStmt *cy_ir_region_stmt(CyVec *v, const IrRegion *r) {
     for (int i = 0; i < v->len; i++) {
         IrStmt *x = v->items[i];
         if ((x->kind == ST_PRANGE || x->kind == ST_PARALLEL) && x->region == r) return x;
-        IrStmt *y = find_region_stmt(&x->body, r);
-        if (!y) y = find_region_stmt(&x->orelse, r);
+        IrStmt *y = cy_ir_region_stmt(&x->body, r);
+        if (!y) y = cy_ir_region_stmt(&x->orelse, r);
         if (y) return y;
     }
     return NULL;
@@ -442,7 +442,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
     }
     for (int i = 0; i < m->regions.len; i++) {
         IrRegion *r = m->regions.items[i];
-        IrStmt *x = r->func ? find_region_stmt(&r->func->body, r) : NULL;
+        IrStmt *x = r->func ? cy_ir_region_stmt(&r->func->body, r) : NULL;
         Elig g = {m, a, NULL, NULL, r, {0}};
         if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
         else if (r->parent) g.why = "prange inside a parallel() block";

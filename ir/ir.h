@@ -339,6 +339,8 @@ typedef struct IrModule {
 
 /* Region facts and OpenCL eligibility (ir/analyze.c). */
 void cy_ir_analyze(CyArena *a, IrModule *m);
+/* The ST_PRANGE / ST_PARALLEL statement of region r in body (nested at any depth), or NULL. */
+IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
 
 /* Readable dump of the IR, for tests and `cyocl compile --dump-ir`. */
 void cy_ir_dump(CyBuf *out, const IrModule *m);

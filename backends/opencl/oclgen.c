@@ -1184,17 +1184,6 @@ static IrStmt *collapsible(OG *G, IrRegion *R, IrStmt *x, Scan *sc) {
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
-static IrStmt *find_region_stmt(CyVec *v, IrRegion *r) {
-    for (int i = 0; i < v->len; i++) {
-        IrStmt *x = v->items[i];
-        if ((x->kind == ST_PRANGE || x->kind == ST_PARALLEL) && x->region == r) return x;
-        IrStmt *y = find_region_stmt(&x->body, r);
-        if (!y) y = find_region_stmt(&x->orelse, r);
-        if (y) return y;
-    }
-    return NULL;
-}
-
 static const char *identity(OG *G, const char *op, const CyType *t) {
     int f = cy_type_is_float(t);
     if (!strcmp(op, "*")) return f ? (t->kind == TY_FLOAT ? "1.0f" : "1.0") : "1";
@@ -1225,7 +1214,7 @@ static const char *pick_pfx(OG *G, IrVar *v, CyVec *taken) {
 }
 
 static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
-    IrStmt *x = R->func ? find_region_stmt(&R->func->body, R) : NULL;
+    IrStmt *x = R->func ? cy_ir_region_stmt(&R->func->body, R) : NULL;
     if (!x) {
         internal(G, R->pos, "region without its statement");
         return;
