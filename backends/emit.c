@@ -67,13 +67,6 @@ const char *cy_c_paren(CyArena *a, const char *c) {
     return cy_c_simple(c) || cy_c_wrapped(c) ? c : cy_fmt(a, "(%s)", c);
 }
 
-int cy_const_int(const IrExpr *e, int64_t *v) {
-    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
-    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
-    *v = (int64_t)e->ival;
-    return 1;
-}
-
 int cy_nonzero_const(const IrExpr *e) {
     int64_t v;
     while (e && e->kind == E_CAST) e = e->args[0];

@@ -38,8 +38,6 @@ int cy_c_wrapped(const char *c);
 /* c, parenthesised unless it is simple or wrapped already. */
 const char *cy_c_paren(CyArena *a, const char *c);
 
-/* The value of an integer constant expression (through integer casts). */
-int cy_const_int(const IrExpr *e, int64_t *v);
 /* A constant (through casts) that is not zero: no division check needed. */
 int cy_nonzero_const(const IrExpr *e);
 /* The shortest decimal text that reads back as v (as a float when

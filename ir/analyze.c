@@ -482,6 +482,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 if (is_double(((IrVarUse *)r->vars.items[k])->var->ty)) r->uses_fp64 = 1;
             if (fp64_stmts(&x->body, &fseen, a)) r->uses_fp64 = 1;
             region_args(a, r);
+            cy_ir_nest(a, r, x);
         }
     }
 }

@@ -272,11 +272,17 @@ typedef struct IrRegion {
     int uses_fp64;             /* the kernel needs cl_khr_fp64 */
     int ocl_ok;
     const char *ocl_reason;    /* why not, when !ocl_ok */
-    /* Set by the OpenCL backend: the range() loop it runs as one iteration
-       space with the prange (NULL: none).  Its bounds need no code and use
-       nothing the region assigns, so the host can count the work-items the
-       kernel wants (n times the loop's trip count) before the launch. */
-    struct IrStmt *ocl_collapse;
+    /* Loop-nest facts (ir/nest.c), for OpenCL regions: the range() loop
+       that may run as one iteration space with the prange (NULL: none).
+       Its bounds need no code and use nothing the region assigns, so the
+       host can count the work-items the kernel wants (n times the loop's
+       trip count) before the launch.  Exact only when, for each pair
+       (args[2k], args[2k+1]) of view arguments in collapse_pairs (indices
+       into args, as (void *)(intptr_t)), the two views' memory does not
+       overlap: the runtime checks that per call and otherwise runs the
+       kernel that keeps the loop serial. */
+    struct IrStmt *collapse;
+    CyVec collapse_pairs;
     struct IrFunc *func;       /* enclosing function */
 } IrRegion;
 
@@ -341,6 +347,23 @@ typedef struct IrModule {
 void cy_ir_analyze(CyArena *a, IrModule *m);
 /* The ST_PRANGE / ST_PARALLEL statement of region r in body (nested at any depth), or NULL. */
 IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
+
+/* Loop-nest facts of region r, whose statement is x (ir/nest.c): sets
+ * r->collapse and r->collapse_pairs.  Needs r->args (call after the
+ * eligibility analysis). */
+void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x);
+
+/* The variables a statement list uses (first use first), assigns (targets
+ * and loop variables), and counts up from >= 0 in range() loops. */
+typedef struct {
+    CyVec used, assigned, ranged; /* IrVar* */
+} IrScan;
+void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
+
+/* Same tree: kinds, types, variables, constants, operators and flags. */
+int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);
+/* An integer constant (through integer casts): 1 and its value, else 0. */
+int cy_const_int(const IrExpr *e, int64_t *v);
 
 /* Readable dump of the IR, for tests and `cyocl compile --dump-ir`. */
 void cy_ir_dump(CyBuf *out, const IrModule *m);

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 4
+#define CYOCL_API_VERSION 5
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -30,6 +30,13 @@ typedef struct {
     int line, region, has_break, uses_fp64;
     long long start, step, n;
     long long inner;          /* trip count of the range() loop the kernel collapsed with the prange, 0 none */
+    /* The collapsed kernel is exact only when, for every k, the views
+       args[pairs[2k]] and args[pairs[2k+1]] do not overlap in memory;
+       otherwise kernel_serial (which keeps that loop serial) runs, with
+       inner taken as 0.  npairs 0: nothing to check. */
+    const char *kernel_serial;
+    int npairs;
+    const int *pairs;         /* 2 * npairs argument indices */
     int nargs;
     cyocl_arg *args;
     /* filled by run_region */
@@ -41,6 +48,7 @@ typedef struct {
     int cpu_only;             /* in: the module was built with --no-opencl-gpu */
     int failure;              /* rc 1 because OpenCL itself failed (warned about), not by policy */
     unsigned long long kernel_ns; /* the kernel's own time on the device (profiling events), 0 unknown */
+    int serial;               /* kernel_serial ran: some pair of views overlapped */
 } cyocl_launch;
 
 /* What a host synchronisation moved (trace lines "event": "sync"). */

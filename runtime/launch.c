@@ -242,6 +242,34 @@ static void combine(cyocl_arg *a, const void *parts, size_t ng) {
     memcpy(a->ptr, &x, (size_t)a->size);
 }
 
+/* The bytes [*lo, *hi) a view's elements span; 0 for an empty view. */
+static int extent(const cyocl_arg *a, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t l = (uintptr_t)a->ptr, h = l + (uintptr_t)a->size;
+    for (int k = 0; k < a->ndim; k++) {
+        if (a->shape[k] <= 0) return 0;
+        ptrdiff_t span = (a->shape[k] - 1) * a->strides[k];
+        if (span < 0) l -= (uintptr_t)-span;
+        else h += (uintptr_t)span;
+    }
+    *lo = l;
+    *hi = h;
+    return 1;
+}
+
+/* Does some pair of views the collapsed kernel takes to be distinct
+ * share memory in this call (DESIGN §9)?  Extents, not elements: views
+ * that interleave (a[::2], a[1::2]) count as overlapping, which only
+ * costs the serial kernel's speed. */
+static int pairs_overlap(const cyocl_launch *L) {
+    for (int k = 0; k < L->npairs; k++) {
+        int i = L->pairs[2 * k], j = L->pairs[2 * k + 1];
+        uintptr_t l1, h1, l2, h2;
+        if (i < 0 || j < 0 || i >= L->nargs || j >= L->nargs) return 1;
+        if (extent(&L->args[i], &l1, &h1) && extent(&L->args[j], &l2, &h2) && l1 < h2 && l2 < h1) return 1;
+    }
+    return 0;
+}
+
 /* Phase times of one launch, for CYOCL_VERBOSE=2. */
 enum { PH_SETUP, PH_VIEWS, PH_ARGS, PH_KERNEL, PH_READ, PH_DONE, PH_N };
 
@@ -252,6 +280,12 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
     memset(kerr, 0, 4 * sizeof *kerr);
     L->break_it = -1;
     L->failure = 0;
+    L->serial = 0;
+    if (L->npairs && L->kernel_serial && pairs_overlap(L)) {
+        L->serial = 1;
+        L->inner = 0;
+    }
+    const char *kname = L->serial ? L->kernel_serial : L->kernel;
     if (cyrt_select_device(rt, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err) != CYRT_OK)
         return fallback(L, "fallback: %s", "no OpenCL device");
     const cyrt_devinfo *infos;
@@ -279,7 +313,7 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
     cl_program prog = get_program(rt, dev, L->source, &build, &err);
     if (!prog) return failed(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
     L->build = build;
-    struct cyrt_kent *ke = kent_get(rt, ctx, prog, L->kernel, L->nargs, &err);
+    struct cyrt_kent *ke = kent_get(rt, ctx, prog, kname, L->nargs, &err);
     if (!ke)
         return L->uses_fp64 ? fallback(L, "not-eligible: %s", "device has no fp64")
                             : failed(L, "fallback: %s", cyrt_cl_error_name(err.code));

@@ -2185,10 +2185,10 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "cy_ol%d.start = (long long)%s; cy_ol%d.step = (long long)%s; cy_ol%d.n = (long long)%s;", id, start, id, step,
         id, n);
     out(G, "cy_ol%d.nargs = %d; cy_ol%d.args = cy_oa%d;", id, na, id, id);
-    if (R->ocl_collapse) {
+    if (R->collapse) {
         /* the kernel's own count (oclgen.c), so that the launch has a
            work-item per (i, j) pair rather than per i */
-        IrStmt *L = R->ocl_collapse;
+        IrStmt *L = R->collapse;
         int64_t js = 1;
         if (L->step) cy_const_int(L->step, &js);
         const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
@@ -2197,6 +2197,17 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
                         : js > 0 ? FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", b, a, b, a, js - 1, js)
                                  : FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", a, b, a, b, -js - 1, -js);
         out(G, "cy_ol%d.inner = %s;", id, m);
+        int np = R->collapse_pairs.len / 2;
+        if (np) {
+            /* the views whose overlap makes the collapse inexact (ir/nest.c) */
+            CyBuf b = {0};
+            for (int i = 0; i < 2 * np; i++)
+                cy_buf_printf(&b, "%s%d", i ? ", " : "", (int)(intptr_t)R->collapse_pairs.items[i]);
+            out(G, "static const int cy_op%d[%d] = {%s};", id, 2 * np, b.s);
+            cy_buf_free(&b);
+            out(G, "cy_ol%d.kernel_serial = \"cyk_%d_serial\"; cy_ol%d.npairs = %d; cy_ol%d.pairs = cy_op%d;", id, id, id,
+                np, id, id);
+        }
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     out(G, "long long cy_oc%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);

@@ -893,7 +893,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 4
+#define CYRT_OCL_API_VERSION 5
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -911,6 +911,9 @@ typedef struct {
     int line, region, has_break, uses_fp64;
     long long start, step, n;
     long long inner;
+    const char *kernel_serial;
+    int npairs;
+    const int *pairs;
     int nargs;
     cyrt_ocl_arg *args;
     long long break_it;
@@ -921,6 +924,7 @@ typedef struct {
     int cpu_only;
     int failure;
     unsigned long long kernel_ns;
+    int serial;
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -1034,9 +1038,11 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"opencl\","
                    "\"device\":\"%s\",\"n\":%lld,\"bytes_to_device\":%llu,\"bytes_to_host\":%llu,\"build\":\"%s\","
-                   "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld,\"kernel_ns\":%llu}\n",
+                   "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld,\"kernel_ns\":%llu,\"kernel\":\"%s\"%s}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
-                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none", ns, L->kernel_ns);
+                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none", ns, L->kernel_ns,
+                   L->serial ? L->kernel_serial : L->kernel,
+                   L->serial ? ",\"variant\":\"serial: views overlap\"" : L->inner > 0 ? ",\"variant\":\"collapsed\"" : "");
     if (len > 0 && (size_t)len < sizeof line) {
         ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
         (void)w;

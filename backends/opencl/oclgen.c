@@ -15,7 +15,8 @@
  * reduction variables, and after the loop a tree reduction in local memory
  * (outside all control flow: every work-item reaches its barriers).  A
  * prange whose body is one independent range() loop becomes one (i, j)
- * iteration space (see "collapsing" below).
+ * iteration space where ir/nest.c finds that exact (then a second kernel,
+ * cyk_N_serial, keeps the loop serial for calls whose views overlap).
  *
  * Not mirrored: cgen.c hoists bounds checks on loop indices out of the
  * loop; a kernel checks each access (the same IndexError, raised after
@@ -232,7 +233,6 @@ static int nonneg_index(OG *G, const IrExpr *e) {
 }
 
 static const char *gen(OG *G, IrExpr *e);
-static int expr_eq(const IrExpr *a, const IrExpr *b);
 
 /* A view element whose address a range() loop keeps in a pointer,
  * advanced by the loop header (see gen_for_range). */
@@ -244,7 +244,7 @@ typedef struct {
 static const char *lin_ptr(OG *G, const IrExpr *e) {
     for (int i = G->lins.len - 1; i >= 0; i--) {
         Lin *l = G->lins.items[i];
-        if (expr_eq(l->elem, e)) return l->ptr;
+        if (cy_ir_expr_eq(l->elem, e)) return l->ptr;
     }
     return NULL;
 }
@@ -931,45 +931,6 @@ static void gen_stmts(OG *G, CyVec *body) {
     for (int i = 0; i < body->len; i++) gen_stmt(G, body->items[i]);
 }
 
-/* ---- variable scans --------------------------------------------------------------- */
-
-typedef struct {
-    CyVec used;     /* IrVar*, first use first */
-    CyVec assigned; /* targets of assignments and loops */
-    CyVec ranged;   /* loop variables of range() loops counting up from >= 0 */
-} Scan;
-
-static void scan_expr(CyArena *a, Scan *sc, IrExpr *e) {
-    if (!e) return;
-    if (e->kind == E_VAR && !vec_has(&sc->used, e->var)) cy_vec_push(a, &sc->used, e->var);
-    for (int i = 0; i < e->nargs; i++) scan_expr(a, sc, e->args[i]);
-}
-
-static int nonneg_range(IrStmt *x) {
-    int64_t a, s = 1;
-    return cy_const_int(x->start, &a) && a >= 0 && (!x->step || (cy_const_int(x->step, &s) && s > 0));
-}
-
-static void scan_stmts(CyArena *a, Scan *sc, CyVec *body) {
-    for (int i = 0; i < body->len; i++) {
-        IrStmt *x = body->items[i];
-        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR) cy_vec_push(a, &sc->assigned, x->target->var);
-        if (x->var) {
-            if (!vec_has(&sc->used, x->var)) cy_vec_push(a, &sc->used, x->var);
-            if (x->kind == ST_FOR_RANGE && nonneg_range(x)) cy_vec_push(a, &sc->ranged, x->var);
-            else cy_vec_push(a, &sc->assigned, x->var);
-        }
-        scan_expr(a, sc, x->target);
-        scan_expr(a, sc, x->value);
-        scan_expr(a, sc, x->cond);
-        scan_expr(a, sc, x->start);
-        scan_expr(a, sc, x->stop);
-        scan_expr(a, sc, x->step);
-        scan_stmts(a, sc, &x->body);
-        scan_stmts(a, sc, &x->orelse);
-    }
-}
-
 static int assigned_in(CyVec *body, IrVar *v) {
     for (int i = 0; i < body->len; i++) {
         IrStmt *x = body->items[i];
@@ -978,208 +939,6 @@ static int assigned_in(CyVec *body, IrVar *v) {
         if (assigned_in(&x->body, v) || assigned_in(&x->orelse, v)) return 1;
     }
     return 0;
-}
-
-/* ---- collapsing a loop nest ---------------------------------------------------
- *
- * A prange whose whole body is one range() loop (the usual "rows in
- * parallel, columns in a serial loop" of stencils and matrix products)
- * gives a GPU only as many work-items as there are rows, each walking its
- * own row: few threads and uncoalesced accesses.  When the inner loop's
- * iterations are independent, the kernel runs the n*m (i, j) pairs as one
- * iteration space instead, consecutive work-items taking consecutive j.
- * Independent means: bounds the region does not change, no `break` out of
- * the inner loop, every variable the inner body assigns is assigned before
- * it is read in each j iteration (reductions aside), and each view the
- * inner body writes is accessed only at one index tuple that is injective
- * in j (a[i, j] = a[i, j] * s is fine; a[i, j] = a[i, j - 1] is not).  As
- * for the prange itself, distinct view variables are taken not to alias. */
-
-static int expr_eq(const IrExpr *a, const IrExpr *b) {
-    if (a == b) return 1;
-    if (!a || !b || a->kind != b->kind || a->nargs != b->nargs || a->ival != b->ival || a->fval != b->fval ||
-        a->var != b->var || a->fn != b->fn || !cy_type_equal(a->ty, b->ty))
-        return 0;
-    if ((a->op || b->op) && (!a->op || !b->op || strcmp(a->op, b->op))) return 0;
-    if ((a->sval || b->sval) && (!a->sval || !b->sval || strcmp(a->sval, b->sval))) return 0;
-    if (a->boundscheck != b->boundscheck || a->wraparound != b->wraparound || a->cdivision != b->cdivision) return 0;
-    for (int i = 0; i < a->nargs; i++)
-        if (!expr_eq(a->args[i], b->args[i])) return 0;
-    return 1;
-}
-
-static int mentions(const IrExpr *e, const CyVec *vars, const IrVar *also) {
-    if (!e) return 0;
-    if (e->kind == E_VAR && (vec_has(vars, e->var) || e->var == also)) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (mentions(e->args[i], vars, also)) return 1;
-    return 0;
-}
-
-/* e is j + c or j - c (through widening integer casts) */
-static int injective(const IrExpr *e, const IrVar *j) {
-    while (e->kind == E_CAST && cy_type_is_int(e->ty) && cy_type_is_int(e->args[0]->ty) &&
-           e->ty->size >= e->args[0]->ty->size && (e->ty->size > e->args[0]->ty->size || e->ty->is_signed == e->args[0]->ty->is_signed))
-        e = e->args[0];
-    if (e->kind == E_VAR) return e->var == j;
-    int64_t k;
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k))
-        return injective(e->args[0], j);
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
-    return 0;
-}
-
-typedef struct {
-    OG *G;
-    CyVec *assigned; /* variables the region body assigns */
-    int ok;
-} Dep;
-
-static void dep_reads(Dep *d, const IrExpr *e, const CyVec *D) {
-    if (!e || !d->ok) return;
-    if (e->kind == E_VAR && vec_has(d->assigned, e->var) && !vec_has(D, e->var)) d->ok = 0;
-    for (int i = 0; i < e->nargs; i++) dep_reads(d, e->args[i], D);
-}
-
-static CyVec vcopy(OG *G, const CyVec *v) {
-    CyVec c = {0};
-    for (int i = 0; i < v->len; i++) cy_vec_push(G->a, &c, v->items[i]);
-    return c;
-}
-
-/* Definite assignment through the inner body; D: variables assigned so
- * far in this iteration.  top: statements at the inner loop's own level. */
-static void dep_stmts(Dep *d, CyVec *body, CyVec *D, int top) {
-    OG *G = d->G;
-    for (int i = 0; i < body->len && d->ok; i++) {
-        IrStmt *x = body->items[i];
-        switch (x->kind) {
-        case ST_ASSIGN: {
-            const char *rop;
-            dep_reads(d, x->value, D);
-            if (x->target->kind != E_VAR) {
-                dep_reads(d, x->target, D);
-                break;
-            }
-            if (x->op && !is_reduction(G, x->target->var, &rop)) dep_reads(d, x->target, D);
-            vec_add(G, D, x->target->var);
-            break;
-        }
-        case ST_EXPR: dep_reads(d, x->value, D); break;
-        case ST_IF: {
-            dep_reads(d, x->cond, D);
-            CyVec d1 = vcopy(G, D), d2 = vcopy(G, D);
-            dep_stmts(d, &x->body, &d1, top);
-            dep_stmts(d, &x->orelse, &d2, top);
-            for (int k = 0; k < d1.len; k++)
-                if (vec_has(&d2, d1.items[k])) vec_add(G, D, d1.items[k]);
-            break;
-        }
-        case ST_WHILE: case ST_FOR_RANGE: {
-            dep_reads(d, x->cond, D);
-            dep_reads(d, x->start, D);
-            dep_reads(d, x->stop, D);
-            dep_reads(d, x->step, D);
-            CyVec d1 = vcopy(G, D), d2 = vcopy(G, D);
-            if (x->var) vec_add(G, &d1, x->var);
-            dep_stmts(d, &x->body, &d1, 0);
-            dep_stmts(d, &x->orelse, &d2, top); /* the body may not run: D stays */
-            break;
-        }
-        case ST_BREAK:
-            if (top) d->ok = 0;
-            break;
-        case ST_CONTINUE: case ST_DECLARE: break;
-        case ST_BLOCK: case ST_NOGIL: dep_stmts(d, &x->body, D, top); break;
-        default: d->ok = 0; break;
-        }
-    }
-}
-
-typedef struct {
-    IrVar *view;
-    IrExpr *at; /* the first write */
-} Written;
-
-static void find_writes(OG *G, CyVec *body, CyVec *w) {
-    for (int i = 0; i < body->len; i++) {
-        IrStmt *x = body->items[i];
-        if (x->kind == ST_ASSIGN && x->target->kind == E_VIEW_ELEM && x->target->args[0]->kind == E_VAR) {
-            int seen = 0;
-            for (int k = 0; k < w->len; k++) seen |= ((Written *)w->items[k])->view == x->target->args[0]->var;
-            if (!seen) {
-                Written *n = cy_alloc(G->a, sizeof *n);
-                n->view = x->target->args[0]->var;
-                n->at = x->target;
-                cy_vec_push(G->a, w, n);
-            }
-        }
-        find_writes(G, &x->body, w);
-        find_writes(G, &x->orelse, w);
-    }
-}
-
-static int same_element(const IrExpr *a, const IrExpr *b) {
-    for (int k = 1; k < a->nargs; k++)
-        if (!expr_eq(a->args[k], b->args[k])) return 0;
-    return 1;
-}
-
-/* every access to a written view is at its first write's index tuple */
-static int accesses_ok(const IrExpr *e, const CyVec *w) {
-    if (!e) return 1;
-    if (e->kind == E_VIEW_ELEM && e->args[0]->kind == E_VAR)
-        for (int k = 0; k < w->len; k++) {
-            Written *x = w->items[k];
-            if (x->view == e->args[0]->var && !same_element(e, x->at)) return 0;
-        }
-    for (int i = 0; i < e->nargs; i++)
-        if (!accesses_ok(e->args[i], w)) return 0;
-    return 1;
-}
-
-static int stmts_access_ok(CyVec *body, const CyVec *w) {
-    for (int i = 0; i < body->len; i++) {
-        IrStmt *x = body->items[i];
-        if (!accesses_ok(x->target, w) || !accesses_ok(x->value, w) || !accesses_ok(x->cond, w) ||
-            !accesses_ok(x->start, w) || !accesses_ok(x->stop, w) || !accesses_ok(x->step, w) ||
-            !stmts_access_ok(&x->body, w) || !stmts_access_ok(&x->orelse, w))
-            return 0;
-    }
-    return 1;
-}
-
-/* The range() loop to collapse with the prange, or NULL. */
-static IrStmt *collapsible(OG *G, IrRegion *R, IrStmt *x, Scan *sc) {
-    if (R->has_break) return NULL;
-    IrStmt *L = NULL;
-    for (int i = 0; i < x->body.len; i++) {
-        IrStmt *y = x->body.items[i];
-        if (y->kind == ST_DECLARE) continue;
-        if (L || y->kind != ST_FOR_RANGE) return NULL;
-        L = y;
-    }
-    int64_t step = 1;
-    if (!L || L->orelse.len || (L->step && (!cy_const_int(L->step, &step) || step == 0))) return NULL;
-    CyVec assigned = vcopy(G, &sc->assigned);
-    for (int i = 0; i < sc->ranged.len; i++) vec_add(G, &assigned, sc->ranged.items[i]);
-    if (mentions(L->start, &assigned, R->index) || mentions(L->stop, &assigned, R->index) ||
-        mentions(L->step, &assigned, R->index))
-        return NULL;
-    Dep d = {G, &assigned, 1};
-    CyVec D = {0};
-    cy_vec_push(G->a, &D, L->var);
-    dep_stmts(&d, &L->body, &D, 1);
-    if (!d.ok) return NULL;
-    CyVec w = {0};
-    find_writes(G, &L->body, &w);
-    for (int k = 0; k < w.len; k++) {
-        Written *y = w.items[k];
-        int inj = 0;
-        for (int a = 1; a < y->at->nargs; a++) inj |= injective(y->at->args[a], L->var);
-        if (!inj) return NULL;
-    }
-    return stmts_access_ok(&L->body, &w) ? L : NULL;
 }
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -1213,7 +972,10 @@ static const char *pick_pfx(OG *G, IrVar *v, CyVec *taken) {
     }
 }
 
-static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
+/* The kernel of region R named name; L: the range() loop it runs as one
+ * iteration space with the prange (R->collapse), or NULL to keep every
+ * loop in the body serial. */
+static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *dst) {
     IrStmt *x = R->func ? cy_ir_region_stmt(&R->func->body, R) : NULL;
     if (!x) {
         internal(G, R->pos, "region without its statement");
@@ -1226,8 +988,8 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     G->next_used = 0;
     G->params.len = G->nonneg.len = G->lastp.len = 0;
 
-    Scan sc = {0};
-    scan_stmts(G->a, &sc, &x->body);
+    IrScan sc = {0};
+    cy_ir_scan(G->a, &sc, &x->body);
     CyVec taken = {0};
     for (int i = 0; i < sc.used.len; i++) cy_vec_push(G->a, &taken, (void *)((IrVar *)sc.used.items[i])->cname);
     for (int i = 0; i < R->args.len; i++) {
@@ -1250,9 +1012,8 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
         if (!vec_has(&sc.assigned, v) && v != R->index) vec_add(G, &G->nonneg, v);
     }
 
-    /* the inner loop of a collapsed nest: its bounds, which must need no
-       code of their own (they are computed once, before the loop) */
-    IrStmt *L = collapsible(G, R, x, &sc);
+    /* the inner loop of a collapsed nest: its bounds need no code of
+       their own (nest.c), they are computed once, before the loop */
     const char *ja = NULL, *jb = NULL;
     int64_t js = 1;
     if (L) {
@@ -1261,9 +1022,8 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
         ja = gen(G, L->start);
         jb = gen(G, L->stop);
         if (L->step) cy_const_int(L->step, &js);
-        if (*cap_end(G, &cap)) L = NULL;
+        if (*cap_end(G, &cap)) internal(G, L->pos, "the bounds of a collapsed loop need code");
     }
-    R->ocl_collapse = L;
 
     /* the body first: what it uses decides what to emit around it */
     CyBuf body = {0};
@@ -1275,8 +1035,9 @@ static void emit_kernel(OG *G, IrRegion *R, CyBuf *dst) {
     G->e.out = o;
     G->e.ind = 0;
     const char *fname = R->func ? R->func->name : "<module>";
-    out(G, "/* region %d: prange in %s(), %s:%d */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line);
-    const char *lead = FMT("__kernel void cyk_%d(", R->id);
+    out(G, "/* region %d: prange in %s(), %s:%d%s */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line,
+        R->collapse && !L ? "; the range() loop stays serial (for views that overlap)" : "");
+    const char *lead = FMT("__kernel void %s(", name);
     size_t w = strlen(lead);
     out(G, "%sconst long cy_start, const long cy_step, const long cy_n,", lead);
     CyVec decls = {0}; /* private variables: IrVar* */
@@ -1687,9 +1448,16 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         IrRegion *r = m->regions.items[i];
         if (!r->ocl_ok) continue;
         CyBuf *k = cy_alloc(a, sizeof *k);
-        emit_kernel(G, r, k);
+        emit_kernel(G, r, r->collapse, cy_fmt(a, "cyk_%d", r->id), k);
         cy_vec_push(a, &ktexts, k);
         cy_vec_push(a, &kregions, r);
+        if (r->collapse && r->collapse_pairs.len) {
+            /* for calls whose views overlap (nest.c) */
+            k = cy_alloc(a, sizeof *k);
+            emit_kernel(G, r, NULL, cy_fmt(a, "cyk_%d_serial", r->id), k);
+            cy_vec_push(a, &ktexts, k);
+            cy_vec_push(a, &kregions, r);
+        }
     }
     /* helpers called by helpers: their calls were collected while emitting
        the callers, so the list grows while it is walked */

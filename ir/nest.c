@@ -1,0 +1,343 @@
+/* nest.c: loop-nest facts of a region — which variables its body uses and
+ * assigns, and whether the range() loop inside a prange may run as one
+ * iteration space with it ("collapsed"), with the aliasing the runtime must
+ * rule out per call for that to be exact (DESIGN §9).
+ *
+ * A prange's iterations are the user's promise of independence; a serial
+ * range() inside it is not.  Running its iterations in parallel is exact
+ * only when they are independent: bounds the region does not change, no
+ * `break` out of the loop, every variable its body assigns is assigned
+ * before it is read in each iteration (reductions aside), and each view it
+ * writes is accessed only at one index tuple that is injective in the loop
+ * variable (a[i, j] = a[i, j] * s is fine; a[i, j] = a[i, j - 1] is not).
+ * That reasoning is about view *variables*; two variables may name the same
+ * memory (shift(a, a), or b[:-1] and b[1:]).  So every pair of a view the
+ * loop writes and another view it accesses is recorded, and the collapsed
+ * kernel runs only when the pair's byte extents are disjoint in that call:
+ * otherwise the runtime takes the kernel that keeps the loop serial. */
+#include "ir.h"
+#include <string.h>
+
+int cy_const_int(const IrExpr *e, int64_t *v) {
+    while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
+    if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;
+    *v = (int64_t)e->ival;
+    return 1;
+}
+
+static int has(const CyVec *v, const void *p) {
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == p) return 1;
+    return 0;
+}
+
+static void add(CyArena *a, CyVec *v, void *p) {
+    if (!has(v, p)) cy_vec_push(a, v, p);
+}
+
+static CyVec vcopy(CyArena *a, const CyVec *v) {
+    CyVec c = {0};
+    for (int i = 0; i < v->len; i++) cy_vec_push(a, &c, v->items[i]);
+    return c;
+}
+
+/* ---- variable scans ----------------------------------------------------- */
+
+static void scan_expr(CyArena *a, IrScan *sc, IrExpr *e) {
+    if (!e) return;
+    if (e->kind == E_VAR && !has(&sc->used, e->var)) cy_vec_push(a, &sc->used, e->var);
+    for (int i = 0; i < e->nargs; i++) scan_expr(a, sc, e->args[i]);
+}
+
+static int nonneg_range(const IrStmt *x) {
+    int64_t a, s = 1;
+    return cy_const_int(x->start, &a) && a >= 0 && (!x->step || (cy_const_int(x->step, &s) && s > 0));
+}
+
+void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR) cy_vec_push(a, &sc->assigned, x->target->var);
+        if (x->var) {
+            if (!has(&sc->used, x->var)) cy_vec_push(a, &sc->used, x->var);
+            if (x->kind == ST_FOR_RANGE && nonneg_range(x)) cy_vec_push(a, &sc->ranged, x->var);
+            else cy_vec_push(a, &sc->assigned, x->var);
+        }
+        scan_expr(a, sc, x->target);
+        scan_expr(a, sc, x->value);
+        scan_expr(a, sc, x->cond);
+        scan_expr(a, sc, x->start);
+        scan_expr(a, sc, x->stop);
+        scan_expr(a, sc, x->step);
+        cy_ir_scan(a, sc, &x->body);
+        cy_ir_scan(a, sc, &x->orelse);
+    }
+}
+
+/* ---- expressions -------------------------------------------------------- */
+
+int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b) {
+    if (a == b) return 1;
+    if (!a || !b || a->kind != b->kind || a->nargs != b->nargs || a->ival != b->ival || a->fval != b->fval ||
+        a->var != b->var || a->fn != b->fn || !cy_type_equal(a->ty, b->ty))
+        return 0;
+    if ((a->op || b->op) && (!a->op || !b->op || strcmp(a->op, b->op))) return 0;
+    if ((a->sval || b->sval) && (!a->sval || !b->sval || strcmp(a->sval, b->sval))) return 0;
+    if (a->boundscheck != b->boundscheck || a->wraparound != b->wraparound || a->cdivision != b->cdivision) return 0;
+    for (int i = 0; i < a->nargs; i++)
+        if (!cy_ir_expr_eq(a->args[i], b->args[i])) return 0;
+    return 1;
+}
+
+static int mentions(const IrExpr *e, const CyVec *vars, const IrVar *also) {
+    if (!e) return 0;
+    if (e->kind == E_VAR && (has(vars, e->var) || e->var == also)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (mentions(e->args[i], vars, also)) return 1;
+    return 0;
+}
+
+/* A bound the kernel computes once, before the loop, with no code of its
+ * own: nothing that can raise or call. */
+static int plain_bound(const IrExpr *e) {
+    if (!e) return 1;
+    switch (e->kind) {
+    case E_INT: case E_VAR: case E_CAST: case E_UNOP: break;
+    case E_BINOP:
+        if (!strcmp(e->op, "/") || !strcmp(e->op, "%")) return 0;
+        break;
+    case E_PYFLOORDIV: case E_PYMOD: {
+        int64_t k;
+        if (!cy_const_int(e->args[1], &k) || k <= 0) return 0;
+        break;
+    }
+    case E_CALL_C:
+        if (!e->sval || (strcmp(e->sval, "cyrt_min") && strcmp(e->sval, "cyrt_max"))) return 0;
+        break;
+    case E_VIEW_SHAPE: {
+        int64_t k;
+        return e->args[0]->kind == E_VAR && cy_const_int(e->args[1], &k) && k >= 0;
+    }
+    default: return 0;
+    }
+    if (e->kind == E_VAR && e->var->ty->kind == TY_VIEW) return 0;
+    if (e->kind != E_VAR && e->kind != E_INT && !cy_type_is_int(e->ty)) return 0;
+    for (int i = 0; i < e->nargs; i++)
+        if (!plain_bound(e->args[i])) return 0;
+    return 1;
+}
+
+/* e is j + c or j - c (through widening integer casts) */
+static int injective(const IrExpr *e, const IrVar *j) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && cy_type_is_int(e->args[0]->ty) &&
+           e->ty->size >= e->args[0]->ty->size &&
+           (e->ty->size > e->args[0]->ty->size || e->ty->is_signed == e->args[0]->ty->is_signed))
+        e = e->args[0];
+    if (e->kind == E_VAR) return e->var == j;
+    int64_t k;
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k))
+        return injective(e->args[0], j);
+    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
+    return 0;
+}
+
+/* ---- independence of the inner loop's iterations -------------------------- */
+
+typedef struct {
+    CyArena *a;
+    const IrRegion *R;
+    CyVec *assigned; /* variables the region body assigns */
+    int ok;
+} Dep;
+
+static int is_reduction(const IrRegion *R, const IrVar *v) {
+    for (int i = 0; i < R->args.len; i++) {
+        const IrRegionArg *x = R->args.items[i];
+        if (x->kind == RA_REDUCTION && x->var == v) return 1;
+    }
+    return 0;
+}
+
+static void dep_reads(Dep *d, const IrExpr *e, const CyVec *D) {
+    if (!e || !d->ok) return;
+    if (e->kind == E_VAR && has(d->assigned, e->var) && !has(D, e->var)) d->ok = 0;
+    for (int i = 0; i < e->nargs; i++) dep_reads(d, e->args[i], D);
+}
+
+/* Definite assignment through the inner body; D: variables assigned so
+ * far in this iteration.  top: statements at the inner loop's own level. */
+static void dep_stmts(Dep *d, CyVec *body, CyVec *D, int top) {
+    for (int i = 0; i < body->len && d->ok; i++) {
+        IrStmt *x = body->items[i];
+        switch (x->kind) {
+        case ST_ASSIGN:
+            dep_reads(d, x->value, D);
+            if (x->target->kind != E_VAR) {
+                dep_reads(d, x->target, D);
+                break;
+            }
+            if (x->op && !is_reduction(d->R, x->target->var)) dep_reads(d, x->target, D);
+            add(d->a, D, x->target->var);
+            break;
+        case ST_EXPR: dep_reads(d, x->value, D); break;
+        case ST_IF: {
+            dep_reads(d, x->cond, D);
+            CyVec d1 = vcopy(d->a, D), d2 = vcopy(d->a, D);
+            dep_stmts(d, &x->body, &d1, top);
+            dep_stmts(d, &x->orelse, &d2, top);
+            for (int k = 0; k < d1.len; k++)
+                if (has(&d2, d1.items[k])) add(d->a, D, d1.items[k]);
+            break;
+        }
+        case ST_WHILE: case ST_FOR_RANGE: {
+            dep_reads(d, x->cond, D);
+            dep_reads(d, x->start, D);
+            dep_reads(d, x->stop, D);
+            dep_reads(d, x->step, D);
+            CyVec d1 = vcopy(d->a, D), d2 = vcopy(d->a, D);
+            if (x->var) add(d->a, &d1, x->var);
+            dep_stmts(d, &x->body, &d1, 0);
+            dep_stmts(d, &x->orelse, &d2, top); /* the body may not run: D stays */
+            break;
+        }
+        case ST_BREAK:
+            if (top) d->ok = 0;
+            break;
+        case ST_CONTINUE: case ST_DECLARE: break;
+        case ST_BLOCK: case ST_NOGIL: dep_stmts(d, &x->body, D, top); break;
+        default: d->ok = 0; break;
+        }
+    }
+}
+
+/* ---- view accesses ------------------------------------------------------ */
+
+typedef struct {
+    IrVar *view;
+    IrExpr *at; /* the first write */
+} Written;
+
+static void find_writes(CyArena *a, CyVec *body, CyVec *w) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VIEW_ELEM && x->target->args[0]->kind == E_VAR) {
+            int seen = 0;
+            for (int k = 0; k < w->len; k++) seen |= ((Written *)w->items[k])->view == x->target->args[0]->var;
+            if (!seen) {
+                Written *n = cy_alloc(a, sizeof *n);
+                n->view = x->target->args[0]->var;
+                n->at = x->target;
+                cy_vec_push(a, w, n);
+            }
+        }
+        find_writes(a, &x->body, w);
+        find_writes(a, &x->orelse, w);
+    }
+}
+
+static int same_element(const IrExpr *a, const IrExpr *b) {
+    for (int k = 1; k < a->nargs; k++)
+        if (!cy_ir_expr_eq(a->args[k], b->args[k])) return 0;
+    return 1;
+}
+
+/* Every access to a written view is at its first write's index tuple;
+ * every view accessed by element goes into seen. */
+static int accesses_ok(CyArena *a, const IrExpr *e, const CyVec *w, CyVec *seen) {
+    if (!e) return 1;
+    if (e->kind == E_VIEW_ELEM && e->args[0]->kind == E_VAR) {
+        add(a, seen, e->args[0]->var);
+        for (int k = 0; k < w->len; k++) {
+            Written *x = w->items[k];
+            if (x->view == e->args[0]->var && !same_element(e, x->at)) return 0;
+        }
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!accesses_ok(a, e->args[i], w, seen)) return 0;
+    return 1;
+}
+
+static int stmts_access_ok(CyArena *a, CyVec *body, const CyVec *w, CyVec *seen) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        if (!accesses_ok(a, x->target, w, seen) || !accesses_ok(a, x->value, w, seen) ||
+            !accesses_ok(a, x->cond, w, seen) || !accesses_ok(a, x->start, w, seen) ||
+            !accesses_ok(a, x->stop, w, seen) || !accesses_ok(a, x->step, w, seen) ||
+            !stmts_access_ok(a, &x->body, w, seen) || !stmts_access_ok(a, &x->orelse, w, seen))
+            return 0;
+    }
+    return 1;
+}
+
+static int view_arg(const IrRegion *R, const IrVar *v) {
+    for (int i = 0; i < R->args.len; i++) {
+        const IrRegionArg *x = R->args.items[i];
+        if (x->kind == RA_VIEW && x->var == v) return i;
+    }
+    return -1;
+}
+
+/* ---- the collapse decision ------------------------------------------------ */
+
+/* The range() loop that may run as one iteration space with the prange x,
+ * or NULL; the view pairs to check go into R->collapse_pairs. */
+static IrStmt *collapsible(CyArena *a, IrRegion *R, IrStmt *x) {
+    if (R->has_break) return NULL;
+    IrStmt *L = NULL;
+    for (int i = 0; i < x->body.len; i++) {
+        IrStmt *y = x->body.items[i];
+        if (y->kind == ST_DECLARE) continue;
+        if (L || y->kind != ST_FOR_RANGE) return NULL;
+        L = y;
+    }
+    int64_t step = 1;
+    if (!L || L->orelse.len || (L->step && (!cy_const_int(L->step, &step) || step == 0))) return NULL;
+    if (!plain_bound(L->start) || !plain_bound(L->stop)) return NULL;
+    IrScan sc = {0};
+    cy_ir_scan(a, &sc, &x->body);
+    CyVec assigned = vcopy(a, &sc.assigned);
+    for (int i = 0; i < sc.ranged.len; i++) add(a, &assigned, sc.ranged.items[i]);
+    if (mentions(L->start, &assigned, R->index) || mentions(L->stop, &assigned, R->index) ||
+        mentions(L->step, &assigned, R->index))
+        return NULL;
+    Dep d = {a, R, &assigned, 1};
+    CyVec D = {0};
+    cy_vec_push(a, &D, L->var);
+    dep_stmts(&d, &L->body, &D, 1);
+    if (!d.ok) return NULL;
+    CyVec w = {0}, seen = {0};
+    find_writes(a, &L->body, &w);
+    for (int k = 0; k < w.len; k++) {
+        Written *y = w.items[k];
+        int inj = 0;
+        for (int i = 1; i < y->at->nargs; i++) inj |= injective(y->at->args[i], L->var);
+        if (!inj) return NULL;
+    }
+    if (!stmts_access_ok(a, &L->body, &w, &seen)) return NULL;
+    /* each written view against every other view the loop accesses, once */
+    for (int k = 0; k < w.len; k++) {
+        IrVar *wv = ((Written *)w.items[k])->view;
+        for (int i = 0; i < seen.len; i++) {
+            IrVar *v = seen.items[i];
+            int wi = view_arg(R, wv), vi = view_arg(R, v), dup = 0;
+            if (v == wv) continue;
+            if (wi < 0 || vi < 0) return NULL; /* a view that is no kernel argument: not checkable */
+            for (int p = 0; p + 1 < R->collapse_pairs.len; p += 2) {
+                int p0 = (int)(intptr_t)R->collapse_pairs.items[p], p1 = (int)(intptr_t)R->collapse_pairs.items[p + 1];
+                dup |= (p0 == wi && p1 == vi) || (p0 == vi && p1 == wi);
+            }
+            if (dup) continue;
+            cy_vec_push(a, &R->collapse_pairs, (void *)(intptr_t)wi);
+            cy_vec_push(a, &R->collapse_pairs, (void *)(intptr_t)vi);
+        }
+    }
+    return L;
+}
+
+void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x) {
+    r->collapse = NULL;
+    r->collapse_pairs.len = 0;
+    if (!r->ocl_ok || !r->is_prange || !x) return;
+    r->collapse = collapsible(a, r, x);
+    if (!r->collapse) r->collapse_pairs.len = 0;
+}
