@@ -513,9 +513,29 @@ static int opencl_program(const Options *o, const CySource *src, CyArena *arena,
                           IrModule *ir, const char **program) {
     CyOclOptions oopt = {.version = CYOCL_VERSION};
     CyOclProgram prog;
+    CyClResult res = {.status = CY_CLCHECK_OK};
     double t0 = now_ms();
-    if (cy_emit_opencl(arena, diag, ir, &oopt, &prog) != 0)
-        return EXIT_ENV; /* an internal error, reported */
+    /* A kernel libclang rejects (a limit of OpenCL C, such as its bracket
+     * nesting) leaves its region native, with the reason, and the program
+     * is made again without it: at most once per region. */
+    for (;;) {
+        if (cy_emit_opencl(arena, diag, ir, &oopt, &prog) != 0)
+            return EXIT_ENV; /* an internal error, reported */
+        if (!prog.nkernels)
+            break;
+        cy_ocl_check(prog.source, prog.len, &res);
+        if (res.status != CY_CLCHECK_ERROR)
+            break;
+        IrRegion *r = cy_ocl_region_at(&prog, res.line);
+        if (!r || !r->ocl_ok) {
+            fprintf(stderr, "%s:%d:%d: internal error: generated OpenCL kernel for region %d does not compile: %s\n",
+                    src->name, r ? r->pos.line : 0, r ? r->pos.col : 0, r ? r->id : -1, res.msg);
+            return EXIT_ENV;
+        }
+        r->ocl_ok = 0;
+        r->ocl_reason = cy_fmt(arena, "the OpenCL C compiler rejects its kernel (program line %s)", res.msg);
+        cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
+    }
     if (o->emit_opencl) {
         char *dir = path_dir(o->emit_opencl);
         const char *base = path_base(o->emit_opencl);
@@ -529,17 +549,8 @@ static int opencl_program(const Options *o, const CySource *src, CyArena *arena,
     *program = prog.source;
     if (!prog.nkernels)
         return EXIT_OK;
-    CyClResult res;
-    cy_ocl_check(prog.source, prog.len, &res);
-    if (res.status == CY_CLCHECK_SKIPPED) {
+    if (res.status == CY_CLCHECK_SKIPPED)
         fprintf(stderr, "cyocl: note: %s; the generated OpenCL kernels are not checked\n", res.msg);
-    } else if (res.status == CY_CLCHECK_ERROR) {
-        IrRegion *r = cy_ocl_region_at(&prog, res.line);
-        fprintf(stderr, "%s:%d:%d: internal error: generated OpenCL kernel for region %d does not compile: %s\n",
-                src->name, r ? r->pos.line : 0, r ? r->pos.col : 0, r ? r->id : -1, res.msg);
-        fprintf(stderr, "cyocl: (program line %d; --emit-opencl FILE.cl writes the program)\n", res.line);
-        return EXIT_ENV;
-    }
     if (o->verbose)
         fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms\n", src->name,
                 prog.nkernels, prog.len,
@@ -580,14 +591,14 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             fflush(stdout);
             cy_buf_free(&dump);
         }
-        if (o->verbose)
-            list_regions(&src, ir, !o->no_opencl);
         const char *program = NULL;
         int orc = EXIT_OK;
         if (!o->no_opencl) {
             phase = "OpenCL backend";
             orc = opencl_program(o, &src, arena, &diag, ir, &program);
         }
+        if (o->verbose)
+            list_regions(&src, ir, !o->no_opencl);
         phase = "C backend";
         CyCOptions copt = {
             .line_directives = 1,
