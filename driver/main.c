@@ -44,10 +44,10 @@ static const char *USAGE =
     "OpenMP.\n"
     "\n"
     "commands:\n"
-    "  compile [-o OUT.c] [--no-opencl] [--no-opencl-gpu] [-I DIR] [-v] [--dump-ir]\n"
+    "  compile [-o OUT.c] [--no-opencl] [--no-opencl-gpu] [--fp-contract] [-I DIR] [-v] [--dump-ir]\n"
     "          [--emit-opencl FILE.cl] FILE.pyx\n"
     "        translate FILE.pyx to C (default output: FILE.c beside the input)\n"
-    "  build [-o OUTDIR] [--no-opencl] [--no-opencl-gpu] [-O LEVEL] [--keep-c] [-v] FILE.pyx\n"
+    "  build [-o OUTDIR] [--no-opencl] [--no-opencl-gpu] [--fp-contract] [-O LEVEL] [--keep-c] [-v] FILE.pyx\n"
     "        translate and compile to OUTDIR/NAME<EXT_SUFFIX>, importable as NAME\n"
     "        (default OUTDIR: the directory of FILE.pyx)\n"
     "  devices [--no-opencl-gpu]\n"
@@ -60,6 +60,8 @@ static const char *USAGE =
     "  -o PATH           output file (compile) or directory (build)\n"
     "  --no-opencl       emit no OpenCL code; the module has no OpenCL dependency\n"
     "  --no-opencl-gpu   OpenCL may run only on CPU devices\n"
+    "  --fp-contract     allow a * b + c to become one fused multiply-add (both\n"
+    "                    sides; default: every operation rounded on its own)\n"
     "  -I DIR            add DIR to the search path for .pxd files\n"
     "  -O LEVEL          C optimisation level for build (0 1 2 3 s fast g; default 3)\n"
     "  --keep-c          build: keep the generated C as OUTDIR/NAME.c\n"
@@ -367,6 +369,7 @@ typedef struct {
     const char *input;
     const char *output;
     int no_opencl, no_opencl_gpu, verbose, dump_ir, keep_c;
+    int fp_contract; /* --fp-contract: a * b + c may become one fused multiply-add */
     const char *opt_level;
     const char *includes[64];
     int nincludes;
@@ -394,6 +397,8 @@ static int parse_options(int argc, char **argv, const char *cmd, Options *o) {
             o->no_opencl = 1;
         } else if (strcmp(a, "--no-opencl-gpu") == 0) {
             o->no_opencl_gpu = 1;
+        } else if (strcmp(a, "--fp-contract") == 0) {
+            o->fp_contract = 1;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
         } else if (!is_build && strcmp(a, "--dump-ir") == 0) {
@@ -511,7 +516,7 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
  * *program is set on success ("" when no region is eligible). */
 static int opencl_program(const Options *o, const CySource *src, CyArena *arena, CyDiag *diag,
                           IrModule *ir, const char **program) {
-    CyOclOptions oopt = {.version = CYOCL_VERSION};
+    CyOclOptions oopt = {.version = CYOCL_VERSION, .fp_contract = o->fp_contract};
     CyOclProgram prog;
     CyClResult res = {.status = CY_CLCHECK_OK};
     double t0 = now_ms();
@@ -604,6 +609,7 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             .line_directives = 1,
             .opencl = !o->no_opencl,
             .no_opencl_gpu = o->no_opencl_gpu,
+            .fp_contract = o->fp_contract,
             .version = CYOCL_VERSION,
             .opencl_source = program,
         };
@@ -841,7 +847,11 @@ static int cmd_build(int argc, char **argv) {
     }
     char *opt = xasprintf("-O%s", o.opt_level ? o.opt_level : "3");
     char *incflag = xasprintf("-I%s", pyinc);
-    char *fixed[] = {opt, "-fopenmp", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing",
+    /* a * b + c rounds twice unless --fp-contract, as OpenCL kernels do
+       (docs/language.md); -Ofast asks for the opposite itself */
+    const char *contract = o.fp_contract || (o.opt_level && !strcmp(o.opt_level, "fast")) ? "-ffp-contract=fast"
+                                                                                          : "-ffp-contract=off";
+    char *fixed[] = {opt, "-fopenmp", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", (char *)contract,
                      "-w", incflag, "-o", tmp_so, tmp_c, "-lm"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         cc_argv[k++] = fixed[i];

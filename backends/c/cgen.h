@@ -13,6 +13,8 @@ typedef struct {
     int line_directives;   /* emit #line back to the .pyx (default on) */
     int opencl;            /* 0 for --no-opencl: no OpenCL code or dependency */
     int no_opencl_gpu;     /* --no-opencl-gpu */
+    int fp_contract;       /* --fp-contract: C compilers may fuse a * b + c (else clang is told not to;
+                              GCC needs -ffp-contract=off, which cyocl build passes) */
     const char *version;   /* cyocl version string, recorded in the output */
     const char *opencl_source; /* the module's OpenCL program (backends/opencl), embedded
                                   as cy_ocl_source when opencl is on; NULL or "": none */

@@ -68,10 +68,12 @@
  * helpers that need double (IrRegion.uses_fp64) are compiled only under
  * `#ifdef cl_khr_fp64`, so on a device without doubles the program still
  * builds and clCreateKernel("cyk_N") fails for exactly those regions.
- * Numerics: the program contains no FP_CONTRACT pragma (the OpenCL default
- * allows contraction into fma); single-precision division and sqrt are
- * correctly rounded only when the runtime builds with
- * -cl-fp32-correctly-rounded-divide-sqrt (where the device supports it). */
+ * Numerics: the program starts with `#pragma OPENCL FP_CONTRACT OFF` (the
+ * OpenCL default would let a * b + c become one fma, rounding once where
+ * the native code rounds twice) unless CyOclOptions.fp_contract;
+ * single-precision division and sqrt are correctly rounded only when the
+ * runtime builds with -cl-fp32-correctly-rounded-divide-sqrt (where the
+ * device supports it). */
 #ifndef CY_OCLGEN_H
 #define CY_OCLGEN_H
 
@@ -79,6 +81,7 @@
 
 typedef struct {
     const char *version; /* cyocl version, recorded in the program's first line */
+    int fp_contract;     /* allow contraction into fma (FP_CONTRACT ON) */
 } CyOclOptions;
 
 /* Where each kernel and helper lies in the program text, so that a
