@@ -3,15 +3,19 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The only mutable global of the runtime: everything else hangs off it. */
 static cyrt_rt cyrt_the_rt = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
+    /* error-checking: a fork from inside the runtime (a driver starting a
+     * helper process while the runtime holds its lock) must not deadlock
+     * in fork_prepare; locking a mutex this thread holds says EDEADLK */
+    .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .unpinned = PTHREAD_COND_INITIALIZER,
-    .prog_lock = PTHREAD_MUTEX_INITIALIZER,
+    .prog_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .is_global = 1,
     .be_device = -1,
     .fork_once = PTHREAD_ONCE_INIT,
@@ -27,8 +31,15 @@ static void fork_prepare(void) {
     for (;;) {
         /* the order every other path takes them in (get_program holds the
          * program lock while it asks for the runtime's) */
-        pthread_mutex_lock(&rt->prog_lock);
-        pthread_mutex_lock(&rt->lock);
+        if (pthread_mutex_lock(&rt->prog_lock) == EDEADLK) {
+            rt->fork_nested = 1; /* a driver's helper, forked inside a build */
+            return;
+        }
+        if (pthread_mutex_lock(&rt->lock) == EDEADLK) {
+            pthread_mutex_unlock(&rt->prog_lock);
+            rt->fork_nested = 1; /* forked inside a driver call the runtime made */
+            return;
+        }
         if (!cyrt_registry_fork_busy(rt))
             break;
         /* another thread's kernel is writing data the child must see:
@@ -45,6 +56,10 @@ static void fork_prepare(void) {
 
 static void fork_parent(void) {
     cyrt_rt *rt = &cyrt_the_rt;
+    if (rt->fork_nested) {
+        rt->fork_nested = 0;
+        return;
+    }
     pthread_mutex_unlock(&rt->lock);
     pthread_mutex_unlock(&rt->prog_lock);
 }
@@ -74,13 +89,24 @@ static void gomp_child(void) {
 
 static void fork_child(void) {
     cyrt_rt *rt = &cyrt_the_rt;
+    if (rt->fork_nested) {
+        /* a driver's helper process, which execs at once: nothing of the
+         * runtime is used there, and its state is the calling thread's */
+        rt->fork_nested = 0;
+        return;
+    }
     /* (a grandchild inherits the pool its parent could not use either) */
     if (rt->omp_one || __atomic_load_n(&rt->counts.native_regions, __ATOMIC_RELAXED)) {
         gomp_child();
         rt->omp_one = 1;
     }
-    pthread_mutex_init(&rt->lock, NULL);
-    pthread_mutex_init(&rt->prog_lock, NULL);
+    pthread_mutexattr_t attr;
+    int have_attr = pthread_mutexattr_init(&attr) == 0;
+    int checked = have_attr && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK) == 0;
+    pthread_mutex_init(&rt->lock, checked ? &attr : NULL);
+    pthread_mutex_init(&rt->prog_lock, checked ? &attr : NULL);
+    if (have_attr)
+        pthread_mutexattr_destroy(&attr);
     pthread_cond_init(&rt->unpinned, NULL);
     cyrt_progs_forget(rt);
     cyrt_registry_fork_child(rt);
