@@ -112,6 +112,80 @@ static int safe_owner_mode(const struct stat *st) {
     return (st->st_uid == geteuid() || st->st_uid == 0) && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
+/* Whether a directory's whole path is safe to load code from, as ssh's
+ * StrictModes checks a home directory: the path is resolved (symbolic
+ * links followed: realpath) and every directory from / down to the cache
+ * directory itself must be owned by root or us and writable by nobody
+ * else, since whoever can write a directory can rename what is in it and
+ * put a directory of theirs in its place.  One exception: a directory with
+ * the sticky bit (/tmp, 1777), root's or ours, may be writable by all as an
+ * ancestor, for there only the owner of an entry can rename it, and the
+ * next component must be ours or root's like every other.
+ * Returns 1 (safe; *resolved malloc'ed: the path to use from now on, so
+ * that a symbolic link changed later cannot redirect the cache), 0 (unsafe;
+ * *why malloc'ed names the culprit) or -1 (errno: out of memory, or the
+ * path cannot be resolved). */
+/* lstat of path's first n bytes (path is written to and restored). */
+static int lstat_prefix(char *path, size_t n, struct stat *st) {
+    char c = path[n];
+    path[n] = '\0';
+    int rc = lstat(path, st);
+    path[n] = c;
+    return rc;
+}
+
+static int path_safe(const char *dir, char **resolved, char **why) {
+    *resolved = NULL;
+    *why = NULL;
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return -1;
+    /* the prefixes to check, by length: "/", "/a", "/a/b", ..., real */
+    size_t len = strlen(real), n = 0;
+    size_t *ends = malloc((len + 1) * sizeof *ends);
+    if (!ends) {
+        free(real);
+        return errno = ENOMEM, -1;
+    }
+    ends[n++] = 1;
+    for (size_t i = 1; i < len; i++)
+        if (real[i] == '/')
+            ends[n++] = i;
+    if (len > 1)
+        ends[n++] = len;
+    uid_t me = geteuid();
+    int rc = 1;
+    for (size_t k = 0; k < n && rc == 1; k++) {
+        struct stat st;
+        if (lstat_prefix(real, ends[k], &st) != 0) {
+            rc = -1;
+            break;
+        }
+        const char *what = NULL;
+        int owner_ok = st.st_uid == me || st.st_uid == 0;
+        if (S_ISLNK(st.st_mode))
+            what = "became a symbolic link"; /* since realpath: someone is at work */
+        else if (!owner_ok)
+            what = "belongs to another user";
+        else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(k + 1 < n && (st.st_mode & S_ISVTX)))
+            /* a sticky ancestor passes: in it only an entry's owner can
+             * rename the entry, and the next component, checked next,
+             * must be ours or root's */
+            what = "can be written by other users";
+        if (what) {
+            if (asprintf(why, "'%.*s' %s", (int)ends[k], real, what) < 0)
+                *why = NULL;
+            rc = 0;
+        }
+    }
+    free(ends);
+    if (rc == 1)
+        *resolved = real;
+    else
+        free(real);
+    return rc;
+}
+
 static int off_value(const char *v) {
     return strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 || strcasecmp(v, "false") == 0 ||
            strcasecmp(v, "no") == 0;
@@ -189,6 +263,27 @@ int cyrt_cache_open(cyrt_cache *c, const char *dir, int create, char **warn) {
                  c->dir);
         return 0;
     }
+    /* the directory is only as safe as the path to it (DESIGN §7) */
+    char *real = NULL, *why = NULL;
+    int safe = path_safe(c->dir, &real, &why);
+    if (safe < 0) {
+        c->mode = CYRT_CACHE_OFF;
+        add_warn(warn, "cannot check the path of the kernel cache directory '%s' (%s): no kernel cache",
+                 c->dir, strerror(errno));
+        return 0;
+    }
+    if (!safe) {
+        c->mode = CYRT_CACHE_UNSAFE;
+        add_warn(warn,
+                 "the kernel cache directory '%s' is not safe: %s, so other users could put "
+                 "their files in its place: cached binaries are neither loaded nor stored (use "
+                 "a directory whose every parent is yours or root's and not writable by others)",
+                 c->dir, why ? why : "a parent directory can be written by other users");
+        free(why);
+        return 0;
+    }
+    free(c->dir);
+    c->dir = real;
     c->mode = access(c->dir, W_OK | X_OK) == 0 ? CYRT_CACHE_RW : CYRT_CACHE_RO;
     return 0;
 }

@@ -32,6 +32,7 @@ typedef enum {
     CYRT_EBUILD,      /* an OpenCL program did not build: the build log is returned */
     CYRT_EBACKEND,    /* the memory backend failed (device alloc or transfer) */
     CYRT_EBUSY,       /* the calling thread itself holds a region the call must move */
+    CYRT_EFORKED,     /* this process was forked after its parent had started OpenCL */
 } cyrt_status;
 
 typedef struct {
@@ -75,6 +76,31 @@ cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err);
 
 /* The warnings so far, one per line (each given once), malloc'ed; NULL if none. */
 char *cyrt_warnings(cyrt_rt *rt);
+/* With on, warnings are no longer printed but kept for cyrt_warnings_take:
+ * the Python module gives them as RuntimeWarnings naming the region. */
+void cyrt_warnings_defer(cyrt_rt *rt, int on);
+/* The warnings given since the last take, one per line, malloc'ed; NULL if none. */
+char *cyrt_warnings_take(cyrt_rt *rt);
+/* Gives a warning line of the caller's (once per process, as the runtime's own). */
+void cyrt_warning(cyrt_rt *rt, const char *line);
+/* 1 the first time key is seen by this process's runtime, else 0 (for
+ * notices a caller gives once, worded its own way). */
+int cyrt_first(cyrt_rt *rt, const char *key);
+
+/* ---- fork ------------------------------------------------------------------------
+ * The process's runtime registers pthread_atfork handlers at its first use.
+ * Before a fork the runtime's locks are taken (a fork waits for kernels
+ * other threads are running on regions) and every region whose only valid
+ * copy is on a device comes back to the host, so that the child sees the
+ * data.  The child gets a fresh runtime: no locks held, no device buffers,
+ * no queues, no scopes of threads that are not there.  Drivers do not
+ * survive fork() (their threads stay in the parent), so a child forked after
+ * OpenCL was started never calls OpenCL: it leaks the parent's objects on
+ * purpose and every OpenCL entry point reports CYRT_EFORKED (regions run
+ * natively).  A child forked before OpenCL was started opens it normally.
+ * Data a failing device could not give back before the fork is lost in the
+ * child: the calls that need it fail with CYRT_EBACKEND and say why. */
+int cyrt_forked(cyrt_rt *rt); /* 1 in a child forked after OpenCL was started */
 
 /* Bytes and transfers.  Every moving call adds to the runtime's running
  * totals (cyrt_stats) and, when given one, to the caller's accumulator (the

@@ -222,6 +222,26 @@ void cyrt_devices_free(cyrt_rt *rt) {
     cyrt_icd_close(&rt->cl);
 }
 
+void cyrt_devices_fork_child(cyrt_rt *rt) {
+    if (rt->loaded != 1)
+        return; /* OpenCL never started here: the child may start it itself */
+    /* the contexts, queues and the loader stay as the parent left them:
+     * leaked, since releasing them would call into the driver */
+    free(rt->devs);
+    free(rt->infos);
+    rt->devs = NULL;
+    rt->infos = NULL;
+    rt->ndevs = 0;
+    memset(&rt->cl, 0, sizeof rt->cl);
+    rt->loaded = -1;
+    rt->load_status = CYRT_EFORKED;
+    rt->forked = 1;
+    cyrt_seterr(&rt->load_err, 0,
+                "OpenCL cannot be used in this process: it was forked from one that had already "
+                "started OpenCL, and OpenCL drivers do not survive fork() (to use OpenCL in "
+                "worker processes, start them with multiprocessing's 'spawn' or 'forkserver')");
+}
+
 cyrt_status cyrt_devices(cyrt_rt *rt, const cyrt_devinfo **list, int *n, cyrt_err *err) {
     pthread_mutex_lock(&rt->lock);
     cyrt_status st = cyrt_devices_locked(rt, err);
@@ -289,9 +309,30 @@ cyrt_status cyrt_select_locked(cyrt_rt *rt, unsigned allowed, int *index, cyrt_e
     for (int i = 0; i < rt->ndevs; i++)
         navail += (rt->devs[i].info.type & mask) != 0;
     if (navail == 0) {
-        cyrt_seterr(err, 0, "no OpenCL device of %s type among the %d found%s", types_text(mask),
-                    rt->ndevs,
-                    (allowed & CYRT_DEV_GPU) ? " (CYOCL_DEVICE_TYPE)" : " (GPUs are excluded)");
+        /* what there is, so that the user sees what to ask for instead */
+        int count[4] = {0, 0, 0, 0};
+        for (int i = 0; i < rt->ndevs; i++)
+            count[rt->devs[i].info.type == CYRT_DEV_CPU   ? 0
+                  : rt->devs[i].info.type == CYRT_DEV_GPU ? 1
+                  : rt->devs[i].info.type == CYRT_DEV_ACCEL ? 2
+                                                            : 3]++;
+        static const char *const kinds[4] = {"cpu", "gpu", "accelerator", "other"};
+        char found[128] = "";
+        size_t k = 0;
+        for (int i = 0; i < 4 && k < sizeof found; i++)
+            if (count[i])
+                k += (size_t)snprintf(found + k, sizeof found - k, "%s%d %s", k ? ", " : "",
+                                      count[i], kinds[i]);
+        const char *tv = getenv("CYOCL_DEVICE_TYPE");
+        if (!mask)
+            cyrt_seterr(err, 0, "no OpenCL device may be used (CYOCL_DEVICE_TYPE=%s, and the "
+                                "module was built with --no-opencl-gpu; found: %s)", tv ? tv : "", found);
+        else if (allowed & CYRT_DEV_GPU)
+            cyrt_seterr(err, 0, "no OpenCL device of type %s is available (CYOCL_DEVICE_TYPE=%s; found: %s)",
+                        types_text(mask), tv ? tv : "", found);
+        else
+            cyrt_seterr(err, 0, "no OpenCL device of type cpu is available (the module was built "
+                                "with --no-opencl-gpu; found: %s)", found);
         return CYRT_ENODEVICE;
     }
     const char *want = getenv("CYOCL_DEVICE");

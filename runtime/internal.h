@@ -67,6 +67,10 @@ typedef struct cyrt_region {
     pthread_t pin_owner;
     unsigned char host_before; /* host_valid when the current acquisition began */
     unsigned char mark;        /* scratch for one walk under the lock */
+    /* only a device of the parent held the data when this process was
+     * forked, and it could not be copied back then: every use that needs
+     * the host copy fails (rt->fork_err says why) */
+    unsigned char lost;
 } cyrt_region;
 
 /* Device offsets keep the host address's alignment modulo this, so that a
@@ -97,6 +101,10 @@ typedef struct {
     int depth;
     cyrt_scoped *v;
     size_t n, cap;
+    /* a host use inside the call could not bring data back: the call's
+     * cyrt_scope_leave reports it (host_use itself cannot raise) */
+    cyrt_status failed;
+    cyrt_err ferr;
 } cyrt_tscope;
 
 struct cyrt_rt {
@@ -134,16 +142,34 @@ struct cyrt_rt {
 
     char *warnings; /* lines given so far */
     size_t nwarn;
+    size_t wtaken;  /* bytes of warnings cyrt_warnings_take has returned */
+    char *seen;     /* cyrt_first's keys, one per line */
+    size_t nseen;
+
+    /* fork (rt.c): the global runtime registers its pthread_atfork
+     * handlers once; a child forked after OpenCL was started gets
+     * forked = 1 and never calls into the parent's OpenCL objects */
+    pthread_once_t fork_once;
+    int forked;
+    int fork_nested; /* the fork in progress came from inside the runtime (rt.c) */
+    int omp_one; /* native regions of the forking thread run on one thread (rt.c: gomp_child) */
+    cyrt_err fork_err; /* why data could not be brought back before the fork */
 
     struct cyrt_cache_state *cache; /* the kernel cache, opened at its first use (device.c) */
 };
 
 /* rt.c */
+/* Registers the fork handlers of the global runtime (once). */
+void cyrt_fork_init(cyrt_rt *rt);
 void cyrt_warn(cyrt_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cyrt_seterr(cyrt_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* device.c (lock held) */
+/* In a forked child: the device list and the loader are forgotten (the
+ * OpenCL objects are the parent's: neither used nor released) and OpenCL
+ * reports CYRT_EFORKED from then on. */
+void cyrt_devices_fork_child(cyrt_rt *rt);
 cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err);
 cyrt_status cyrt_select_locked(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err);
 cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err);
@@ -155,6 +181,17 @@ void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be);
 /* registry.c (lock held) */
 cyrt_status cyrt_bind_locked(cyrt_rt *rt, int index, cyrt_err *err);
 cyrt_status cyrt_registry_free(cyrt_rt *rt, cyrt_err *err);
+/* Fork (lock held): before, every top whose only valid copy is on the
+ * device comes back to the host (the first failure in rt->fork_err);
+ * in the child, every device buffer is forgotten (never released: it is
+ * the parent's) and a top still without a host copy is marked lost. */
+void cyrt_registry_fork_prepare(cyrt_rt *rt);
+/* 1 while another thread runs a kernel that writes a region (its only
+ * valid copy is then on the device until the kernel is done). */
+int cyrt_registry_fork_busy(cyrt_rt *rt);
+void cyrt_registry_fork_child(cyrt_rt *rt);
+/* Drops handle h (lock held): as cyrt_release, without taking the lock. */
+cyrt_status cyrt_release_locked(cyrt_rt *rt, cyrt_handle *h, cyrt_xfer *acc, cyrt_err *err);
 void cyrt_restate_locked(cyrt_rt *rt);
 /* Host copies of the tops that overlap [lo, hi) (all tops when lo == hi == 0)
  * made valid, and with invalidate their device copies dropped; tops with
@@ -165,7 +202,17 @@ int cyrt_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdif
                 size_t itemsize, uintptr_t *lo, uintptr_t *hi, int *empty, cyrt_err *err);
 /* launch.c (no lock held) */
 void cyrt_progs_free(cyrt_rt *rt);
+/* In a forked child (single-threaded, locks fresh): the host memory of the
+ * program and kernel lists goes, their OpenCL objects are the parent's
+ * and are left alone. */
+void cyrt_progs_forget(cyrt_rt *rt);
 /* scope.c (lock held) */
 void cyrt_scopes_free(cyrt_rt *rt);
+/* In a forked child: the scopes of threads that do not exist there go,
+ * with the views they registered. */
+void cyrt_scopes_fork_child(cyrt_rt *rt);
+/* A host use failed on the calling thread: its open call, if any,
+ * remembers the first failure for cyrt_scope_leave. */
+void cyrt_scope_note_failure_locked(cyrt_rt *rt, cyrt_status st, const cyrt_err *err);
 
 #endif

@@ -167,6 +167,20 @@ static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_program prog, 
     return e;
 }
 
+void cyrt_progs_forget(cyrt_rt *rt) {
+    for (size_t i = 0; i < rt->nkents; i++) {
+        free(rt->kents[i]->bufs);
+        free(rt->kents[i]->sizes);
+        free(rt->kents[i]);
+    }
+    free(rt->kents);
+    rt->kents = NULL;
+    rt->nkents = 0;
+    free(rt->progs);
+    rt->progs = NULL;
+    rt->nprogs = 0;
+}
+
 /* Back to the pool; after an OpenCL failure the entry is dropped instead
  * (its objects may be what failed). */
 static void kent_put(cyrt_rt *rt, struct cyrt_kent *e, int drop) {

@@ -14,9 +14,57 @@
 
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]);
 
-/* One RuntimeWarning per process for OpenCL failures (the runtime's own
- * warnings go to stderr once each through cyrt_warn). */
-static int warned;
+/* Where a region is, for messages: "heat.pyx:12 in step()" (the module
+ * name is the .pyx file's; never the kernel's internal name). */
+static void region_where(const cyocl_launch *L, char *buf, size_t n) {
+    const char *f = L->function ? L->function : "<module>";
+    snprintf(buf, n, "%s.pyx:%d in %s%s", L->module ? L->module : "?", L->line, f, f[0] == '<' ? "" : "()");
+}
+
+/* The runtime's warnings not given yet, as RuntimeWarnings (the runtime
+ * keeps them and prints nothing: PyInit_cyocl defers them), each naming
+ * the region it came up in when there is one.  -1 when a warning filter
+ * turned one into an exception. */
+static int give_warnings(const cyocl_launch *L) {
+    char *w = cyrt_warnings_take(cyrt_rt_global());
+    if (!w) return 0;
+    char where[300] = "";
+    if (L) {
+        char r[280];
+        region_where(L, r, sizeof r);
+        snprintf(where, sizeof where, " (region at %s)", r);
+    }
+    int rc = 0;
+    for (char *line = w; rc == 0 && line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        if (*line && PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "cyocl: %s%s", line, where) < 0) rc = -1;
+        line = nl ? nl + 1 : NULL;
+    }
+    free(w);
+    return rc;
+}
+
+/* OpenCL was asked for (CYOCL_FORCE=opencl is the only way a region gets
+ * here for now) and the region runs natively without OpenCL failing: if
+ * that is because there is no OpenCL at all (no loader, no platform, no
+ * device of the allowed type, a forked child), one RuntimeWarning per
+ * reason and process says so. */
+static int warn_unavailable(const cyocl_launch *L) {
+    int dev;
+    cyrt_err err = {0};
+    cyrt_status st = cyrt_select_device(cyrt_rt_global(), L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err);
+    if (st == CYRT_OK) return 0; /* a policy reason (pinned, no fp64, ...): the trace says which */
+    char key[600];
+    snprintf(key, sizeof key, "unavailable: %s", err.msg);
+    if (!cyrt_first(cyrt_rt_global(), key)) return 0;
+    const char *force = getenv("CYOCL_FORCE");
+    char where[280];
+    region_where(L, where, sizeof where);
+    return PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "cyocl: %s but %s (region at %s); running natively",
+                            force && !strcmp(force, "opencl") ? "CYOCL_FORCE=opencl" : "OpenCL was requested",
+                            err.msg[0] ? err.msg : cyrt_status_name(st), where);
+}
 
 static int run_region(cyocl_launch *L) {
     if (L->version != CYOCL_API_VERSION) {
@@ -25,9 +73,11 @@ static int run_region(cyocl_launch *L) {
     }
     PyGILState_STATE g = PyGILState_Ensure();
     int kerr[4], rc;
+    char where[280];
     Py_BEGIN_ALLOW_THREADS
     rc = cyrt_launch_region(cyrt_rt_global(), L, kerr);
     Py_END_ALLOW_THREADS
+    region_where(L, where, sizeof where);
     if (rc == 2) {
         switch (kerr[0]) {
         case 1: PyErr_Format(PyExc_IndexError, "Out of bounds on buffer access (axis %d)", kerr[1]); break;
@@ -40,17 +90,22 @@ static int run_region(cyocl_launch *L) {
         case 4: PyErr_SetString(PyExc_OverflowError, "value too large to perform division"); break;
         case 5: PyErr_SetString(PyExc_ValueError, "range() arg 3 must not be zero"); break;
         case 6:
-            PyErr_Format(PyExc_RuntimeError, "cyocl: %s: copying results back from the device failed; "
-                         "the arrays it wrote are partly updated", L->kernel);
+            PyErr_Format(PyExc_RuntimeError, "cyocl: region at %s: copying results back from the device failed; "
+                         "the arrays it wrote are partly updated", where);
             break;
         default: PyErr_Format(PyExc_RuntimeError, "OpenCL kernel reported error %d", kerr[0]); break;
         }
         rc = -1;
-    } else if (rc == 1 && L->failure && !warned) {
-        warned = 1;
-        if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "cyocl: %s: %s; running natively", L->kernel,
-                             L->reason) < 0)
+    }
+    if (rc != -1 && give_warnings(L) < 0) rc = -1;
+    if (rc == 1 && L->failure && cyrt_first(cyrt_rt_global(), "opencl failed")) {
+        /* one per process: a failing device tends to fail every launch */
+        const char *why = strncmp(L->reason, "fallback: ", 10) ? L->reason : L->reason + 10;
+        if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "cyocl: OpenCL failed: %s (region at %s); running natively",
+                             why, where) < 0)
             rc = -1;
+    } else if (rc == 1 && !L->failure && warn_unavailable(L) < 0) {
+        rc = -1;
     }
     const char *v = getenv("CYOCL_VERBOSE");
     if (v && !strcmp(v, "1")) {
@@ -91,6 +146,7 @@ static int scope_leave(cyocl_sync *S) {
     Py_END_ALLOW_THREADS
     S->bytes_to_host = acc.bytes_to_host;
     S->ns = mono_ns() - t0;
+    if (!PyErr_Occurred() && give_warnings(NULL) < 0) return -1;
     if (st == CYRT_OK) return 0;
     if (PyErr_Occurred()) {
         /* the call is raising already: its exception stays the one the caller sees */
@@ -109,8 +165,13 @@ static void host_use(int write, cyocl_sync *S) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
     long long t0 = mono_ns();
-    if (cyrt_host_use(cyrt_rt_global(), write, &acc, &err) != CYRT_OK)
-        fprintf(stderr, "cyocl: warning: copying data back from the device failed: %s\n", err.msg);
+    /* kept for the next point that can give a RuntimeWarning (the call's
+     * return, which also fails: cyrt_scope_leave reports it) */
+    if (cyrt_host_use(cyrt_rt_global(), write, &acc, &err) != CYRT_OK) {
+        char line[600];
+        snprintf(line, sizeof line, "copying data back from the device failed: %s", err.msg);
+        cyrt_warning(cyrt_rt_global(), line);
+    }
     S->bytes_to_host = acc.bytes_to_host;
     S->ns = mono_ns() - t0;
 }
@@ -120,8 +181,11 @@ static void host_extent(const void *data, int ndim, const ptrdiff_t *shape, cons
     cyrt_err err = {0};
     if (itemsize > 0 &&
         cyrt_host_extent(cyrt_rt_global(), data, ndim, shape, strides, (size_t)itemsize, NULL, &err) != CYRT_OK &&
-        err.code)
-        fprintf(stderr, "cyocl: warning: copying data back from the device failed: %s\n", err.msg);
+        err.code) {
+        char line[600];
+        snprintf(line, sizeof line, "copying data back from the device failed: %s", err.msg);
+        cyrt_warning(cyrt_rt_global(), line);
+    }
 }
 
 static void native_ran(long long ns) { cyrt_note_native(cyrt_rt_global(), ns > 0 ? (uint64_t)ns : 0); }
@@ -339,7 +403,10 @@ static PyObject *py_devices(PyObject *self, PyObject *args) {
     cyrt_err err;
     PyObject *list = PyList_New(0);
     if (!list) return NULL;
-    if (cyrt_devices(cyrt_rt_global(), &d, &n, &err) != CYRT_OK) return list;
+    if (cyrt_devices(cyrt_rt_global(), &d, &n, &err) != CYRT_OK) {
+        if (give_warnings(NULL) < 0) Py_CLEAR(list);
+        return list;
+    }
     for (int i = 0; i < n; i++) {
         PyObject *o = Py_BuildValue("{s:i,s:s,s:s,s:s,s:s,s:s,s:O,s:K}", "index", d[i].index, "type",
                                     cyrt_device_type_name(d[i].type), "platform", d[i].platform, "name",
@@ -389,6 +456,7 @@ static PyObject *py_cache_info(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     cyrt_cache_info_get(cyrt_rt_global(), &c);
     Py_END_ALLOW_THREADS
+    if (give_warnings(NULL) < 0) return NULL;
     return Py_BuildValue("{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "dir", c.dir, "state",
                          c.state ? c.state : "off", "entries", (unsigned long long)c.entries, "bytes",
                          (unsigned long long)c.bytes, "max_bytes", (unsigned long long)c.max_bytes, "hits",
@@ -426,6 +494,9 @@ static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "cyocl", "The cyocl O
 
 PyMODINIT_FUNC PyInit_cyocl(void) {
     api.state = cyrt_state_word(cyrt_rt_global());
+    /* the runtime's warnings become RuntimeWarnings (give_warnings): Python
+     * can filter them, and they name the region they concern */
+    cyrt_warnings_defer(cyrt_rt_global(), 1);
     if (PyType_Ready(&ResidentType) < 0 || PyType_Ready(&PinType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moddef);
     if (!m) return NULL;

@@ -164,6 +164,14 @@ static cyrt_status download(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t
 static cyrt_status to_host(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err *err) {
     if (t->host_valid)
         return CYRT_OK;
+    if (t->lost || !rt->have_be) {
+        /* a forked child: the device that held the data is the parent's */
+        cyrt_seterr(err, 0,
+                    "an array's data was only on the OpenCL device when this process was forked "
+                    "and could not be copied back before the fork (%s): it is lost in this process",
+                    rt->fork_err.msg[0] ? rt->fork_err.msg : "no device");
+        return CYRT_EBACKEND;
+    }
     cyrt_status st = download(rt, t, t->lo, t->hi, acc, err);
     if (st == CYRT_OK)
         t->host_valid = 1;
@@ -600,15 +608,22 @@ static cyrt_status unref(cyrt_rt *rt, cyrt_region *r, cyrt_xfer *acc, cyrt_err *
     return settle(rt, t, acc, err);
 }
 
+cyrt_status cyrt_release_locked(cyrt_rt *rt, cyrt_handle *h, cyrt_xfer *acc, cyrt_err *err) {
+    if (!h)
+        return CYRT_OK;
+    handle_unlink(rt, h);
+    cyrt_status st = h->r ? unref(rt, h->r, acc, err) : CYRT_OK;
+    cyrt_restate_locked(rt);
+    free(h);
+    return st;
+}
+
 cyrt_status cyrt_release(cyrt_rt *rt, cyrt_handle *h, cyrt_xfer *acc, cyrt_err *err) {
     if (!h)
         return CYRT_OK;
     pthread_mutex_lock(&rt->lock);
-    handle_unlink(rt, h);
-    cyrt_status st = h->r ? unref(rt, h->r, acc, err) : CYRT_OK;
-    cyrt_restate_locked(rt);
+    cyrt_status st = cyrt_release_locked(rt, h, acc, err);
     pthread_mutex_unlock(&rt->lock);
-    free(h);
     return st;
 }
 
@@ -845,9 +860,16 @@ retry:
 }
 
 cyrt_status cyrt_host_use(cyrt_rt *rt, int write, cyrt_xfer *acc, cyrt_err *err) {
+    cyrt_err e = {0};
     pthread_mutex_lock(&rt->lock);
-    cyrt_status st = cyrt_host_range_locked(rt, 0, 0, write, 0, acc, err);
+    cyrt_status st = cyrt_host_range_locked(rt, 0, 0, write, 0, acc, &e);
+    /* the host code goes on with what host memory holds: the call it is
+     * part of must not return as if that were the data */
+    if (st != CYRT_OK)
+        cyrt_scope_note_failure_locked(rt, st, &e);
     pthread_mutex_unlock(&rt->lock);
+    if (err)
+        *err = e;
     return st;
 }
 
@@ -908,6 +930,44 @@ cyrt_status cyrt_registry_free(cyrt_rt *rt, cyrt_err *err) {
         free(h);
     }
     return first;
+}
+
+int cyrt_registry_fork_busy(cyrt_rt *rt) {
+    for (size_t k = 0; k < rt->ntops; k++)
+        if (!rt->tops[k]->host_valid && pinned_by_other(rt->tops[k]))
+            return 1;
+    return 0;
+}
+
+void cyrt_registry_fork_prepare(cyrt_rt *rt) {
+    if (!rt->have_be)
+        return; /* nothing on a device (a forked child keeps its fork_err) */
+    memset(&rt->fork_err, 0, sizeof rt->fork_err);
+    for (size_t k = 0; k < rt->ntops; k++) {
+        cyrt_region *t = rt->tops[k];
+        if (t->host_valid || t->pins > 0)
+            continue; /* a top this thread itself holds is its launch's to settle */
+        /* the parent keeps its device copy as well: nothing changes for it
+         * but that the host copy is valid too */
+        cyrt_err e = {0};
+        if (to_host(rt, t, NULL, &e) != CYRT_OK && !rt->fork_err.msg[0])
+            rt->fork_err = e;
+    }
+    cyrt_restate_locked(rt);
+}
+
+void cyrt_registry_fork_child(cyrt_rt *rt) {
+    for (size_t k = 0; k < rt->ntops; k++) {
+        cyrt_region *t = rt->tops[k];
+        t->buf = NULL; /* the parent's buffer: leaked here, never released */
+        t->bufsize = 0;
+        t->dev_valid = 0;
+        t->pins = 0; /* the threads that held them are not in this process */
+        t->lost = !t->host_valid;
+    }
+    rt->have_be = 0;
+    rt->be_device = -1;
+    memset(&rt->be, 0, sizeof rt->be);
 }
 
 cyrt_status cyrt_handle_info_get(cyrt_rt *rt, const cyrt_handle *h, cyrt_handle_info *out) {

@@ -2,20 +2,149 @@
  * teardown, warnings and statistics. */
 #include "internal.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The only mutable global of the runtime: everything else hangs off it. */
 static cyrt_rt cyrt_the_rt = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
+    /* error-checking: a fork from inside the runtime (a driver starting a
+     * helper process while the runtime holds its lock) must not deadlock
+     * in fork_prepare; locking a mutex this thread holds says EDEADLK */
+    .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .unpinned = PTHREAD_COND_INITIALIZER,
-    .prog_lock = PTHREAD_MUTEX_INITIALIZER,
+    .prog_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .is_global = 1,
     .be_device = -1,
+    .fork_once = PTHREAD_ONCE_INIT,
 };
 
-cyrt_rt *cyrt_rt_global(void) { return &cyrt_the_rt; }
+/* ---- fork ------------------------------------------------------------------------
+ * pthread_atfork handlers take no argument: they act on cyrt_the_rt, the
+ * one runtime a forked Python process has (private runtimes belong to
+ * their caller, who must not fork while using them). */
+
+static void fork_prepare(void) {
+    cyrt_rt *rt = &cyrt_the_rt;
+    for (;;) {
+        /* the order every other path takes them in (get_program holds the
+         * program lock while it asks for the runtime's) */
+        if (pthread_mutex_lock(&rt->prog_lock) == EDEADLK) {
+            rt->fork_nested = 1; /* a driver's helper, forked inside a build */
+            return;
+        }
+        if (pthread_mutex_lock(&rt->lock) == EDEADLK) {
+            pthread_mutex_unlock(&rt->prog_lock);
+            rt->fork_nested = 1; /* forked inside a driver call the runtime made */
+            return;
+        }
+        if (!cyrt_registry_fork_busy(rt))
+            break;
+        /* another thread's kernel is writing data the child must see:
+         * wait for it with neither lock held by us, since its launch may
+         * need either to finish */
+        pthread_mutex_unlock(&rt->prog_lock);
+        pthread_cond_wait(&rt->unpinned, &rt->lock);
+        pthread_mutex_unlock(&rt->lock);
+    }
+    /* a copy back cannot run in the child (no driver there): now, while
+     * the device can still answer */
+    cyrt_registry_fork_prepare(rt);
+}
+
+static void fork_parent(void) {
+    cyrt_rt *rt = &cyrt_the_rt;
+    if (rt->fork_nested) {
+        rt->fork_nested = 0;
+        return;
+    }
+    pthread_mutex_unlock(&rt->lock);
+    pthread_mutex_unlock(&rt->prog_lock);
+}
+
+/* The child is single-threaded: the locks are made anew rather than
+ * unlocked (the condition variable may still count the waiters of threads
+ * that stayed in the parent), and no OpenCL object is released, used or
+ * even looked at: they belong to a driver whose threads are not here, and
+ * a call into it may wait forever. */
+/* GNU OpenMP (libgomp) keeps the thread pool of a thread that led a
+ * parallel region, and in a forked child that thread's next region waits
+ * forever for pool threads that stayed in the parent.  It does not with
+ * one thread: once the parent ran native regions, the forking thread runs
+ * its regions in the child on one thread (other threads of the child
+ * have no pool and are not affected).  LLVM's libomp handles fork itself. */
+static void gomp_child(void) {
+    void *gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!gomp)
+        return;
+    void *sym = dlsym(gomp, "omp_set_num_threads");
+    void (*set)(int);
+    memcpy(&set, &sym, sizeof set); /* as POSIX allows: see icd.c */
+    if (sym)
+        set(1);
+    dlclose(gomp);
+}
+
+static void fork_child(void) {
+    cyrt_rt *rt = &cyrt_the_rt;
+    if (rt->fork_nested) {
+        /* a driver's helper process, which execs at once: nothing of the
+         * runtime is used there, and its state is the calling thread's */
+        rt->fork_nested = 0;
+        return;
+    }
+    /* (a grandchild inherits the pool its parent could not use either) */
+    if (rt->omp_one || __atomic_load_n(&rt->counts.native_regions, __ATOMIC_RELAXED)) {
+        gomp_child();
+        rt->omp_one = 1;
+    }
+    pthread_mutexattr_t attr;
+    int have_attr = pthread_mutexattr_init(&attr) == 0;
+    int checked = have_attr && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK) == 0;
+    pthread_mutex_init(&rt->lock, checked ? &attr : NULL);
+    pthread_mutex_init(&rt->prog_lock, checked ? &attr : NULL);
+    if (have_attr)
+        pthread_mutexattr_destroy(&attr);
+    pthread_cond_init(&rt->unpinned, NULL);
+    cyrt_progs_forget(rt);
+    cyrt_registry_fork_child(rt);
+    cyrt_scopes_fork_child(rt);
+    cyrt_devices_fork_child(rt);
+    cyrt_restate_locked(rt);
+    /* a new process: its own statistics and its own warnings */
+    memset(&rt->stats, 0, sizeof rt->stats);
+    memset(&rt->counts, 0, sizeof rt->counts);
+    free(rt->warnings);
+    rt->warnings = NULL;
+    rt->nwarn = rt->wtaken = 0;
+    free(rt->seen);
+    rt->seen = NULL;
+    rt->nseen = 0;
+}
+
+static void fork_register(void) {
+    /* a failure (ENOMEM) leaves fork as unsafe as it was: nothing else to do */
+    (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+void cyrt_fork_init(cyrt_rt *rt) {
+    if (rt->is_global)
+        pthread_once(&rt->fork_once, fork_register);
+}
+
+cyrt_rt *cyrt_rt_global(void) {
+    cyrt_fork_init(&cyrt_the_rt);
+    return &cyrt_the_rt;
+}
+
+int cyrt_forked(cyrt_rt *rt) {
+    pthread_mutex_lock(&rt->lock);
+    int f = rt->forked;
+    pthread_mutex_unlock(&rt->lock);
+    return f;
+}
 
 cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
     *out = NULL;
@@ -67,7 +196,10 @@ cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
     rt->cache = NULL;
     free(rt->warnings);
     rt->warnings = NULL;
-    rt->nwarn = 0;
+    rt->nwarn = rt->wtaken = 0;
+    free(rt->seen);
+    rt->seen = NULL;
+    rt->nseen = 0;
     memset(&rt->stats, 0, sizeof rt->stats);
     memset(&rt->counts, 0, sizeof rt->counts);
     if (rt->is_global) {
@@ -97,31 +229,84 @@ void cyrt_seterr(cyrt_err *err, int code, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Records a warning and prints it once (an unknown CYOCL_* value is
- * reported every time it is looked at otherwise). */
+/* Whether buf (lines) holds line (n bytes, no newline). */
+static int has_line(const char *buf, const char *line, size_t n) {
+    for (const char *p = buf; p && *p;) {
+        const char *e = strchr(p, '\n');
+        if ((size_t)(e - p) == n && memcmp(p, line, n) == 0)
+            return 1;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* Appends line (n bytes) and a newline to *buf of *len bytes; 0 or -1. */
+static int add_line(char **buf, size_t *len, const char *line, size_t n) {
+    char *w = realloc(*buf, *len + n + 2);
+    if (!w)
+        return -1;
+    memcpy(w + *len, line, n);
+    w[*len + n] = '\n';
+    w[*len + n + 1] = '\0';
+    *buf = w;
+    *len += n + 1;
+    return 0;
+}
+
+/* Records a line and prints it once, unless the runtime is quiet (lock
+ * held; an unknown CYOCL_* value is reported every time it is looked at
+ * otherwise). */
+static void warn_line(cyrt_rt *rt, const char *line) {
+    size_t n = strlen(line);
+    if (has_line(rt->warnings, line, n))
+        return;
+    add_line(&rt->warnings, &rt->nwarn, line, n);
+    if (!rt->quiet)
+        fprintf(stderr, "cyocl: warning: %s\n", line);
+}
+
 void cyrt_warn(cyrt_rt *rt, const char *fmt, ...) {
     char line[600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    size_t n = strlen(line);
-    for (const char *p = rt->warnings; p && *p;) {
-        const char *e = strchr(p, '\n');
-        if ((size_t)(e - p) == n && memcmp(p, line, n) == 0)
-            return;
-        p = e + 1;
-    }
-    char *w = realloc(rt->warnings, rt->nwarn + n + 2);
-    if (w) {
-        memcpy(w + rt->nwarn, line, n);
-        w[rt->nwarn + n] = '\n';
-        w[rt->nwarn + n + 1] = '\0';
-        rt->warnings = w;
-        rt->nwarn += n + 1;
-    }
-    if (!rt->quiet)
-        fprintf(stderr, "cyocl: warning: %s\n", line);
+    /* one warning is one line */
+    for (char *p = line; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    warn_line(rt, line);
+}
+
+void cyrt_warning(cyrt_rt *rt, const char *line) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_warn(rt, "%s", line);
+    pthread_mutex_unlock(&rt->lock);
+}
+
+int cyrt_first(cyrt_rt *rt, const char *key) {
+    size_t n = strcspn(key, "\n");
+    pthread_mutex_lock(&rt->lock);
+    int first = !has_line(rt->seen, key, n);
+    if (first)
+        add_line(&rt->seen, &rt->nseen, key, n);
+    pthread_mutex_unlock(&rt->lock);
+    return first;
+}
+
+void cyrt_warnings_defer(cyrt_rt *rt, int on) {
+    pthread_mutex_lock(&rt->lock);
+    rt->quiet = on;
+    pthread_mutex_unlock(&rt->lock);
+}
+
+char *cyrt_warnings_take(cyrt_rt *rt) {
+    pthread_mutex_lock(&rt->lock);
+    char *w = NULL;
+    if (rt->warnings && rt->wtaken < rt->nwarn && (w = strdup(rt->warnings + rt->wtaken)))
+        rt->wtaken = rt->nwarn;
+    pthread_mutex_unlock(&rt->lock);
+    return w;
 }
 
 char *cyrt_warnings(cyrt_rt *rt) {
@@ -161,6 +346,7 @@ const char *cyrt_status_name(cyrt_status s) {
     case CYRT_EBUILD: return "OpenCL build failed";
     case CYRT_EBACKEND: return "device memory error";
     case CYRT_EBUSY: return "region busy in this thread";
+    case CYRT_EFORKED: return "OpenCL unavailable in a forked process";
     }
     return "unknown status";
 }

@@ -60,6 +60,16 @@ cyrt_status cyrt_scope_leave(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err) {
     /* that may have waited (unlocked) for other threads' kernels, and their
      * enter/leave move the slots */
     s = find(rt);
+    if (s->failed != CYRT_OK) {
+        /* a host use inside the call worked on data that could not come
+         * back: the call fails, whatever it computed */
+        if (st == CYRT_OK) {
+            st = s->failed;
+            if (err)
+                *err = s->ferr;
+        }
+        s->failed = CYRT_OK;
+    }
     /* this level's views go even if the copy failed: the device is then
      * unusable and the registry must not keep records of dead calls */
     int level = s->depth--;
@@ -171,4 +181,31 @@ void cyrt_scopes_free(cyrt_rt *rt) {
     free(rt->tscopes);
     rt->tscopes = NULL;
     rt->ntscopes = rt->captscopes = 0;
+}
+
+void cyrt_scope_note_failure_locked(cyrt_rt *rt, cyrt_status st, const cyrt_err *err) {
+    cyrt_tscope *s = find(rt);
+    if (s && s->depth > 0 && s->failed == CYRT_OK) {
+        s->failed = st;
+        s->ferr = *err;
+    }
+}
+
+void cyrt_scopes_fork_child(cyrt_rt *rt) {
+    pthread_t self = pthread_self();
+    size_t keep = 0;
+    for (size_t i = 0; i < rt->ntscopes; i++) {
+        cyrt_tscope *s = &rt->tscopes[i];
+        if (pthread_equal(s->tid, self)) {
+            /* the forking thread goes on in the child, inside its calls */
+            rt->tscopes[keep++] = *s;
+            continue;
+        }
+        /* a thread of the parent: its calls never return here, and a new
+         * thread may get its id */
+        for (size_t j = 0; j < s->n; j++)
+            cyrt_release_locked(rt, s->v[j].h, NULL, NULL);
+        free(s->v);
+    }
+    rt->ntscopes = keep;
 }

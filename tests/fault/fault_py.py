@@ -8,10 +8,12 @@ One fresh python3 per fault.  Each must
   - compute exactly what numpy computes (every call, also those after the
     failure), and exit 0;
   - print at most one cyocl warning on stderr (the RuntimeWarning
-    "cyocl: cyk_N: fallback: ...; running natively", or a runtime
-    "cyocl: warning: ..." line), and exactly one when the fault stops the
-    device path (MUST_FALL_BACK below) — also when the fault means "no
-    OpenCL platform": the user forced OpenCL and did not get it;
+    "cyocl: OpenCL failed: ... (region at faulty.pyx:LINE in FUNC());
+    running natively", or "cyocl: CYOCL_FORCE=opencl but ..." when there
+    is no platform), naming the region, never a kernel (cyk_N), and
+    exactly one when the fault stops the device path (MUST_FALL_BACK
+    below) — also when the fault means "no OpenCL platform": the user
+    forced OpenCL and did not get it;
   - trace (CYOCL_TRACE) only impl "opencl" lines or impl "native" lines
     whose reason starts with "fallback:", at least one of those whenever a
     warning was given.
@@ -21,7 +23,11 @@ that calls it never makes are not "tested", and the main calls are failed
 at several K (first, second, ..., last call).  With a kernel cache the
 program calls are failed once more with the cache filled (the binary path).
 Finally the no-platform fault once without CYOCL_FORCE: the automatic
-choice, which must stay quiet or warn once, and compute correctly.
+choice, which must stay quiet or warn once, and compute correctly; and
+fork with a failing device: os.fork() inside cyocl.resident while the
+device holds the only copy, with the copy back failing from the K-th
+transfer on: the child never hangs and never computes on stale data
+silently (it gets the data, or a RuntimeError that says it is lost).
 
 --valgrind adds one run under valgrind (slow: the OpenCL compiler runs
 under it too), which must report no definite leak in cyocl's code.
@@ -169,6 +175,10 @@ class Runner:
             bad.append("unexpected stderr: %r" % other[:5])
         if len(warns) > 1:
             bad.append("%d warnings, not one: %r" % (len(warns), warns))
+        if any(re.search(r"\bcyk_\d", l) for l in lines):
+            bad.append("a kernel's internal name in stderr: %r" % [l for l in lines if "cyk_" in l][:2])
+        if warns and not any(re.search(r"\(region at faulty\.pyx:\d+ in \w+\(\)\)", w) for w in warns):
+            bad.append("the warning names no region (faulty.pyx:LINE in FUNC()): %r" % warns)
         if must_fall_back and len(warns) != 1 and not (quiet_ok and not warns):
             bad.append("the fault stops the device path but %d warnings were given" % len(warns))
         for r in (trace if forced else []):
@@ -183,6 +193,55 @@ class Runner:
         if must_fall_back and not fell:
             bad.append("no trace line with impl native, reason fallback:")
         return bad
+
+
+FORK = textwrap.dedent("""
+    import sys, os, time, numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import faulty, cyocl
+    LOST = "lost in this process"
+    n = 70001
+    b = (np.arange(n) % 77) * 0.5
+    want = b * 0.5 + 3.0
+    r, w = os.pipe()
+    try:
+        with cyocl.resident(b):
+            faulty.bump(b, 3.0)
+            pid = os.fork()
+            if pid == 0:
+                os.close(r)
+                out = []
+                for what, f in (("to_host", lambda: cyocl.to_host(b)), ("total", lambda: faulty.scaled(b, 1.0)),
+                                ("bump", lambda: faulty.bump(b, 0.0))):
+                    try:
+                        got = f()
+                        if what == "to_host":
+                            out.append("%s %s" % (what, "right" if np.array_equal(b, want) else "WRONG"))
+                        elif what == "total":
+                            ok = np.array_equal(got, want + 1.0)
+                            out.append("%s %s" % (what, "right" if ok else "WRONG"))
+                        else:
+                            out.append("%s done" % what)
+                    except RuntimeError as e:
+                        out.append("%s %s" % (what, "lost" if LOST in str(e) else "error: %s" % e))
+                os.write(w, ("\\n".join(out) + "\\n").encode())
+                os._exit(0)
+            os.close(w)
+            t0 = time.time()
+            while time.time() - t0 < 120:
+                done, st = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                time.sleep(0.05)
+            else:
+                os.kill(pid, 9)
+                print("HANG", flush=True)
+                os._exit(3)
+            print(os.read(r, 4096).decode(), end="", flush=True)
+    except RuntimeError as e:
+        print("parent: %s" % e, flush=True)  # the parent's device failed too: it says so
+    print("OK", flush=True)
+""")
 
 
 def counts_of(path):
@@ -297,6 +356,29 @@ def main():
         if any(r.get("impl") != "native" for r in trace):
             bad.append("a region ran on OpenCL without a platform")
         record(not bad, "clGetPlatformIDs without CYOCL_FORCE (automatic choice)", "\n".join(bad))
+
+    # fork while the device holds the only copy, the copy back failing from the K-th on
+    if not a.k or a.k in "fork":
+        lost_seen = False
+        for k in (1, 2, 3, 4):
+            env = R.env("fork-%d" % k, fault="clEnqueueReadBuffer:%d" % k)
+            rc, o, e = run([sys.executable, "-c", FORK, out], env, timeout=a.timeout)
+            lines = o.splitlines()
+            bad = [] if rc == 0 and "OK" in lines else ["exit %d, stdout %r" % (rc, o[-500:])]
+            if any("WRONG" in l or l.split(" ", 1)[-1].startswith("error") for l in lines):
+                bad.append("the child used stale data or failed unclearly: %r" % lines)
+            child = [l for l in lines if l.split(" ")[0] in ("to_host", "total", "bump")]
+            if len(child) != 3:
+                bad.append("the child did not report: %r" % lines)
+            if any(l == "to_host lost" for l in child):
+                lost_seen = True
+                if not all(l.endswith("lost") for l in child[:2]):
+                    bad.append("lost data, but a call on it did not fail: %r" % child)
+            if re.search(r"\bcyk_\d", e):
+                bad.append("a kernel's internal name in stderr: %s" % e[-500:])
+            record(not bad, "fork in cyocl.resident, clEnqueueReadBuffer:%d" % k,
+                   "\n".join(bad) + "\nstderr:\n" + e[-1500:])
+        record(lost_seen, "fork: some K loses the device's data in the child (the lost path is tested)")
 
     if a.valgrind:
         vg = shutil.which("valgrind")

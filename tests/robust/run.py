@@ -13,8 +13,24 @@
                cyocl) and computes.
   empty_icd    a default build with OCL_ICD_VENDORS at an empty directory
                (the loader finds no platform): imports and computes
-               correctly, forced to OpenCL or not; at most one warning;
-               every region traced native.
+               correctly, forced to OpenCL or not; forced, exactly one
+               warning naming the first region, else none; every region
+               traced native.
+  no_opencl    OpenCL forced (CYOCL_FORCE=opencl) but not to be had: no
+               ICD loader (CYOCL_OPENCL_LIBRARY=/nonexistent), no device of
+               the allowed type (CYOCL_DEVICE_TYPE), and CYOCL_DEVICE /
+               CYOCL_DEVICE_TYPE values that select nothing: exactly one
+               RuntimeWarning, naming mod_a.pyx, the line and the function
+               of the first region (never a kernel's name cyk_N), and the
+               right results.
+  fork_pool    a multiprocessing fork Pool(4) after the parent used OpenCL
+               (ran regions, or only cyocl.devices()), and after it ran
+               native regions (GNU OpenMP's thread pool does not survive
+               fork either): results equal numpy's, no hang.
+  fork_resident  os.fork() inside `with cyocl.resident(a):` after a device
+               write: the child reads the data the device wrote, calls the
+               module's functions, and exits (os._exit, and a normal
+               interpreter exit); no hang.
   threads      8 Python threads call mod_a.add_one on overlapping slices
                of one array (the region runs without the GIL), under
                CYOCL_FORCE=opencl: the final counts are exact only if the
@@ -23,7 +39,7 @@
 
 The parts that need an OpenCL device are skipped when `cyocl devices`
 exits non-zero; the run then exits 77 (CTest: skipped) if the rest passed.
-Usage: run.py [--cyocl PATH] [--work DIR] [-k NAME]
+Usage: run.py [--cyocl PATH] [--work DIR] [-k NAME] [-x NAME]
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, textwrap
 
@@ -131,6 +147,100 @@ THREADS = textwrap.dedent("""
         raise SystemExit("RACE: %d elements wrong, first %s: %r != %r"
                          % (len(bad), bad[:5], a[bad[:5]], want[bad[:5]]))
     print("OK")
+""")
+
+
+FORK_POOL = textwrap.dedent("""
+    import sys, os, multiprocessing as mp, numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import mod_a, cyocl
+    what = sys.argv[2]
+    def work(k):
+        b = (np.arange(20000 + k, dtype=np.int64) % 977) - k
+        want = b * 2 + 1
+        mod_a.twice_plus(b)
+        ok = np.array_equal(b, want) and mod_a.total_a(b) == int(want.sum())
+        return k, bool(ok)
+    a = (np.arange(50000, dtype=np.int64) % 313) - 5
+    if what == "devices":
+        assert cyocl.devices(), "no device"
+    else:
+        want = a * 2 + 1
+        mod_a.twice_plus(a)
+        assert np.array_equal(a, want), "parent twice_plus"
+    st = cyocl.stats()
+    print("parent launches", st["launches"], "native", st["native_regions"], flush=True)
+    pool = mp.get_context("fork").Pool(4)
+    try:
+        got = pool.map_async(work, range(12)).get(timeout=120)
+    except mp.TimeoutError:
+        print("HANG: the pool's workers did not finish in 120 s", flush=True)
+        os._exit(3)
+    pool.close()
+    pool.join()
+    bad = [k for k, ok in got if not ok]
+    if bad:
+        raise SystemExit("WRONG in workers %r" % bad)
+    # the parent goes on using OpenCL after its children
+    c = np.arange(1000, dtype=np.int64)
+    mod_a.add_one(c)
+    assert np.array_equal(c, np.arange(1000) + 1), "parent after the pool"
+    print("OK", flush=True)
+""")
+
+FORK_RESIDENT = textwrap.dedent("""
+    import sys, os, time, numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import mod_a, cyocl
+    def wait(pid, what):
+        t0 = time.time()
+        while time.time() - t0 < 120:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(st)
+            time.sleep(0.05)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise SystemExit("HANG: the child (%s) did not exit in 120 s" % what)
+    n = 100003
+    a = (np.arange(n, dtype=np.int64) % 1000) - 300
+    want = a * 2 + 1
+    with cyocl.resident(a):
+        mod_a.twice_plus(a)
+        # the device holds the only valid copy now (the host's is stale)
+        print("host stale before the fork:", not np.array_equal(a, want), flush=True)
+        for how in ("_exit", "exit"):
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    if not np.array_equal(a, want):
+                        print("child: WRONG data after the fork", flush=True)
+                        code = 1
+                    mod_a.add_one(a)
+                    if not np.array_equal(a, want + 1) or mod_a.total_a(a) != int((want + 1).sum()):
+                        print("child: WRONG results of module calls", flush=True)
+                        code = 1
+                    b = np.arange(5000, dtype=np.int64)
+                    with cyocl.resident(b):
+                        mod_a.twice_plus(b)
+                    if not np.array_equal(b, np.arange(5000) * 2 + 1):
+                        print("child: WRONG in a resident block of its own", flush=True)
+                        code = 1
+                except BaseException as e:
+                    print("child: %r" % e, flush=True)
+                    code = 1
+                if how == "_exit":
+                    os._exit(code)
+                sys.exit(code)  # a normal exit: atexit, library destructors
+            rc = wait(pid, how)
+            if rc != 0:
+                raise SystemExit("the child (%s) exited %d" % (how, rc))
+        # the parent's data is untouched by the children and still on the device
+        mod_a.add_one(a)
+    if not np.array_equal(a, want + 1):
+        raise SystemExit("WRONG in the parent after the forks")
+    print("OK", flush=True)
 """)
 
 
@@ -262,8 +372,13 @@ class Tests:
             rc, o, e = self.py(COMPUTE, out, env)
             bad = [] if rc == 0 and o.startswith("OK") else ["exit %d\n%s%s" % (rc, o, e)]
             warns = WARN_RE.findall(e)
-            if len(warns) > 1:
+            # asked for OpenCL and not getting it: exactly one warning that
+            # says why and where; otherwise none
+            if len(warns) != (1 if force == "opencl" else 0):
                 bad.append("%d warnings:\n%s" % (len(warns), e))
+            where = "mod_a.pyx:%d in twice_plus()" % self.first_line("mod_a", "twice_plus")
+            if force == "opencl" and ("found no platform" not in e or where not in e):
+                bad.append("the warning does not say 'found no platform' and %r:\n%s" % (where, e))
             other = [l for l in e.splitlines() if l.strip() and not WARN_RE.search(l)
                      and not l.startswith("  ")]
             if other:
@@ -283,6 +398,123 @@ class Tests:
         rc, o, e = run([self.a.cyocl, "devices"], env)
         self.record(rc not in (0,) and rc > 0, "empty_icd [cyocl devices exits non-zero, no crash]",
                     "exit %d\n%s%s" % (rc, o, e))
+
+    def first_line(self, name, func):
+        """The line of the first prange in func of NAME.pyx."""
+        with open(os.path.join(HERE, name + ".pyx")) as f:
+            inside = False
+            for i, line in enumerate(f, 1):
+                if line.startswith("def "):
+                    inside = line.startswith("def %s(" % func)
+                elif inside and "prange(" in line:
+                    return i
+        return 0
+
+    def one_warning(self, label, env, trace, must, impl):
+        """Runs COMPUTE: right results, exactly one warning that contains
+        every string in must and names the first region, regions run as
+        impl (native: with a fallback reason)."""
+        rc, o, e = self.py(COMPUTE, os.path.join(self.a.work, "default"), env)
+        bad = [] if rc == 0 and o.startswith("OK") else ["exit %d\n%s%s" % (rc, o, e)]
+        warns = WARN_RE.findall(e)
+        where = "mod_a.pyx:%d in twice_plus()" % self.first_line("mod_a", "twice_plus")
+        if len(warns) != 1:
+            bad.append("%d warnings, not one:\n%s" % (len(warns), e))
+        text = " ".join(l for l in e.splitlines() if WARN_RE.search(l))
+        for m in must + [where]:
+            if m not in text:
+                bad.append("the warning does not say %r: %s" % (m, text))
+        if re.search(r"\bcyk_\d", e):
+            bad.append("a kernel's internal name in stderr: %s" % e)
+        other = [l for l in e.splitlines() if l.strip() and not WARN_RE.search(l)
+                 and not l.startswith("  ")]
+        if other:
+            bad.append("unexpected stderr: %r" % other[:5])
+        recs = trace_regions(trace)
+        if not recs or any(r.get("impl") != impl for r in recs):
+            bad.append("regions ran as %r, not all %s" % (
+                sorted({"%s: %s" % (r.get("impl"), r.get("reason")) for r in recs}), impl))
+        if impl == "native" and not all(str(r.get("reason", "")).startswith("fallback:") for r in recs):
+            bad.append("reasons %r" % sorted({str(r.get("reason")) for r in recs}))
+        self.record(not bad, label, "\n".join(bad))
+
+    def no_opencl(self):
+        out = os.path.join(self.a.work, "default")
+        if not os.path.isdir(out) and not self.build("default", [], ["mod_a", "mod_b"]):
+            return
+        env, trace = self.env("noloader", CYOCL_FORCE="opencl",
+                              CYOCL_OPENCL_LIBRARY="/nonexistent/libOpenCL.so.1")
+        self.one_warning("no_opencl [CYOCL_OPENCL_LIBRARY=/nonexistent, CYOCL_FORCE=opencl]: one warning",
+                         env, trace, ["CYOCL_FORCE=opencl but no OpenCL ICD loader", "running natively"],
+                         "native")
+        if not self.have_device:
+            self.skip("no_opencl [device selection]")
+            return
+        # a device type there is none of: gpu on PoCL, cpu where there are only GPUs
+        for t in ("gpu", "cpu"):
+            env, _ = self.env("type-probe", CYOCL_DEVICE_TYPE=t)
+            if run([self.a.cyocl, "devices"], env)[0] != 0:
+                env, trace = self.env("type-" + t, CYOCL_FORCE="opencl", CYOCL_DEVICE_TYPE=t)
+                self.one_warning("no_opencl [CYOCL_DEVICE_TYPE=%s, none of them]: one warning" % t, env,
+                                 trace, ["CYOCL_FORCE=opencl but no OpenCL device of type %s" % t,
+                                         "CYOCL_DEVICE_TYPE=%s" % t, "running natively"], "native")
+                break
+        else:
+            self.skip("no_opencl [CYOCL_DEVICE_TYPE naming no device: there are CPUs and GPUs]")
+        # values that select nothing: the default device runs the regions, one warning says so
+        env, trace = self.env("device-none", CYOCL_FORCE="opencl", CYOCL_DEVICE="no-such-device")
+        self.one_warning("no_opencl [CYOCL_DEVICE=no-such-device]: one warning, default device", env, trace,
+                         ["CYOCL_DEVICE='no-such-device' names no usable device"], "opencl")
+        env, trace = self.env("device-99", CYOCL_FORCE="opencl", CYOCL_DEVICE="99")
+        self.one_warning("no_opencl [CYOCL_DEVICE=99]: one warning, default device", env, trace,
+                         ["CYOCL_DEVICE=99: there is no device 99"], "opencl")
+        env, trace = self.env("type-bogus", CYOCL_FORCE="opencl", CYOCL_DEVICE_TYPE="bogus")
+        self.one_warning("no_opencl [CYOCL_DEVICE_TYPE=bogus]: one warning, default device", env, trace,
+                         ["CYOCL_DEVICE_TYPE='bogus' is not one of cpu, gpu, all"], "opencl")
+
+    def fork_pool(self):
+        out = os.path.join(self.a.work, "default")
+        if not os.path.isdir(out) and not self.build("default", [], ["mod_a", "mod_b"]):
+            return
+        for force, what in (("opencl", "regions"), ("opencl", "devices"), ("native", "regions"), (None, "regions")):
+            label = "fork_pool [Pool(4) after %s, CYOCL_FORCE=%s]" % (
+                "cyocl.devices()" if what == "devices" else "regions", force)
+            if (force == "opencl" or what == "devices") and not self.have_device:
+                self.skip(label)
+                continue
+            env, trace = self.env("fork-pool-%s-%s" % (force, what), CYOCL_FORCE=force)
+            rc, o, e = run([sys.executable, "-c", FORK_POOL, out, what], env, timeout=240)
+            bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
+            if force == "opencl" and what == "regions" and "parent launches 0" in o:
+                bad.append("the parent did not run on OpenCL: %s" % o)
+            if re.search(r"\bcyk_\d", e):
+                bad.append("a kernel's internal name in stderr: %s" % e[-1000:])
+            # a worker may say once that it runs natively; nothing else
+            other = [l for l in e.splitlines() if l.strip() and not WARN_RE.search(l)
+                     and not l.startswith("  ")]
+            if other:
+                bad.append("unexpected stderr: %r" % other[:5])
+            if force != "opencl" and WARN_RE.search(e):
+                bad.append("warnings without OpenCL asked for: %s" % e[-1000:])
+            self.record(not bad, label, "\n".join(bad))
+
+    def fork_resident(self):
+        if not self.have_device:
+            self.skip("fork_resident")
+            return
+        out = os.path.join(self.a.work, "default")
+        if not os.path.isdir(out) and not self.build("default", [], ["mod_a", "mod_b"]):
+            return
+        env, trace = self.env("fork-resident", CYOCL_FORCE="opencl")
+        rc, o, e = run([sys.executable, "-c", FORK_RESIDENT, out], env, timeout=300)
+        bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
+        if "host stale before the fork: True" not in o:
+            print("note: the host copy was not stale before the fork; the test shows less", flush=True)
+        if any(r.get("impl") != "opencl" for r in trace_regions(trace)
+               if r.get("function") == "twice_plus" and r.get("n") == 100003):
+            bad.append("the parent's region did not run on OpenCL")
+        self.record(not bad, "fork_resident [os.fork() in cyocl.resident after a device write]",
+                    "\n".join(bad))
 
     def threads(self):
         if not self.have_device:
@@ -312,7 +544,8 @@ def main():
     ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
     ap.add_argument("--work")
     ap.add_argument("--timeout", type=int, default=300)
-    ap.add_argument("-k", default="")
+    ap.add_argument("-k", default="", help="only the tests whose name contains this")
+    ap.add_argument("-x", default="", help="not the tests whose name contains this")
     a = ap.parse_args()
     a.work = os.path.abspath(a.work or tempfile.mkdtemp(prefix="cyocl-robust-"))
     os.makedirs(a.work, exist_ok=True)
@@ -321,8 +554,8 @@ def main():
     t = Tests(a, rc == 0)
     if rc != 0:
         print("note: `cyocl devices` exited %d: the OpenCL parts are skipped" % rc)
-    for name in ("two_modules", "ldd", "empty_icd", "threads"):
-        if a.k in name:
+    for name in ("two_modules", "ldd", "empty_icd", "no_opencl", "fork_pool", "fork_resident", "threads"):
+        if a.k in name and not (a.x and a.x in name):
             getattr(t, name)()
     passed = sum(t.results)
     failed = len(t.results) - passed

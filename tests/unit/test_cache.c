@@ -1,7 +1,8 @@
 /* test_cache.c: the kernel cache's files (cache/cache.c) — SHA-256, keys,
  * store and lookup, every kind of damaged entry, atomic replacement under
  * a concurrent reader, the permission rules (read-only directory, a
- * directory or entry others can write), LRU eviction under the cap, the
+ * directory or entry others can write, a path through a directory others
+ * can write, sticky directories, symbolic links), LRU eviction under the cap, the
  * `cyocl cache` operations and the environment variables.  No OpenCL. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -11,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +494,109 @@ static void test_unsafe(void) {
     cyrt_cache_close(&c);
 }
 
+/* The mode a cache at dir opens in, its one-line warning in *warn (NULL if none). */
+static int open_mode(const char *dir, char **warn) {
+    cyrt_cache c;
+    *warn = NULL;
+    CHECK(cyrt_cache_open(&c, dir, 1, warn) == 0);
+    CHECK(!*warn || !strchr(*warn, '\n'), "one warning: %s", *warn);
+    int mode = c.mode;
+    cyrt_cache_close(&c);
+    return mode;
+}
+
+/* The whole path must be safe (DESIGN §7, as ssh's StrictModes): every
+ * directory from / down, not only the cache directory itself. */
+static void test_path(void) {
+    char base[200], dir[400], other[300], link[400], *warn;
+    snprintf(base, sizeof base, "%s/path", root);
+    CHECK(mkdir(base, 0700) == 0);
+
+    /* a parent others can write: they could rename the cache away and put theirs there */
+    snprintf(other, sizeof other, "%s/open", base);
+    CHECK(mkdir(other, 0700) == 0 && chmod(other, 0777) == 0);
+    snprintf(dir, sizeof dir, "%s/cache", other);
+    CHECK(open_mode(dir, &warn) == CYRT_CACHE_UNSAFE);
+    CHECK(warn && strstr(warn, other) && strstr(warn, "other users"), "names the parent: %s", warn);
+    free(warn);
+    /* and nothing is loaded or stored there */
+    cyrt_cache c;
+    CHECK(cyrt_cache_open(&c, dir, 1, NULL) == 0);
+    cyrt_cache_part p[NPARTS];
+    make_parts(p, "dev", "", "kernel void k() {}");
+    unsigned char *bin = make_bin(100, 3);
+    CHECK(cyrt_cache_store(&c, p, NPARTS, bin, 100, 1, NULL) != 0);
+    CHECK(lookup(&c, p, NULL, 0) == CYRT_CACHE_REFUSED);
+    CHECK(count_files(dir, "", CYRT_CACHE_SUFFIX) == 0);
+    cyrt_cache_close(&c);
+    /* group-writable is no better, a grandparent no better than a parent */
+    CHECK(chmod(other, 0770) == 0);
+    CHECK(open_mode(dir, &warn) == CYRT_CACHE_UNSAFE);
+    free(warn);
+    CHECK(chmod(other, 0755) == 0 && chmod(base, 0777) == 0);
+    CHECK(open_mode(dir, &warn) == CYRT_CACHE_UNSAFE);
+    CHECK(warn && strstr(warn, base), "names the grandparent: %s", warn);
+    free(warn);
+    CHECK(chmod(base, 0700) == 0);
+    CHECK(open_mode(dir, &warn) == CYRT_CACHE_RW, "a safe path again: %s", warn);
+    free(warn);
+
+    /* a sticky parent (as /tmp) is fine when what is in it is ours */
+    snprintf(other, sizeof other, "%s/sticky", base);
+    CHECK(mkdir(other, 0700) == 0 && chmod(other, 01777) == 0);
+    snprintf(dir, sizeof dir, "%s/cache", other);
+    CHECK(open_mode(dir, &warn) == CYRT_CACHE_RW, "sticky parent: %s", warn);
+    free(warn);
+    /* but not as the cache directory itself: anyone could add entries */
+    CHECK(chmod(dir, 01777) == 0);
+    CHECK(open_mode(dir, &warn) == CYRT_CACHE_UNSAFE);
+    free(warn);
+    CHECK(chmod(dir, 0700) == 0);
+    if (geteuid() == 0) {
+        /* in a sticky directory, a component of another user: theirs to replace */
+        char mid[400];
+        snprintf(mid, sizeof mid, "%s/theirs", other);
+        CHECK(mkdir(mid, 0755) == 0 && chown(mid, 65534, 65534) == 0);
+        snprintf(dir, sizeof dir, "%s/theirs/cache", other);
+        CHECK(mkdir(dir, 0700) == 0);
+        CHECK(open_mode(dir, &warn) == CYRT_CACHE_UNSAFE);
+        CHECK(warn && strstr(warn, "another user"), "names the owner: %s", warn);
+        free(warn);
+        /* a sticky directory that belongs to another user: its owner can rename anything in it */
+        CHECK(chown(other, 65534, 65534) == 0);
+        snprintf(dir, sizeof dir, "%s/cache", other);
+        CHECK(open_mode(dir, &warn) == CYRT_CACHE_UNSAFE);
+        free(warn);
+        CHECK(chown(other, 0, 0) == 0);
+    }
+
+    /* symbolic links are followed, and the place they lead to is what counts */
+    snprintf(other, sizeof other, "%s/open", base);
+    CHECK(chmod(other, 0777) == 0);
+    snprintf(dir, sizeof dir, "%s/open/cache", base);
+    snprintf(link, sizeof link, "%s/to-unsafe", base);
+    CHECK(symlink(dir, link) == 0);
+    CHECK(open_mode(link, &warn) == CYRT_CACHE_UNSAFE, "a link to an unsafe place");
+    CHECK(warn && strstr(warn, other), "names the unsafe parent: %s", warn);
+    free(warn);
+    /* a link that lives in an unsafe place but leads to a safe one: the
+     * resolved path is used from then on, so a later change of the link
+     * does not move the cache */
+    char safe[300], real[PATH_MAX];
+    snprintf(safe, sizeof safe, "%s/safe", base);
+    CHECK(mkdir(safe, 0700) == 0);
+    snprintf(link, sizeof link, "%s/open/to-safe", base);
+    CHECK(symlink(safe, link) == 0);
+    CHECK(cyrt_cache_open(&c, link, 1, &warn) == 0 && c.mode == CYRT_CACHE_RW, "mode %d: %s", c.mode, warn);
+    free(warn);
+    CHECK(realpath(safe, real) && c.dir && strcmp(c.dir, real) == 0, "dir %s", c.dir);
+    CHECK(store(&c, p, bin, 100) == 0);
+    cyrt_cache_close(&c);
+    CHECK(count_files(safe, "", CYRT_CACHE_SUFFIX) == 1);
+    CHECK(chmod(other, 0700) == 0);
+    free(bin);
+}
+
 /* ---- the size cap and LRU eviction ---- */
 
 static void set_age(const char *path, int seconds_ago) {
@@ -655,6 +760,7 @@ int main(void) {
     test_atomic();
     test_read_only();
     test_unsafe();
+    test_path();
     test_eviction();
     test_env();
     char cmd[300];
