@@ -152,7 +152,6 @@ struct cyrt_rt {
     pthread_once_t fork_once;
     int forked;
     int fork_nested; /* the fork in progress came from inside the runtime (rt.c) */
-    int omp_one; /* native regions of the forking thread run on one thread (rt.c: gomp_child) */
     cyrt_err fork_err; /* why data could not be brought back before the fork */
 
     struct cyrt_cache_state *cache; /* the kernel cache, opened at its first use (device.c) */

@@ -2,7 +2,6 @@
  * teardown, warnings and statistics. */
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,24 +68,6 @@ static void fork_parent(void) {
  * that stayed in the parent), and no OpenCL object is released, used or
  * even looked at: they belong to a driver whose threads are not here, and
  * a call into it may wait forever. */
-/* GNU OpenMP (libgomp) keeps the thread pool of a thread that led a
- * parallel region, and in a forked child that thread's next region waits
- * forever for pool threads that stayed in the parent.  It does not with
- * one thread: once the parent ran native regions, the forking thread runs
- * its regions in the child on one thread (other threads of the child
- * have no pool and are not affected).  LLVM's libomp handles fork itself. */
-static void gomp_child(void) {
-    void *gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (!gomp)
-        return;
-    void *sym = dlsym(gomp, "omp_set_num_threads");
-    void (*set)(int);
-    memcpy(&set, &sym, sizeof set); /* as POSIX allows: see icd.c */
-    if (sym)
-        set(1);
-    dlclose(gomp);
-}
-
 static void fork_child(void) {
     cyrt_rt *rt = &cyrt_the_rt;
     if (rt->fork_nested) {
@@ -94,11 +75,6 @@ static void fork_child(void) {
          * runtime is used there, and its state is the calling thread's */
         rt->fork_nested = 0;
         return;
-    }
-    /* (a grandchild inherits the pool its parent could not use either) */
-    if (rt->omp_one || __atomic_load_n(&rt->counts.native_regions, __ATOMIC_RELAXED)) {
-        gomp_child();
-        rt->omp_one = 1;
     }
     pthread_mutexattr_t attr;
     int have_attr = pthread_mutexattr_init(&attr) == 0;

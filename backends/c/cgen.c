@@ -2414,6 +2414,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
     const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
+    out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)
         out(G, "#pragma omp parallel%s%s", ntc, clause(G, "firstprivate", &cl.fpriv));
     else

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +52,18 @@
 static PyObject *cyrt_mdict;        /* the module's dict (owned) */
 static PyObject *cyrt_builtins;     /* builtins module dict (owned) */
 static const char *cyrt_modname = "?";
+/* GNU OpenMP (libgomp) keeps the thread pool of a thread that led a
+ * parallel region, and in a forked child (multiprocessing's default on
+ * Linux) that thread's next region waits forever for pool threads that
+ * stayed in the parent.  With one thread it does not: once a region ran,
+ * a forked child runs the forking thread's regions on one thread (other
+ * threads have no pool; LLVM's libomp handles fork itself). */
+static int cyrt_omp_ran;
+static void cyrt_fork_child(void) {
+#ifdef _OPENMP
+    if (cyrt_omp_ran) omp_set_num_threads(1);
+#endif
+}
 static int cyrt_trace_fd = -1;      /* CYOCL_TRACE file, or -1 */
 static int cyrt_force;              /* CYOCL_FORCE: 0 auto, 1 native, 2 opencl */
 
@@ -1089,6 +1102,7 @@ CYRT_FN int cyrt_init(PyObject *module, const char *modname) {
     const char *force = getenv("CYOCL_FORCE"), *trace = getenv("CYOCL_TRACE");
     PyObject *bm;
     cyrt_modname = modname;
+    if (pthread_atfork(NULL, NULL, cyrt_fork_child) != 0) return PyErr_NoMemory(), -1;
     cyrt_mdict = PyModule_GetDict(module);
     if (!cyrt_mdict) return -1;
     Py_INCREF(cyrt_mdict);

@@ -153,8 +153,10 @@ THREADS = textwrap.dedent("""
 FORK_POOL = textwrap.dedent("""
     import sys, os, multiprocessing as mp, numpy as np
     sys.path.insert(0, sys.argv[1])
-    import mod_a, cyocl
+    import mod_a
     what = sys.argv[2]
+    if what != "no-opencl":
+        import cyocl
     def work(k):
         b = (np.arange(20000 + k, dtype=np.int64) % 977) - k
         want = b * 2 + 1
@@ -168,8 +170,9 @@ FORK_POOL = textwrap.dedent("""
         want = a * 2 + 1
         mod_a.twice_plus(a)
         assert np.array_equal(a, want), "parent twice_plus"
-    st = cyocl.stats()
-    print("parent launches", st["launches"], "native", st["native_regions"], flush=True)
+    if what != "no-opencl":
+        st = cyocl.stats()
+        print("parent launches", st["launches"], "native", st["native_regions"], flush=True)
     pool = mp.get_context("fork").Pool(4)
     try:
         got = pool.map_async(work, range(12)).get(timeout=120)
@@ -476,14 +479,22 @@ class Tests:
         out = os.path.join(self.a.work, "default")
         if not os.path.isdir(out) and not self.build("default", [], ["mod_a", "mod_b"]):
             return
-        for force, what in (("opencl", "regions"), ("opencl", "devices"), ("native", "regions"), (None, "regions")):
+        # a module without the runtime: GNU OpenMP's pool must not hang the
+        # workers after the parent's native regions (prelude.h's fork handler)
+        plain = os.path.join(self.a.work, "no-opencl-fork")
+        if not os.path.isdir(plain) and not self.build("no-opencl-fork", ["--no-opencl"], ["mod_a"]):
+            return
+        for force, what in (("opencl", "regions"), ("opencl", "devices"), ("native", "regions"), (None, "regions"),
+                            (None, "no-opencl")):
             label = "fork_pool [Pool(4) after %s, CYOCL_FORCE=%s]" % (
-                "cyocl.devices()" if what == "devices" else "regions", force)
+                "cyocl.devices()" if what == "devices" else "regions of a --no-opencl module" if what == "no-opencl"
+                else "regions", force)
             if (force == "opencl" or what == "devices") and not self.have_device:
                 self.skip(label)
                 continue
             env, trace = self.env("fork-pool-%s-%s" % (force, what), CYOCL_FORCE=force)
-            rc, o, e = run([sys.executable, "-c", FORK_POOL, out, what], env, timeout=240)
+            rc, o, e = run([sys.executable, "-c", FORK_POOL, plain if what == "no-opencl" else out, what], env,
+                           timeout=240)
             bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
             if force == "opencl" and what == "regions" and "parent launches 0" in o:
                 bad.append("the parent did not run on OpenCL: %s" % o)
