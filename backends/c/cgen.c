@@ -669,7 +669,7 @@ static const char *int_max(TypeKind k) {
 
 /* Converts object o to C type t with Cython's checks; returns the value. */
 static const char *unbox(Gen *G, const CyType *t, const char *o) {
-    const char *tname = cy_type_scalar(t->kind)->name;
+    const char *tname = t->name ? t->name : cy_type_scalar(t->kind)->name; /* int8_t, as Cython says */
     const char *s;
     switch (t->kind) {
     case TY_FLOAT: case TY_DOUBLE: case TY_LDOUBLE:
@@ -773,7 +773,8 @@ static const char *gen_divmod(Gen *G, IrExpr *e) {
     }
     if (!e->cdivision) {
         b = once(G, t, b);
-        zero_check(G, e->args[1], b, fdiv ? "float divmod()" : "float modulo");
+        /* Cython's messages: "float division" for //, "float divmod()" for % */
+        zero_check(G, e->args[1], b, fdiv ? "float division" : "float divmod()");
     }
     if (e->cdivision) {
         if (fdiv) return FMT("%s(%s / %s)", t->kind == TY_FLOAT ? "floorf" : t->kind == TY_LDOUBLE ? "floorl" : "floor", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
@@ -792,7 +793,7 @@ static const char *gen_binop(Gen *G, IrExpr *e) {
         if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t))) {
             b = once(G, e->args[1]->ty, b);
             zero_check(G, e->args[1], b, cy_type_is_int(t) ? "integer division or modulo by zero"
-                                         : op[0] == '/' ? "float division" : "float modulo");
+                                         : op[0] == '/' ? "float division" : "float divmod()");
         }
         if (op[0] == '%' && cy_type_is_float(t))
             return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);

@@ -280,7 +280,12 @@ CYRT_INLINE double cyrt_as_double(PyObject *o) {
 /* Signed integers: full-width types keep Python's own OverflowError; narrower
  * ones get Cython's "value too large to convert to T". */
 CYRT_FN int cyrt_as_sll(PyObject *o, long long lo, long long hi, const char *tname, long long *out) {
+#if LONG_MAX == LLONG_MAX
+    /* as Cython: "Python int too large to convert to C long" */
+    long long v = PyLong_AsLong(o);
+#else
     long long v = PyLong_AsLongLong(o);
+#endif
     if (v == -1 && PyErr_Occurred()) return -1;
     if (v < lo || v > hi) {
         PyErr_Format(PyExc_OverflowError, "value too large to convert to %s", tname);

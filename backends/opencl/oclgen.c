@@ -362,7 +362,8 @@ static const char *gen_divmod(OG *G, IrExpr *e) {
     }
     if (!e->cdivision) {
         b = once(G, t, b, e->pos);
-        zero_check(G, e->args[1], b, fdiv ? ZD_DIVMOD : ZD_FLOATMOD);
+        /* Cython's messages: "float division" for //, "float divmod()" for % */
+        zero_check(G, e->args[1], b, fdiv ? ZD_FLOATDIV : ZD_DIVMOD);
     }
     if (e->cdivision) {
         if (fdiv) return FMT("floor(%s / %s)", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
@@ -380,7 +381,7 @@ static const char *gen_binop(OG *G, IrExpr *e) {
     if (!strcmp(op, "/") || !strcmp(op, "%")) {
         if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t))) {
             b = once(G, e->args[1]->ty, b, e->pos);
-            zero_check(G, e->args[1], b, cy_type_is_int(t) ? ZD_INT : op[0] == '/' ? ZD_FLOATDIV : ZD_FLOATMOD);
+            zero_check(G, e->args[1], b, cy_type_is_int(t) ? ZD_INT : op[0] == '/' ? ZD_FLOATDIV : ZD_DIVMOD);
         }
         if (op[0] == '%' && cy_type_is_float(t)) return FMT("fmod(%s, %s)", a, b);
     }

@@ -730,7 +730,7 @@ int main(int argc, char **argv) {
     test_divmod_ints(checks, 3, -1, 5, LONG_MIN, 4);
     test_divmod_floats(checks, 2.5, 1.5f, -1);
     test_divmod_floats(checks, -0.75, -4.0f, -1);
-    test_divmod_floats(checks, 0.0, 1.0f, 3);
+    test_divmod_floats(checks, 0.0, 1.0f, 1); /* x // 0.0 fails first: "float division", as Cython */
     test_gather(checks);
     test_scatter(checks);
     test_countdown(checks);
