@@ -507,43 +507,63 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
 }
 
 /* The OpenCL program of the analysed module: generated, written where
- * --emit-opencl asks, and checked with libclang.  Returns an exit status;
- * *program is set on success ("" when no region is eligible). */
-static int opencl_program(const Options *o, const CySource *src, CyArena *arena, CyDiag *diag,
-                          IrModule *ir, const char **program) {
-    CyOclOptions oopt = {.version = CYOCL_VERSION};
+ * --emit-opencl asks, and its libclang check started (in a child process:
+ * the C module is generated meanwhile; opencl_finish waits for the check).
+ * Returns an exit status; *program is set on success ("" when no region is
+ * eligible). */
+typedef struct {
     CyOclProgram prog;
-    double t0 = now_ms();
-    if (cy_emit_opencl(arena, diag, ir, &oopt, &prog) != 0)
+    CyClJob job;
+    int checking;
+    double t0;
+} OclState;
+
+static int opencl_program(const Options *o, CyArena *arena, CyDiag *diag, IrModule *ir, OclState *st,
+                          const char **program) {
+    CyOclOptions oopt = {.version = CYOCL_VERSION};
+    CyOclProgram *prog = &st->prog;
+    st->t0 = now_ms();
+    if (cy_emit_opencl(arena, diag, ir, &oopt, prog) != 0)
         return EXIT_ENV; /* an internal error, reported */
     if (o->emit_opencl) {
         char *dir = path_dir(o->emit_opencl);
         const char *base = path_base(o->emit_opencl);
-        char *tmp = *base ? write_temp(dir, base, "", prog.source, prog.len) : NULL;
+        char *tmp = *base ? write_temp(dir, base, "", prog->source, prog->len) : NULL;
         if (!*base)
             errorf("'%s' is not a file name", o->emit_opencl);
         free(dir);
         if (!tmp || commit_temp(tmp, o->emit_opencl) != 0)
             return EXIT_ENV;
     }
-    *program = prog.source;
-    if (!prog.nkernels)
+    *program = prog->source;
+    if (!prog->nkernels)
         return EXIT_OK;
+    cy_ocl_check_start(prog->source, prog->len, &st->job);
+    st->checking = 1;
+    return EXIT_OK;
+}
+
+/* The libclang check's outcome.  Returns an exit status. */
+static int opencl_finish(const Options *o, const CySource *src, OclState *st) {
+    if (!st->checking)
+        return EXIT_OK;
+    st->checking = 0;
+    CyOclProgram *prog = &st->prog;
     CyClResult res;
-    cy_ocl_check(prog.source, prog.len, &res);
+    cy_ocl_check_finish(&st->job, &res);
     if (res.status == CY_CLCHECK_SKIPPED) {
         fprintf(stderr, "cyocl: note: %s; the generated OpenCL kernels are not checked\n", res.msg);
     } else if (res.status == CY_CLCHECK_ERROR) {
-        IrRegion *r = cy_ocl_region_at(&prog, res.line);
+        IrRegion *r = cy_ocl_region_at(prog, res.line);
         fprintf(stderr, "%s:%d:%d: internal error: generated OpenCL kernel for region %d does not compile: %s\n",
                 src->name, r ? r->pos.line : 0, r ? r->pos.col : 0, r ? r->id : -1, res.msg);
         fprintf(stderr, "cyocl: (program line %d; --emit-opencl FILE.cl writes the program)\n", res.line);
         return EXIT_ENV;
     }
     if (o->verbose)
-        fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms\n", src->name,
-                prog.nkernels, prog.len,
-                res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - t0);
+        fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms (alongside the C backend)\n",
+                src->name, prog->nkernels, prog->len,
+                res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - st->t0);
     return EXIT_OK;
 }
 
@@ -584,9 +604,10 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             list_regions(&src, ir, !o->no_opencl);
         const char *program = NULL;
         int orc = EXIT_OK;
+        OclState ocl = {0};
         if (!o->no_opencl) {
             phase = "OpenCL backend";
-            orc = opencl_program(o, &src, arena, &diag, ir, &program);
+            orc = opencl_program(o, arena, &diag, ir, &ocl, &program);
         }
         phase = "C backend";
         CyCOptions copt = {
@@ -600,6 +621,9 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             rc = EXIT_ENV;
         else if (orc == EXIT_OK && cy_emit_c(arena, &diag, ir, &copt, out) == 0 && diag.nerrors == 0)
             rc = EXIT_OK;
+        /* the check ran while the C was generated; its error wins */
+        if (opencl_finish(o, &src, &ocl) == EXIT_ENV)
+            rc = EXIT_ENV;
     }
     t3 = now_ms();
     if (rc == EXIT_SOURCE && diag.nerrors == 0)
