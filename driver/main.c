@@ -511,55 +511,84 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
     }
 }
 
-/* The OpenCL program of the analysed module: generated, written where
- * --emit-opencl asks, and checked with libclang.  Returns an exit status;
- * *program is set on success ("" when no region is eligible). */
-static int opencl_program(const Options *o, const CySource *src, CyArena *arena, CyDiag *diag,
-                          IrModule *ir, const char **program) {
-    CyOclOptions oopt = {.version = CYOCL_VERSION, .fp_contract = o->fp_contract};
+/* The OpenCL program of the analysed module: generated, and its libclang
+ * check started (in a child process: the C module is generated meanwhile;
+ * opencl_finish waits for the check).  Returns an exit status; *program is
+ * set on success ("" when no region is eligible). */
+typedef struct {
     CyOclProgram prog;
-    CyClResult res = {.status = CY_CLCHECK_OK};
-    double t0 = now_ms();
-    /* A kernel libclang rejects (a limit of OpenCL C, such as its bracket
-     * nesting) leaves its region native, with the reason, and the program
-     * is made again without it: at most once per region. */
-    for (;;) {
-        if (cy_emit_opencl(arena, diag, ir, &oopt, &prog) != 0)
-            return EXIT_ENV; /* an internal error, reported */
-        if (!prog.nkernels)
-            break;
-        cy_ocl_check(prog.source, prog.len, &res);
-        if (res.status != CY_CLCHECK_ERROR)
-            break;
-        IrRegion *r = cy_ocl_region_at(&prog, res.line);
-        if (!r || !r->ocl_ok) {
-            fprintf(stderr, "%s:%d:%d: internal error: generated OpenCL kernel for region %d does not compile: %s\n",
-                    src->name, r ? r->pos.line : 0, r ? r->pos.col : 0, r ? r->id : -1, res.msg);
-            return EXIT_ENV;
+    CyOclOptions oopt;
+    CyClJob job;
+    CyClResult res;
+    int checking;
+    double t0;
+} OclState;
+
+static int opencl_program(const Options *o, CyArena *arena, CyDiag *diag, IrModule *ir, OclState *st,
+                          const char **program) {
+    st->oopt = (CyOclOptions){.version = CYOCL_VERSION, .fp_contract = o->fp_contract};
+    st->res.status = CY_CLCHECK_OK;
+    st->t0 = now_ms();
+    if (cy_emit_opencl(arena, diag, ir, &st->oopt, &st->prog) != 0)
+        return EXIT_ENV; /* an internal error, reported */
+    *program = st->prog.source;
+    if (!st->prog.nkernels)
+        return EXIT_OK;
+    cy_ocl_check_start(st->prog.source, st->prog.len, &st->job);
+    st->checking = 1;
+    return EXIT_OK;
+}
+
+/* The libclang check's outcome.  A kernel libclang rejects (a limit of
+ * OpenCL C, such as its bracket nesting) leaves its region native, with
+ * the reason and a warning, and the program is made and checked again
+ * without it (at most once per region); *redo then says that the C module,
+ * made alongside, must be made again (it embeds the program and launches
+ * that region).  Returns an exit status; *program is the final program. */
+static int opencl_finish(const Options *o, const CySource *src, CyArena *arena, CyDiag *diag, IrModule *ir,
+                         OclState *st, const char **program, int *redo) {
+    *redo = 0;
+    if (st->checking) {
+        st->checking = 0;
+        cy_ocl_check_finish(&st->job, &st->res);
+        while (st->res.status == CY_CLCHECK_ERROR) {
+            IrRegion *r = cy_ocl_region_at(&st->prog, st->res.line);
+            if (!r || !r->ocl_ok) {
+                fprintf(stderr, "%s:%d:%d: internal error: generated OpenCL kernel for region %d does not compile: %s\n",
+                        src->name, r ? r->pos.line : 0, r ? r->pos.col : 0, r ? r->id : -1, st->res.msg);
+                fprintf(stderr, "cyocl: (program line %d; --emit-opencl FILE.cl writes the program)\n", st->res.line);
+                return EXIT_ENV;
+            }
+            r->ocl_ok = 0;
+            r->ocl_reason = cy_fmt(arena, "the OpenCL C compiler rejects its kernel (program line %s)", st->res.msg);
+            cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
+            *redo = 1;
+            if (cy_emit_opencl(arena, diag, ir, &st->oopt, &st->prog) != 0)
+                return EXIT_ENV;
+            st->res.status = CY_CLCHECK_OK;
+            if (st->prog.nkernels)
+                cy_ocl_check(st->prog.source, st->prog.len, &st->res);
         }
-        r->ocl_ok = 0;
-        r->ocl_reason = cy_fmt(arena, "the OpenCL C compiler rejects its kernel (program line %s)", res.msg);
-        cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
     }
+    *program = st->prog.source;
     if (o->emit_opencl) {
         char *dir = path_dir(o->emit_opencl);
         const char *base = path_base(o->emit_opencl);
-        char *tmp = *base ? write_temp(dir, base, "", prog.source, prog.len) : NULL;
+        char *tmp = *base ? write_temp(dir, base, "", st->prog.source, st->prog.len) : NULL;
         if (!*base)
             errorf("'%s' is not a file name", o->emit_opencl);
         free(dir);
         if (!tmp || commit_temp(tmp, o->emit_opencl) != 0)
             return EXIT_ENV;
     }
-    *program = prog.source;
-    if (!prog.nkernels)
+    if (!st->prog.nkernels)
         return EXIT_OK;
-    if (res.status == CY_CLCHECK_SKIPPED)
-        fprintf(stderr, "cyocl: note: %s; the generated OpenCL kernels are not checked\n", res.msg);
+    if (st->res.status == CY_CLCHECK_SKIPPED)
+        fprintf(stderr, "cyocl: note: %s; the generated OpenCL kernels are not checked\n", st->res.msg);
     if (o->verbose)
-        fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms\n", src->name,
-                prog.nkernels, prog.len,
-                res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - t0);
+        fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms (alongside the C backend)\n",
+                src->name, st->prog.nkernels, st->prog.len,
+                st->res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - st->t0);
     return EXIT_OK;
 }
 
@@ -598,12 +627,11 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
         }
         const char *program = NULL;
         int orc = EXIT_OK;
+        OclState ocl = {0};
         if (!o->no_opencl) {
             phase = "OpenCL backend";
-            orc = opencl_program(o, &src, arena, &diag, ir, &program);
+            orc = opencl_program(o, arena, &diag, ir, &ocl, &program);
         }
-        if (o->verbose)
-            list_regions(&src, ir, !o->no_opencl);
         phase = "C backend";
         CyCOptions copt = {
             .line_directives = 1,
@@ -617,6 +645,23 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             rc = EXIT_ENV;
         else if (orc == EXIT_OK && cy_emit_c(arena, &diag, ir, &copt, out) == 0 && diag.nerrors == 0)
             rc = EXIT_OK;
+        /* the check ran while the C was generated; its error wins */
+        int redo = 0;
+        if (!o->no_opencl && orc == EXIT_OK) {
+            phase = "OpenCL backend";
+            if (opencl_finish(o, &src, arena, &diag, ir, &ocl, &program, &redo) == EXIT_ENV) {
+                rc = EXIT_ENV;
+            } else if (redo && rc == EXIT_OK) {
+                phase = "C backend";
+                out->len = 0; /* the C made alongside embeds the old program */
+                if (out->s) out->s[0] = 0;
+                copt.opencl_source = program;
+                if (cy_emit_c(arena, &diag, ir, &copt, out) != 0 || diag.nerrors)
+                    rc = EXIT_SOURCE;
+            }
+        }
+        if (o->verbose)
+            list_regions(&src, ir, !o->no_opencl);
     }
     t3 = now_ms();
     if (rc == EXIT_SOURCE && diag.nerrors == 0)

@@ -181,6 +181,7 @@ typedef struct ANode {
     int synthetic;          /* A_CALL made by sema (array expressions): 1 prange, 2 range, whatever
                                the names prange/range mean in the file */
     int parenthesized;      /* (expr): a tuple needs a trailing comma, not parens */
+    int height;             /* expression subtree height (a leaf: 1); 0 until the parser measured it */
 
     /* statements */
     CyVec targets;          /* S_ASSIGN targets; S_FOR target in targets[0] */

@@ -663,6 +663,8 @@ static void lex_punct(Lexer *L) {
     const char *m = NULL;
     size_t n = 0;
     for (int k = 0; puncts[k]; k++) {
+        if (puncts[k][0] != L->s[st]) /* st < len here: a character was seen */
+            continue;
         n = strlen(puncts[k]);
         if (st + n <= L->len && memcmp(L->s + st, puncts[k], n) == 0) {
             m = puncts[k];
@@ -710,7 +712,7 @@ static void lex_punct(Lexer *L) {
 
 static int is_keyword(const char *s, size_t n) {
     for (int k = 0; keywords[k]; k++)
-        if (strlen(keywords[k]) == n && memcmp(keywords[k], s, n) == 0)
+        if (keywords[k][0] == s[0] && strlen(keywords[k]) == n && memcmp(keywords[k], s, n) == 0)
             return 1;
     return 0;
 }

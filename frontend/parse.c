@@ -16,6 +16,12 @@
  * 200 and indentation at 100 levels, but unary operators and casts nest
  * without brackets). */
 #define MAX_DEPTH 200
+/* The height of an expression tree: every later phase walks expressions
+ * recursively, so the parser bounds it, left-leaning chains (1 + 1 + ...,
+ * a and b and ..., x[0][0]...) included, which its own recursion depth does
+ * not see.  Realistic code (sums of hundreds of terms) stays well below;
+ * every phase is tested at the limit, under ASan too (tests/deep). */
+#define MAX_EXPR_HEIGHT 1000
 
 typedef struct {
     CyArena *a;
@@ -133,6 +139,59 @@ static void enter(P *p) {
 }
 
 static void leave(P *p) { p->depth--; }
+
+static void note_child(P *p, CyVec *stack, ANode *c) {
+    if (c && !c->height)
+        cy_vec_push(p->a, stack, c);
+}
+
+/* Measures the height of e's tree, explicitly stacked (a chain 20,000
+ * terms long must not recurse here either); subtrees measured before are
+ * not walked again, so parsing stays linear.  Too high: a positioned error. */
+static ANode *limit_height(P *p, ANode *e) {
+    if (!e || e->height)
+        return e;
+    CyVec stack = {0};
+    cy_vec_push(p->a, &stack, e);
+    while (stack.len) {
+        ANode *n = stack.items[stack.len - 1];
+        if (n->height) {
+            stack.len--;
+            continue;
+        }
+        int len0 = stack.len;
+        note_child(p, &stack, n->lhs);
+        note_child(p, &stack, n->rhs);
+        note_child(p, &stack, n->obj);
+        note_child(p, &stack, n->cond);
+        note_child(p, &stack, n->then);
+        note_child(p, &stack, n->other);
+        for (int i = 0; i < n->items.len; i++)
+            note_child(p, &stack, n->items.items[i]);
+        for (int i = 0; i < n->values.len; i++)
+            note_child(p, &stack, n->values.items[i]);
+        if (stack.len > len0)
+            continue; /* children first */
+        int h = 0;
+        ANode *kids[] = {n->lhs, n->rhs, n->obj, n->cond, n->then, n->other};
+        for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+            if (kids[i] && kids[i]->height > h)
+                h = kids[i]->height;
+        for (int i = 0; i < n->items.len; i++)
+            if (n->items.items[i] && ((ANode *)n->items.items[i])->height > h)
+                h = ((ANode *)n->items.items[i])->height;
+        for (int i = 0; i < n->values.len; i++)
+            if (n->values.items[i] && ((ANode *)n->values.items[i])->height > h)
+                h = ((ANode *)n->values.items[i])->height;
+        /* a < b < c ... is lowered to a chain of `and`s: one level per operator */
+        n->height = h + (n->kind == A_COMPARE && n->items.len > 2 ? n->items.len - 1 : 1);
+        if (n->height > MAX_EXPR_HEIGHT)
+            err_at(p, n->pos, "expression too deeply nested (more than %d levels of operators, calls, "
+                              "subscripts or brackets)", MAX_EXPR_HEIGHT);
+        stack.len--;
+    }
+    return e;
+}
 
 static ANode *new_node(P *p, ANodeKind k, CyPos pos) {
     ANode *n = cy_alloc(p->a, sizeof *n);
@@ -797,7 +856,7 @@ static ANode *parse_test(P *p) {
     if (at_punct(p, ":="))
         err_at(p, e->pos, "assignment expressions (':=') are not supported");
     leave(p);
-    return e;
+    return limit_height(p, e);
 }
 
 /* test (',' test)* [','] -- a bare tuple when there is a comma. */
@@ -816,7 +875,7 @@ static ANode *parse_testlist(P *p) {
 static ANode *parse_exprlist(P *p) {
     if (at_punct(p, "*"))
         unsupported_expr(p, tok(p));
-    ANode *first = parse_bitor(p);
+    ANode *first = limit_height(p, parse_bitor(p));
     if (!at_punct(p, ","))
         return first;
     ANode *t = new_node(p, A_TUPLE, first->pos);
@@ -824,7 +883,7 @@ static ANode *parse_exprlist(P *p) {
     while (accept_punct(p, ",") && starts_expr(tok(p))) {
         if (at_punct(p, "*"))
             unsupported_expr(p, tok(p));
-        push(p, &t->items, parse_bitor(p));
+        push(p, &t->items, limit_height(p, parse_bitor(p)));
     }
     return t;
 }

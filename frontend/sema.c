@@ -32,23 +32,37 @@ typedef struct Sym {
     struct Sym *next;
 } Sym;
 
+/* A scope keeps its symbols in a list (newest first) and, once it has more
+ * than a few, in an open-addressing hash table as well: a module of many
+ * thousand functions must not look names up by scanning them all. */
 typedef struct Scope {
     struct Scope *parent;
     Sym *syms;
+    Sym **tab;  /* NULL until nsyms > SCOPE_LINEAR; power-of-two size */
+    int cap, nsyms;
 } Scope;
+
+enum { SCOPE_LINEAR = 16 };
 
 typedef struct {
     int boundscheck, wraparound, cdivision, initializedcheck, nonecheck;
 } Directives;
 
 /* What a parallel region's body does with each variable; classified when
- * the body is done (reductions need the whole body seen). */
+ * the body is done (reductions need the whole body seen).  The rules are
+ * Cython 3.3's (TypeInference.mark_assignment, Nodes.ParallelStatNode,
+ * FlowControl): the last assignment decides; an in-place operator of
+ * + - * & | ^ makes a reduction, any other assignment a lastprivate;
+ * reading a variable whose last assignment is in-place is an error.
+ * Module-level cdef variables follow the same rules as locals. */
 typedef struct Access {
     IrVar *var;
-    int assigned;           /* plain assignment */
-    const char *inplace_op; /* first in-place operator */
-    CyPos inplace_pos;
-    int inplace_conflict;   /* two different in-place operators */
+    int any;                /* assigned (plainly or in place) in the region, nested regions included */
+    const char *last_op;    /* operator of the last such assignment; NULL: plain */
+    int direct;             /* assigned in this region itself (not only in a nested one) */
+    const char *direct_op;  /* ... the last of those in place */
+    CyPos direct_pos;       /* the first of those */
+    int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
     CyPos read_pos;
     struct Access *next;
@@ -58,6 +72,7 @@ typedef struct RegionCtx {
     IrRegion *r;
     Access *acc;
     struct RegionCtx *outer;
+    CyVec inner_acc;        /* Access* lists of the pranges directly inside a parallel() block */
 } RegionCtx;
 
 typedef struct {
@@ -75,6 +90,7 @@ typedef struct {
     int parallel_depth;
     RegionCtx *rctx;
     int lvalue;             /* lowering an assignment target: an element is written, not read */
+    int inplace_read;       /* > 0: lowering the current value of an in-place target (not a read of its own) */
     int ntmp;               /* for unique C names */
     int nvar;
     int nae;                /* array expressions lowered so far (unique names) */
@@ -107,7 +123,20 @@ static void warn(S *s, CyPos p, const char *fmt, ...) {
     va_end(ap);
 }
 
+static uint32_t name_hash(const char *p) {
+    uint32_t h = 2166136261u;
+    for (; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
+static Sym **scope_slot(Scope *sc, const char *name) {
+    uint32_t i = name_hash(name) & (uint32_t)(sc->cap - 1);
+    while (sc->tab[i] && strcmp(sc->tab[i]->name, name)) i = (i + 1) & (uint32_t)(sc->cap - 1);
+    return &sc->tab[i];
+}
+
 static Sym *lookup_in(Scope *sc, const char *name) {
+    if (sc->tab) return *scope_slot(sc, name);
     for (Sym *y = sc->syms; y; y = y->next)
         if (!strcmp(y->name, name)) return y;
     return NULL;
@@ -127,6 +156,19 @@ static Sym *declare(S *s, Scope *sc, const char *name, SymKind k) {
     y->kind = k;
     y->next = sc->syms;
     sc->syms = y;
+    if (++sc->nsyms <= SCOPE_LINEAR) return y;
+    if (sc->nsyms * 2 > sc->cap) {
+        /* (re)build from the list, newest first: a redeclared name keeps
+           the newest symbol, as the list lookup does */
+        sc->cap = sc->cap ? sc->cap * 2 : 4 * SCOPE_LINEAR;
+        sc->tab = cy_alloc(s->a, (size_t)sc->cap * sizeof *sc->tab);
+        for (Sym *x = sc->syms; x; x = x->next) {
+            Sym **slot = scope_slot(sc, x->name);
+            if (!*slot) *slot = x;
+        }
+    } else {
+        *scope_slot(sc, name) = y;
+    }
     return y;
 }
 
@@ -499,7 +541,7 @@ static Access *access_of(S *s, RegionCtx *rc, IrVar *v) {
 }
 
 static void record_read(S *s, IrVar *v, CyPos p) {
-    if (s->quiet) return;
+    if (s->quiet || s->inplace_read) return;
     for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
         Access *x = access_of(s, rc, v);
         if (!x->read) {
@@ -514,15 +556,19 @@ static void record_assign(S *s, IrVar *v, CyPos p, const char *op) {
     if (v->kind == V_LOCAL || v->kind == V_PARAM) v->is_assigned = 1;
     for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
         Access *x = access_of(s, rc, v);
-        if (!op) {
-            x->assigned = 1;
-        } else if (!x->inplace_op) {
-            x->inplace_op = op;
-            x->inplace_pos = p;
-        } else if (strcmp(x->inplace_op, op)) {
-            x->inplace_conflict = 1;
-            x->inplace_pos = p;
+        if (rc == s->rctx) {
+            /* Cython compares with the operator of the previous assignment
+               (none after a plain one) */
+            if (x->direct && op && x->direct_op && strcmp(op, x->direct_op))
+                err(s, p, "Reduction operator '%s' is inconsistent with previous reduction operator '%s'", op,
+                    x->direct_op);
+            if (!x->direct) x->direct_pos = p;
+            x->direct = 1;
+            x->direct_op = op;
         }
+        x->any = 1;
+        x->last_op = op;
+        x->plain |= !op;
     }
 }
 
@@ -1962,8 +2008,13 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
         err(s, n->pos, "in-place '%s=' on this target is not supported", op);
         return;
     }
-    /* x = x op v, Python semantics (objects; // % ** / on C values) */
+    /* x = x op v, Python semantics (objects; // % ** / on C values); the
+       read of x is part of its in-place update, not a read of its own
+       (Cython: "Cannot read reduction variable" is for other reads) */
+    int own = n->lhs->kind == A_NAME;
+    s->inplace_read += own;
     IrExpr *cur = lower_expr(s, n->lhs);
+    s->inplace_read -= own;
     IrExpr *v = lower_expr(s, n->rhs);
     IrExpr *r = arith(s, n->pos, op, cur, v);
     IrExpr *tg = lower_target(s, n->lhs, is_cnum(tt) ? op : NULL);
@@ -2024,8 +2075,24 @@ static IrVar *loop_var(S *s, ANode *t, const char *what) {
     return y->var;
 }
 
+static int is_reduction_op(const char *op) {
+    return op && (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") || !strcmp(op, "|") ||
+                  !strcmp(op, "^"));
+}
+
 static void classify(S *s, RegionCtx *rc) {
     IrRegion *r = rc->r;
+    if (!r->is_prange) {
+        /* a prange directly inside a parallel() block may not assign what
+           the block itself assigns (Cython: "too implicit") */
+        for (int i = 0; i < rc->inner_acc.len; i++)
+            for (Access *y = rc->inner_acc.items[i]; y; y = y->next) {
+                if (!y->direct) continue;
+                for (Access *x = rc->acc; x; x = x->next)
+                    if (x->var == y->var && x->direct)
+                        err(s, y->direct_pos, "Cannot assign to private of outer parallel block");
+            }
+    }
     for (Access *x = rc->acc; x; x = x->next) {
         IrVar *v = x->var;
         IrVarUse *u = cy_alloc(s->a, sizeof *u);
@@ -2033,29 +2100,35 @@ static void classify(S *s, RegionCtx *rc) {
         u->cls = RC_SHARED;
         if (v == r->index) {
             u->cls = r->is_prange ? RC_LASTPRIVATE : RC_PRIVATE;
-        } else if (v->kind == V_MODULE || v->kind == V_PYGLOBAL) {
+        } else if (v->kind == V_PYGLOBAL) {
+            /* a Python-level global lives in the module dict: only code
+               holding the GIL touches it, one thread at a time */
             u->cls = RC_SHARED;
-        } else if (x->inplace_op && !x->assigned) {
-            if (!r->is_prange) {
-                u->cls = RC_PRIVATE;
-            } else {
-                const char *op = x->inplace_op;
-                if (x->inplace_conflict) {
-                    err(s, x->inplace_pos, "Reduction operator '%s' is inconsistent with previous reduction operator", op);
-                } else if (strcmp(op, "+") && strcmp(op, "-") && strcmp(op, "*") && strcmp(op, "&") &&
-                           strcmp(op, "|") && strcmp(op, "^")) {
-                    err(s, x->inplace_pos, "'%s=' is not a reduction operator allowed in prange", op);
-                } else if (!is_cnum(v->ty) || cy_type_is_complex(v->ty)) {
-                    err(s, x->inplace_pos, "reduction variable '%s' must have a C numeric type, not '%s'", v->name, v->ty->name);
-                } else if (x->read) {
-                    err(s, x->read_pos, "Cannot read reduction variable in loop body");
-                }
+        } else if (!x->any) {
+            u->cls = RC_SHARED;
+        } else if (!r->is_prange) {
+            if (x->direct && x->direct_op)
+                err(s, x->direct_pos, "Reductions not allowed for parallel blocks");
+            else if (is_obj(v->ty))
+                err(s, v->pos, "Python object variable '%s' cannot be assigned in a parallel region", v->name);
+            u->cls = RC_PRIVATE;
+        } else if (v->name[0] == '$' && x->plain) {
+            /* sema's own accumulator of a sum() inside the region (zeroed,
+               then summed by serial loops, then read): private to each
+               iteration, whatever Cython would say of the same code by hand */
+            u->cls = RC_LASTPRIVATE;
+        } else {
+            if (x->last_op && x->read) err(s, x->read_pos, "Cannot read reduction variable in loop body");
+            if (is_reduction_op(x->last_op)) {
+                if (!is_cnum(v->ty) || cy_type_is_complex(v->ty))
+                    err(s, x->direct_pos, "reduction variable '%s' must have a C numeric type, not '%s'", v->name,
+                        v->ty->name);
                 u->cls = RC_REDUCTION;
-                u->redop = op;
+                u->redop = x->last_op;
+            } else {
+                if (is_obj(v->ty)) err(s, v->pos, "Python object variable '%s' cannot be assigned in a parallel region", v->name);
+                u->cls = RC_LASTPRIVATE;
             }
-        } else if (x->assigned || x->inplace_op) {
-            if (is_obj(v->ty)) err(s, v->pos, "Python object variable '%s' cannot be assigned in a parallel region", v->name);
-            u->cls = r->is_prange ? RC_LASTPRIVATE : RC_PRIVATE;
         }
         cy_vec_push(s->a, &r->vars, u);
     }
@@ -2069,6 +2142,8 @@ static void classify(S *s, RegionCtx *rc) {
             cy_vec_push(s->a, &r->vars, u);
         }
     }
+    /* the enclosing parallel() block checks this prange's assignments */
+    if (r->is_prange && rc->outer && !rc->outer->r->is_prange) cy_vec_push(s->a, &rc->outer->inner_acc, rc->acc);
 }
 
 static IrRegion *new_region(S *s, CyPos p, int is_prange) {
@@ -2230,7 +2305,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
     }
     r->nogil = 1;
-    RegionCtx rc = {r, NULL, s->rctx};
+    RegionCtx rc = {r, NULL, s->rctx, {0}};
     int saved_nogil = s->nogil, saved_depth = s->loop_depth;
     s->rctx = &rc;
     s->nogil = 1;
@@ -2311,7 +2386,7 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
             }
         }
         if (e->items.len) err(s, e->pos, "parallel() takes only keyword arguments");
-        RegionCtx rc = {r, NULL, s->rctx};
+        RegionCtx rc = {r, NULL, s->rctx, {0}};
         s->rctx = &rc;
         s->parallel_depth++;
         IrStmt *x = st(s, ST_PARALLEL, n->pos);
@@ -2751,7 +2826,7 @@ static void infer_untyped(Pre *pr) {
 }
 
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
-    Scope fsc = {s->mscope, NULL};
+    Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
     s->fn = fn;
     Directives saved = s->dir;

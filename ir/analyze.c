@@ -2,42 +2,144 @@
  * runtime need — recursion through the call graph, and whether OpenCL can
  * take a region (with the reason when it cannot). */
 #include "ir.h"
+#include <stdint.h>
 #include <string.h>
 
-/* Does f reach target through direct calls?  seen[] guards cycles. */
-static int reaches(const IrModule *m, IrFunc *f, IrFunc *target, char *seen);
+/* ---- the call graph, once per module ---------------------------------------
+ * Recursion, "calls an external C function" and "reaches a recursive
+ * function" are properties of the call graph: computed once per module
+ * (strongly connected components, then one pass over them callees first),
+ * never by a walk per function pair or per region, which made the compile
+ * time quadratic in the number of functions (issue 15). */
 
-static int expr_reaches(const IrModule *m, IrExpr *e, IrFunc *target, char *seen) {
-    if (!e) return 0;
-    if (e->kind == E_CALL && e->fn && (e->fn == target || reaches(m, e->fn, target, seen))) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (expr_reaches(m, e->args[i], target, seen)) return 1;
-    return 0;
+typedef struct {
+    CyArena *a;
+    CyMap idx;  /* IrFunc* -> 1 + its index in m->funcs */
+} FuncMap;
+
+static int func_index(const FuncMap *fm, const IrFunc *f) {
+    return (int)(intptr_t)cy_pmap_get(&fm->idx, f) - 1;
 }
 
-static int stmts_reach(const IrModule *m, CyVec *v, IrFunc *target, char *seen) {
+/* The functions a statement list calls directly (E_CALL to a function of
+ * this module), in the operands the old walk looked at. */
+static void callees_expr(const FuncMap *fm, IrExpr *e, CyVec *out) {
+    if (!e) return;
+    if (e->kind == E_CALL && e->fn) {
+        int k = func_index(fm, e->fn);
+        if (k >= 0) cy_vec_push(fm->a, out, (void *)(intptr_t)k);
+    }
+    for (int i = 0; i < e->nargs; i++) callees_expr(fm, e->args[i], out);
+}
+
+static void callees_stmts(const FuncMap *fm, CyVec *v, CyVec *out) {
     for (int i = 0; i < v->len; i++) {
         IrStmt *x = v->items[i];
-        if (expr_reaches(m, x->target, target, seen) || expr_reaches(m, x->value, target, seen) ||
-            expr_reaches(m, x->cond, target, seen) || expr_reaches(m, x->start, target, seen) ||
-            expr_reaches(m, x->stop, target, seen) || expr_reaches(m, x->step, target, seen) ||
-            stmts_reach(m, &x->body, target, seen) || stmts_reach(m, &x->orelse, target, seen))
-            return 1;
+        callees_expr(fm, x->target, out);
+        callees_expr(fm, x->value, out);
+        callees_expr(fm, x->cond, out);
+        callees_expr(fm, x->start, out);
+        callees_expr(fm, x->stop, out);
+        callees_expr(fm, x->step, out);
+        callees_stmts(fm, &x->body, out);
+        callees_stmts(fm, &x->orelse, out);
     }
-    return 0;
 }
 
-static int func_index(const IrModule *m, IrFunc *f) {
-    for (int i = 0; i < m->funcs.len; i++)
-        if (m->funcs.items[i] == f) return i;
-    return -1;
+typedef struct {
+    FuncMap fm;
+    int n;
+    CyVec *calls;   /* calls[i]: indices of the functions funcs[i] calls */
+    int *minrec;    /* the first (module order) recursive function funcs[i] calls, directly or not, or itself; n: none */
+} CallGraph;
+
+/* Tarjan's algorithm with an explicit stack (a call chain thousands of
+ * functions long must not recurse); components come out callees first. */
+static void call_graph(CyArena *a, const IrModule *m, CallGraph *cg) {
+    int n = m->funcs.len;
+    cg->n = n;
+    cg->fm.a = a;
+    for (int i = 0; i < n; i++) cy_pmap_put(a, &cg->fm.idx, m->funcs.items[i], (void *)(intptr_t)(i + 1));
+    cg->calls = cy_alloc(a, (size_t)(n + 1) * sizeof *cg->calls);
+    for (int i = 0; i < n; i++) callees_stmts(&cg->fm, &((IrFunc *)m->funcs.items[i])->body, &cg->calls[i]);
+
+    int *index = cy_alloc(a, (size_t)(n + 1) * sizeof(int)), *low = cy_alloc(a, (size_t)(n + 1) * sizeof(int));
+    int *edge = cy_alloc(a, (size_t)(n + 1) * sizeof(int)), *stk = cy_alloc(a, (size_t)(n + 1) * sizeof(int));
+    int *work = cy_alloc(a, (size_t)(n + 1) * sizeof(int));
+    char *on = cy_alloc(a, (size_t)n + 1);
+    cg->minrec = cy_alloc(a, (size_t)(n + 1) * sizeof(int));
+    int counter = 0, nstk = 0;
+    for (int root = 0; root < n; root++) {
+        if (index[root]) continue;
+        int nwork = 0;
+        work[nwork++] = root;
+        index[root] = low[root] = ++counter;
+        stk[nstk++] = root;
+        on[root] = 1;
+        while (nwork) {
+            int v = work[nwork - 1];
+            if (edge[v] < cg->calls[v].len) {
+                int w = (int)(intptr_t)cg->calls[v].items[edge[v]++];
+                if (!index[w]) {
+                    index[w] = low[w] = ++counter;
+                    stk[nstk++] = w;
+                    on[w] = 1;
+                    work[nwork++] = w;
+                } else if (on[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            nwork--;
+            if (nwork && low[v] < low[work[nwork - 1]]) low[work[nwork - 1]] = low[v];
+            if (low[v] != index[v]) continue;
+            /* v roots a component: stk from v up.  Every callee outside it
+               is finished, so its minrec is known. */
+            int base = nstk;
+            while (stk[base - 1] != v) base--;
+            base--;
+            int size = nstk - base, cyclic = size > 1, best = n;
+            for (int k = base; k < nstk; k++) {
+                int u = stk[k];
+                for (int e = 0; e < cg->calls[u].len; e++) {
+                    int w = (int)(intptr_t)cg->calls[u].items[e];
+                    if (w == u) cyclic = 1;
+                    if (!on[w] && cg->minrec[w] < best) best = cg->minrec[w];
+                }
+            }
+            for (int k = base; k < nstk; k++) {
+                IrFunc *f = m->funcs.items[stk[k]];
+                if (cyclic) f->is_recursive = 1;
+                if (f->is_recursive && stk[k] < best) best = stk[k];
+            }
+            for (int k = base; k < nstk; k++) {
+                cg->minrec[stk[k]] = best;
+                on[stk[k]] = 0;
+            }
+            nstk = base;
+        }
+    }
 }
 
-static int reaches(const IrModule *m, IrFunc *f, IrFunc *target, char *seen) {
-    int i = func_index(m, f);
-    if (i < 0 || seen[i]) return 0;
-    seen[i] = 1;
-    return stmts_reach(m, &f->body, target, seen);
+/* calls_external propagates to every caller, directly or not: a kernel
+ * cannot call those either (one pass over the reversed graph). */
+static void propagate_external(CyArena *a, const IrModule *m, CallGraph *cg) {
+    int n = cg->n;
+    CyVec *callers = cy_alloc(a, (size_t)(n + 1) * sizeof *callers);
+    for (int i = 0; i < n; i++)
+        for (int e = 0; e < cg->calls[i].len; e++)
+            cy_vec_push(a, &callers[(int)(intptr_t)cg->calls[i].items[e]], (void *)(intptr_t)i);
+    int *queue = cy_alloc(a, (size_t)(n + 1) * sizeof(int)), nq = 0;
+    for (int i = 0; i < n; i++)
+        if (((IrFunc *)m->funcs.items[i])->calls_external) queue[nq++] = i;
+    for (int q = 0; q < nq; q++)
+        for (int e = 0; e < callers[queue[q]].len; e++) {
+            int c = (int)(intptr_t)callers[queue[q]].items[e];
+            IrFunc *f = m->funcs.items[c];
+            if (f->calls_external) continue;
+            f->calls_external = 1;
+            queue[nq++] = c;
+        }
 }
 
 /* Walks a region body (and the bodies of the cdef functions it calls) for
@@ -165,6 +267,15 @@ static int is_region_arg_var(Elig *g, IrVar *v) {
     return 0;
 }
 
+static int is_region_result_var(Elig *g, IrVar *v) {
+    if (g->fn) return 0;
+    for (int i = 0; i < g->r->vars.len; i++) {
+        IrVarUse *u = g->r->vars.items[i];
+        if (u->var == v) return u->cls == RC_REDUCTION || u->cls == RC_LASTPRIVATE;
+    }
+    return 0;
+}
+
 static void elig_expr(Elig *g, IrExpr *e) {
     if (!e || g->why) return;
     const char *t = e->ty ? type_problem(e->ty) : NULL;
@@ -254,7 +365,12 @@ static void elig_stmts(Elig *g, CyVec *v) {
                 why(g, "assigns a memoryview variable");
                 return;
             }
-            if (x->target->kind == E_VAR && x->target->var->kind == V_MODULE) {
+            /* a module-level variable the region reduces or keeps the last
+               value of is a kernel argument like a local (the launch
+               writes the result back to the static); one a called function
+               assigns is not */
+            if (x->target->kind == E_VAR && x->target->var->kind == V_MODULE &&
+                !is_region_result_var(g, x->target->var)) {
                 why(g, cy_fmt(g->a, "assigns module-level variable '%s'", x->target->var->name));
                 return;
             }
@@ -414,32 +530,9 @@ static void region_args(CyArena *a, IrRegion *r) {
 }
 
 void cy_ir_analyze(CyArena *a, IrModule *m) {
-    int n = m->funcs.len;
-    char *seen = cy_alloc(a, (size_t)n + 1);
-    for (int i = 0; i < n; i++) {
-        IrFunc *f = m->funcs.items[i];
-        memset(seen, 0, (size_t)n + 1);
-        if (f->is_recursive || reaches(m, f, f, seen)) f->is_recursive = 1;
-    }
-    /* calls_external propagates to callers: a kernel cannot call it either */
-    for (int changed = 1, it = 0; changed && it < 100; it++) {
-        changed = 0;
-        for (int i = 0; i < n; i++) {
-            IrFunc *f = m->funcs.items[i];
-            if (f->calls_external) continue;
-            for (int j = 0; j < n; j++) {
-                IrFunc *g = m->funcs.items[j];
-                if (g == f || !g->calls_external) continue;
-                memset(seen, 0, (size_t)n + 1);
-                seen[i] = 0;
-                if (stmts_reach(m, &f->body, g, seen)) {
-                    f->calls_external = 1;
-                    changed = 1;
-                    break;
-                }
-            }
-        }
-    }
+    CallGraph cg = {0};
+    call_graph(a, m, &cg);
+    propagate_external(a, m, &cg);
     for (int i = 0; i < m->regions.len; i++) {
         IrRegion *r = m->regions.items[i];
         IrStmt *x = r->func ? cy_ir_region_stmt(&r->func->body, r) : NULL;
@@ -455,14 +548,18 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
         else elig_stmts(&g, &x->body);
         if (!g.why && r->calls_external) g.why = "calls an external C function";
         if (!g.why) {
-            /* recursion anywhere under the region's calls */
-            for (int k = 0; k < n && !g.why; k++) {
-                IrFunc *f = m->funcs.items[k];
-                memset(seen, 0, (size_t)n + 1);
-                if (f->is_recursive && stmts_reach(m, &x->body, f, seen)) {
-                    r->calls_recursive = 1;
-                    g.why = cy_fmt(a, "calls recursive function %s()", f->name);
-                }
+            /* recursion anywhere under the region's calls: the first
+               recursive function (module order) it reaches */
+            CyVec direct = {0};
+            int best = cg.n;
+            callees_stmts(&cg.fm, &x->body, &direct);
+            for (int k = 0; k < direct.len; k++) {
+                int c = (int)(intptr_t)direct.items[k];
+                if (cg.minrec[c] < best) best = cg.minrec[c];
+            }
+            if (best < cg.n) {
+                r->calls_recursive = 1;
+                g.why = cy_fmt(a, "calls recursive function %s()", ((IrFunc *)m->funcs.items[best])->name);
             }
         }
         if (!g.why) {

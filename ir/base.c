@@ -129,6 +129,69 @@ void cy_vec_push(CyArena *a, CyVec *v, void *item) {
     v->items[v->len++] = item;
 }
 
+/* ---- hash maps -------------------------------------------------------- */
+
+static unsigned bytes_hash(const void *key, size_t len) {
+    const unsigned char *p = key;
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+static unsigned ptr_hash(const void *key) {
+    uint64_t x = (uint64_t)(uintptr_t)key;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (unsigned)x;
+}
+
+static CyMapEnt *map_slot(const CyMap *m, const void *key, size_t len, unsigned h) {
+    unsigned mask = (unsigned)m->cap - 1;
+    for (unsigned i = h & mask;; i = (i + 1) & mask) {
+        CyMapEnt *e = &m->ents[i];
+        if (!e->key) return e;
+        if (e->hash == h && e->len == len &&
+            (len == SIZE_MAX ? e->key == key : !memcmp(e->key, key, len)))
+            return e;
+    }
+}
+
+static void *map_get(const CyMap *m, const void *key, size_t len, unsigned h) {
+    if (!m->cap) return NULL;
+    CyMapEnt *e = map_slot(m, key, len, h);
+    return e->key ? e->val : NULL;
+}
+
+static void map_put(CyArena *a, CyMap *m, const void *key, size_t len, unsigned h, void *val) {
+    if (2 * (m->len + 1) > m->cap) {
+        CyMap old = *m;
+        m->cap = m->cap ? m->cap * 2 : 16;
+        m->ents = cy_alloc(a, (size_t)m->cap * sizeof *m->ents); /* the old table stays in the arena */
+        m->len = 0;
+        for (int i = 0; i < old.cap; i++)
+            if (old.ents[i].key) map_put(a, m, old.ents[i].key, old.ents[i].len, old.ents[i].hash, old.ents[i].val);
+    }
+    CyMapEnt *e = map_slot(m, key, len, h);
+    if (!e->key) {
+        e->key = key;
+        e->len = len;
+        e->hash = h;
+        m->len++;
+    }
+    e->val = val;
+}
+
+/* A zero-length byte key still needs a non-NULL address (NULL marks a free slot). */
+void *cy_map_get(const CyMap *m, const void *key, size_t len) {
+    return map_get(m, len ? key : "", len, bytes_hash(key, len));
+}
+void cy_map_put(CyArena *a, CyMap *m, const void *key, size_t len, void *val) {
+    map_put(a, m, len ? key : "", len, bytes_hash(key, len), val);
+}
+void *cy_pmap_get(const CyMap *m, const void *key) { return map_get(m, key, SIZE_MAX, ptr_hash(key)); }
+void cy_pmap_put(CyArena *a, CyMap *m, const void *key, void *val) { map_put(a, m, key, SIZE_MAX, ptr_hash(key), val); }
+
 /* ---- text buffers ----------------------------------------------------- */
 
 static void buf_reserve(CyBuf *b, size_t extra) {

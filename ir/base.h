@@ -27,6 +27,25 @@ typedef struct {
 void cy_vec_push(CyArena *a, CyVec *v, void *item);
 #define CY_VEC_AT(v, i) ((v).items[(i)])
 
+/* Hash map, storage in the arena: keys are byte strings (kept by
+ * reference: they must outlive the map) or, with the cy_pmap_ calls, the
+ * identity of a pointer.  For every table a phase would otherwise search
+ * linearly while it grows with the input (names, constants, functions). */
+typedef struct {
+    const void *key;  /* NULL: free slot */
+    size_t len;       /* SIZE_MAX: pointer key */
+    void *val;
+    unsigned hash;
+} CyMapEnt;
+typedef struct {
+    CyMapEnt *ents;
+    int cap, len;
+} CyMap;
+void *cy_map_get(const CyMap *m, const void *key, size_t len);
+void cy_map_put(CyArena *a, CyMap *m, const void *key, size_t len, void *val);
+void *cy_pmap_get(const CyMap *m, const void *key);
+void cy_pmap_put(CyArena *a, CyMap *m, const void *key, void *val);
+
 /* Growable text buffer on the heap (the backends build large outputs). */
 typedef struct {
     char *s;

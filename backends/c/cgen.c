@@ -113,11 +113,12 @@ typedef struct {
     int end_used;
     CyVec assigned;    /* object locals known to be bound here */
     CyVec consts;      /* Const* */
+    CyMap const_idx[5]; /* per Const kind: its text -> Const* (a module has thousands) */
     CyVec vspecs;      /* VSpec* */
     CyVec traced;      /* IrRegion* with a trace record */
     CyVec checked;     /* Checked*: accesses a loop has proven in bounds */
     int used_complex;
-    CyVec launchers;   /* IrFunc* that may run a region on a device (directly or by calls) */
+    CyMap launchers;   /* set of IrFunc* that may run a region on a device (directly or by calls) */
     int hoisted;       /* >0: an enclosing loop already synchronised the host */
 } Gen;
 
@@ -257,16 +258,15 @@ static int is_ident(const char *s) {
 }
 
 static const char *konst(Gen *G, int kind, const char *s, int len) {
-    for (int i = 0; i < G->consts.len; i++) {
-        Const *k = G->consts.items[i];
-        if (k->kind == kind && k->len == len && !memcmp(k->s, s, (size_t)len)) return k->cname;
-    }
-    Const *k = cy_alloc(G->a, sizeof *k);
+    Const *k = cy_map_get(&G->const_idx[kind], s, (size_t)len);
+    if (k) return k->cname;
+    k = cy_alloc(G->a, sizeof *k);
     k->kind = kind;
     k->s = cy_strndup(G->a, s, (size_t)len);
     k->len = len;
     k->cname = kind == 0 && is_ident(k->s) && len < 40 ? FMT("cy_n_%s", k->s) : FMT("cy_k%d", G->consts.len);
     cy_vec_push(G->a, &G->consts, k);
+    cy_map_put(G->a, &G->const_idx[kind], k->s, (size_t)len, k);
     return k->cname;
 }
 
@@ -1379,7 +1379,7 @@ typedef struct {
     int launch; /* it may start a device region (directly, by a call, or through Python) */
 } HostScan;
 
-static int is_launcher(const Gen *G, const IrFunc *f) { return vec_has(&G->launchers, f); }
+static int is_launcher(const Gen *G, const IrFunc *f) { return f && cy_pmap_get(&G->launchers, f) != NULL; }
 
 static void hs_expr(HostScan *h, const IrExpr *e) {
     if (!e) return;
@@ -1459,50 +1459,59 @@ static void hs_stmts(HostScan *h, const CyVec *body) {
     }
 }
 
-static int expr_calls_launcher(const Gen *G, const IrExpr *e) {
-    if (!e) return 0;
-    if (e->kind == E_CALL && is_launcher(G, e->fn)) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (expr_calls_launcher(G, e->args[i])) return 1;
-    for (int i = 0; i < e->nkw; i++)
-        if (expr_calls_launcher(G, e->kwargs[i])) return 1;
-    return 0;
+/* Records caller under every function it calls: callers[callee] is a CyVec. */
+static void note_calls(Gen *G, CyMap *callers, IrFunc *caller, const IrExpr *e) {
+    if (!e) return;
+    if (e->kind == E_CALL && e->fn) {
+        CyVec *v = cy_pmap_get(callers, e->fn);
+        if (!v) {
+            v = cy_alloc(G->a, sizeof *v);
+            cy_pmap_put(G->a, callers, e->fn, v);
+        }
+        cy_vec_push(G->a, v, caller);
+    }
+    for (int i = 0; i < e->nargs; i++) note_calls(G, callers, caller, e->args[i]);
+    for (int i = 0; i < e->nkw; i++) note_calls(G, callers, caller, e->kwargs[i]);
 }
 
-static int calls_launcher(const Gen *G, const CyVec *body) {
+static void note_calls_in(Gen *G, CyMap *callers, IrFunc *caller, const CyVec *body) {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
         const IrExpr *es[] = {s->value, s->target, s->cond, s->start, s->stop, s->step};
-        for (size_t k = 0; k < sizeof es / sizeof es[0]; k++)
-            if (expr_calls_launcher(G, es[k])) return 1;
-        if (calls_launcher(G, &s->body) || calls_launcher(G, &s->orelse)) return 1;
+        for (size_t k = 0; k < sizeof es / sizeof es[0]; k++) note_calls(G, callers, caller, es[k]);
+        note_calls_in(G, callers, caller, &s->body);
+        note_calls_in(G, callers, caller, &s->orelse);
     }
-    return 0;
 }
 
 /* Functions that may run a region on a device: those with an eligible
- * prange, then their callers, to a fixpoint.  (Python code a def runs is
- * another call's business: that call brings its data back itself.) */
+ * prange, then their callers, directly or not (one walk over the reversed
+ * call graph: a fixpoint over all bodies was quadratic in the number of
+ * functions).  (Python code a def runs is another call's business: that
+ * call brings its data back itself.) */
 static void find_launchers(Gen *G) {
     const IrModule *m = G->m;
+    CyMap callers = {0};
+    CyVec work = {0};
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
+        note_calls_in(G, &callers, f, &f->body);
         for (int k = 0; k < f->regions.len; k++) {
             const IrRegion *r = f->regions.items[k];
             if (r->ocl_ok && r->is_prange) {
-                vec_add(G, &G->launchers, f);
+                cy_pmap_put(G->a, &G->launchers, f, f);
+                cy_vec_push(G->a, &work, f);
                 break;
             }
         }
     }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int i = 0; i < m->funcs.len; i++) {
-            IrFunc *f = m->funcs.items[i];
-            if (!is_launcher(G, f) && calls_launcher(G, &f->body)) {
-                vec_add(G, &G->launchers, f);
-                changed = 1;
-            }
+    for (int i = 0; i < work.len; i++) {
+        CyVec *v = cy_pmap_get(&callers, work.items[i]);
+        for (int k = 0; v && k < v->len; k++) {
+            IrFunc *c = v->items[k];
+            if (is_launcher(G, c)) continue;
+            cy_pmap_put(G->a, &G->launchers, c, c);
+            cy_vec_push(G->a, &work, c);
         }
     }
 }
@@ -2061,7 +2070,10 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
     if (R->index) clause_add(G, &c->priv, R->index->cname);
     for (int i = 0; i < sc->used.len; i++) {
         IrVar *v = sc->used.items[i];
-        if (v == R->index || v->kind == V_MODULE || v->kind == V_PYGLOBAL || !is_cscalar(v->ty)) continue;
+        /* module-level cdef variables are classified like locals (Cython
+           3.3: an in-place operator makes a reduction, an assignment a
+           lastprivate); OpenMP takes clauses on file-scope statics */
+        if (v == R->index || v->kind == V_PYGLOBAL || !is_cscalar(v->ty)) continue;
         const IrVarUse *u = var_use(R, v);
         int assigned = vec_has(&sc->assigned, v);
         int pp = nested && vec_has(&parent->privs, v);
@@ -2080,7 +2092,7 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
             break;
         case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
         case RC_SHARED:
-            if (!assigned && !nested) clause_add(G, &c->fpriv, v->cname);
+            if (!assigned && !nested && v->kind != V_MODULE) clause_add(G, &c->fpriv, v->cname);
             break;
         }
     }

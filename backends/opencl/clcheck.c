@@ -272,8 +272,10 @@ static int write_all(int fd, const void *p, size_t n) {
     return 0;
 }
 
-void cy_ocl_check(const char *source, size_t len, CyClResult *res) {
-    memset(res, 0, sizeof *res);
+void cy_ocl_check_start(const char *source, size_t len, CyClJob *c) {
+    CyClResult *res = &c->res;
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
     res->status = CY_CLCHECK_SKIPPED;
     int fds[2];
     if (pipe(fds) != 0) {
@@ -299,18 +301,29 @@ void cy_ocl_check(const char *source, size_t len, CyClResult *res) {
         _exit(rc); /* no atexit handlers, no leak checks of LLVM's memory */
     }
     close(fds[1]);
+    c->fd = fds[0];
+    c->pid = (int)pid;
+}
+
+void cy_ocl_check_finish(CyClJob *c, CyClResult *res) {
+    if (c->fd < 0) {
+        *res = c->res;
+        return;
+    }
     CyClResult r;
     size_t got = 0;
     while (got < sizeof r) {
-        ssize_t k = read(fds[0], (char *)&r + got, sizeof r - got);
+        ssize_t k = read(c->fd, (char *)&r + got, sizeof r - got);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         got += (size_t)k;
     }
-    close(fds[0]);
+    close(c->fd);
+    c->fd = -1;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid((pid_t)c->pid, &status, 0) < 0 && errno == EINTR) {
     }
+    *res = c->res;
     if (got == sizeof r) {
         *res = r;
         res->msg[sizeof res->msg - 1] = 0;
@@ -323,4 +336,10 @@ void cy_ocl_check(const char *source, size_t len, CyClResult *res) {
         snprintf(res->msg, sizeof res->msg, "libclang crashed (signal %d)", WTERMSIG(status));
     else
         snprintf(res->msg, sizeof res->msg, "the libclang check failed to report");
+}
+
+void cy_ocl_check(const char *source, size_t len, CyClResult *res) {
+    CyClJob c;
+    cy_ocl_check_start(source, len, &c);
+    cy_ocl_check_finish(&c, res);
 }

@@ -73,6 +73,8 @@ typedef struct {
     CyVec helper_region; /* IrRegion*: the first region calling helpers[i] */
     CyVec lins;       /* Lin*: view elements addressed through loop pointers */
     unsigned need;
+    size_t counted;   /* bytes of the program whose lines are in nlines */
+    int nlines;
 } OG;
 
 #define FMT(...) cy_fmt(G->a, __VA_ARGS__)
@@ -1411,10 +1413,12 @@ static const char SUPPORT_IPOW_UL[] =
     "    return r;\n"
     "}\n";
 
-static int count_lines(const CyBuf *b) {
-    int n = 0;
-    for (size_t i = 0; i < b->len; i++) n += b->s[i] == '\n';
-    return n;
+/* Lines of the program so far, counted incrementally: recounting the whole
+ * program per kernel made emission quadratic in the number of kernels. */
+static int count_lines(OG *G, const CyBuf *b) {
+    for (size_t i = G->counted; i < b->len; i++) G->nlines += b->s[i] == '\n';
+    G->counted = b->len;
+    return G->nlines;
 }
 
 static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r) {
@@ -1430,9 +1434,9 @@ static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r) {
 static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int fp64, IrRegion *r, int blank) {
     if (blank) cy_buf_puts(prog, "\n");
     if (fp64) cy_buf_puts(prog, "#ifdef cl_khr_fp64\n");
-    int first = count_lines(prog) + 1;
+    int first = count_lines(G, prog) + 1;
     cy_buf_put(prog, text->s ? text->s : "", text->len);
-    add_span(G, p, first, count_lines(prog), r);
+    add_span(G, p, first, count_lines(G, prog), r);
     if (fp64) cy_buf_puts(prog, "#endif\n");
 }
 

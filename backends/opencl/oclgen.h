@@ -126,4 +126,16 @@ typedef struct {
 
 void cy_ocl_check(const char *source, size_t len, CyClResult *res);
 
+/* The same check in two halves, so that the caller can generate the C
+ * module while libclang parses (a large program takes seconds): start
+ * forks the child; finish waits for it and fills res.  Every started check
+ * must be finished.  (The source must stay unchanged until then.) */
+typedef struct {
+    int fd;      /* the child's result pipe, or -1: res already holds the outcome */
+    int pid;
+    CyClResult res;
+} CyClJob;
+void cy_ocl_check_start(const char *source, size_t len, CyClJob *c);
+void cy_ocl_check_finish(CyClJob *c, CyClResult *res);
+
 #endif

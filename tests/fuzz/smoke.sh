@@ -18,7 +18,35 @@ while IFS= read -r -d '' f; do
     n=$((n + 1))
 done < <(find "$root/examples" "$root/tests/e2e" "$root/tests/golden" "$root/../shared/conformance" \
               -name '*.pyx' -type f -print0 2>/dev/null)
+# Generated seeds (issue 15): long left-leaning chains, beyond and just
+# within the parser's expression height limit (1000), and a large file of
+# many small functions, so that mutations explore deep trees and big inputs.
+python3 - "$corpus" "$root/tests/perf/compile_scaling.py" <<'PY'
+import os, sys, importlib.util
+corpus, gen = sys.argv[1], sys.argv[2]
+def chain(t, op, n): return (" %s " % op).join([t] * n)
+seeds = {}
+for op in ("+", "*", "and", "or", "-", "<"):
+    for n in (20000, 997):
+        # and/or within the limit on bint operands: on other C values the
+        # IR repeats the left operand (exponential; an open issue)
+        t = "x > 0" if op in ("and", "or") and n < 20000 else "x"
+        seeds["chain_%s_%d" % ({"+": "add", "*": "mul", "-": "sub", "<": "lt"}.get(op, op), n)] = \
+            "def f(int x):\n    return %s\n" % chain(t, op, n)
+seeds["prange_sum_20000"] = ("from cython.parallel import prange\ndef f(double[:] a, double[:] b):\n"
+                             "    cdef Py_ssize_t i\n    for i in prange(a.shape[0], nogil=True):\n"
+                             "        b[i] = %s\n" % chain("a[i]", "+", 20000))
+seeds["prange_sum_490"] = seeds["prange_sum_20000"].replace(chain("a[i]", "+", 20000), chain("a[i]", "+", 490))
+seeds["subscripts_997"] = "def f(a):\n    return a%s\n" % ("[0]" * 997)
+spec = importlib.util.spec_from_file_location("scaling", gen)
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+seeds["many_functions_256k"] = m.generate(256 * 1024)[0]
+for k, v in seeds.items():
+    with open(os.path.join(corpus, "gen_%s.pyx" % k), "w") as f:
+        f.write(v)
+PY
+n=$((n + $(ls "$corpus"/gen_*.pyx | wc -l)))
 echo "fuzz smoke: $n seed files, $secs s"
 
-"$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$fuzzer" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "$corpus"

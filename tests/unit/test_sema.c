@@ -175,5 +175,100 @@ int main(void) {
         done(&r);
     }
     printf("test_sema: %d checks, %d failed\n", checks, failures);
+    /* Cython 3.3's classification (issue 15 item 2), module globals
+       included: the last assignment decides; + - * & | ^ in place make a
+       reduction, any other assignment a lastprivate, a read a shared */
+#define G_HEAD "from cython.parallel import prange, parallel\n" \
+               "cdef long total = 0\ncdef long last = 0\ncdef long ro = 5\ncdef double q = 1\n"
+    expect_ok(G_HEAD "def f(long n):\n"
+                     "    global total, last, q\n"
+                     "    cdef long i, s = 0\n"
+                     "    for i in prange(n, nogil=True):\n"
+                     "        total += i\n"
+                     "        last = i * ro\n"
+                     "        q /= 2\n"
+                     "        s ^= i\n"
+                     "    return total + last + s\n",
+              (const char *[]){"var total reduction +", "var last lastprivate", "var ro shared", "var q lastprivate",
+                               "var s reduction ^", "ocl=yes", "reduction long total", "lastprivate long last", NULL});
+    /* the last assignment decides, in either order */
+    expect_ok(G_HEAD "def f(long n):\n"
+                     "    global total, last\n"
+                     "    cdef long i\n"
+                     "    for i in prange(n, nogil=True):\n"
+                     "        total += i\n"
+                     "        total = 0\n"
+                     "        total *= 2\n"
+                     "        last += 1\n"
+                     "        last = 3\n",
+              (const char *[]){"var total reduction *", "var last lastprivate", NULL});
+    /* module-level code (Cython's documentation example) */
+    expect_ok("from cython.parallel import prange\n"
+              "cdef int i\ncdef int n = 30\ncdef int sum = 0\n"
+              "for i in prange(n, nogil=True):\n"
+              "    sum += i\n",
+              (const char *[]){"var sum reduction +", NULL});
+    /* without `global` the name is a (Python object) local, as in Cython */
+    expect_error(G_HEAD "def f(long n):\n"
+                        "    cdef long i\n"
+                        "    for i in prange(n, nogil=True):\n"
+                        "        total += i\n",
+                 "t.pyx:9:9: error:", "not allowed without gil");
+    expect_error(G_HEAD "def f(long n):\n"
+                        "    global total\n"
+                        "    cdef long i, x = 0\n"
+                        "    for i in prange(n, nogil=True):\n"
+                        "        total += i\n"
+                        "        x = total\n",
+                 "t.pyx:11:13: error:", "Cannot read reduction variable in loop body");
+    expect_error(G_HEAD "def f(long n):\n"
+                        "    global q\n"
+                        "    cdef long i\n"
+                        "    cdef double x = 0\n"
+                        "    for i in prange(n, nogil=True):\n"
+                        "        q /= 2\n"
+                        "        x = q\n",
+                 "t.pyx:12:13: error:", "Cannot read reduction variable in loop body");
+    expect_error(G_HEAD "def f(long n):\n"
+                        "    global total\n"
+                        "    cdef long i\n"
+                        "    for i in prange(n, nogil=True):\n"
+                        "        total += i\n"
+                        "        total *= 2\n",
+                 "t.pyx:11:9: error:", "Reduction operator '*' is inconsistent with previous reduction operator '+'");
+    expect_error(G_HEAD "def f(long n):\n"
+                        "    global total, last\n"
+                        "    cdef long i\n"
+                        "    with nogil, parallel():\n"
+                        "        last += 1\n",
+                 "t.pyx:10:9: error:", "Reductions not allowed for parallel blocks");
+    expect_error(G_HEAD "def f(long n):\n"
+                        "    global total\n"
+                        "    cdef long i\n"
+                        "    with nogil, parallel():\n"
+                        "        total = 4\n"
+                        "        for i in prange(n):\n"
+                        "            total += i\n",
+                 "t.pyx:12:13: error:", "Cannot assign to private of outer parallel block");
+    /* a prange inside a parallel() block may reduce what the block does not assign */
+    expect_ok(G_HEAD "def f(long n):\n"
+                     "    global total\n"
+                     "    cdef long i, x\n"
+                     "    with nogil, parallel():\n"
+                     "        x = 2\n"
+                     "        for i in prange(n):\n"
+                     "            total += i * x\n",
+              (const char *[]){"var total reduction +", NULL});
+    /* a cdef function that assigns a module global keeps a calling region native */
+    expect_ok(G_HEAD "cdef void bump(long k) noexcept nogil:\n"
+                     "    global last\n"
+                     "    last = k\n"
+                     "def f(long n):\n"
+                     "    cdef long i\n"
+                     "    for i in prange(n, nogil=True):\n"
+                     "        bump(i)\n",
+              (const char *[]){"ocl=no (calls bump(), which assigns module-level variable 'last')", NULL});
+#undef G_HEAD
+
     return failures != 0;
 }

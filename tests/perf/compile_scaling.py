@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Compile time must grow linearly with the input (issue 15, item 5).
+
+Generates .pyx files of about SMALL and 4*SMALL bytes made of many small
+functions (def functions with a prange over a memoryview; every fourth with a
+cdef helper, a reduction, a lastprivate and a module-global reduction), compiles each with
+`cyocl compile` (the libclang check included, when a libclang is there) and
+checks that the larger one takes less than RATIO times as long as the smaller
+one (4x the input: linear is 4, quadratic 16), and that the larger one takes
+less than LIMIT seconds.
+
+Usage: compile_scaling.py --cyocl PATH [--small BYTES] [--ratio R] [--limit S]
+       compile_scaling.py --generate BYTES OUT.pyx   (just write a file)
+"""
+import argparse, os, subprocess, sys, tempfile, time
+
+HEAD = """\
+from cython.parallel import prange
+cimport cython
+
+cdef double g_scale = 1.5
+cdef long g_total = 0
+"""
+
+# Small functions, most with a prange (issue 15 measured 16,000 functions in
+# 2 MB); every fourth also a cdef helper called from a region, a reduction,
+# a lastprivate and a module global.
+FUNC = """
+def f{k}(double[:] a, long n):
+    cdef Py_ssize_t i
+    for i in prange(n, nogil=True):
+        a[i] = a[i] * {c} + 1.0
+"""
+
+FUNC4 = """
+cdef inline double h{k}(double x) nogil:
+    return x * {c} + 1.0
+
+def f{k}(double[:] a, double[:] b, long n):
+    global g_total
+    cdef Py_ssize_t i
+    cdef double s = 0.0, last = 0.0
+    for i in prange(n, nogil=True):
+        b[i] = h{k}(a[i]) * g_scale
+        s += a[i] * b[i]
+        last = b[i]
+        g_total += 1
+    return s + last
+"""
+
+
+def generate(nbytes):
+    parts = [HEAD]
+    size = len(HEAD)
+    k = 0
+    while size < nbytes:
+        t = (FUNC4 if k % 4 == 0 else FUNC).format(k=k, c=(k % 97) + 0.25)
+        parts.append(t)
+        size += len(t)
+        k += 1
+    return "".join(parts), k
+
+
+def compile_time(cyocl, src, work, name):
+    pyx = os.path.join(work, name + ".pyx")
+    with open(pyx, "w") as f:
+        f.write(src)
+    t = time.monotonic()
+    p = subprocess.run([cyocl, "compile", "-o", os.path.join(work, name + ".c"), pyx],
+                       capture_output=True, text=True, timeout=900)
+    dt = time.monotonic() - t
+    if p.returncode != 0:
+        sys.exit("cyocl compile %s failed (%d):\n%s" % (name, p.returncode, (p.stdout + p.stderr)[-3000:]))
+    return dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cyocl")
+    ap.add_argument("--small", type=int, default=1 << 20)
+    ap.add_argument("--ratio", type=float, default=6.0)
+    ap.add_argument("--limit", type=float, default=60.0)
+    ap.add_argument("--generate", nargs=2, metavar=("BYTES", "OUT"))
+    a = ap.parse_args()
+    if a.generate:
+        src, k = generate(int(a.generate[0]))
+        with open(a.generate[1], "w") as f:
+            f.write(src)
+        print("%s: %d bytes, %d functions" % (a.generate[1], len(src), k))
+        return
+    if not a.cyocl:
+        ap.error("--cyocl is required")
+    with tempfile.TemporaryDirectory(prefix="cyocl-scaling-") as work:
+        small, ks = generate(a.small)
+        large, kl = generate(4 * a.small)
+        compile_time(a.cyocl, generate(4000)[0], work, "warm")  # page in, libclang found
+        ts = compile_time(a.cyocl, small, work, "small")
+        tl = compile_time(a.cyocl, large, work, "large")
+    ratio = tl / max(ts, 1e-3)
+    print("small: %d bytes, %d functions, %.2f s" % (len(small), ks, ts))
+    print("large: %d bytes, %d functions, %.2f s" % (len(large), kl, tl))
+    print("ratio %.2f (bound %.1f), large limit %.0f s" % (ratio, a.ratio, a.limit))
+    if ratio >= a.ratio or tl >= a.limit:
+        print("FAIL: compile time is not linear in the input")
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
