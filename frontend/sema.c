@@ -1345,16 +1345,11 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, l, r);
         if (!is_cnum(l->ty) || !is_cnum(r->ty))
             return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, l), as_cond(s, r));
-        /* C values keep Python's meaning: `a or b` is a if a is true, else b */
+        /* C values keep Python's meaning: `a or b` is a if a is true, else
+           b (a node of its own: a is evaluated once, and a chain of them is
+           a tree, not a graph that walkers would visit 2^n times) */
         CyType *t = cy_type_arith(l->ty, r->ty);
-        IrExpr *lt = coerce(s, l, t);
-        IrExpr *e = mk(s, E_COND, t, n->pos);
-        e->nargs = 3;
-        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
-        e->args[0] = as_cond(s, l);
-        e->args[1] = isand ? coerce(s, r, t) : lt;
-        e->args[2] = isand ? lt : coerce(s, r, t);
-        return e;
+        return mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
     }
     case A_COMPARE: {
         IrExpr *res = NULL, *prev = lower_expr(s, n->items.items[0]);

@@ -111,6 +111,9 @@ typedef enum {
     E_UNOP,         /* op: - + ~ */
     E_NOT,          /* logical not, type bint */
     E_AND, E_OR,    /* short-circuit on C values, type bint */
+    E_VAND, E_VOR,  /* Python's and/or on C numbers, type ty: the operand that
+                       decides (`a or b` is a when a is true, else b); args[0]
+                       is evaluated once, args[1] only when needed */
     E_CMP,          /* op: < <= > >= == != ; type bint */
     E_COND,         /* cond ? a : b */
     E_CAST,         /* C conversion of a[0] to ty */

@@ -832,6 +832,22 @@ static const char *gen_andor(Gen *G, IrExpr *e) {
     return r;
 }
 
+/* Python's and/or on C numbers: a once, then b only where it decides. */
+static const char *gen_vandor(Gen *G, IrExpr *e) {
+    int is_and = e->kind == E_VAND;
+    const char *a = once(G, e->ty, genc(G, e->args[0]));
+    Cap cap;
+    int mark = G->live.len;
+    cap_begin(G, &cap, G->e.ind + 1);
+    const char *b = genc(G, e->args[1]);
+    const char *code = cap_end(G, &cap);
+    if (!*code && G->live.len == mark) return is_and ? FMT("(%s ? %s : %s)", a, b, a) : FMT("(%s ? %s : %s)", a, a, b);
+    const char *r = stmp(G, e->ty, NULL);
+    if (is_and) cy_emit_cond(&G->e, r, a, code, b, "", a);
+    else cy_emit_cond(&G->e, r, a, "", a, code, b);
+    return r;
+}
+
 static const char *gen_cond(Gen *G, IrExpr *e) {
     const char *c = genc(G, e->args[0]);
     Cap ca, cb;
@@ -1033,6 +1049,7 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_UNOP: v.c = FMT("(%s%s)", e->op, cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_AND: case E_OR: v.c = gen_andor(G, e); return v;
+    case E_VAND: case E_VOR: v.c = gen_vandor(G, e); return v;
     case E_CMP: {
         const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
         v.c = FMT("(%s %s %s)", a, e->op, b);
@@ -1584,7 +1601,7 @@ static int loop_index(const IrExpr *e, const IrVar *var, int64_t *c) {
 static void collect_checks(Gen *G, IrExpr *e, IrVar *var, CyVec *assigned, CyVec *out) {
     if (!e) return;
     if (e->kind == E_AND || e->kind == E_OR || e->kind == E_OBJ_AND || e->kind == E_OBJ_OR || e->kind == E_COND ||
-        e->kind == E_OBJ_COND) {
+        e->kind == E_OBJ_COND || e->kind == E_VAND || e->kind == E_VOR) {
         collect_checks(G, e->args[0], var, assigned, out);
         return;
     }

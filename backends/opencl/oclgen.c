@@ -418,6 +418,24 @@ static const char *gen_andor(OG *G, IrExpr *e) {
     return r;
 }
 
+/* Python's and/or on C numbers: a once, then b only where it decides. */
+static const char *gen_vandor(OG *G, IrExpr *e) {
+    int is_and = e->kind == E_VAND;
+    const char *a = once(G, e->ty, gen(G, e->args[0]), e->pos);
+    /* OpenCL's ?: takes an integer condition only */
+    const char *c = cy_type_is_float(e->ty) ? FMT("(%s != 0)", a) : a;
+    Cap cap;
+    cap_begin(G, &cap, G->e.ind + 1);
+    const char *b = gen(G, e->args[1]);
+    const char *code = cap_end(G, &cap);
+    if (!*code) return is_and ? FMT("(%s ? %s : %s)", c, b, a) : FMT("(%s ? %s : %s)", c, a, b);
+    const char *r = FMT("cy_s%d", ++G->nid);
+    out(G, "%s %s;", oty(G, e->ty, e->pos), r);
+    if (is_and) cy_emit_cond(&G->e, r, c, code, b, "", a);
+    else cy_emit_cond(&G->e, r, c, "", a, code, b);
+    return r;
+}
+
 static const char *gen_cond(OG *G, IrExpr *e) {
     const char *c = gen(G, e->args[0]);
     /* OpenCL's ?: takes an integer condition only */
@@ -544,6 +562,7 @@ static const char *gen(OG *G, IrExpr *e) {
         return FMT("(%s %s %s)", a, e->op, b);
     }
     case E_COND: return gen_cond(G, e);
+    case E_VAND: case E_VOR: return gen_vandor(G, e);
     case E_CAST: return gen_cast(G, e);
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
     case E_VIEW_ELEM: return view_elem(G, e);

@@ -47,10 +47,12 @@ def cases():
     n = LIMIT - 3
     deep = {
         "sum_limit": "def f():\n    return %s\n" % chain("1", "+", n),
-        # bint operands: and/or on other C values duplicate the left operand
-        # in the IR (exponential in the chain length: a known open issue)
         "and_limit": "def f(int x):\n    return %s\n" % chain("x > 0", "and", n),
         "or_limit": "def f(double x):\n    return %s\n" % chain("x < 0", "or", n),
+        # and/or on C numbers give an operand (E_VAND/E_VOR): linear, not 2^n
+        "value_and_limit": "def f(int x):\n    return %s\n" % chain("x", "and", n),
+        "value_or_limit": HEAD + "def f(double[:] a, double[:] b):\n    cdef Py_ssize_t i\n"
+                          "    for i in prange(a.shape[0], nogil=True):\n        b[i] = %s\n" % chain("a[i]", "or", n // 2),
         "product_limit": "def f(long x):\n    return %s\n" % chain("x", "*", n),
         "compare_limit": "def f(int x):\n    return %s\n" % chain("x", "<", n),
         "subscripts_limit": "def f(a):\n    return a%s\n" % ("[0]" * n),

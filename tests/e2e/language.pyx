@@ -119,3 +119,20 @@ def mixed_reductions(long[:] v):
         p *= 1 + (v[i] & 1)
         f += v[i] * 0.5
     return s, x, p, f
+
+cdef int n_calls = 0
+
+cdef double counted(double v) noexcept nogil:
+    global n_calls
+    n_calls += 1
+    return v
+
+def value_and_or(double a, double b, long k):
+    # Python's and/or on C numbers give an operand; the left one is evaluated once
+    # (mixed types in a C context: the result is a double; boxed directly,
+    # Cython would box each operand as it is, a difference cyocl has)
+    global n_calls
+    n_calls = 0
+    cdef double ka = k and a, chain = (k or 0) and (a or b) and 7.5
+    r = (counted(a) or b, counted(a) and b, ka, chain)
+    return r, n_calls

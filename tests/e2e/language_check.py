@@ -68,3 +68,8 @@ def check(m):
     for t in vv:
         xr ^= int(t)
     assert m.mixed_reductions(vv) == (100 - int(vv.sum()), xr, 2 ** 20, 0.5 + 0.5 * float(vv.sum()))
+    for a_, b_, k_ in ((0.0, 2.5, 0), (-0.0, 1.0, 3), (1.5, -2.0, -1), (float("nan"), 4.0, 0)):
+        # mixed long/double operands give a double (C's arithmetic conversion)
+        want = ((a_ or b_, a_ and b_, float(k_ and a_), float((k_ or 0) and (a_ or b_) and 7.5)), 2)
+        got = m.value_and_or(a_, b_, k_)
+        assert repr(got) == repr(want), (a_, b_, k_, got, want)
