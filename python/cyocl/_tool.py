@@ -12,10 +12,21 @@ class CyoclNotFound(RuntimeError):
     pass
 
 
+def _prefixes():
+    """The directories above this package, nearest first: an installation
+    prefix (PREFIX/lib/pythonX.Y/site-packages/cyocl) is among them."""
+    d = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for _ in range(5):
+        d = os.path.dirname(d)
+        out.append(d)
+    return out
+
+
 def executable():
     """The cyocl command: $CYOCL, the build tree's, the scripts directory of
     this Python (where ``pip install`` puts it), the user scripts directory,
-    then PATH."""
+    PREFIX/bin of the prefix this package is installed in, then PATH."""
     env = os.environ.get("CYOCL")
     if env:
         return env
@@ -26,6 +37,7 @@ def executable():
         dirs.append(sysconfig.get_path("scripts", f"{os.name}_user"))
     except KeyError:
         pass
+    dirs += [os.path.join(p, "bin") for p in _prefixes()]
     for d in dirs:
         p = os.path.join(d or "", "cyocl")
         if d and os.path.isfile(p) and os.access(p, os.X_OK):
@@ -66,7 +78,8 @@ def cmake_dir():
         return os.path.normpath(os.path.join(here, _config.BUILD_TREE_CMAKE_DIR))
     # installed: the wheel's data (or the CMake install prefix) is
     # PREFIX/lib/cmake/cyocl, with the command in PREFIX/bin
-    cands = [os.path.join(sys.prefix, "lib", "cmake", "cyocl")]
+    cands = [os.path.join(p, "lib", "cmake", "cyocl") for p in _prefixes()]
+    cands.append(os.path.join(sys.prefix, "lib", "cmake", "cyocl"))
     try:
         exe = executable()
         cands.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(exe))), "lib", "cmake", "cyocl"))
