@@ -92,6 +92,12 @@ def main():
         fail("cyocl build did not use the installed runtime package")
     if glob.glob(os.path.join(heat, "cyocl*.so")):
         fail("a runtime module was copied beside the module although the package is installed")
+    # not activated (venv1/bin not on PATH): the python3 beside the command is the target
+    r = run([os.path.join(bin1, "cyocl"), "build", "-v", "-o", heat, os.path.join(src, "examples", "heat.pyx")],
+            env=clean_env(), cwd=work, capture=True)
+    if f"asking {os.path.join(bin1, 'python3')} for" not in r.stdout or \
+            "the runtime is the installed package" not in r.stdout:
+        fail("venv1/bin/cyocl run from outside the venv did not build for the venv's python3")
     run([py1, os.path.join(src, "examples", "run_demo.py"), "--quick", "--build-dir", heat],
         env=env1, cwd=work, capture=True)
     run([py1, "-c", "import heat, cyocl; print('heat:', heat.__file__, '| runtime:', cyocl.__file__)"],
