@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* mkstemps */
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -54,6 +55,8 @@ static const char *USAGE =
     "        list the usable OpenCL devices (exit 0 when one is used)\n"
     "  cache stats|list|clear|prune [--max-size SIZE]\n"
     "        inspect or clear the OpenCL kernel cache\n"
+    "  cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
+    "        build the kernels of built or installed modules into the cache\n"
     "  --version, --help\n"
     "\n"
     "options:\n"
@@ -72,7 +75,8 @@ static const char *USAGE =
     "environment:\n"
     "  CC                C compiler for build (default: cc)\n"
     "  CYOCL_PYTHON      Python whose headers and extension suffix build uses\n"
-    "                    (default: python3 on PATH)\n"
+    "                    (default: the python3 beside cyocl, as in a virtual\n"
+    "                    environment, else python3 on PATH)\n"
     "  CYOCL_LIBCLANG    libclang used to check the generated OpenCL kernels\n"
     "                    (default: the newest found; a path that cannot be\n"
     "                    loaded skips the check)\n"
@@ -744,14 +748,47 @@ static int cmd_compile(int argc, char **argv) {
     return rc;
 }
 
-/* Include directory and extension suffix of the target Python. */
-static int query_python(const Options *o, char **include, char **suffix) {
+/* The directory of this executable (NULL when unknown). */
+static char *exe_dir(void) {
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return NULL;
+    exe[len] = '\0';
+    return path_dir(exe);
+}
+
+/* The target Python: $CYOCL_PYTHON, else the python3 beside this executable
+ * (a virtual environment's bin/, where `pip install` puts cyocl), else
+ * python3 on PATH.  The result is static or leaked (once per process). */
+static const char *target_python(void) {
+    static char *beside;
     const char *py = getenv("CYOCL_PYTHON");
-    if (!py || !*py)
-        py = "python3";
+    if (py && *py)
+        return py;
+    if (!beside) {
+        char *dir = exe_dir();
+        beside = dir ? xasprintf("%s/python3", dir) : xstrdup("");
+        free(dir);
+        if (*beside && access(beside, X_OK) != 0)
+            *beside = '\0';
+    }
+    return *beside ? beside : "python3";
+}
+
+/* Include directory and extension suffix of the target Python, and where
+ * it finds the `cyocl` package (*pkg: "" when it does not; the current
+ * directory is left out of its path). */
+static int query_python(const Options *o, char **include, char **suffix, char **pkg) {
+    const char *py = target_python();
     char *argv[] = {(char *)py, "-c",
-                    "import sysconfig;print(sysconfig.get_paths()['include']);"
-                    "print(sysconfig.get_config_var('EXT_SUFFIX'))",
+                    "import sysconfig,sys;print(sysconfig.get_paths()['include']);"
+                    "print(sysconfig.get_config_var('EXT_SUFFIX'))\n"
+                    "try:\n"
+                    " import importlib.util as u\n"
+                    " if sys.path and sys.path[0]=='': del sys.path[0]\n"
+                    " s=u.find_spec('cyocl');print(s.origin if s and s.submodule_search_locations else '')\n"
+                    "except Exception: print('')\n",
                     NULL};
     if (o->verbose)
         fprintf(stderr, "cyocl: asking %s for its include directory and extension suffix\n", py);
@@ -777,6 +814,10 @@ static int query_python(const Options *o, char **include, char **suffix) {
     *nl = *nl2 = '\0';
     *include = xstrdup(s);
     *suffix = xstrdup(nl + 1);
+    char *nl3 = strchr(nl2 + 1, '\n');
+    if (nl3)
+        *nl3 = '\0';
+    *pkg = xstrdup(nl3 ? nl2 + 1 : "");
     cy_buf_free(&out);
 
     char *header = xasprintf("%s/Python.h", *include);
@@ -791,18 +832,12 @@ static int query_python(const Options *o, char **include, char **suffix) {
     return 0;
 }
 
-/* The `cyocl` runtime module (runtime/pymod.c) that modules built with
- * OpenCL import: built next to this executable in cyocl_runtime/, copied
- * into OUTDIR so that a plain `python3` there finds it.  Missing, the
- * modules still work (natively, with one warning at import). */
-static void copy_runtime_module(const char *outdir, const char *suffix) {
-    char exe[4096];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return;
-    exe[len] = '\0';
-    char *dir = path_dir(exe);
-    char *from = xasprintf("%s/cyocl_runtime/cyocl%s", dir, suffix);
+#ifndef CYOCL_INSTALL_PYDIR
+#define CYOCL_INSTALL_PYDIR ""
+#endif
+
+/* Copies the runtime module file from to OUTDIR/cyocl<suffix>. */
+static void copy_runtime_file(const char *from, const char *outdir, const char *suffix) {
     char *to = xasprintf("%s/cyocl%s", outdir, suffix);
     FILE *f = fopen(from, "rb");
     char *data = NULL;
@@ -822,18 +857,49 @@ static void copy_runtime_module(const char *outdir, const char *suffix) {
             n += r;
         }
         fclose(f);
-        char *tmp = data ? write_temp(outdir, "cyocl", suffix, data, n) : NULL;
-        if (tmp) {
-            chmod(tmp, 0777 & ~saved_umask);
-            commit_temp(tmp, to); /* frees tmp; a failure was reported */
-        }
-    } else {
-        fprintf(stderr, "cyocl: warning: the runtime module %s is missing; the module will run natively\n",
+    }
+    char *tmp = data ? write_temp(outdir, "cyocl", suffix, data, n) : NULL;
+    if (tmp) {
+        chmod(tmp, 0777 & ~saved_umask);
+        commit_temp(tmp, to); /* frees tmp; a failure was reported */
+    } else if (!data) {
+        fprintf(stderr, "cyocl: warning: cannot read the runtime module %s; the module will run natively\n",
                 from);
     }
     free(data);
-    free(from);
     free(to);
+}
+
+/* The `cyocl` runtime module (runtime/pymod.c) that modules built with
+ * OpenCL import.  In a build tree it is next to this executable in
+ * cyocl_runtime/ and is copied into OUTDIR, so that a plain `python3` there
+ * finds it.  Installed (`pip install`, `cmake --install`) it is the package
+ * `cyocl` (the same file as cyocl/_runtime<suffix>): nothing is copied when
+ * the target Python finds the package (pkg), else the prefix's copy is.
+ * Missing, the modules still work (natively, with one warning at import). */
+static void copy_runtime_module(const Options *o, const char *outdir, const char *suffix, const char *pkg) {
+    char *dir = exe_dir();
+    if (!dir)
+        return;
+    char *from = xasprintf("%s/cyocl_runtime/cyocl%s", dir, suffix);
+    if (access(from, R_OK) == 0) {
+        copy_runtime_file(from, outdir, suffix);
+    } else if (*pkg) {
+        if (o->verbose)
+            fprintf(stderr, "cyocl: the runtime is the installed package %s\n", pkg);
+    } else {
+        free(from);
+        from = *CYOCL_INSTALL_PYDIR ? xasprintf("%s/../%s/cyocl/_runtime%s", dir, CYOCL_INSTALL_PYDIR, suffix)
+                                    : NULL;
+        if (from && access(from, R_OK) == 0)
+            copy_runtime_file(from, outdir, suffix);
+        else
+            fprintf(stderr,
+                    "cyocl: warning: %s cannot import the runtime package 'cyocl' (install cyocl for it: "
+                    "pip install); the module will run natively\n",
+                    target_python());
+    }
+    free(from);
     free(dir);
 }
 
@@ -851,14 +917,14 @@ static int cmd_build(int argc, char **argv) {
         outdir[--n] = '\0';
 
     CyBuf c = {0};
-    char *pyinc = NULL, *suffix = NULL, *tmp_c = NULL, *tmp_so = NULL, *final_so = NULL;
+    char *pyinc = NULL, *suffix = NULL, *pkg = NULL, *tmp_c = NULL, *tmp_so = NULL, *final_so = NULL;
     char **cc_argv = NULL;
     char *cc_copy = NULL;
     rc = translate(&o, modname, &c);
     if (rc != EXIT_OK)
         goto done;
     rc = EXIT_ENV;
-    if (query_python(&o, &pyinc, &suffix) != 0)
+    if (query_python(&o, &pyinc, &suffix, &pkg) != 0)
         goto done;
     if (mkdir_p(outdir) != 0) {
         errorf("cannot create the output directory '%s': %s", outdir, strerror(errno));
@@ -947,7 +1013,7 @@ static int cmd_build(int argc, char **argv) {
     if (o.verbose)
         fprintf(stderr, "cyocl: built %s\n", final_so);
     if (!o.no_opencl)
-        copy_runtime_module(outdir, suffix);
+        copy_runtime_module(&o, outdir, suffix, pkg);
     rc = EXIT_OK;
 
 done:
@@ -958,6 +1024,7 @@ done:
     free(final_so);
     free(pyinc);
     free(suffix);
+    free(pkg);
     cy_buf_free(&c);
     free(outdir);
     free(modname);
@@ -1018,6 +1085,7 @@ static int cmd_devices(int argc, char **argv) {
 
 static const char *CACHE_USAGE =
     "usage: cyocl cache stats|list|clear|prune [--max-size SIZE]\n"
+    "       cyocl cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
     "\n"
     "  stats   where the OpenCL kernel cache is, its entries, size and cap\n"
     "  list    every entry, most recently used first: size, last use, device,\n"
@@ -1025,6 +1093,8 @@ static const char *CACHE_USAGE =
     "  clear   remove every entry\n"
     "  prune   remove damaged entries and stale temporary files, then the least\n"
     "          recently used entries until the cache fits its cap\n"
+    "  warm    build the OpenCL programs of modules (files, directories, module\n"
+    "          names) for the usable devices into the cache ('cache warm --help')\n"
     "\n"
     "  --max-size SIZE   prune: the size to fit (bytes, or 64K, 100M, 1G, ...;\n"
     "                    default: CYOCL_CACHE_MAX_SIZE, else 256M)\n"
@@ -1043,7 +1113,313 @@ static void human_size(uint64_t b, char *out, size_t n) {
         snprintf(out, n, "%.2f GiB", (double)b / (1 << 30));
 }
 
+/* ---- cyocl cache warm ------------------------------------------------------ */
+
+/* Every generated module carries its OpenCL program as one NUL-terminated
+ * string (cgen.c's cy_ocl_source) that starts with oclgen.c's header line;
+ * `cache warm` finds it in the module's file and builds it through the
+ * runtime's cached path, with the options the runtime's launches use
+ * (runtime/launch.c), so that the entries are the ones a launch looks up. */
+#define WARM_MARK "/* Generated by cyocl "
+#define WARM_MARK2 ": OpenCL C 1.2 kernels, one per parallel region."
+#define WARM_OPTIONS "-cl-std=CL1.2"
+
+typedef struct {
+    char **files;
+    int n, cap;
+} FileList;
+
+static void files_add(FileList *l, const char *path) {
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->files[i], path) == 0)
+            return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        char **nf = realloc(l->files, (size_t)l->cap * sizeof *nf);
+        if (!nf) {
+            fputs("cyocl: out of memory\n", stderr);
+            exit(EXIT_ENV);
+        }
+        l->files = nf;
+    }
+    l->files[l->n++] = xstrdup(path);
+}
+
+/* Extension modules (*.so) under dir, recursively (no symbolic links followed). */
+static void files_walk(FileList *l, const char *dir, int depth) {
+    if (depth > 32)
+        return;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "cyocl: warning: cannot read '%s': %s\n", dir, strerror(errno));
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        char *p = xasprintf("%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                files_walk(l, p, depth + 1);
+            else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".so"))
+                files_add(l, p);
+        }
+        free(p);
+    }
+    closedir(d);
+}
+
+/* A module name (pkg.mod, or a package: every module under it), through
+ * the target Python.  Returns 0, or -1 after a message. */
+static int files_from_module(FileList *l, const char *name) {
+    char *code = xasprintf(
+        "import importlib.util,sys\n"
+        "try:\n"
+        " s=importlib.util.find_spec(sys.argv[1])\n"
+        "except Exception as e:\n"
+        " s=None\n"
+        "if s is None: sys.exit(3)\n"
+        "for p in (s.submodule_search_locations or []): print('D'+p)\n"
+        "if s.origin and not s.submodule_search_locations: print('F'+s.origin)\n");
+    char *argv[] = {(char *)target_python(), "-c", code, (char *)name, NULL};
+    CyBuf out = {0};
+    int st = run_program(argv, &out);
+    free(code);
+    if (st != 0) {
+        if (st == 3)
+            errorf("cache warm: '%s' is neither a file, a directory nor a module %s can import", name,
+                   target_python());
+        else
+            errorf("cache warm: cannot ask %s where the module '%s' is (exit %d)", target_python(), name, st);
+        cy_buf_free(&out);
+        return -1;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(out.s ? out.s : (char *)"", "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == 'D')
+            files_walk(l, line + 1, 0);
+        else if (line[0] == 'F')
+            files_add(l, line + 1);
+    }
+    cy_buf_free(&out);
+    return 0;
+}
+
+/* The OpenCL program embedded in a module file: a malloc'ed copy, or NULL. */
+static char *embedded_program(const char *path) {
+    size_t len;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    CyBuf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cy_buf_put(&b, chunk, n);
+    fclose(f);
+    len = b.len;
+    char *found = NULL;
+    size_t ml = strlen(WARM_MARK);
+    for (size_t i = 0; b.s && i + ml < len && !found; i++) {
+        if (b.s[i] != '/' || memcmp(b.s + i, WARM_MARK, ml) != 0)
+            continue;
+        const char *end = memchr(b.s + i, '\0', len - i);
+        const char *eol = memchr(b.s + i, '\n', len - i);
+        if (!end || !eol || eol > end)
+            continue;
+        /* the header line of a program, not oclgen.c's format string */
+        size_t hl = (size_t)(eol - (b.s + i));
+        char *head = strndup(b.s + i, hl);
+        if (head && strstr(head, WARM_MARK2) && !strchr(head, '%'))
+            found = strndup(b.s + i, (size_t)(end - (b.s + i)));
+        free(head);
+    }
+    cy_buf_free(&b);
+    return found;
+}
+
+static const char *WARM_USAGE =
+    "usage: cyocl cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
+    "\n"
+    "Builds the OpenCL program of every cyocl module found (a module file, every\n"
+    "*.so under a directory, or a module or package name the target Python can\n"
+    "import) for every usable device (CYOCL_DEVICE: that one only;\n"
+    "CYOCL_DEVICE_TYPE, --no-opencl-gpu: those types only) into the kernel cache,\n"
+    "so that the modules' first calls load their kernels instead of compiling them.\n"
+    "Exit status: 0 every program is in the cache, 1 some could not be built or\n"
+    "there was nothing to build, 2 usage or environment error.\n";
+
+static int cmd_cache_warm(int argc, char **argv) {
+    unsigned allowed = CYRT_DEV_ALL;
+    FileList files = {0};
+    int ntargets = 0, rc = EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(WARM_USAGE, stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(argv[i], "--no-opencl-gpu") == 0) {
+            allowed = CYRT_DEV_CPU;
+            continue;
+        }
+        if (argv[i][0] == '-')
+            return usage_error("cache warm: unknown option '%s'", argv[i]);
+        ntargets++;
+    }
+    if (!ntargets)
+        return usage_error("cache warm needs a module file, a directory or a module name");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-')
+            continue;
+        struct stat st;
+        if (stat(a, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                files_walk(&files, a, 0);
+            else
+                files_add(&files, a);
+        } else if (strchr(a, '/') || files_from_module(&files, a) != 0) {
+            if (strchr(a, '/'))
+                errorf("cache warm: cannot read '%s': %s", a, strerror(errno));
+            rc = EXIT_ENV;
+        }
+    }
+    /* the programs, once each */
+    char **progs = NULL;
+    const char **owners = NULL;
+    int nprogs = 0;
+    for (int i = 0; i < files.n; i++) {
+        char *p = embedded_program(files.files[i]);
+        if (!p)
+            continue;
+        int dup = 0;
+        for (int k = 0; k < nprogs && !dup; k++)
+            dup = strcmp(progs[k], p) == 0;
+        if (dup) {
+            free(p);
+            continue;
+        }
+        char **np = realloc(progs, (size_t)(nprogs + 1) * sizeof *np);
+        const char **no = realloc(owners, (size_t)(nprogs + 1) * sizeof *no);
+        if (np)
+            progs = np;
+        if (no)
+            owners = no;
+        if (!np || !no) {
+            fputs("cyocl: out of memory\n", stderr);
+            exit(EXIT_ENV);
+        }
+        progs[nprogs] = p;
+        owners[nprogs++] = files.files[i];
+    }
+    cyrt_rt *rt = cyrt_rt_global();
+    if (rc == EXIT_OK && nprogs == 0) {
+        printf("no cyocl module with OpenCL kernels among the %d file(s) found\n", files.n);
+        rc = 1;
+    }
+    /* the cache must be there to be warmed */
+    if (rc == EXIT_OK) {
+        cyrt_cache c;
+        char *warn = NULL;
+        if (cyrt_cache_open(&c, NULL, 0, &warn) != 0) {
+            errorf("out of memory");
+            rc = EXIT_ENV;
+        } else {
+            if (warn)
+                fprintf(stderr, "cyocl: warning: %s\n", warn);
+            if (c.mode != CYRT_CACHE_RW) {
+                errorf("cache warm: the kernel cache %s%s is %s: nothing can be stored", c.dir ? "in " : "",
+                       c.dir ? c.dir : "",
+                       c.mode == CYRT_CACHE_OFF ? "off" : c.mode == CYRT_CACHE_RO ? "read-only" : "unsafe");
+                rc = EXIT_ENV;
+            }
+            cyrt_cache_close(&c);
+        }
+        free(warn);
+    }
+    const cyrt_devinfo *list = NULL;
+    int ndev = 0, chosen = -1;
+    cyrt_err err = {0};
+    unsigned mask = 0;
+    if (rc == EXIT_OK) {
+        if (cyrt_devices(rt, &list, &ndev, &err) != CYRT_OK) {
+            printf("no OpenCL devices: %s\n", err.msg);
+            rc = 1;
+        } else {
+            mask = cyrt_allowed_types(rt, allowed);
+            if (getenv("CYOCL_DEVICE") && *getenv("CYOCL_DEVICE"))
+                cyrt_select_device(rt, allowed, &chosen, NULL);
+        }
+    }
+    int built = 0, cached = 0, failed = 0, skipped = 0, usable = 0;
+    for (int d = 0; rc == EXIT_OK && d < ndev; d++) {
+        const cyrt_devinfo *dv = &list[d];
+        if (!(dv->type & mask) || (chosen >= 0 && d != chosen))
+            continue;
+        usable++;
+        for (int k = 0; k < nprogs; k++) {
+            const char *base = path_base(owners[k]);
+            if (!dv->fp64 && strstr(progs[k], "double")) {
+                printf("%s: skipped on %s / %s: the program uses double, the device has no fp64\n", base,
+                       dv->platform, dv->name);
+                skipped++;
+                continue;
+            }
+            struct _cl_program *prog = NULL;
+            int how = 0;
+            char *log = NULL;
+            cyrt_err e = {0};
+            double t0 = now_ms();
+            cyrt_status st = cyrt_program_get(rt, d, progs[k], WARM_OPTIONS, &prog, &how, &log, &e);
+            double ms = now_ms() - t0;
+            if (st != CYRT_OK) {
+                printf("%s: FAILED on %s / %s: %s\n", base, dv->platform, dv->name, e.msg);
+                if (log && *log)
+                    fprintf(stderr, "%s\n", log);
+                failed++;
+            } else if (how == CYRT_BUILD_CACHE) {
+                printf("%s: already in the cache for %s / %s\n", base, dv->platform, dv->name);
+                cached++;
+            } else {
+                printf("%s: built for %s / %s in %.0f ms and stored\n", base, dv->platform, dv->name, ms);
+                built++;
+            }
+            free(log);
+            if (prog)
+                cyrt_program_release(rt, prog);
+        }
+    }
+    if (rc == EXIT_OK) {
+        if (!usable) {
+            printf("no usable OpenCL device: the %d found are left out by CYOCL_DEVICE_TYPE%s\n", ndev,
+                   allowed == CYRT_DEV_CPU ? " / --no-opencl-gpu" : "");
+            rc = 1;
+        } else {
+            cyrt_cache_info ci;
+            cyrt_cache_info_get(rt, &ci);
+            printf("%d program(s) from %d module file(s) on %d device(s): %d built and stored, %d already "
+                   "cached, %d failed, %d skipped (cache: %s)\n",
+                   nprogs, files.n, usable, built, cached, failed, skipped, ci.dir);
+            if (failed)
+                rc = 1;
+        }
+    }
+    for (int k = 0; k < nprogs; k++)
+        free(progs[k]);
+    free(progs);
+    free(owners);
+    for (int i = 0; i < files.n; i++)
+        free(files.files[i]);
+    free(files.files);
+    cyrt_rt_free(rt, NULL);
+    return rc;
+}
+
 static int cmd_cache(int argc, char **argv) {
+    if (argc > 0 && strcmp(argv[0], "warm") == 0)
+        return cmd_cache_warm(argc - 1, argv + 1);
     static const char *subs[] = {"stats", "list", "clear", "prune"};
     const char *sub = NULL, *max_size = NULL;
     for (int i = 0; i < argc; i++) {

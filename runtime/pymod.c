@@ -491,14 +491,18 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "cyocl", "The cyocl OpenCL runtime.", -1, methods,
                                     NULL, NULL, NULL, NULL};
+/* the same module as the extension cyocl._runtime of the installed `cyocl`
+ * package, whose __init__ re-exports it (python/cyocl/__init__.py) */
+static struct PyModuleDef moddef_pkg = {PyModuleDef_HEAD_INIT, "_runtime", "The cyocl OpenCL runtime.", -1,
+                                        methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit_cyocl(void) {
+static PyObject *make_module(struct PyModuleDef *def) {
     api.state = cyrt_state_word(cyrt_rt_global());
     /* the runtime's warnings become RuntimeWarnings (give_warnings): Python
      * can filter them, and they name the region they concern */
     cyrt_warnings_defer(cyrt_rt_global(), 1);
     if (PyType_Ready(&ResidentType) < 0 || PyType_Ready(&PinType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&moddef);
+    PyObject *m = PyModule_Create(def);
     if (!m) return NULL;
     Py_INCREF(&ResidentType);
     if (PyModule_AddObject(m, "resident", (PyObject *)&ResidentType) < 0) {
@@ -520,3 +524,9 @@ PyMODINIT_FUNC PyInit_cyocl(void) {
     }
     return m;
 }
+
+/* One file, two names: `cyocl` where `cyocl build` copies it beside the
+ * modules it builds, `cyocl._runtime` inside the installed package.  One
+ * process imports one of them (generated modules import `cyocl`). */
+PyMODINIT_FUNC PyInit_cyocl(void) { return make_module(&moddef); }
+PyMODINIT_FUNC PyInit__runtime(void) { return make_module(&moddef_pkg); }
