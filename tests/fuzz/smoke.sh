@@ -28,11 +28,10 @@ def chain(t, op, n): return (" %s " % op).join([t] * n)
 seeds = {}
 for op in ("+", "*", "and", "or", "-", "<"):
     for n in (20000, 997):
-        # and/or within the limit on bint operands: on other C values the
-        # IR repeats the left operand (exponential; an open issue)
-        t = "x > 0" if op in ("and", "or") and n < 20000 else "x"
         seeds["chain_%s_%d" % ({"+": "add", "*": "mul", "-": "sub", "<": "lt"}.get(op, op), n)] = \
-            "def f(int x):\n    return %s\n" % chain(t, op, n)
+            "def f(int x):\n    return %s\n" % chain("x", op, n)
+        if op in ("and", "or"):
+            seeds["chain_%s_bint_%d" % (op, n)] = "def f(int x):\n    return %s\n" % chain("x > 0", op, n)
 seeds["prange_sum_20000"] = ("from cython.parallel import prange\ndef f(double[:] a, double[:] b):\n"
                              "    cdef Py_ssize_t i\n    for i in prange(a.shape[0], nogil=True):\n"
                              "        b[i] = %s\n" % chain("a[i]", "+", 20000))
