@@ -67,12 +67,12 @@ def build_cython(src, outdir, name, opt):
     return rc, out + out2
 
 
-def build_cyocl(cyocl, src, outdir, name, opencl):
+def build_cyocl(cyocl, src, outdir, name, opencl, opt="3"):
     os.makedirs(outdir, exist_ok=True)
     pyx = os.path.join(outdir, name + ".pyx")
     with open(pyx, "w") as f:
         f.write(src)
-    cmd = [cyocl, "build", "-o", outdir] + ([] if opencl else ["--no-opencl"]) + [pyx]
+    cmd = [cyocl, "build", "-O", opt, "-o", outdir] + ([] if opencl else ["--no-opencl"]) + [pyx]
     return run(cmd)
 
 
@@ -103,6 +103,7 @@ def run_config(cfg, moddir, name, specs, work, timeout):
     first = 0
     env = dict(os.environ)
     env["OMP_NUM_THREADS"] = str(cfg.threads)
+    env.setdefault("OMP_WAIT_POLICY", "passive")   # 33 threads on a few cores
     env.pop("CYOCL_FORCE", None)
     if cfg.force:
         env["CYOCL_FORCE"] = cfg.force
@@ -211,8 +212,9 @@ class Tester:
         self.stats = dict(programs=0, compared=0, rejected=0, nondet=0, oracle_mismatch=0,
                           cython_reject=0, cyocl_limit=0, cyocl_reject=0, differences=0,
                           ocl_regions_eligible=0, ocl_regions_ran=0, ocl_functions=0, runs=0,
-                          ext=0, aliasing=0)
+                          ext=0, aliasing=0, ref_fatal=0)
         self.reject_reasons = {}
+        self.times = {"generate": 0.0, "build": 0.0, "run+shrink": 0.0}
         self.limits = {}
         self.findings = []       # dicts
         self.signatures = {}
@@ -276,7 +278,8 @@ class Tester:
                 if "cython" in kinds:
                     jobs["cython"] = ex.submit(build_cython, cy_src, os.path.join(bdir, "cython"), name, self.a.cython_opt)
                 if "noocl" in kinds:
-                    jobs["noocl"] = ex.submit(build_cyocl, self.cyocl, oc_src, os.path.join(bdir, "noocl"), name, False)
+                    jobs["noocl"] = ex.submit(build_cyocl, self.cyocl, oc_src, os.path.join(bdir, "noocl"), name, False,
+                                             self.a.noocl_opt)
                 if "ocl" in kinds:
                     jobs["ocl"] = ex.submit(build_cyocl, self.cyocl, oc_src, os.path.join(bdir, "ocl"), name, True)
                 res = {k: v.result() for k, v in jobs.items()}
@@ -361,14 +364,20 @@ class Tester:
         self.serial += 1
         name = "dt%d" % bid
         fns = []
+        t0 = time.time()
         for k in range(nfun):
             fns.append(self.gen_function("f%d_%d" % (bid, k)))
         self.stats["programs"] += len(fns)
         bdir = os.path.join(self.work, name)
+        t1 = time.time()
         fns = self.build_all(fns, name, bdir)
+        t2 = time.time()
+        self.times["generate"] += t1 - t0
+        self.times["build"] += t2 - t1
         if not fns:
             return
         self.compare_module(fns, name, bdir)
+        self.times["run+shrink"] += time.time() - t2
         if not self.a.keep_builds:
             shutil.rmtree(bdir, ignore_errors=True)
 
@@ -393,6 +402,12 @@ class Tester:
             fname = fn["name"]
             ref = results[ref_label].get(fname)
             if ref is None:
+                continue
+            if ref[0][0] == "fatal":
+                # Cython itself crashed or hung: nothing to compare with
+                if not shrinking:
+                    self.stats["ref_fatal"] += 1
+                    log("  Cython reference %s in %s: %s" % (ref[0][1], fname, ref[0][2][:200]))
                 continue
             # Cython itself must agree across thread counts (else the program is not deterministic)
             nondet = False
@@ -494,7 +509,7 @@ class Tester:
         self.findings.append(f)
 
     # -------------------------------------------------------- shrinking
-    def rebuild_and_compare(self, cands, label, tag):
+    def rebuild_and_compare(self, cands, label, tag, use_oracle=False):
         """Builds the candidates as one module and returns those that still
         differ in configuration `label` (a cython@1 and a cython@T reference)."""
         kind = label.split("@")[0]
@@ -515,16 +530,30 @@ class Tester:
             renamed.append(c)
         self.quiet = True
         try:
-            kept = self.build_all(renamed, name, bdir, kinds=("cython", ckind))
+            kept = self.build_all(renamed, name, bdir, kinds=(ckind,) if use_oracle else ("cython", ckind))
         finally:
             self.quiet = False
-        cfgs = [Config("cython@%d" % self.threads[0], "cython", self.threads[0])]
-        if t != self.threads[0]:
-            cfgs.append(Config("cython@%d" % t, "cython", t))
-        cfgs.append(Config(label, ckind, t, {"native": "native", "opencl": "opencl"}.get(kind)))
+        cfg = Config(label, ckind, t, {"native": "native", "opencl": "opencl"}.get(kind))
         if not kept:
             return []
-        diffs = self.compare_module(kept, name, bdir, configs=cfgs, shrinking=True)
+        if use_oracle:
+            # the validator's serial result stands in for Cython (it agreed with
+            # Cython on the program being shrunk); the final one is confirmed
+            dirs = {"noocl": os.path.join(bdir, "noocl"), "ocl": os.path.join(bdir, "ocl")}
+            res = run_config(cfg, dirs[ckind], name, self.specs_of(kept), bdir, self.a.timeout)
+            diffs = {}
+            for c in kept:
+                got = res.get(c["name"])
+                if got is not None and c.get("oracle"):
+                    d = compare(c["oracle"], got)
+                    if d is not None:
+                        diffs[c["name"]] = [(label, d)]
+        else:
+            cfgs = [Config("cython@%d" % self.threads[0], "cython", self.threads[0])]
+            if t != self.threads[0]:
+                cfgs.append(Config("cython@%d" % t, "cython", t))
+            cfgs.append(cfg)
+            diffs = self.compare_module(kept, name, bdir, configs=cfgs, shrinking=True)
         shutil.rmtree(bdir, ignore_errors=True)
         out = []
         for c in kept:
@@ -542,7 +571,12 @@ class Tester:
             log("  not reproduced alone (flaky?)")
             return None
         cur, detail = r[0]
-        kind0 = detail.split(" ")[0]
+        sig0 = self.signature([(label, detail)])
+        use_oracle = bool(fn.get("oracle")) and self.a.shrink_oracle
+        if use_oracle:
+            o = self.rebuild_and_compare([fn], label, "confirm", use_oracle=True)
+            use_oracle = bool(o) and self.signature([(label, o[0][1])]) == sig0
+        last_confirmed = (cur, detail)
         rounds = 0
         while rounds < self.a.shrink_rounds and time.time() - t0 < self.a.shrink_seconds:
             rounds += 1
@@ -552,7 +586,8 @@ class Tester:
                 try:
                     c["inputs"] = make_spec(c, c.get("run_shape"))
                     if not c.get("large"):
-                        validate(c)
+                        outcome, _, bases = validate(c)
+                        c["oracle"] = (outcome, bases)
                     else:
                         small = dict(c)
                         small["inputs"] = make_spec(c)
@@ -566,10 +601,19 @@ class Tester:
                     break
             if not cands:
                 break
-            r = [x for x in self.rebuild_and_compare(cands, label, "round") if x[1].split(" ")[0] == kind0]
+            r = [x for x in self.rebuild_and_compare(cands, label, "round", use_oracle=use_oracle)
+                 if self.signature([(label, x[1])]) == sig0]
             if not r:
                 break
             cur, detail = r[0]
+        if use_oracle and cur is not last_confirmed[0]:
+            r = [x for x in self.rebuild_and_compare([cur], label, "final")
+                 if self.signature([(label, x[1])]) == sig0]
+            if r:
+                detail = r[0][1]
+            else:
+                log("  the shrunk program does not differ from Cython: keeping the original")
+                cur, detail = last_confirmed
         cur["env"] = make_env(cur)
         log("  shrunk in %d rounds, %.0f s: %d lines" % (rounds, time.time() - t0,
                                                         render_function(cur, "cyocl").count("\n")))
@@ -580,7 +624,7 @@ class Tester:
         os.makedirs(self.found_dir, exist_ok=True)
         self.nfound += 1
         fn = dict(f["fn"])
-        base = "%03d_%s" % (self.nfound, re.sub(r"[^a-z0-9]+", "_", (f["label"].split("@")[0] + "_" +
+        base = "d%03d_%s" % (self.nfound, re.sub(r"[^a-z0-9]+", "_", (f["label"].split("@")[0] + "_" +
                                                                     f["sig"][1]).lower()).strip("_"))
         fn["name"] = "f"
         if fn["globals"]:
@@ -772,7 +816,7 @@ def candidates(fn):
     # expressions
     for p, s in paths:
         for ep, e in expr_sites(s):
-            if not ep:
+            if not ep or (s[0] in ("assign", "sassign") and ep == (1,)):
                 continue
             for simp in expr_simpler(e):
                 if simp == e:
@@ -781,18 +825,65 @@ def candidates(fn):
 
 
 # ------------------------------------------------------------------ self-test
+def validator_self_test():
+    """The validator must reject racy and undefined programs, and accept the
+    shift class (aliasing + a serial loop in a one-iteration prange)."""
+    def shift_fn(trip, shape, alias=True):
+        fn = {"name": "shift", "params": [("x", "arr", "double", 1, False), ("y", "arr", "double", 1, False)],
+              "directives": {}, "locals": [], "globals": [], "ivars": ["i", "j", "n"], "shape": [shape],
+              "large": False, "aliasing": alias, "seed": 1, "ret": (),
+              "body": (("assign", ("var", "n"), "=", ("shape", "x", 0)),
+                       ("for", "i", ("const", 0, "Py_ssize_t"), trip, 1, True, (),
+                        (("for", "j", ("const", 1, "Py_ssize_t"), ("var", "n"), 1, False, (),
+                          (("assign", ("idx", "y", (("var", "j"),)), "=",
+                            ("bin", "+", ("idx", "x", (("bin", "-", ("var", "j"), ("const", 1, "Py_ssize_t")),)),
+                             ("const", 1.0, "double"))),)),)),)}
+        fn["env"] = make_env(fn)
+        # both arguments: the same view of one zero array (shift(a, a))
+        fn["inputs"] = {"bases": [("float64", (shape,), "C", ("float", 0, 0, 1), 1)],
+                        "args": [("arr", 0, ((0, shape, 1),)), ("arr", 0, ((0, shape, 1),))]}
+        return fn
+    ok = True
+    out, it, bases = validate(shift_fn(("const", 1, "Py_ssize_t"), 50))
+    if not np.array_equal(bases[0], np.arange(50.0)):
+        log("validator self-test: shift(a, a) should give arange")
+        ok = False
+    try:
+        validate(shift_fn(("var", "n"), 50))
+        log("validator self-test: shift with n iterations (a race) was accepted")
+        ok = False
+    except Invalid:
+        pass
+    ovf = {"name": "o", "params": [("x", "arr", "int", 1, False)], "directives": {}, "locals": [("v", "int", 0)],
+           "globals": [], "ivars": [], "shape": [3], "large": False, "aliasing": False, "seed": 1, "ret": ("v",),
+           "body": (("assign", ("var", "v"), "=", ("bin", "*", ("idx", "x", (("const", 0, "Py_ssize_t"),)),
+                                                   ("const", 2**30, "int"))),)}
+    ovf["env"] = make_env(ovf)
+    ovf["inputs"] = {"bases": [("intc", (3,), "C", ("int", 5, 5), 1)], "args": [("arr", 0, ((0, 3, 1),))]}
+    try:
+        validate(ovf)
+        log("validator self-test: signed overflow was accepted")
+        ok = False
+    except Invalid:
+        pass
+    log("validator self-test: %s" % ("ok" if ok else "FAILED"))
+    return ok
+
+
 def self_test(a):
-    """A known-wrong implementation must be detected and shrunk: the
-    'cyocl' side of this test is Cython itself built from a mutated source
-    (every '+' in array writes swapped for '-' when the function has an
-    extra statement), so the tester must report it and shrink it."""
+    """A known-wrong implementation must be detected and shrunk: the 'cyocl'
+    side of this test is Cython itself built from a mutated source (one
+    statement computes + 2.0 instead of + 1.0), so the tester must report the
+    difference and shrink the function around that statement."""
+    if not validator_self_test():
+        return 1
     class Mut(Tester):
         def build_all(self, fns, name, bdir, kinds=("cython", "noocl", "ocl")):
-            fns = list(fns)
+            fns = Tester.build_all(self, fns, name, bdir, kinds=("cython",))
+            if not fns:
+                return fns
             src, _ = render_module(fns, "cython")
             mut = src.replace("a0[i0] = (a0[i0] + 1.0)", "a0[i0] = (a0[i0] + 2.0)")
-            res = build_cython(src, os.path.join(bdir, "cython"), name, self.a.cython_opt)
-            assert res[0] == 0, res[1]
             for k in kinds:
                 if k != "cython":
                     r = build_cython(mut, os.path.join(bdir, k), name, self.a.cython_opt)
@@ -817,7 +908,8 @@ def self_test(a):
           "ret": ("v1",)}
     fn["env"] = make_env(fn)
     fn["inputs"] = make_spec(fn)
-    fn["oracle"] = None
+    outcome, _, bases = validate(fn)
+    fn["oracle"] = (outcome, bases)
     bdir = os.path.join(t.work, "selftest")
     kept = t.build_all([fn], "st0", bdir)
     diffs = t.compare_module(kept, "st0", bdir)
@@ -839,18 +931,22 @@ def main():
     ap.add_argument("--threads", default="1,3,33")
     ap.add_argument("--keep", help="work directory (kept)")
     ap.add_argument("--found", help="where reproducers go (default KEEP/found)")
-    ap.add_argument("--batch", type=int, default=40, help="functions per module")
+    ap.add_argument("--batch", type=int, default=60, help="functions per module")
     ap.add_argument("--cyocl")
-    ap.add_argument("--cython-opt", default="-O0")
+    ap.add_argument("--cython-opt", default="-O0", help="C optimisation of the Cython reference")
+    ap.add_argument("--noocl-opt", default="1", help="cyocl -O of the --no-opencl build (the default "
+                    "build, run native and OpenCL, always uses cyocl's default -O3)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--large", type=float, default=0.03, help="share of large 1-D functions")
     ap.add_argument("--no-ext", action="store_true", help="no cyocl slice expressions")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--shrink-per-sig", type=int, default=1)
     ap.add_argument("--max-shrinks", type=int, default=6)
     ap.add_argument("--shrink-rounds", type=int, default=40)
-    ap.add_argument("--shrink-seconds", type=float, default=240)
+    ap.add_argument("--shrink-seconds", type=float, default=150)
+    ap.add_argument("--no-shrink-oracle", dest="shrink_oracle", action="store_false",
+                    help="shrink against Cython builds instead of the validator's result")
     ap.add_argument("--shrink-batch", type=int, default=30)
     ap.add_argument("--keep-builds", action="store_true")
     ap.add_argument("--self-test", action="store_true")
@@ -898,6 +994,7 @@ def main():
     log("")
     log("seed %d; %.0f s; %.1f programs/minute" % (a.seed, el, s["programs"] * 60.0 / max(el, 1)))
     log("stats: " + json.dumps(s))
+    log("time: " + json.dumps({k: round(v, 1) for k, v in t.times.items()}))
     if t.limits:
         log("cyocl limitations (clean 'not supported' errors): " + json.dumps(t.limits))
     if t.reject_reasons:

@@ -55,6 +55,7 @@ class G:
             S = [r.randint(1, 5), r.randint(1, 5), r.randint(1, 5)]
         if large:
             S = [r.choice((17, 24, 37))]
+        self.large = large
         fn = self.fn = {"name": name, "params": [], "directives": {}, "locals": [], "globals": [],
                         "ivars": [], "body": (), "ret": (), "shape": S, "large": large}
         self.types = {}
@@ -102,14 +103,17 @@ class G:
         self.ivar_count = 0
         nblocks = r.choice((1, 1, 2, 2, 3))
         for _ in range(nblocks):
-            body.extend(self.block())
+            if large and self.chance(0.7):
+                body.append(self.single_trip_block())
+            else:
+                body.extend(self.block())
         fn["body"] = tuple(body)
         rets = list(dict.fromkeys(self.rets))
         if self.glob and self.glob not in rets:
             rets.append(self.glob)
         fn["ret"] = tuple(rets[:4])
         fn["env"] = make_env(fn)
-        fn["aliasing"] = self.chance(0.4)
+        fn["aliasing"] = self.chance(0.8 if large else 0.4)
         fn["seed"] = r.randrange(1 << 30)
         return fn
 
@@ -232,7 +236,7 @@ class G:
             return self.array_write()
         if k < 0.65 and self.in_par:
             return self.reduction()
-        if k < 0.8 and depth < 2:
+        if k < 0.8 and depth < 2 and not (self.large and self.loopvars and self.loopvars[-1][1] is not None):
             axis = min(depth + 1, self.D - 1) if self.D > 1 else 0
             return self.loop_stmt(depth + 1, axis)
         if k < 0.9 and depth < 3:
@@ -268,7 +272,7 @@ class G:
         if acc in self.reductions:
             op = self.reductions[acc]
         else:
-            ops = ["+", "+", "-", "*"] + (["&", "|", "^"] if t.kind == "i" else [])
+            ops = ["+", "+", "-"] + ([] if self.large else ["*"]) + (["&", "|", "^"] if t.kind == "i" else [])
             op = self.pick(ops)
             self.reductions[acc] = op
         if op == "*":

@@ -232,6 +232,9 @@ class Interp:
             return int(bool(a) or bool(self.ev(e[3])))
         ta, tb = typeof(e[2], self.env), typeof(e[3], self.env)
         a, b = self.ev(e[2]), self.ev(e[3])
+        if op in ("/", "//", "%") and b == 0 and _is_const(e[3]):
+            # Cython leaves out the zero check for a constant divisor (SIGFPE)
+            raise Invalid("division by a constant zero")
         if op in CMP:
             ct = arith(ta, tb)
             return int(self.cmp(op, convert(a, ta, ct), convert(b, tb, ct)))
@@ -583,6 +586,12 @@ class Interp:
             for ad, (rd, wr) in amap.items():
                 if len(wr) > 1 or (wr and rd - wr):
                     raise Invalid("race in slice assignment")
+
+
+def _is_const(e):
+    while e[0] == "cast":
+        e = e[2]
+    return e[0] == "const"
 
 
 def _finite(x):
