@@ -1,5 +1,7 @@
 import sys
 import numpy as np
+import os
+sys.path.insert(0, os.getcwd())  # the built module, not this driver of the same name
 mod = __import__(sys.argv[1])
 try:
     print(mod.f(np.zeros(8)[::2]))
