@@ -1,0 +1,3 @@
+# difftest finding: float // by zero raises with another message than Cython's
+def f(double a, double b):
+    return a // b

@@ -1,0 +1,592 @@
+"""Random generator of valid Cython functions in cyocl's subset (prog.py
+trees) together with their inputs (inputs.py specs).  Generation is loose;
+interp.validate() rejects the programs whose result the source does not
+determine."""
+import random
+from ctypes_ import T, INT_TYPES, FLOAT_TYPES, DOUBLE, FLOAT, SSIZE, arith
+from prog import typeof, make_env, CMP
+from inputs import recipe
+
+WEIGHTED_TYPES = (["double"] * 6 + ["float"] * 3 + ["int"] * 3 + ["long"] * 2 + ["int64_t"] * 2 +
+                  ["int32_t"] * 2 + ["int8_t", "int16_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+                   "Py_ssize_t", "size_t", "short", "signed char", "unsigned char", "unsigned short",
+                   "unsigned int", "unsigned long", "long long", "unsigned long long"])
+SCHEDULES = ("static", "dynamic", "guided")
+
+
+class G:
+    def __init__(self, rng, features=None):
+        self.r = rng
+        self.ext = True if features is None else features.get("ext", True)
+
+    # ------------------------------------------------------------ helpers
+    def chance(self, p):
+        return self.r.random() < p
+
+    def pick(self, seq):
+        return self.r.choice(seq)
+
+    def new_local(self, ctn, init=0):
+        name = "v%d" % len(self.fn["locals"])
+        self.fn["locals"].append((name, ctn, init))
+        self.types[name] = T[ctn]
+        return name
+
+    def env(self, name):
+        return self.types[name]
+
+    def coerce(self, e, t):
+        """Cython assigns a C float to a C integer only through a cast."""
+        if t.kind == "i" and typeof(e, self.env).kind == "f":
+            return ("cast", t.name, e)
+        return e
+
+    # ------------------------------------------------------------ function
+    def function(self, name, large=False):
+        r = self.r
+        D = r.choice((1, 1, 1, 2, 2, 3))
+        if large:
+            D = 1
+        if D == 1:
+            S = [r.choice((0, 1, 2, 3, 5, 8, 13, 17, 24, 31, 40))]
+        elif D == 2:
+            S = [r.randint(1, 9), r.randint(1, 9)]
+        else:
+            S = [r.randint(1, 5), r.randint(1, 5), r.randint(1, 5)]
+        if large:
+            S = [r.choice((17, 24, 37))]
+        self.large = large
+        fn = self.fn = {"name": name, "params": [], "directives": {}, "locals": [], "globals": [],
+                        "ivars": [], "body": (), "ret": (), "shape": S, "large": large}
+        self.types = {}
+        self.D = D
+        narr = r.choice((1, 2, 2, 3, 3, 4))
+        self.arrays = []
+        base_t = self.pick(WEIGHTED_TYPES)
+        for k in range(narr):
+            ctn = base_t if self.chance(0.6) else self.pick(WEIGHTED_TYPES)
+            nd = D if self.chance(0.85) else r.randint(1, D)
+            contig = self.chance(0.2)
+            pname = "a%d" % k
+            fn["params"].append((pname, "arr", ctn, nd, contig))
+            self.types["@" + pname] = T[ctn]
+            self.arrays.append((pname, T[ctn], nd))
+        self.scalars = []
+        for k in range(r.choice((0, 0, 1, 1, 2))):
+            ctn = self.pick(WEIGHTED_TYPES)
+            pname = "s%d" % k
+            fn["params"].append((pname, "scalar", ctn))
+            self.types[pname] = T[ctn]
+            self.scalars.append(pname)
+        for d, p in (("boundscheck", 0.3), ("wraparound", 0.3), ("cdivision", 0.3)):
+            if self.chance(p):
+                fn["directives"][d] = (d != "cdivision") is False
+        # shape variables n0.. of the first array with the most dimensions
+        big = max(self.arrays, key=lambda a: a[2])
+        body = []
+        self.nvars = []
+        for ax in range(big[2]):
+            v = "n%d" % ax
+            fn["ivars"].append(v)
+            self.types[v] = SSIZE
+            self.nvars.append(v)
+            body.append(("assign", ("var", v), "=", ("shape", big[0], ax)))
+        self.glob = None
+        if self.chance(0.2):
+            ctn = self.pick(("long", "double", "int", "long long", "uint32_t", "int64_t"))
+            g = "g_%s" % name
+            fn["globals"].append((g, ctn, self.const_val(T[ctn])))
+            self.types[g] = T[ctn]
+            self.glob = g
+        self.rets = []
+        self.loopvars = []   # (name, axis or None, lo, hi)
+        self.ivar_count = 0
+        nblocks = r.choice((1, 1, 2, 2, 3))
+        for _ in range(nblocks):
+            if large and self.chance(0.7):
+                body.append(self.single_trip_block())
+            else:
+                body.extend(self.block())
+        fn["body"] = tuple(body)
+        rets = list(dict.fromkeys(self.rets))
+        if self.glob and self.glob not in rets:
+            rets.append(self.glob)
+        fn["ret"] = tuple(rets[:4])
+        fn["env"] = make_env(fn)
+        fn["aliasing"] = self.chance(0.8 if large else 0.4)
+        fn["seed"] = r.randrange(1 << 30)
+        return fn
+
+    def new_ivar(self):
+        v = "i%d" % self.ivar_count
+        self.ivar_count += 1
+        self.fn["ivars"].append(v)
+        self.types[v] = SSIZE
+        return v
+
+    def const_val(self, t):
+        if t.kind == "f":
+            return float(self.r.choice((0, 1, 2, -1, 3, 0.5, -2.5, 4, 0.25)))
+        lo = max(t.min, -5)
+        return self.r.randint(lo, min(t.max, 9))
+
+    # ------------------------------------------------------------ blocks
+    def block(self):
+        r = self.r
+        k = r.random()
+        if k < 0.55:
+            return [self.prange_block()]
+        if k < 0.65:
+            return [self.single_trip_block()]
+        if k < 0.8 or not self.ext:
+            return self.serial_block()
+        return self.ext_block()
+
+    def range_bounds(self, ax):
+        """(start, stop, step, lo, hi) over axis ax's extent (concrete lo/hi of the var)."""
+        r = self.r
+        E = self.fn["shape"][ax] if ax < len(self.fn["shape"]) else 1
+        nv = ("var", self.nvars[ax]) if ax < len(self.nvars) else ("const", 1, "Py_ssize_t")
+        lo = r.choice((0, 0, 0, 1, 2))
+        hi = r.choice((0, 0, 0, 1, 2))
+        stop = nv if hi == 0 else ("bin", "-", nv, ("const", hi, "Py_ssize_t"))
+        step = r.choice((1, 1, 1, 1, 2, 3, -1, -2))
+        if step > 0:
+            return ("const", lo, "Py_ssize_t"), stop, step, lo, E - hi - 1
+        # reversed: range(stop-1, lo-1, step)
+        start = ("bin", "-", stop, ("const", 1, "Py_ssize_t"))
+        return start, ("const", lo - 1, "Py_ssize_t"), step, lo, E - hi - 1
+
+    def popts(self):
+        opts = []
+        if self.chance(0.3):
+            opts.append(("schedule", self.pick(SCHEDULES)))
+            if self.chance(0.4):
+                opts.append(("chunksize", self.r.choice((1, 2, 3, 16))))
+        if self.chance(0.1):
+            opts.append(("num_threads", self.r.choice((1, 2, 4))))
+        return tuple(opts)
+
+    def prange_block(self):
+        v = self.new_ivar()
+        start, stop, step, lo, hi = self.range_bounds(0)
+        self.owner = (v, 0)
+        self.loopvars.append((v, 0, lo, hi))
+        self.in_par = True
+        self.readable = set(self.scalars) | set(self.nvars)
+        self.written = set()       # arrays written in this prange
+        self.reductions = {}
+        self.privates = set()
+        body = self.stmts(self.r.randint(1, 4), depth=0, top=True)
+        self.loopvars.pop()
+        self.in_par = False
+        if self.chance(0.3):
+            self.rets.append(v)
+        for red in self.reductions:
+            self.rets.append(red)
+        self.owner = None
+        return ("for", v, start, stop, step, True, self.popts(), tuple(body))
+
+    def single_trip_block(self):
+        """prange(1) around a serial loop: no race between iterations, so any
+        aliasing is allowed; the serial loop keeps its order (the shift bug)."""
+        v = self.new_ivar()
+        self.in_par = True
+        self.owner = None
+        self.readable = set(self.scalars) | set(self.nvars)
+        self.written, self.reductions, self.privates = set(), {}, set()
+        self.loopvars.append((v, None, 0, 0))
+        inner = self.loop_stmt(depth=1, axis=0, free=True)
+        self.loopvars.pop()
+        self.in_par = False
+        return ("for", v, ("const", 0, "Py_ssize_t"), ("const", 1, "Py_ssize_t"), 1, True, (), (inner,))
+
+    def serial_block(self):
+        self.in_par = False
+        self.owner = None
+        self.readable = set(self.scalars) | set(self.nvars) | {l[0] for l in self.fn["locals"]}
+        self.written, self.reductions, self.privates = set(), {}, set()
+        out = []
+        for _ in range(self.r.randint(1, 2)):
+            if self.chance(0.6):
+                out.append(self.loop_stmt(depth=0, axis=0, free=True))
+            else:
+                ctn = self.pick(WEIGHTED_TYPES)
+                loc = self.new_local(ctn, self.const_val(T[ctn]))
+                out.append(("assign", ("var", loc), "=", self.coerce(self.expr(T[ctn], 2), T[ctn])))
+                self.rets.append(loc)
+                self.readable.add(loc)
+        return out
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, n, depth, top=False):
+        out = []
+        for _ in range(n):
+            s = self.stmt(depth, top)
+            if s is not None:
+                out.append(s)
+        return out
+
+    def stmt(self, depth, top):
+        r = self.r
+        k = r.random()
+        if k < 0.25:
+            return self.private_assign(top)
+        if k < 0.5:
+            return self.array_write()
+        if k < 0.65 and self.in_par:
+            return self.reduction()
+        if k < 0.8 and depth < 2 and not (self.large and self.loopvars and self.loopvars[-1][1] is not None):
+            axis = min(depth + 1, self.D - 1) if self.D > 1 else 0
+            return self.loop_stmt(depth + 1, axis)
+        if k < 0.9 and depth < 3:
+            c = self.cond()
+            a = self.stmts(r.randint(1, 2), depth + 1)
+            b = self.stmts(r.randint(0, 1), depth + 1)
+            return ("if", c, tuple(a), tuple(b))
+        if k < 0.95 and (depth > 0 or self.in_par):
+            c = self.cond()
+            kind = "continue" if self.chance(0.5) else "break"
+            return ("if", c, ((kind,),), ())
+        return self.array_write()
+
+    def private_assign(self, top):
+        ctn = self.pick(WEIGHTED_TYPES)
+        loc = self.new_local(ctn, self.const_val(T[ctn]))
+        e = self.coerce(self.expr(T[ctn], 2), T[ctn])
+        self.readable.add(loc)
+        if self.in_par and top and self.owner is not None:
+            self.rets.append(loc)    # lastprivate
+        elif not self.in_par:
+            self.rets.append(loc)
+        return ("assign", ("var", loc), "=", e)
+
+    def reduction(self):
+        r = self.r
+        if self.glob and self.chance(0.3) and self.glob not in self.readable:
+            acc = self.glob
+        else:
+            ctn = self.pick(WEIGHTED_TYPES)
+            acc = self.new_local(ctn, self.const_val(T[ctn]))
+        t = self.types[acc]
+        if acc in self.reductions:
+            op = self.reductions[acc]
+        else:
+            ops = ["+", "+", "-"] + ([] if self.large else ["*"]) + (["&", "|", "^"] if t.kind == "i" else [])
+            op = self.pick(ops)
+            self.reductions[acc] = op
+        if op == "*":
+            e = self.small_factor(t)
+        else:
+            e = self.coerce(self.expr(t, 2, kind=t.kind), t)
+        self.readable.discard(acc)
+        return ("assign", ("var", acc), op + "=", e)
+
+    def small_factor(self, t):
+        a = self.pick(self.arrays)
+        e = self.read(a)
+        if t.kind == "f":
+            return ("cond", ("bin", ">", e, ("const", 0, a[1].name)), ("const", 2.0 if self.chance(0.3) else 1.0, "double"),
+                    ("const", -1.0, "double"))
+        return ("cond", ("bin", ">", e, ("const", 0, a[1].name)), ("const", 1, t.name), ("const", -1 if t.signed else 3, t.name))
+
+    def loop_stmt(self, depth, axis, free=False):
+        v = self.new_ivar()
+        start, stop, step, lo, hi = self.range_bounds(axis)
+        self.loopvars.append((v, axis, lo, hi))
+        saved_owner = self.owner
+        if free:
+            self.owner = None
+        body = self.stmts(self.r.randint(1, 3), depth)
+        self.owner = saved_owner
+        self.loopvars.pop()
+        if not self.in_par:
+            self.readable.add(v)
+        return ("for", v, start, stop, step, False, (), tuple(body))
+
+    def array_write(self):
+        a = self.pick(self.arrays)
+        idx = self.index(a, write=True)
+        op = "="
+        if self.chance(0.15):
+            op = self.pick(("+=", "-=", "*=")) if a[1].kind == "f" else self.pick(("+=", "-=", "&=", "|=", "^="))
+        e = self.coerce(self.expr(a[1], 3), a[1])
+        self.written.add(a[0])
+        return ("assign", ("idx", a[0], tuple(idx)), op, e)
+
+    # ------------------------------------------------------------ indices
+    def index(self, a, write=False):
+        out = []
+        for ax in range(a[2]):
+            out.append(self.index1(ax, write and ax == 0))
+        return out
+
+    def index1(self, ax, own):
+        r = self.r
+        E = self.fn["shape"][ax] if ax < len(self.fn["shape"]) else 1
+        wa = self.fn["directives"].get("wraparound", True)
+        nvar = ("var", self.nvars[ax]) if ax < len(self.nvars) else None
+        if own and self.in_par and self.owner is not None:
+            return ("var", self.owner[0])
+        cands = [lv for lv in self.loopvars if lv[1] == ax]
+        k = r.random()
+        if cands and k < 0.7:
+            v, _, lo, hi = cands[-1] if self.chance(0.7) else r.choice(cands)
+            # v + c within range
+            cmin, cmax = -lo, E - 1 - hi
+            if wa and self.chance(0.2):
+                cmin = -lo - E
+            if cmin > cmax:
+                return ("var", v)
+            c = r.randint(max(cmin, -2), min(cmax, 2)) if max(cmin, -2) <= min(cmax, 2) else cmin
+            if c == 0:
+                return ("var", v)
+            return ("bin", "+" if c > 0 else "-", ("var", v), ("const", abs(c), "Py_ssize_t"))
+        if k < 0.85 and nvar is not None and self.loopvars:
+            # non-affine: (expr) % n
+            e = self.int_expr(2)
+            return ("bin", "%", e, nvar)
+        if E > 0:
+            if wa and self.chance(0.3):
+                return ("const", -r.randint(1, E), "Py_ssize_t")
+            return ("const", r.randint(0, E - 1), "Py_ssize_t")
+        return ("const", 0, "Py_ssize_t")
+
+    def int_expr(self, depth):
+        lvs = [("var", lv[0]) for lv in self.loopvars if lv[1] is not None or not self.in_par]
+        if self.in_par and self.owner is not None:
+            lvs.append(("var", self.owner[0]))
+        leaves = lvs + [("const", self.r.randint(0, 7), "Py_ssize_t")]
+        e = self.pick(leaves)
+        for _ in range(self.r.randint(0, depth)):
+            op = self.pick(("+", "*", "+", "-", "^"))
+            e = ("bin", op, e, self.pick(leaves))
+        if self.chance(0.15):
+            ia = [a for a in self.arrays if a[1].kind == "i"]
+            if ia:
+                e = ("bin", "+", e, self.read(self.pick(ia)))
+        return e
+
+    # ------------------------------------------------------------ expressions
+    def read(self, a):
+        return ("idx", a[0], tuple(self.index(a, write=False) if not (self.in_par and self.owner is not None
+                                                                      and a[0] in self.written)
+                                   else self.index(a, write=True)))
+
+    def leaf(self, t, kind):
+        r = self.r
+        k = r.random()
+        if k < 0.55:
+            cands = [a for a in self.arrays if kind is None or a[1].kind == kind] or self.arrays
+            return self.read(self.pick(cands))
+        if k < 0.75:
+            vs = [v for v in self.readable if self.types[v].kind == kind or kind is None]
+            vs += [lv[0] for lv in self.loopvars if kind in (None, "i")]
+            if vs:
+                return ("var", self.pick(sorted(vs)))
+        ct = t if t.kind == (kind or t.kind) else (DOUBLE if kind == "f" else T["int"])
+        return ("const", self.const_val(ct), ct.name)
+
+    def expr(self, t, depth, kind=None):
+        r = self.r
+        if depth <= 0 or self.chance(0.3):
+            return self.leaf(t, kind or (t.kind if self.chance(0.8) else None))
+        k = r.random()
+        want = kind or t.kind
+        if k < 0.55:
+            a = self.expr(t, depth - 1, kind)
+            b = self.expr(t, depth - 1, kind)
+            ta, tb = typeof(a, self.env), typeof(b, self.env)
+            ct = arith(ta, tb)
+            if ct.kind == "f":
+                op = self.pick(("+", "-", "*", "+", "-", "/", "//", "%"))
+                if op == "/":
+                    b = ("const", self.pick((2.0, 4.0, 0.5, -2.0)), "double")
+                if op in ("//", "%") and self.fn["directives"].get("cdivision"):
+                    op = "+"
+            else:
+                op = self.pick(("+", "-", "*", "+", "-", "&", "|", "^", "//", "%", "<<", ">>", "/"))
+                if op in ("<<", ">>"):
+                    b = ("const", r.randint(0, 5), "int")
+                if op == "/" and want == "i":
+                    op = "//"
+            return ("bin", op, a, b)
+        if k < 0.65:
+            a = self.expr(t, depth - 1, kind)
+            ta = typeof(a, self.env)
+            return ("un", "-" if ta.kind == "f" or self.chance(0.7) else "~", a)
+        if k < 0.75:
+            a = self.expr(t, depth - 1, kind)
+            b = self.expr(t, depth - 1, kind)
+            ta, tb = typeof(a, self.env), typeof(b, self.env)
+            if ta is not tb and self.chance(0.8):
+                b = ("cast", ta.name, b)
+            return ("call", self.pick(("min", "max")), (a, b))
+        if k < 0.82:
+            if want == "f":
+                fn = self.pick(("fabs", "floor", "ceil", "sqrt", "fmin", "fmax"))
+                if fn in ("fmin", "fmax"):
+                    return ("call", fn, (self.expr(t, depth - 1, "f"), self.expr(t, depth - 1, "f")))
+                if fn == "sqrt":
+                    a = self.expr(t, depth - 1, "f")
+                    return ("call", "sqrt", (("bin", "*", a, a),))
+                return ("call", fn, (self.expr(t, depth - 1, "f"),))
+            return ("cast", t.name, self.expr(DOUBLE, depth - 1, "f"))
+        if k < 0.9:
+            ct = self.pick(WEIGHTED_TYPES)
+            return ("cast", ct, self.expr(T[ct], depth - 1, kind))
+        return ("cond", self.cond(), self.expr(t, depth - 1, kind), self.expr(t, depth - 1, kind))
+
+    def cond(self):
+        a = self.expr(DOUBLE if self.chance(0.5) else T["int"], 1)
+        b = self.expr(typeof(a, self.env), 1)
+        c = ("bin", self.pick(CMP), a, b)
+        if self.chance(0.2):
+            c2 = ("bin", self.pick(CMP), self.expr(T["int"], 1), self.expr(T["int"], 1))
+            c = ("bin", self.pick(("and", "or")), c, c2)
+        if self.chance(0.1):
+            c = ("un", "not", c)
+        return c
+
+    # ------------------------------------------------------------ extension
+    def ext_block(self):
+        """cyocl's element-wise slice expressions (compared against the loops
+        they mean, rendered for Cython)."""
+        self.in_par = False
+        cands = self.arrays
+        tgt = self.pick(cands)
+        nd = tgt[2]
+        sl = tuple((self.r.choice((0, 0, 1)), self.r.choice((0, 0, -1))) for _ in range(nd))
+        def operand():
+            same = [a for a in self.arrays if a[2] <= nd]
+            a = self.pick(same)
+            k = a[2]
+            osl = []
+            for ax in range(k):
+                lo, hi = sl[nd - k + ax]
+                span = lo - hi
+                nlo = self.r.randint(0, span)
+                osl.append((nlo, -(span - nlo)))
+            return ("sref", a[0], tuple(osl))
+        def sexpr(d):
+            if d == 0 or self.chance(0.3):
+                if self.chance(0.7):
+                    return operand()
+                if self.scalars and self.chance(0.5):
+                    return ("var", self.pick(self.scalars))
+                return ("const", self.const_val(tgt[1]), tgt[1].name)
+            k = self.r.random()
+            if k < 0.7:
+                ops = ("+", "-", "*") if self.chance(0.8) else (("//", "%", "&") if tgt[1].kind == "i" else ("//", "%"))
+                return ("bin", self.pick(ops), sexpr(d - 1), sexpr(d - 1))
+            if k < 0.8:
+                return ("un", "-", sexpr(d - 1))
+            if k < 0.9:
+                return ("call", self.pick(("min", "max")), (sexpr(d - 1), ("cast", "double" if tgt[1].kind == "f" else tgt[1].name, sexpr(d - 1))))
+            return ("cast", tgt[1].name, sexpr(d - 1))
+        e = sexpr(2)
+        if e[0] != "sref" and not _has_sref(e):
+            e = ("bin", "+", operand(), e)
+        if self.chance(0.25):
+            ctn = "double" if typeof(e, self.env).kind == "f" else "long long"
+            loc = self.new_local(ctn, 0)
+            self.rets.append(loc)
+            return [("assign", ("var", loc), "=", ("sum", e))]
+        op = "=" if self.chance(0.8) else self.pick(("+=", "-="))
+        return [("sassign", ("sref", tgt[0], sl), op, self.coerce(e, tgt[1]))]
+
+
+def _has_sref(e):
+    if isinstance(e, tuple) and e:
+        if e[0] == "sref":
+            return True
+        return any(_has_sref(c) for c in e[1:] if isinstance(c, tuple))
+    return False
+
+
+# ---------------------------------------------------------------- inputs
+def make_spec(fn, shape=None):
+    """Inputs of fn: one base per array argument, or shared bases (aliasing)."""
+    r = random.Random(fn["seed"])
+    S = shape or fn["shape"]
+    bases, args = [], []
+    arr_params = [p for p in fn["params"] if p[1] == "arr"]
+    recipes = {}
+    groups = {}
+    for p in fn["params"]:
+        if p[1] != "arr":
+            t = T[p[2]]
+            if t.kind == "f":
+                v = float(r.choice((0.0, 1.0, -1.0, 2.0, 0.5, 3.0, -4.0)))
+            else:
+                v = r.randint(max(t.min, -6), min(t.max, 9))
+            args.append(("scalar", v))
+            continue
+        name, _, ctn, nd, contig = p
+        ext = S[:nd]
+        partner = None
+        if fn.get("aliasing") and r.random() < 0.7:
+            compat = [q for q in arr_params if q[0] in groups and q[2] == ctn and q[3] == nd
+                      and q[4] == contig]
+            if compat:
+                partner = r.choice(compat)
+        if partner is not None:
+            bi = groups[partner[0]]
+            prev = recipes[partner[0]]
+            if r.random() < 0.5 or contig or partner[4]:
+                steps_offs = prev if (r.random() < 0.6 or contig or partner[4]) else None
+                if steps_offs is None or (contig and r.random() < 0.5):
+                    steps_offs = [(1, r.randint(0, 2))] + [(1, 0)] * (nd - 1) if contig else prev
+                elif r.random() < 0.5 and (contig or partner[4]):
+                    steps_offs = [(1, prev[0][1] + r.choice((-1, 1)) if prev[0][1] > 0 else 1)] + list(prev[1:])
+            else:
+                steps_offs = [(r.choice((1, 1, -1, 2, -2)), r.randint(0, 2)) for _ in range(nd)]
+            recipes[name] = steps_offs
+            groups[name] = bi
+        else:
+            if contig:
+                steps_offs = [(1, r.randint(0, 2))] + [(1, 0)] * (nd - 1)
+            else:
+                steps_offs = [(r.choice((1, 1, 1, -1, 2, -2, 3)), r.randint(0, 2)) for _ in range(nd)]
+            recipes[name] = steps_offs
+            bi = len(bases)
+            groups[name] = bi
+            t = T[ctn]
+            if t.kind == "f":
+                prof = r.choice((("float", -8, 8, 1), ("float", -8, 8, 1), ("float", -4, 4, 4), ("float", 0, 3, 1),
+                                 ("fspecial", -5, 5)))
+            else:
+                lo = max(t.min, -8)
+                prof = r.choice((("int", lo, 8), ("int", max(t.min, -100), min(t.max, 100)), ("int", 0, 3),
+                                 ("edge", max(t.min, -4), min(t.max, 4))))
+            order = "F" if (not contig and nd > 1 and r.random() < 0.2) else "C"
+            bases.append([t.npname, None, order, prof, r.randrange(1 << 30), nd])
+        args.append(("arr", groups[name], name))
+    # base shapes: large enough for every recipe on them
+    need = {}
+    slices = {}
+    for p in arr_params:
+        name, nd = p[0], p[3]
+        bi = groups[name]
+        sl, nb = [], []
+        for ax in range(nd):
+            st, off = recipes[name][ax]
+            s, n = recipe(S[ax], st, off)
+            sl.append(s)
+            nb.append(n)
+        slices[name] = tuple(sl)
+        cur = need.get(bi, [0] * nd)
+        need[bi] = [max(a, b) for a, b in zip(cur, nb)]
+    out_bases = []
+    for bi, b in enumerate(bases):
+        npn, _, order, prof, seed, nd = b
+        shp = need[bi]
+        # contiguous views need the base's trailing extents to be exact
+        out_bases.append((npn, tuple(shp), order, prof, seed))
+    out_args = []
+    for a in args:
+        if a[0] == "arr":
+            out_args.append(("arr", a[1], slices[a[2]]))
+        else:
+            out_args.append(a)
+    return {"bases": out_bases, "args": out_args}

@@ -1,0 +1,391 @@
+"""Program model of the differential tester: expression/statement trees,
+their static types, and rendering to Cython (with the cyocl slice-expression
+extension expanded into loops for Cython, or kept for cyocl).
+
+Expressions (tuples):
+  ('const', value, ctname)  ('var', name)  ('idx', arr, (e, ...))
+  ('bin', op, a, b)  ('un', op, a)  ('call', fn, (a, ...))  ('cast', ctname, e)
+  ('cond', c, a, b)  ('shape', arr, k)  ('sum', sexpr)
+Slice expressions (cyocl extension): ('sref', arr, ((lo, hi), ...)) with
+  lo >= 0, hi <= 0 (a[lo:len+hi]); consts, vars, 'bin', 'un', 'call', 'cast'.
+Statements:
+  ('assign', target, op, e)  target: ('var', n) | ('idx', arr, idxs); op '=', '+=', ...
+  ('if', cond, (then...), (else...))
+  ('for', var, start, stop, step, par, opts, (body...))   par: True for prange
+  ('break',)  ('continue',)
+  ('sassign', sref, op, sexpr)
+A function is a dict (see gen.py); a module is a list of functions.
+"""
+from ctypes_ import T, arith, promote, DOUBLE, FLOAT, INT, SSIZE
+
+CMP = ("<", "<=", "==", "!=", ">", ">=")
+MATH1 = ("fabs", "floor", "ceil", "sqrt")
+MATH2 = ("fmin", "fmax")
+
+_RANKNAME = {1: "unsigned char", 2: "unsigned short", 3: "unsigned int",
+             4: "unsigned long", 5: "unsigned long long"}
+
+
+def cy_widest(a, b):
+    """Cython's widest_numeric_type (min/max, conditional expressions)."""
+    if a.kind == "f" or b.kind == "f":
+        return DOUBLE if (a is DOUBLE or b is DOUBLE or a.kind == "i" and b.kind == "i") else (
+            a if a.kind == "f" else b)
+    if a.rank != b.rank:
+        return a if a.rank > b.rank else b
+    if a.signed != b.signed:
+        return a if not a.signed else b
+    return a
+
+
+def typeof(e, env):
+    """env(name) -> CT for variables; arrays via env('@' + arr)."""
+    k = e[0]
+    if k == "const":
+        return T[e[2]]
+    if k == "var":
+        return env(e[1])
+    if k == "idx":
+        return env("@" + e[1])
+    if k == "sref":
+        return env("@" + e[1])
+    if k == "shape":
+        return SSIZE
+    if k == "cast":
+        return T[e[1]]
+    if k == "sum":
+        t = typeof(e[1], env)
+        return DOUBLE if t.kind == "f" else T["long long"]
+    if k == "bin":
+        op = e[1]
+        if op in CMP or op in ("and", "or"):
+            return INT
+        ta, tb = typeof(e[2], env), typeof(e[3], env)
+        if op == "/":
+            if ta.kind == "i" and tb.kind == "i":
+                return DOUBLE
+            return arith(ta, tb)
+        if op in ("<<", ">>"):
+            return promote(ta)
+        return arith(ta, tb)
+    if k == "un":
+        if e[1] == "not":
+            return INT
+        return promote(typeof(e[2], env))
+    if k == "call":
+        fn = e[1]
+        if fn in ("min", "max"):
+            t = typeof(e[2][0], env)
+            for a in e[2][1:]:
+                t = cy_widest(t, typeof(a, env))
+            return t
+        if fn in MATH1 or fn in MATH2:
+            return DOUBLE
+        raise ValueError(fn)
+    if k == "cond":
+        return cy_widest(typeof(e[2], env), typeof(e[3], env))
+    raise ValueError(e)
+
+
+# ---------------------------------------------------------------- rendering
+def lit(v, ctname):
+    t = T[ctname]
+    if t.kind == "f":
+        if v != v:
+            s = "NAN"
+        elif v in (float("inf"), float("-inf")):
+            s = "INFINITY" if v > 0 else "(-INFINITY)"
+        else:
+            s = repr(float(v))
+            if s.startswith("-"):
+                s = "(%s)" % s
+        return s if t is DOUBLE else "<float>%s" % s
+    if ctname in ("int", "long", "Py_ssize_t") and -2**31 < v < 2**31:
+        return str(v) if v >= 0 else "(%d)" % v
+    return "<%s>%s" % (ctname, (str(v) if v >= 0 else "(%d)" % v))
+
+
+def rexpr(e, ctx):
+    k = e[0]
+    if k == "const":
+        return lit(e[1], e[2])
+    if k == "var":
+        return e[1]
+    if k == "idx":
+        return "%s[%s]" % (e[1], ", ".join(rexpr(i, ctx) for i in e[2]))
+    if k == "shape":
+        return "%s.shape[%d]" % (e[1], e[2])
+    if k == "bin":
+        return "(%s %s %s)" % (rexpr(e[2], ctx), e[1], rexpr(e[3], ctx))
+    if k == "un":
+        return "(%s%s%s)" % (e[1], " " if e[1] == "not" else "", rexpr(e[2], ctx))
+    if k == "call":
+        return "%s(%s)" % (e[1], ", ".join(rexpr(a, ctx) for a in e[2]))
+    if k == "cast":
+        return "(<%s>%s)" % (e[1], rexpr(e[2], ctx))
+    if k == "cond":
+        return "(%s if %s else %s)" % (rexpr(e[2], ctx), rexpr(e[1], ctx), rexpr(e[3], ctx))
+    if k == "sum":
+        if ctx.mode == "cyocl":
+            return "sum(%s)" % rsexpr(e[1], ctx, None)
+        return ctx.sum_temp(e)
+    if k == "sref":
+        if ctx.mode == "cyocl":
+            return rsref(e)
+        return rsexpr(e, ctx, ctx.cur_pos)
+    raise ValueError(e)
+
+
+def rsref(e):
+    parts = []
+    for lo, hi in e[2]:
+        parts.append("%s:%s" % (lo if lo else "", hi if hi else ""))
+    return "%s[%s]" % (e[1], ", ".join(parts))
+
+
+def rsexpr(e, ctx, pos):
+    """Slice expression: as written (pos None, cyocl) or at element position
+    pos (tuple of loop variable names, Cython expansion)."""
+    k = e[0]
+    if k == "sref":
+        if pos is None:
+            return rsref(e)
+        nd = len(e[2])
+        off = len(pos) - nd   # fewer dimensions: trailing axes
+        idx = []
+        for a, (lo, hi) in enumerate(e[2]):
+            p = pos[off + a]
+            idx.append("%s + %d" % (p, lo) if lo else p)
+        return "%s[%s]" % (e[1], ", ".join(idx))
+    if k == "bin":
+        return "(%s %s %s)" % (rsexpr(e[2], ctx, pos), e[1], rsexpr(e[3], ctx, pos))
+    if k == "un":
+        return "(%s%s%s)" % (e[1], " " if e[1] == "not" else "", rsexpr(e[2], ctx, pos))
+    if k == "call":
+        return "%s(%s)" % (e[1], ", ".join(rsexpr(a, ctx, pos) for a in e[2]))
+    if k == "cast":
+        return "(<%s>%s)" % (e[1], rsexpr(e[2], ctx, pos))
+    if k == "cond":
+        return "(%s if %s else %s)" % (rsexpr(e[2], ctx, pos), rsexpr(e[1], ctx, pos),
+                                     rsexpr(e[3], ctx, pos))
+    return rexpr(e, ctx)
+
+
+def first_sref(e):
+    if e[0] == "sref":
+        return e
+    best = None
+    for c in e[1:]:
+        if isinstance(c, tuple) and c and isinstance(c[0], str):
+            r = first_sref(c)
+            if r is not None and (best is None or len(r[2]) > len(best[2])):
+                best = r
+        elif isinstance(c, tuple):
+            for cc in c:
+                if isinstance(cc, tuple) and cc and isinstance(cc[0], str):
+                    r = first_sref(cc)
+                    if r is not None and (best is None or len(r[2]) > len(best[2])):
+                        best = r
+    return best
+
+
+class RCtx:
+    def __init__(self, mode, fn):
+        self.mode = mode
+        self.fn = fn
+        self.lines = []
+        self.ptemps = 0      # _pK loop variables used
+        self.stemps = []     # (name, ctname)
+        self.cur_pos = None
+        self.pending = []    # statements to emit before the current one
+
+    def sum_temp(self, e):
+        t = typeof(e[1], self.fn["env"])
+        name = "_s%d" % len(self.stemps)
+        ctn = "double" if t.kind == "f" else "long long"
+        self.stemps.append((name, ctn))
+        ref = first_sref(e[1])
+        arr, sl = ref[1], ref[2]
+        nd = len(sl)
+        pos = tuple("_p%d" % a for a in range(nd))
+        self.ptemps = max(self.ptemps, nd)
+        pre = ["%s = 0" % name]
+        ind = ""
+        for a, (lo, hi) in enumerate(sl):
+            ext = "%s.shape[%d]%s%s" % (arr, a, " - %d" % lo if lo else "", " - %d" % -hi if hi else "")
+            if a == 0:
+                pre.append("for _p0 in prange(%s, nogil=True):" % ext)
+            else:
+                pre.append(ind + "for _p%d in range(%s):" % (a, ext))
+            ind += "    "
+        pre.append(ind + "%s += %s" % (name, rsexpr(e[1], self, pos)))
+        self.pending.extend(pre)
+        return name
+
+
+def rstmts(stmts, ctx, ind, in_par):
+    for s in stmts:
+        rstmt(s, ctx, ind, in_par)
+
+
+def rstmt(s, ctx, ind, in_par):
+    k = s[0]
+    pad = "    " * ind
+    out = ctx.lines
+    if k == "assign":
+        ctx.pending = []
+        line = "%s %s %s" % (rexpr(s[1], ctx), s[2], rexpr(s[3], ctx))
+        for p in ctx.pending:
+            out.append(pad + p)
+        out.append(pad + line)
+    elif k == "if":
+        ctx.pending = []
+        c = rexpr(s[1], ctx)
+        for p in ctx.pending:
+            out.append(pad + p)
+        out.append(pad + "if %s:" % c)
+        if s[2]:
+            rstmts(s[2], ctx, ind + 1, in_par)
+        else:
+            out.append(pad + "    pass")
+        if s[3]:
+            out.append(pad + "else:")
+            rstmts(s[3], ctx, ind + 1, in_par)
+    elif k == "for":
+        _, var, start, stop, step, par, opts, body = s
+        ctx.pending = []
+        a = [rexpr(start, ctx), rexpr(stop, ctx)]
+        if step != 1:
+            a.append(str(step))
+        for p in ctx.pending:
+            out.append(pad + p)
+        if par:
+            extra = "".join(", %s=%s" % (kk, repr(vv)) for kk, vv in opts)
+            out.append(pad + "for %s in prange(%s, nogil=True%s):" % (var, ", ".join(a), extra))
+        else:
+            out.append(pad + "for %s in range(%s):" % (var, ", ".join(a)))
+        if body:
+            rstmts(body, ctx, ind + 1, in_par or par)
+        else:
+            out.append(pad + "    pass")
+    elif k == "break":
+        out.append(pad + "break")
+    elif k == "continue":
+        out.append(pad + "continue")
+    elif k == "sassign":
+        _, tgt, op, e = s
+        if ctx.mode == "cyocl":
+            ctx.pending = []
+            line = "%s %s %s" % (rsref(tgt), op, rsexpr(e, ctx, None))
+            for p in ctx.pending:
+                out.append(pad + p)
+            out.append(pad + line)
+            return
+        arr, sl = tgt[1], tgt[2]
+        nd = len(sl)
+        ctx.ptemps = max(ctx.ptemps, nd)
+        pos = tuple("_p%d" % a for a in range(nd))
+        ctx.pending = []
+        rhs = rsexpr(e, ctx, pos)
+        for p in ctx.pending:
+            out.append(pad + p)
+        ip = pad
+        for a, (lo, hi) in enumerate(sl):
+            ext = "%s.shape[%d]%s%s" % (arr, a, " - %d" % lo if lo else "", " - %d" % -hi if hi else "")
+            if a == 0 and not in_par:
+                out.append(ip + "for _p0 in prange(%s, nogil=True):" % ext)
+            else:
+                out.append(ip + "for _p%d in range(%s):" % (a, ext))
+            ip += "    "
+        tidx = ", ".join(("%s + %d" % (pos[a], lo) if lo else pos[a]) for a, (lo, hi) in enumerate(sl))
+        out.append(ip + "%s[%s] %s %s" % (arr, tidx, op, rhs))
+    else:
+        raise ValueError(s)
+
+
+def uses_ext(fn):
+    def walk(x):
+        if isinstance(x, tuple):
+            if x and x[0] in ("sassign", "sum"):
+                return True
+            return any(walk(c) for c in x)
+        return False
+    return walk(fn["body"])
+
+
+def render_function(fn, mode):
+    """mode: 'cython' (extension expanded to loops) or 'cyocl'."""
+    ctx = RCtx(mode, fn)
+    rstmts(fn["body"], ctx, 1, False)
+    body = ctx.lines
+    lines = []
+    for d, v in sorted(fn["directives"].items()):
+        lines.append("@cython.%s(%s)" % (d, v))
+    ps = []
+    for p in fn["params"]:
+        if p[1] == "arr":
+            _, _, ctn, nd, contig = p[0], p[1], p[2], p[3], p[4]
+            axes = [":"] * nd
+            if contig:
+                axes[-1] = "::1"
+            ps.append("%s[%s] %s" % (ctn, ", ".join(axes), p[0]))
+        else:
+            ps.append("%s %s" % (p[2], p[0]))
+    lines.append("def %s(%s):" % (fn["name"], ", ".join(ps)))
+    if fn["globals"]:
+        lines.append("    global " + ", ".join(g[0] for g in fn["globals"]))
+    for g in fn["globals"]:
+        lines.append("    %s = %s" % (g[0], lit(g[2], g[1])))
+    idx = [v for v in fn["ivars"]] + ["_p%d" % a for a in range(ctx.ptemps)]
+    if idx:
+        lines.append("    cdef Py_ssize_t " + ", ".join(idx))
+    for name, ctn, init in fn["locals"]:
+        lines.append("    cdef %s %s = %s" % (ctn, name, lit(init, ctn)))
+    for name, ctn in ctx.stemps:
+        lines.append("    cdef %s %s = 0" % (ctn, name))
+    lines.extend(body)
+    if fn["ret"]:
+        lines.append("    return (%s,)" % ", ".join(fn["ret"]))
+    else:
+        lines.append("    return None")
+    return "\n".join(lines) + "\n"
+
+
+HEADER = """# generated by tests/difftest (cyocl differential tester)
+cimport cython
+from cython.parallel import prange
+from libc.math cimport fabs, floor, ceil, sqrt, fmin, fmax, NAN, INFINITY
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+"""
+
+
+def render_module(fns, mode):
+    out = [HEADER]
+    for fn in fns:
+        for g in fn["globals"]:
+            out.append("cdef %s %s = 0\n" % (g[1], g[0]))
+    out.append("\n")
+    starts = {}
+    text = "".join(out)
+    for fn in fns:
+        src = render_function(fn, mode)
+        starts[fn["name"]] = text.count("\n") + 1
+        text += "\n" + src
+        starts[fn["name"]] += 1
+    return text, starts
+
+
+def make_env(fn):
+    types = {}
+    for p in fn["params"]:
+        if p[1] == "arr":
+            types["@" + p[0]] = T[p[2]]
+        else:
+            types[p[0]] = T[p[2]]
+    for v in fn["ivars"]:
+        types[v] = SSIZE
+    for name, ctn, _ in fn["locals"]:
+        types[name] = T[ctn]
+    for name, ctn, _ in fn["globals"]:
+        types[name] = T[ctn]
+    return types.__getitem__
