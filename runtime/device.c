@@ -557,6 +557,14 @@ static struct cyrt_cache_state *cache_locked(cyrt_rt *rt) {
     return rt->cache = cs;
 }
 
+void cyrt_cache_dir(cyrt_rt *rt, char *dir, size_t n, int *mode) {
+    pthread_mutex_lock(&rt->lock);
+    struct cyrt_cache_state *cs = cache_locked(rt);
+    snprintf(dir, n, "%s", cs && cs->c.dir ? cs->c.dir : "");
+    *mode = cs ? cs->c.mode : CYRT_CACHE_OFF;
+    pthread_mutex_unlock(&rt->lock);
+}
+
 /* The binary clBuildProgram made for the program's one device, malloc'ed. */
 static unsigned char *program_binary(const cyrt_cl *cl, cl_program p, size_t *len) {
     size_t size = 0;
