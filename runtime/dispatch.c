@@ -21,8 +21,10 @@
  * device (unless the device's launch overhead and transfers alone already
  * cost more than twice the native time); later, a side without a point
  * within a factor 4 of n that is predicted within 2x of the other is run
- * once there (at most 8 times per side and region), and every 256 calls a
- * side predicted within 1.3x of the chosen one is run once.  Per device,
+ * once there (at most 8 times per side and region), a side measured only
+ * once or twice at this size and predicted within 4x is measured again,
+ * and every 256 calls a side predicted within 1.3x of the chosen one (or
+ * less than 1 ms slower) is run once.  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
@@ -45,9 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +103,7 @@ struct cyrt_disp {
     char path[1100];       /* the calibration file, "" none */
     int writable;
     uint64_t calib_runs;   /* atomic */
+    int exiting;           /* atomic: the process is exiting (cyrt_dispatch_flush) */
 };
 
 static uint64_t now_ns(void) {
@@ -135,9 +136,13 @@ static void side_observe(dside *s, double n, double t) {
     if (!p->cnt) {
         p->n = n;
         p->t = t;
+    } else if (t < 0.25 * p->t) {
+        /* measurements are noisy upwards (preemption, page faults, a
+         * driver starting beside it): one four times lower is the truth */
+        p->n = n;
+        p->t = t;
     } else {
-        /* measurements are noisy upwards (preemption, page faults): a
-         * lower time is believed faster than a higher one */
+        /* and a lower time is believed faster than a higher one */
         double a = t < p->t ? 0.5 : 0.25;
         p->n += a * (n - p->n);
         p->t += a * (t - p->t);
@@ -349,11 +354,20 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     int best = c->pred[1] < c->pred[0] ? 1 : 0, o = !best;
     c->side = best;
     double pb = (double)c->pred[best], po = (double)c->pred[o];
+    const dpoint *op = &r->side[o].b[bucket((double)n)];
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if (++r->since_explore >= 256 && po <= 1.3 * pb) {
+    } else if (op->cnt && op->cnt < 3 && po <= 4.0 * pb) {
+        /* the other side was measured here once or twice only (maybe in a
+         * bad moment): twice more at most, then its average stands */
+        c->side = o;
+        c->calibrating = 1;
+    } else if (++r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 1e6)) {
+        /* now and then the other side again, where that costs little
+         * (within 1.3x, or a millisecond at most): a time measured in a
+         * bad moment does not stand for ever */
         r->since_explore = 0;
         c->side = o;
         c->calibrating = 1;
@@ -517,9 +531,7 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev);
  * OpenCL meanwhile. */
 static void *opener(void *arg) {
     cyrt_rt *rt = arg;
-    /* below the threads running regions meanwhile: on a CPU device the
-       driver's threads (made now, inheriting this) would take their cores */
-    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+
     struct cyrt_disp *d = rt->disp;
     uint64_t t0 = now_ns();
     cyrt_rt *tmp = calloc(1, sizeof *tmp);
@@ -557,7 +569,7 @@ static void *opener(void *arg) {
              cyrt_device_open(rt, idx, NULL, NULL, &err) == CYRT_OK;
     const cyrt_devinfo *infos;
     int ndev;
-    if (ok)
+    if (ok && !__atomic_load_n(&d->exiting, __ATOMIC_ACQUIRE))
         microbench(rt, d, idx);
     if (ok && (cyrt_devices(rt, &infos, &ndev, &err) != CYRT_OK || idx >= ndev))
         ok = 0;
@@ -1058,11 +1070,13 @@ void cyrt_dispatch_flush(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (!d)
         return;
-    /* a process must not exit while the opener is inside the driver (a
-     * library half loaded while exit runs the destructors): let it finish */
+    /* a process must not exit while the opener is inside the driver: a
+     * library half loaded while exit runs the destructors hangs or aborts
+     * (seen with PoCL's LLVM).  So it finishes first; it skips its
+     * microbenchmark once the process is exiting. */
+    __atomic_store_n(&d->exiting, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&rt->disp_lock);
-    uint64_t limit = now_ns() + 10000000000u;
-    while (d->have_thr && __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 && now_ns() < limit) {
+    while (d->have_thr && __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 1;

@@ -2180,6 +2180,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         }
     }
     out(G, "memset(&cy_ol%d, 0, sizeof cy_ol%d);", id, id);
+    out(G, "cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1;", id, id);
     out(G, "cy_ol%d.version = CYRT_OCL_API_VERSION; cy_ol%d.module = cyrt_modname; cy_ol%d.function = %s;", id, id, id,
         c_strz(G, R->func ? R->func->name : "<module>"));
     out(G, "cy_ol%d.source = cy_ocl_source; cy_ol%d.kernel = \"cyk_%d\"; cy_ol%d.line = %d; cy_ol%d.region = %d;", id, id,
