@@ -62,6 +62,7 @@
 typedef struct {
     double n, t;  /* EMA of the (n, ns) pairs in this octave */
     uint32_t cnt;
+    uint32_t loaded; /* from the store, not measured by this process yet */
 } dpoint;
 
 typedef struct {
@@ -149,6 +150,7 @@ static void side_observe(dside *s, double n, double t) {
     }
     if (p->cnt < 1000000)
         p->cnt++;
+    p->loaded = 0;
 }
 
 /* ns for n iterations; -1 without any point.  ov: the side's fixed cost. */
@@ -359,9 +361,11 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if (op->cnt && op->cnt < 3 && po <= 4.0 * pb) {
+    } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
         /* the other side was measured here once or twice only (maybe in a
-         * bad moment): twice more at most, then its average stands */
+         * bad moment), or in another process (points loaded from the store
+         * count once): twice more at most, then its average stands; a
+         * stored point only where that costs 1.5x at most */
         c->side = o;
         c->calibrating = 1;
     } else if (++r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 1e6)) {
@@ -926,7 +930,9 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
                 r->next = list;
                 list = r;
             }
-            r->side[side].b[b] = (dpoint){n, t, cnt};
+            /* a new process measures again where that is cheap (choose) */
+            r->side[side].b[b] = (dpoint){n, t, 1, 1};
+            (void)cnt;
         } else {
             bad = 1;
         }
