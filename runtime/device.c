@@ -112,6 +112,10 @@ static cyrt_status load_fail(cyrt_rt *rt, cyrt_status st, cyrt_err *err) {
 }
 
 cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
+    /* the dispatcher's opener is loading OpenCL (dispatch.c): one driver
+     * start-up at a time, and its result is this one */
+    while (rt->opening && rt->loaded == 0 && !rt->forked)
+        pthread_cond_wait(&rt->unpinned, &rt->lock);
     if (rt->loaded == 1)
         return CYRT_OK;
     if (rt->loaded == -1) {

@@ -541,7 +541,11 @@ static void *opener(void *arg) {
     cyrt_rt *tmp = calloc(1, sizeof *tmp);
     cyrt_err err = {0};
     int idx = -1, installed = 0;
-    if (tmp) {
+    pthread_mutex_lock(&rt->lock);
+    int mine = rt->loaded == 0 && !rt->forked;
+    rt->opening = mine;
+    pthread_mutex_unlock(&rt->lock);
+    if (tmp && mine) {
         tmp->quiet = 1;
         tmp->is_global = rt->is_global;
         tmp->loader = rt->loader;
@@ -561,13 +565,21 @@ static void *opener(void *arg) {
                 rt->devs[i].rt = rt;
             installed = 1;
         }
+        rt->opening = 0;
+        pthread_cond_broadcast(&rt->unpinned);
         pthread_mutex_unlock(&rt->lock);
         if (!installed)
             cyrt_devices_free(tmp);
         free(tmp->warnings);
         free(tmp->seen);
-        free(tmp);
     }
+    if (!tmp || !mine) {
+        pthread_mutex_lock(&rt->lock);
+        rt->opening = 0;
+        pthread_cond_broadcast(&rt->unpinned);
+        pthread_mutex_unlock(&rt->lock);
+    }
+    free(tmp);
     /* through the real object now: its warnings, its device */
     int ok = cyrt_select_device(rt, d->allowed, &idx, &err) == CYRT_OK &&
              cyrt_device_open(rt, idx, NULL, NULL, &err) == CYRT_OK;
@@ -1118,6 +1130,7 @@ void cyrt_dispatch_fork_child(cyrt_rt *rt) {
     /* the opener did not come along: the child never waits for it, and
      * OpenCL, half started in the parent, is not for it */
     d->have_thr = 0;
+    rt->opening = 0;
     if (d->dstate == 1) {
         d->dstate = -1;
         if (rt->loaded != 1) {

@@ -160,6 +160,8 @@ struct cyrt_rt {
      * lock guards the region list, the device constants and the store
      * (never held while taking the runtime's lock) */
     struct cyrt_disp *disp;
+    int opening; /* the dispatcher's opener is loading OpenCL (lock held to change;
+                  * cyrt_devices_locked waits for it on `unpinned`) */
     pthread_mutex_t disp_lock;
     pthread_cond_t disp_cond; /* the device opener is done */
 };
