@@ -23,8 +23,9 @@
  * within a factor 4 of n that is predicted within 2x of the other is run
  * once there (at most 8 times per side and region), a side measured only
  * once or twice at this size and predicted within 4x is measured again,
- * and every 256 calls a side predicted within 1.3x of the chosen one (or
- * less than 1 ms slower) is run once.  Per device,
+ * every 256 calls a side predicted within 1.3x of the chosen one (or
+ * less than 1 ms slower) is run once, and any other side once the calls
+ * since its last run were predicted to take 32 times its predicted time.  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
@@ -77,6 +78,7 @@ struct cyrt_dregion {
     int spin;           /* guards the fields below: held for a few loads and stores */
     dside side[2];      /* CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL */
     uint32_t since_explore;
+    double credit;      /* ns the chosen sides were predicted to take since the last recheck */
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
@@ -143,7 +145,11 @@ static void side_observe(dside *s, double n, double t) {
         p->n = n;
         p->t = t;
     } else {
-        /* and a lower time is believed faster than a higher one */
+        /* and a lower time is believed faster than a higher one; one spike
+         * (a thread of the team descheduled) moves an established point by
+         * a quarter at most, a lasting slowdown by a quarter per call */
+        if (p->cnt >= 2 && t > 2.0 * p->t)
+            t = 2.0 * p->t;
         double a = t < p->t ? 0.5 : 0.25;
         p->n += a * (n - p->n);
         p->t += a * (t - p->t);
@@ -296,15 +302,14 @@ cyrt_dregion *cyrt_dispatch_region(cyrt_rt *rt, const char *src, int region) {
 
 /* ---- device constants ------------------------------------------------------------------ */
 
+static void set_dev(struct cyrt_disp *d, double up, double down, double launch);
+
 void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns) {
     struct cyrt_disp *d = disp_get(rt);
     if (!d)
         return;
     pthread_mutex_lock(&rt->disp_lock);
-    d->have_dev = 1;
-    d->bw_up = bw_up > 0 ? bw_up : 1;
-    d->bw_down = bw_down > 0 ? bw_down : 1;
-    d->launch_ns = launch_ns >= 0 ? launch_ns : 0;
+    set_dev(d, bw_up > 0 ? bw_up : 1, bw_down > 0 ? bw_down : 1, launch_ns >= 0 ? launch_ns : 0);
     d->dirty = 1;
     pthread_mutex_unlock(&rt->disp_lock);
 }
@@ -312,13 +317,29 @@ void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double 
 /* Transfer constants for a prediction (defaults before the device was
  * measured: PCIe-like, 5 GB/s and 20 us). */
 static void dev_consts(struct cyrt_disp *d, double *up, double *down, double *launch) {
-    *up = d->have_dev ? d->bw_up : 5.0;
-    *down = d->have_dev ? d->bw_down : 5.0;
-    *launch = d->have_dev ? d->launch_ns : 20000.0;
+    /* read without the lock (every decision does): each value is written
+     * atomically, rarely (set_dev) */
+    if (!__atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE)) {
+        *up = *down = 5.0;
+        *launch = 20000.0;
+        return;
+    }
+    __atomic_load(&d->bw_up, up, __ATOMIC_RELAXED);
+    __atomic_load(&d->bw_down, down, __ATOMIC_RELAXED);
+    __atomic_load(&d->launch_ns, launch, __ATOMIC_RELAXED);
+}
+
+/* The device constants (disp_lock held). */
+static void set_dev(struct cyrt_disp *d, double up, double down, double launch) {
+    __atomic_store(&d->bw_up, &up, __ATOMIC_RELAXED);
+    __atomic_store(&d->bw_down, &down, __ATOMIC_RELAXED);
+    __atomic_store(&d->launch_ns, &launch, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->have_dev, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- choosing ------------------------------------------------------------------------- */
 
+/* r->spin held. */
 static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, uint64_t up,
                           uint64_t down_pend, uint64_t down_native, cyrt_dchoice *c) {
     double bu, bd, launch;
@@ -373,6 +394,14 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * (within 1.3x, or a millisecond at most): a time measured in a
          * bad moment does not stand for ever */
         r->since_explore = 0;
+        r->credit = 0;
+        c->side = o;
+        c->calibrating = 1;
+    } else if ((r->credit += pb) >= 32.0 * po) {
+        /* and wherever it costs more: once the calls since the last
+         * recheck took 32 times what it is predicted to cost (at most ~3%
+         * of the time spent) */
+        r->credit = 0;
         c->side = o;
         c->calibrating = 1;
     }
@@ -385,11 +414,9 @@ void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up
     c->pred[0] = c->pred[1] = -1;
     if (!d || !r)
         return;
-    pthread_mutex_lock(&rt->disp_lock); /* the device constants */
     spin_lock(&r->spin);
     choose_locked(d, r, n, up, down_pend, down_native, c);
     spin_unlock(&r->spin);
-    pthread_mutex_unlock(&rt->disp_lock);
 }
 
 long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long long n) {
@@ -632,7 +659,7 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
             memset(&r->side[1], 0, sizeof r->side[1]);
             spin_unlock(&r->spin);
         }
-        d->have_dev = 0;
+        __atomic_store_n(&d->have_dev, 0, __ATOMIC_RELEASE);
     }
     snprintf(d->devid, sizeof d->devid, "%s", id);
     pthread_mutex_unlock(&rt->disp_lock);
@@ -690,11 +717,8 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
     free(host);
     if (up > 0 && down > 0) {
         pthread_mutex_lock(&rt->disp_lock);
-        d->have_dev = 1;
         d->dev_stored = 0;
-        d->bw_up = up;
-        d->bw_down = down;
-        d->launch_ns = launch;
+        set_dev(d, up, down, launch);
         d->dirty = 1;
         pthread_mutex_unlock(&rt->disp_lock);
     }
@@ -805,11 +829,10 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     uint64_t up, pend, nat;
     bytes_for(rt, L, &up, &pend, &nat);
     cyrt_dchoice c;
-    pthread_mutex_lock(&rt->disp_lock);
+    /* the common path: no lock but the record's own spin lock */
     spin_lock(&r->spin);
     choose_locked(d, r, L->n, up, pend, nat, &c);
     spin_unlock(&r->spin);
-    pthread_mutex_unlock(&rt->disp_lock);
     side = c.side;
     L->pred_native = c.pred[0];
     L->pred_opencl = c.pred[1];
@@ -959,10 +982,8 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
         return;
     }
     if (have_dc) {
-        d->have_dev = d->dev_stored = 1;
-        d->bw_up = c[0];
-        d->bw_down = c[1];
-        d->launch_ns = c[2];
+        d->dev_stored = 1;
+        set_dev(d, c[0], c[1], c[2]);
         d->startup_ns = c[3];
     }
     snprintf(d->devid, sizeof d->devid, "%s", devid);
