@@ -111,7 +111,8 @@ static int run_region(cyocl_launch *L) {
     }
     const char *v = getenv("CYOCL_VERBOSE");
     if (v && !strcmp(v, "1")) {
-        if (rc == 0)
+        /* under the dispatcher (dslot) its decisions are printed instead */
+        if (rc == 0 && !L->dslot)
             fprintf(stderr, "cyocl: %s.%s (line %d, region %d): opencl on %s, n=%lld\n", L->module, L->function,
                     L->line, L->region, L->device, L->n);
         else if (rc == 1)
