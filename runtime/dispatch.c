@@ -283,9 +283,18 @@ cyrt_dregion *cyrt_dispatch_region(cyrt_rt *rt, const char *src, int region) {
             break;
     if (!r) {
         char key[80];
-        pthread_mutex_unlock(&rt->disp_lock);
-        src_key(src, region, key); /* hashing a whole program: not under the lock */
-        pthread_mutex_lock(&rt->disp_lock);
+        struct cyrt_dregion *same = NULL;
+        for (same = d->regions; same; same = same->next)
+            if (same->src == src)
+                break;
+        if (same) {
+            /* another region of the same program: its hash */
+            snprintf(key, sizeof key, "%.64s:%d", same->key, region);
+        } else {
+            pthread_mutex_unlock(&rt->disp_lock);
+            src_key(src, region, key); /* hashing a whole program: not under the lock */
+            pthread_mutex_lock(&rt->disp_lock);
+        }
         for (r = d->regions; r; r = r->next)
             if ((r->src == src && r->region == region) || (!r->src && !strcmp(r->key, key)))
                 break;

@@ -155,6 +155,8 @@ static void test_store(void) {
     cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 5000, 0, 0);
     cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000000, 900000, 0, 0);
     cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 100000, 0, 0);
+    /* a second region of the same program (its hash is reused) */
+    cyrt_dispatch_observe(rt, cyrt_dispatch_region(rt, SRC, 8), CYRT_SIDE_NATIVE, 1000, 7000, 0, 0);
     long long pn = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 30000);
     long long po = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 1000000);
     CHECK(cyrt_dispatch_save(rt) == 0);
@@ -169,6 +171,8 @@ static void test_store(void) {
     r = cyrt_dispatch_region(rt, copy, 7);
     CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 30000) == pn);
     CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 1000000) == po);
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, copy, 8), CYRT_SIDE_NATIVE, 1000) == 7000);
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, copy, 9), CYRT_SIDE_NATIVE, 1000) == -1);
     cyrt_dchoice c;
     cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
     CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating && c.pred[0] > 0 && c.pred[1] > 0);
