@@ -63,7 +63,8 @@
 typedef struct {
     double n, t;  /* EMA of the (n, ns) pairs in this octave */
     uint32_t cnt;
-    uint32_t loaded; /* from the store, not measured by this process yet */
+    uint32_t loaded; /* 1 from the store, not measured by this process yet;
+                        2 provisional: measured while the device was starting */
 } dpoint;
 
 typedef struct {
@@ -107,6 +108,7 @@ struct cyrt_disp {
     int writable;
     uint64_t calib_runs;   /* atomic */
     int exiting;           /* atomic: the process is exiting (cyrt_dispatch_flush) */
+    double lost_ns;        /* predicted time lost running natively while the device started */
 };
 
 static uint64_t now_ns(void) {
@@ -132,11 +134,17 @@ static int bucket(double n) {
     return b < DB ? b : DB - 1;
 }
 
-static void side_observe(dside *s, double n, double t) {
+/* prov: measured while the device was starting (its driver beside the
+ * region on the CPU): provisional, replaced by the next real measurement,
+ * and never allowed to spoil a real one. */
+static void side_observe(dside *s, double n, double t, int prov) {
     if (n < 0 || !(t >= 0) || !isfinite(t))
         return;
     dpoint *p = &s->b[bucket(n)];
-    if (!p->cnt) {
+    if (prov && p->cnt && p->loaded != 2)
+        return;
+    if (!p->cnt || (p->loaded == 2 && !prov)) {
+        p->cnt = 0;
         p->n = n;
         p->t = t;
     } else if (t < 0.25 * p->t) {
@@ -156,7 +164,7 @@ static void side_observe(dside *s, double n, double t) {
     }
     if (p->cnt < 1000000)
         p->cnt++;
-    p->loaded = 0;
+    p->loaded = prov ? 2 : 0;
 }
 
 /* ns for n iterations; -1 without any point.  ov: the side's fixed cost. */
@@ -391,6 +399,11 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
+    } else if (op->cnt && op->loaded == 2) {
+        /* measured only while the device started (on a CPU device, its
+         * driver was using the cores): once more, now */
+        c->side = o;
+        c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
         /* the other side was measured here once or twice only (maybe in a
          * bad moment), or in another process (points loaded from the store
@@ -442,8 +455,16 @@ long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long lon
 
 static void save_maybe(cyrt_rt *rt, struct cyrt_disp *d);
 
+static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
+                    uint64_t bytes_down, int prov);
+
 void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                            uint64_t bytes_up, uint64_t bytes_down) {
+    observe(rt, r, side, n, ns, bytes_up, bytes_down, 0);
+}
+
+static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
+                    uint64_t bytes_down, int prov) {
     struct cyrt_disp *d = disp_get(rt);
     if (!d || !r || side < 0 || side > 1 || n <= 0 || ns < 0)
         return;
@@ -459,7 +480,7 @@ void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, 
     }
     spin_lock(&r->spin);
     int fresh = !r->side[side].b[bucket((double)n)].cnt;
-    side_observe(&r->side[side], (double)n, t);
+    side_observe(&r->side[side], (double)n, t, prov);
     spin_unlock(&r->spin);
     if (fresh) {
         __atomic_store_n(&d->dirty, 1, __ATOMIC_RELAXED);
@@ -783,7 +804,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     }
     struct cyrt_disp *d = rt->disp;
     const char *why = "auto";
-    int side = 0;
+    int side = 0, waited = 0;
     int ds = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE);
     if (ds != 2 && ds != -1) {
         pthread_mutex_lock(&rt->disp_lock);
@@ -803,7 +824,17 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             double left = d->startup_ns - (double)(now_ns() - d->start_ns);
             if (left < 0)
                 left = 0;
-            if (!c.calibrating && c.side == 1 && c.pred[0] >= 0 && (double)c.pred[1] + left < (double)c.pred[0]) {
+            /* the device is predicted faster by gain: wait once what the
+             * calls run natively meanwhile lost, with this one, is worth
+             * the rest of the start-up (a rent-or-buy rule: at most twice
+             * the better of waiting at once and never waiting) */
+            L->pred_native = c.pred[0];
+            L->pred_opencl = c.pred[1];
+            double gain = c.pred[0] >= 0 && c.pred[1] >= 0 ? (double)(c.pred[0] - c.pred[1]) : 0;
+            int wait = !c.calibrating && c.side == 1 && gain > 0 && d->lost_ns + gain >= left;
+            if (!wait && gain > 0 && !c.calibrating)
+                d->lost_ns += gain;
+            if (wait) {
                 uint64_t limit = now_ns() + (uint64_t)(2 * d->startup_ns) + 100000000u;
                 while (__atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 && now_ns() < limit) {
                     struct timespec ts;
@@ -816,12 +847,14 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
                     pthread_cond_timedwait(&rt->disp_cond, &rt->disp_lock, &ts);
                 }
                 ds = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE);
+                waited = ds == 2;
             }
         }
         pthread_mutex_unlock(&rt->disp_lock);
     }
     if (ds != 2) {
-        L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
+        if (L->pred_native < 0)
+            L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
         snprintf(L->reason, sizeof L->reason, "%s", why);
         if (d->verbose && r->last != 0)
@@ -845,7 +878,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     side = c.side;
     L->pred_native = c.pred[0];
     L->pred_opencl = c.pred[1];
-    why = c.calibrating ? "calibrating" : "auto";
+    why = c.calibrating ? "calibrating" : waited ? "auto: waited for the device" : "auto";
     if (c.calibrating)
         __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
     snprintf(L->reason, sizeof L->reason, "%s", why);
@@ -858,7 +891,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (r)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0);
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0,
+                __atomic_load_n(&rt->disp->dstate, __ATOMIC_ACQUIRE) == 1);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
