@@ -322,6 +322,12 @@ int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n);
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt);
 /* 0 not started, 1 the device is opening (background), 2 ready, -1 none. */
 int cyrt_dispatch_device_state(cyrt_rt *rt);
+/* Before the process exits: waits for a device opener still inside the
+ * driver and saves what was learnt.  Must run before any library's exit
+ * handlers (a driver loaded by the opener registers its own, and they
+ * would run first, under the opener's feet): the Python module calls it
+ * from Python's atexit; a C atexit handler calls it too. */
+void cyrt_dispatch_shutdown(cyrt_rt *rt);
 
 /* Introspection (tests, cyocl.stats()). */
 enum { CYRT_RES_NONE = 0, CYRT_RES_HOST = 1, CYRT_RES_DEVICE = 2, CYRT_RES_BOTH = 3 };

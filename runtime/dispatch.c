@@ -1169,6 +1169,8 @@ void cyrt_dispatch_flush(cyrt_rt *rt) {
         save_now(rt, d);
 }
 
+void cyrt_dispatch_shutdown(cyrt_rt *rt) { cyrt_dispatch_flush(rt); }
+
 /* ---- lifetime ------------------------------------------------------------------------ */
 
 void cyrt_dispatch_free(cyrt_rt *rt) {

@@ -495,7 +495,18 @@ static PyObject *py_sync(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Python's atexit: before the C library's exit handlers (see cyrt.h). */
+static PyObject *py_shutdown(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    Py_BEGIN_ALLOW_THREADS
+    cyrt_dispatch_shutdown(cyrt_rt_global());
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"_shutdown", py_shutdown, METH_NOARGS, "Waits for the device opener and saves the calibration (atexit)."},
     {"devices", py_devices, METH_NOARGS, "The OpenCL devices the runtime can use, as dicts."},
     {"stats", py_stats, METH_NOARGS, "Transfer totals and registry state."},
     {"sync", py_sync, METH_NOARGS, "Copies every device-dirty region back to the host."},
@@ -528,6 +539,18 @@ PyMODINIT_FUNC PyInit_cyocl(void) {
     Py_INCREF(&PinType);
     if (PyModule_AddObject(m, "pin_host", (PyObject *)&PinType) < 0) {
         Py_DECREF(&PinType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* the dispatcher's device opener must be out of the driver before
+     * the C library's exit handlers run: Python's atexit comes first */
+    PyObject *ae = PyImport_ImportModule("atexit");
+    PyObject *fn = ae ? PyObject_GetAttrString(m, "_shutdown") : NULL;
+    PyObject *res = fn ? PyObject_CallMethod(ae, "register", "O", fn) : NULL;
+    Py_XDECREF(res);
+    Py_XDECREF(fn);
+    Py_XDECREF(ae);
+    if (!res) {
         Py_DECREF(m);
         return NULL;
     }
