@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 5
+#define CYOCL_API_VERSION 6
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -49,6 +49,9 @@ typedef struct {
     int failure;              /* rc 1 because OpenCL itself failed (warned about), not by policy */
     unsigned long long kernel_ns; /* the kernel's own time on the device (profiling events), 0 unknown */
     int serial;               /* kernel_serial ran: some pair of views overlapped */
+    /* the dispatcher (automatic choice; NULL dslot under CYOCL_FORCE) */
+    void **dslot;             /* in: the module's slot for this region's record, NULL at first */
+    long long pred_native, pred_opencl; /* out (decide): predicted ns, -1 not considered */
 } cyocl_launch;
 
 /* What a host synchronisation moved (trace lines "event": "sync"). */
@@ -77,6 +80,14 @@ typedef struct {
                         ptrdiff_t itemsize);
     /* a region ran natively in ns nanoseconds (cyocl.stats()' time per impl) */
     void (*native_ran)(long long ns);
+    /* Without CYOCL_FORCE: 1 run this region on the device (run_region),
+     * 0 natively.  L filled as for run_region (dslot set); sets L->reason
+     * ("auto", "calibrating", "auto: device starting", ...) and the
+     * predictions.  No allocation and no lock while nothing is on a device
+     * and the region's record is in its slot. */
+    int (*decide)(cyocl_launch *L);
+    /* the region decide sent to native ran in ns nanoseconds */
+    void (*native_done)(cyocl_launch *L, long long ns);
 } cyocl_api;
 
 #endif

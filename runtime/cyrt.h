@@ -285,6 +285,50 @@ enum { CYRT_HF_RESIDENT = 1, CYRT_HF_HOSTPIN = 2 };
 void cyrt_handle_set_flags(cyrt_rt *rt, cyrt_handle *h, unsigned flags);
 int cyrt_host_pinned(cyrt_rt *rt, const cyrt_handle *h);
 
+/* ---- the dispatcher (dispatch.c, DESIGN §6, docs/runtime.md) -----------------
+ * Per region (kernel source + region id) a time model for each side
+ * (CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL): time against n, learnt from every
+ * measured run; per device, bandwidth both ways and launch overhead.  The
+ * prediction for the device adds the bytes that must move given where the
+ * data is now.  Kept on disk beside the kernel cache. */
+enum { CYRT_SIDE_NATIVE = 0, CYRT_SIDE_OPENCL = 1 };
+typedef struct cyrt_dregion cyrt_dregion;
+typedef struct {
+    long long pred[2]; /* predicted ns per side, -1 not considered */
+    int side;          /* the choice */
+    int calibrating;   /* chosen to measure that side */
+} cyrt_dchoice;
+/* The record of (source, region): found or made (loaded from the store
+ * when it holds one for this source's hash); NULL out of memory. */
+cyrt_dregion *cyrt_dispatch_region(cyrt_rt *rt, const char *source, int region);
+/* A measured run: n iterations in ns, of which the transfers of bytes_up
+ * and bytes_down (device side only) are taken out. */
+void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                           uint64_t bytes_up, uint64_t bytes_down);
+/* The model's choice for n iterations when the device is ready: up bytes
+ * to upload, down_pend bytes the device run leaves only on the device,
+ * down_native bytes a native run must bring back first. */
+void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
+                          uint64_t down_native, cyrt_dchoice *out);
+/* The fitted time of one side (transfers left out); -1 without data. */
+long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long long n);
+/* A region the device cannot take (OpenCL failed, not eligible there). */
+void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
+/* Device constants (bytes per ns, ns), as the microbenchmark sets them. */
+void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns);
+/* The store: written now (0, or -1: no writable cache, I/O error); its path. */
+int cyrt_dispatch_save(cyrt_rt *rt);
+int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n);
+uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt);
+/* 0 not started, 1 the device is opening (background), 2 ready, -1 none. */
+int cyrt_dispatch_device_state(cyrt_rt *rt);
+/* Before the process exits: waits for a device opener still inside the
+ * driver and saves what was learnt.  Must run before any library's exit
+ * handlers (a driver loaded by the opener registers its own, and they
+ * would run first, under the opener's feet): the Python module calls it
+ * from Python's atexit; a C atexit handler calls it too. */
+void cyrt_dispatch_shutdown(cyrt_rt *rt);
+
 /* Introspection (tests, cyocl.stats()). */
 enum { CYRT_RES_NONE = 0, CYRT_RES_HOST = 1, CYRT_RES_DEVICE = 2, CYRT_RES_BOTH = 3 };
 typedef struct {

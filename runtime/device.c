@@ -112,6 +112,10 @@ static cyrt_status load_fail(cyrt_rt *rt, cyrt_status st, cyrt_err *err) {
 }
 
 cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
+    /* the dispatcher's opener is loading OpenCL (dispatch.c): one driver
+     * start-up at a time, and its result is this one */
+    while (rt->opening && rt->loaded == 0 && !rt->forked)
+        pthread_cond_wait(&rt->unpinned, &rt->lock);
     if (rt->loaded == 1)
         return CYRT_OK;
     if (rt->loaded == -1) {
@@ -555,6 +559,14 @@ static struct cyrt_cache_state *cache_locked(cyrt_rt *rt) {
     }
     cache_warn(rt, warn);
     return rt->cache = cs;
+}
+
+void cyrt_cache_dir(cyrt_rt *rt, char *dir, size_t n, int *mode) {
+    pthread_mutex_lock(&rt->lock);
+    struct cyrt_cache_state *cs = cache_locked(rt);
+    snprintf(dir, n, "%s", cs && cs->c.dir ? cs->c.dir : "");
+    *mode = cs ? cs->c.mode : CYRT_CACHE_OFF;
+    pthread_mutex_unlock(&rt->lock);
 }
 
 /* The binary clBuildProgram made for the program's one device, malloc'ed. */

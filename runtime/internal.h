@@ -155,6 +155,15 @@ struct cyrt_rt {
     cyrt_err fork_err; /* why data could not be brought back before the fork */
 
     struct cyrt_cache_state *cache; /* the kernel cache, opened at its first use (device.c) */
+
+    /* dispatch.c: the calibrated dispatcher, made at its first use; its
+     * lock guards the region list, the device constants and the store
+     * (never held while taking the runtime's lock) */
+    struct cyrt_disp *disp;
+    int opening; /* the dispatcher's opener is loading OpenCL (lock held to change;
+                  * cyrt_devices_locked waits for it on `unpinned`) */
+    pthread_mutex_t disp_lock;
+    pthread_cond_t disp_cond; /* the device opener is done */
 };
 
 /* rt.c */
@@ -174,6 +183,9 @@ cyrt_status cyrt_select_locked(cyrt_rt *rt, unsigned allowed, int *index, cyrt_e
 cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err);
 void cyrt_devices_free(cyrt_rt *rt);
 void cyrt_cache_state_free(struct cyrt_cache_state *cs);
+/* The kernel cache's directory and mode (CYRT_CACHE_*), resolved as for
+ * programs (takes the lock). */
+void cyrt_cache_dir(cyrt_rt *rt, char *dir, size_t n, int *mode);
 /* The OpenCL buffers of one opened device as a memory backend. */
 void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be);
 
@@ -205,6 +217,14 @@ void cyrt_progs_free(cyrt_rt *rt);
  * program and kernel lists goes, their OpenCL objects are the parent's
  * and are left alone. */
 void cyrt_progs_forget(cyrt_rt *rt);
+/* dispatch.c */
+/* Joins the device opener and frees the records (no lock held). */
+void cyrt_dispatch_free(cyrt_rt *rt);
+/* In a forked child, after cyrt_devices_fork_child: an opener that was
+ * running is gone (OpenCL is then unusable in the child). */
+void cyrt_dispatch_fork_child(cyrt_rt *rt);
+/* What was learnt since the last save goes to the store (at exit). */
+void cyrt_dispatch_flush(cyrt_rt *rt);
 /* scope.c (lock held) */
 void cyrt_scopes_free(cyrt_rt *rt);
 /* In a forked child: the scopes of threads that do not exist there go,

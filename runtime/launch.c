@@ -571,6 +571,16 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         }
         fprintf(stderr, "%s (device %.1f)\n", line, (double)L->kernel_ns / 1e3);
     }
+    /* the dispatcher learns from every device run it asked for: the time
+       without a program build, which only the first run pays */
+    cyrt_dregion *dr = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    if (dr && rc == 0 && ph[PH_DONE]) {
+        uint64_t ns = now_ns() - t0;
+        if (L->build && ph[PH_SETUP] > t0 && ns > ph[PH_SETUP] - t0) ns -= ph[PH_SETUP] - t0;
+        cyrt_dispatch_observe(rt, dr, CYRT_SIDE_OPENCL, L->n, (long long)ns, L->bytes_to_device, L->bytes_to_host);
+    } else if (dr && rc == 1 && (L->failure || !strncmp(L->reason, "not-eligible", 12))) {
+        cyrt_dispatch_disable(rt, dr);
+    }
     cyrt_counts *c = &rt->counts;
     if (rc == 1) {
         __atomic_add_fetch(&c->fallbacks, 1, __ATOMIC_RELAXED);

@@ -13,6 +13,8 @@
 #include "cyocl_api.h"
 
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]);
+int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L);
+void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns);
 
 /* Where a region is, for messages: "heat.pyx:12 in step()" (the module
  * name is the .pyx file's; never the kernel's internal name). */
@@ -109,7 +111,8 @@ static int run_region(cyocl_launch *L) {
     }
     const char *v = getenv("CYOCL_VERBOSE");
     if (v && !strcmp(v, "1")) {
-        if (rc == 0)
+        /* under the dispatcher (dslot) its decisions are printed instead */
+        if (rc == 0 && !L->dslot)
             fprintf(stderr, "cyocl: %s.%s (line %d, region %d): opencl on %s, n=%lld\n", L->module, L->function,
                     L->line, L->region, L->device, L->n);
         else if (rc == 1)
@@ -190,8 +193,17 @@ static void host_extent(const void *data, int ndim, const ptrdiff_t *shape, cons
 
 static void native_ran(long long ns) { cyrt_note_native(cyrt_rt_global(), ns > 0 ? (uint64_t)ns : 0); }
 
+/* With or without the GIL: no Python here (the dispatcher's messages go
+ * to stderr under CYOCL_VERBOSE=1). */
+static int decide(cyocl_launch *L) {
+    if (L->version != CYOCL_API_VERSION) return 0;
+    return cyrt_dispatch_decide(cyrt_rt_global(), L);
+}
+
+static void native_done(cyocl_launch *L, long long ns) { cyrt_dispatch_native_done(cyrt_rt_global(), L, ns); }
+
 static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent,
-                        native_ran};
+                        native_ran, decide, native_done};
 
 /* ---- views of Python objects: resident(), pin_host(), to_host() ---------------------- */
 
@@ -423,6 +435,10 @@ static PyObject *py_devices(PyObject *self, PyObject *args) {
     return list;
 }
 
+static const char *dstate_name(int s) {
+    return s == 0 ? "not started" : s == 1 ? "starting" : s == 2 ? "ready" : "none";
+}
+
 static PyObject *py_stats(PyObject *self, PyObject *args) {
     (void)self;
     (void)args;
@@ -432,7 +448,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
     cyrt_stats(cyrt_rt_global(), &x);
     cyrt_registry_info_get(cyrt_rt_global(), &r);
     cyrt_counts_get(cyrt_rt_global(), &c);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "bytes_to_device",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s}", "bytes_to_device",
                          (unsigned long long)x.bytes_to_device, "bytes_to_host",
                          (unsigned long long)x.bytes_to_host, "bytes_device_copy",
                          (unsigned long long)x.bytes_device_copy, "to_device",
@@ -446,7 +462,10 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          (unsigned long long)c.programs_compiled, "cache_hits",
                          (unsigned long long)c.programs_loaded, "opencl_ns", (unsigned long long)c.device_ns,
                          "native_regions", (unsigned long long)c.native_regions, "native_ns",
-                         (unsigned long long)c.native_ns);
+                         (unsigned long long)c.native_ns, "calls_native", (unsigned long long)c.native_regions,
+                         "calls_opencl", (unsigned long long)c.launches, "calibration_runs",
+                         (unsigned long long)cyrt_dispatch_calibration_runs(cyrt_rt_global()), "device_state",
+                         dstate_name(cyrt_dispatch_device_state(cyrt_rt_global())));
 }
 
 static PyObject *py_cache_info(PyObject *self, PyObject *args) {
@@ -476,7 +495,18 @@ static PyObject *py_sync(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Python's atexit: before the C library's exit handlers (see cyrt.h). */
+static PyObject *py_shutdown(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    Py_BEGIN_ALLOW_THREADS
+    cyrt_dispatch_shutdown(cyrt_rt_global());
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"_shutdown", py_shutdown, METH_NOARGS, "Waits for the device opener and saves the calibration (atexit)."},
     {"devices", py_devices, METH_NOARGS, "The OpenCL devices the runtime can use, as dicts."},
     {"stats", py_stats, METH_NOARGS, "Transfer totals and registry state."},
     {"sync", py_sync, METH_NOARGS, "Copies every device-dirty region back to the host."},
@@ -513,6 +543,18 @@ static PyObject *make_module(struct PyModuleDef *def) {
     Py_INCREF(&PinType);
     if (PyModule_AddObject(m, "pin_host", (PyObject *)&PinType) < 0) {
         Py_DECREF(&PinType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* the dispatcher's device opener must be out of the driver before
+     * the C library's exit handlers run: Python's atexit comes first */
+    PyObject *ae = PyImport_ImportModule("atexit");
+    PyObject *fn = ae ? PyObject_GetAttrString(m, "_shutdown") : NULL;
+    PyObject *res = fn ? PyObject_CallMethod(ae, "register", "O", fn) : NULL;
+    Py_XDECREF(res);
+    Py_XDECREF(fn);
+    Py_XDECREF(ae);
+    if (!res) {
         Py_DECREF(m);
         return NULL;
     }

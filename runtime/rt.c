@@ -15,6 +15,8 @@ static cyrt_rt cyrt_the_rt = {
     .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .unpinned = PTHREAD_COND_INITIALIZER,
     .prog_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
+    .disp_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
+    .disp_cond = PTHREAD_COND_INITIALIZER,
     .is_global = 1,
     .be_device = -1,
     .fork_once = PTHREAD_ONCE_INIT,
@@ -39,8 +41,11 @@ static void fork_prepare(void) {
             rt->fork_nested = 1; /* forked inside a driver call the runtime made */
             return;
         }
-        if (!cyrt_registry_fork_busy(rt))
+        if (!cyrt_registry_fork_busy(rt)) {
+            /* the dispatcher's lock is never held while the others are taken */
+            pthread_mutex_lock(&rt->disp_lock);
             break;
+        }
         /* another thread's kernel is writing data the child must see:
          * wait for it with neither lock held by us, since its launch may
          * need either to finish */
@@ -59,6 +64,7 @@ static void fork_parent(void) {
         rt->fork_nested = 0;
         return;
     }
+    pthread_mutex_unlock(&rt->disp_lock);
     pthread_mutex_unlock(&rt->lock);
     pthread_mutex_unlock(&rt->prog_lock);
 }
@@ -81,6 +87,8 @@ static void fork_child(void) {
     int checked = have_attr && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK) == 0;
     pthread_mutex_init(&rt->lock, checked ? &attr : NULL);
     pthread_mutex_init(&rt->prog_lock, checked ? &attr : NULL);
+    pthread_mutex_init(&rt->disp_lock, checked ? &attr : NULL);
+    pthread_cond_init(&rt->disp_cond, NULL);
     if (have_attr)
         pthread_mutexattr_destroy(&attr);
     pthread_cond_init(&rt->unpinned, NULL);
@@ -88,6 +96,7 @@ static void fork_child(void) {
     cyrt_registry_fork_child(rt);
     cyrt_scopes_fork_child(rt);
     cyrt_devices_fork_child(rt);
+    cyrt_dispatch_fork_child(rt);
     cyrt_restate_locked(rt);
     /* a new process: its own statistics and its own warnings */
     memset(&rt->stats, 0, sizeof rt->stats);
@@ -100,9 +109,13 @@ static void fork_child(void) {
     rt->nseen = 0;
 }
 
+/* What the dispatcher learnt since its last save, at exit. */
+static void at_exit(void) { cyrt_dispatch_flush(&cyrt_the_rt); }
+
 static void fork_register(void) {
     /* a failure (ENOMEM) leaves fork as unsafe as it was: nothing else to do */
     (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+    (void)atexit(at_exit);
 }
 
 void cyrt_fork_init(cyrt_rt *rt) {
@@ -142,7 +155,24 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
         free(rt);
         return CYRT_ENOMEM;
     }
+    if (pthread_mutex_init(&rt->disp_lock, NULL) != 0) {
+        pthread_mutex_destroy(&rt->prog_lock);
+        pthread_mutex_destroy(&rt->lock);
+        free(rt->loader);
+        free(rt);
+        return CYRT_ENOMEM;
+    }
+    if (pthread_cond_init(&rt->disp_cond, NULL) != 0) {
+        pthread_mutex_destroy(&rt->disp_lock);
+        pthread_mutex_destroy(&rt->prog_lock);
+        pthread_mutex_destroy(&rt->lock);
+        free(rt->loader);
+        free(rt);
+        return CYRT_ENOMEM;
+    }
     if (pthread_cond_init(&rt->unpinned, NULL) != 0) {
+        pthread_cond_destroy(&rt->disp_cond);
+        pthread_mutex_destroy(&rt->disp_lock);
         pthread_mutex_destroy(&rt->prog_lock);
         pthread_mutex_destroy(&rt->lock);
         free(rt->loader);
@@ -162,7 +192,8 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
 cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
     if (!rt)
         return CYRT_OK;
-    cyrt_progs_free(rt); /* before the devices' contexts go */
+    cyrt_dispatch_free(rt); /* its opener first: it uses the devices */
+    cyrt_progs_free(rt);    /* before the devices' contexts go */
     pthread_mutex_lock(&rt->lock);
     cyrt_status st = cyrt_registry_free(rt, err);
     cyrt_scopes_free(rt);
@@ -188,6 +219,8 @@ cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
     }
     pthread_mutex_unlock(&rt->lock);
     pthread_cond_destroy(&rt->unpinned);
+    pthread_cond_destroy(&rt->disp_cond);
+    pthread_mutex_destroy(&rt->disp_lock);
     pthread_mutex_destroy(&rt->prog_lock);
     pthread_mutex_destroy(&rt->lock);
     free(rt->loader);

@@ -2169,8 +2169,11 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     int na = R->args.len;
     /* outside the if: the native path's trace line gives the runtime's reason */
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
-    out(G, "cy_ol%d.reason[0] = 0;", id);
-    out(G, "if (cyrt_force == 2 && cyrt_ocl) {");
+    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1;", id, id, id, id);
+    /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
+       the region is kept in a static of the module) */
+    out(G, "static void *cy_ds%d;", id);
+    out(G, "if (cyrt_force != 1 && cyrt_ocl) {");
     G->e.ind++;
     out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
     out(G, "memset(cy_oa%d, 0, sizeof cy_oa%d);", id, id);
@@ -2207,6 +2210,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         }
     }
     out(G, "memset(&cy_ol%d, 0, sizeof cy_ol%d);", id, id);
+    out(G, "cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1;", id, id);
     out(G, "cy_ol%d.version = CYRT_OCL_API_VERSION; cy_ol%d.module = cyrt_modname; cy_ol%d.function = %s;", id, id, id,
         c_strz(G, R->func ? R->func->name : "<module>"));
     out(G, "cy_ol%d.source = cy_ocl_source; cy_ol%d.kernel = \"cyk_%d\"; cy_ol%d.line = %d; cy_ol%d.region = %d;", id, id,
@@ -2240,6 +2244,9 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         }
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
+    out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
+    out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);
+    G->e.ind++;
     out(G, "long long cy_oc%d = cyrt_trace_fd >= 0 ? cyrt_now_ns() : 0;", id);
     out(G, "int cy_orc%d = cyrt_ocl->run_region(&cy_ol%d);", id, id);
     /* a kernel that raised ran on the device: its line says so */
@@ -2258,6 +2265,8 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "else if (cy_ol%d.n > 0) %s = (%s)(cy_ol%d.start + (cy_ol%d.n - 1) * cy_ol%d.step);", id, R->index->cname, T,
         id, id, id);
     out(G, "goto L_ocl%d_done;", id);
+    G->e.ind--;
+    out(G, "}");
     G->e.ind--;
     out(G, "}");
     G->e.ind--;
@@ -2470,7 +2479,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     G->e.ind--;
     out(G, "}");
     out(G, "if (cyrt_timing()) cyrt_region_done(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
-        ocl ? FMT("cy_ol%d.reason", id) : "NULL");
+        ocl ? FMT("&cy_ol%d", id) : "NULL");
     if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
     if (prange) {
         out(G, "%s = %s;", R->index->cname, last);

@@ -911,7 +911,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 5
+#define CYRT_OCL_API_VERSION 6
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -943,6 +943,8 @@ typedef struct {
     int failure;
     unsigned long long kernel_ns;
     int serial;
+    void **dslot;      /* the dispatcher's record of this region (a static of the module) */
+    long long pred_native, pred_opencl;
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -960,6 +962,8 @@ typedef struct {
     void (*host_extent)(const void *data, int ndim, const Py_ssize_t *shape, const Py_ssize_t *strides,
                         Py_ssize_t itemsize);
     void (*native_ran)(long long ns);
+    int (*decide)(cyrt_ocl_launch *L);
+    void (*native_done)(cyrt_ocl_launch *L, long long ns);
 } cyrt_ocl_api;
 
 /* The runtime's residency word (1: some data only on a device, 2: some
@@ -1044,8 +1048,18 @@ CYRT_COLD int cyrt_call_leave(const char *function, int line) {
     return rc;
 }
 
+/* The trace's predicted_ns object: the sides the dispatcher considered. */
+CYRT_FN void cyrt_trace_pred(char *buf, size_t n, const cyrt_ocl_launch *L) {
+    int k = snprintf(buf, n, "{");
+    if (L && L->pred_native >= 0 && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, "\"native\":%lld", L->pred_native);
+    if (L && L->pred_opencl >= 0 && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, "%s\"opencl\":%lld", k > 1 ? "," : "", L->pred_opencl);
+    if (k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, "}");
+}
+
 CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L, long long ns) {
-    char line[1024], dev[260];
+    char line[1200], dev[260], pred[96];
     size_t k = 0;
     int len;
     for (const char *p = L->device; *p && k + 2 < sizeof dev; p++) {
@@ -1053,12 +1067,14 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
         dev[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
     }
     dev[k] = 0;
+    cyrt_trace_pred(pred, sizeof pred, L);
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"opencl\","
                    "\"device\":\"%s\",\"n\":%lld,\"bytes_to_device\":%llu,\"bytes_to_host\":%llu,\"build\":\"%s\","
-                   "\"reason\":\"forced\",\"predicted_ns\":{},\"ns\":%lld,\"kernel_ns\":%llu,\"kernel\":\"%s\"%s}\n",
+                   "\"reason\":\"%s\",\"predicted_ns\":%s,\"ns\":%lld,\"kernel_ns\":%llu,\"kernel\":\"%s\"%s}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
-                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none", ns, L->kernel_ns,
+                   L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none",
+                   cyrt_force == 2 || !L->reason[0] ? "forced" : L->reason, pred, ns, L->kernel_ns,
                    L->serial ? L->kernel_serial : L->kernel,
                    L->serial ? ",\"variant\":\"serial: views overlap\"" : L->inner > 0 ? ",\"variant\":\"collapsed\"" : "");
     if (len > 0 && (size_t)len < sizeof line) {
@@ -1067,11 +1083,12 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
     }
 }
 
-/* why: the runtime's reason for running a region forced onto OpenCL
- * natively (NULL or "" when it was not asked). */
-CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long long ns, const char *why) {
-    char line[1024];
-    const char *reason;
+/* L: the region's launch when it could go to OpenCL (its reason: the
+ * dispatcher's, or why a region sent to OpenCL runs natively); NULL
+ * otherwise. */
+CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long long ns, const cyrt_ocl_launch *L) {
+    char line[1200], pred[96];
+    const char *reason, *why = L ? L->reason : NULL;
     char rbuf[512];
     int len;
     if (cyrt_force == 1) {
@@ -1079,26 +1096,32 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
     } else if (!ri->ocl_ok) {
         snprintf(rbuf, sizeof rbuf, "not-eligible: %s", ri->reason);
         reason = rbuf;
-    } else if (cyrt_force == 2) {
-        reason = why && why[0] ? why : cyrt_ocl_why;
+    } else if (why && why[0]) {
+        reason = why;
+    } else if (cyrt_force == 2 || !cyrt_ocl) {
+        reason = cyrt_ocl_why;
     } else {
-        reason = "heuristic";
+        reason = "auto";
     }
+    cyrt_trace_pred(pred, sizeof pred, cyrt_force == 1 ? NULL : L);
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"native\","
                    "\"device\":null,\"n\":%lld,\"bytes_to_device\":0,\"bytes_to_host\":0,\"build\":\"none\","
-                   "\"reason\":\"%s\",\"predicted_ns\":{},\"ns\":%lld}\n",
-                   cyrt_modname, ri->function, ri->line, ri->region, n, reason, ns);
+                   "\"reason\":\"%s\",\"predicted_ns\":%s,\"ns\":%lld}\n",
+                   cyrt_modname, ri->function, ri->line, ri->region, n, reason, pred, ns);
     if (len > 0 && (size_t)len < sizeof line) cyrt_trace_line(line, len);
 }
 
 /* Regions are timed for the trace and for the runtime's statistics. */
 CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || cyrt_ocl; }
 
-CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long t0, const char *why) {
+CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long t0, cyrt_ocl_launch *L) {
     long long ns = cyrt_now_ns() - t0;
-    if (cyrt_trace_fd >= 0) cyrt_trace_region(ri, n, ns, why);
-    if (cyrt_ocl) cyrt_ocl->native_ran(ns);
+    if (cyrt_trace_fd >= 0) cyrt_trace_region(ri, n, ns, L);
+    if (!cyrt_ocl) return;
+    /* the dispatcher learns from the regions it sent here */
+    if (L && L->dslot) cyrt_ocl->native_done(L, ns);
+    else cyrt_ocl->native_ran(ns);
 }
 
 /* ---- module initialisation ------------------------------------------------------ */

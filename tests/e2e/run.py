@@ -3,8 +3,8 @@
 it and run NAME_check.py's check(mod).
 
 Each case is built twice: with --no-opencl (run once) and by default (run
-with CYOCL_FORCE=native and CYOCL_FORCE=opencl; a region OpenCL cannot take
-stays native).  When the module writes a CYOCL_TRACE file, every line must be
+with CYOCL_FORCE=native, CYOCL_FORCE=opencl — a region OpenCL cannot take
+stays native — and with the dispatcher's automatic choice).  When the module writes a CYOCL_TRACE file, every line must be
 a JSON object with an "impl" (or a well-formed "event": "sync" record), and
 under CYOCL_FORCE=native every impl must be "native" and nothing may move.
 
@@ -87,7 +87,7 @@ def main():
             record(False, name, "missing %s" % chk)
             continue
         for variant, flags, forces in (("no-opencl", ["--no-opencl"], [None]),
-                                       ("default", [], ["native", "opencl"])):
+                                       ("default", [], ["native", "opencl", None])):
             out = os.path.join(work, variant, name)
             os.makedirs(out, exist_ok=True)
             rc, log = run([a.cyocl, "build", *flags, "-o", out, pyx], timeout=a.timeout)

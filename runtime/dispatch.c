@@ -1,0 +1,1216 @@
+/* dispatch.c: the calibrated dispatcher (DESIGN §6; docs/runtime.md,
+ * "The dispatcher").
+ *
+ * Per region and call it predicts the time of the native team and of the
+ * bound OpenCL device and runs the smaller:
+ *
+ *   native  = fit_native(n) + bytes a host use must bring back / bw_down
+ *   opencl  = fit_opencl(n) + bytes to upload / bw_up
+ *                           + bytes the region leaves only on the device / bw_down
+ *
+ * fit_side(n) is a piecewise-linear curve through one point per octave of
+ * n (an exponential moving average of the measured (n, time) pairs that
+ * fell in it), extrapolated with the slope of the two largest points, or
+ * from the side's fixed overhead when there is only one.  Device times are
+ * recorded without the transfers they did (measured bytes / bandwidth) and
+ * without a program build.  So per-iteration cost may vary with n (caches,
+ * occupancy), and a wrong guess corrects itself: the side that ran is
+ * measured, its point moves.
+ *
+ * Calibration: a region's first call runs natively, its second on the
+ * device (unless the device's launch overhead and transfers alone already
+ * cost more than twice the native time); later, a side without a point
+ * within a factor 4 of n that is predicted within 2x of the other is run
+ * once there (at most 8 times per side and region), a side measured only
+ * once or twice at this size and predicted within 4x is measured again,
+ * every 256 calls a side predicted within 1.3x of the chosen one (or
+ * less than 1 ms slower) is run once, and any other side once the calls
+ * since its last run were predicted to take 32 times its predicted time.  Per device,
+ * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
+ * kernel that does nothing (a tiny microbenchmark when the device opens).
+ *
+ * The device opens on a background thread at the first region that asks
+ * (dstate: 0 not started, 1 starting, 2 ready, -1 none); meanwhile regions
+ * run natively ("auto: device starting"), unless the stored calibration
+ * says that waiting for it is faster.
+ *
+ * Calibration is stored in the kernel cache's directory (one file per
+ * device selection, holding the device's identity, which is checked when
+ * the device opens), written atomically, ignored when damaged, never
+ * when the cache is off or unsafe. */
+#include "internal.h"
+#include "cyocl_api.h"
+#include "cache/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CYOCL_VERSION
+#define CYOCL_VERSION "0.0.0-dev"
+#endif
+
+#define DB 48                   /* points per side: one per octave of n */
+#define EXPLORE_MAX 8           /* calibration runs per side and region at new sizes */
+#define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
+
+typedef struct {
+    double n, t;  /* EMA of the (n, ns) pairs in this octave */
+    uint32_t cnt;
+    uint32_t loaded; /* 1 from the store, not measured by this process yet;
+                        2 provisional: measured while the device was starting */
+} dpoint;
+
+typedef struct {
+    dpoint b[DB];
+    uint32_t explored;
+} dside;
+
+struct cyrt_dregion {
+    char key[80];       /* SHA-256 of the kernel source (hex) ":" region id */
+    const char *src;    /* the module's source string (NULL: loaded, not seen yet) */
+    int region;
+    int spin;           /* guards the fields below: held for a few loads and stores */
+    dside side[2];      /* CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL */
+    uint32_t since_explore;
+    double credit;      /* ns the chosen sides were predicted to take since the last recheck */
+    int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
+    int off;            /* the device cannot take it (failure, not eligible): native */
+    int stored;         /* some point came from the store */
+    struct cyrt_dregion *next;
+};
+
+struct cyrt_disp {
+    int dstate;            /* atomic: 0 not started, 1 starting, 2 ready, -1 no device */
+    int dev;               /* the device index once ready */
+    unsigned dev_type;     /* and its CYRT_DEV_* type */
+    unsigned allowed;      /* device types the opener may take */
+    int have_thr;
+    pthread_t thr;
+    uint64_t start_ns;     /* when the opener started */
+    /* per device (under disp_lock) */
+    int have_dev, dev_stored;
+    double bw_up, bw_down; /* bytes per ns */
+    double launch_ns, startup_ns;
+    char devid[600];
+    /* regions */
+    struct cyrt_dregion *regions;
+    int verbose;
+    int dirty;
+    uint64_t last_save;
+    char path[1100];       /* the calibration file, "" none */
+    int writable;
+    uint64_t calib_runs;   /* atomic */
+    int exiting;           /* atomic: the process is exiting (cyrt_dispatch_flush) */
+    double lost_ns;        /* predicted time lost running natively while the device started */
+};
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void spin_lock(int *s) {
+    while (__atomic_exchange_n(s, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(s, __ATOMIC_RELAXED))
+            ;
+}
+static void spin_unlock(int *s) { __atomic_store_n(s, 0, __ATOMIC_RELEASE); }
+
+/* ---- the model -------------------------------------------------------------------- */
+
+static int bucket(double n) {
+    if (n < 1)
+        return 0;
+    uint64_t u = n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+    int b = 1 + (63 - __builtin_clzll(u)); /* no libm: floor(log2(n)) */
+    return b < DB ? b : DB - 1;
+}
+
+/* prov: measured while the device was starting (its driver beside the
+ * region on the CPU): provisional, replaced by the next real measurement,
+ * and never allowed to spoil a real one. */
+static void side_observe(dside *s, double n, double t, int prov) {
+    if (n < 0 || !(t >= 0) || !isfinite(t))
+        return;
+    dpoint *p = &s->b[bucket(n)];
+    if (prov && p->cnt && p->loaded != 2)
+        return;
+    if (!p->cnt || (p->loaded == 2 && !prov)) {
+        p->cnt = 0;
+        p->n = n;
+        p->t = t;
+    } else if (t < 0.25 * p->t) {
+        /* measurements are noisy upwards (preemption, page faults, a
+         * driver starting beside it): one four times lower is the truth */
+        p->n = n;
+        p->t = t;
+    } else {
+        /* and a lower time is believed faster than a higher one; one spike
+         * (a thread of the team descheduled) moves an established point by
+         * a quarter at most, a lasting slowdown by a quarter per call */
+        if (p->cnt >= 2 && t > 2.0 * p->t)
+            t = 2.0 * p->t;
+        double a = t < p->t ? 0.5 : 0.25;
+        p->n += a * (n - p->n);
+        p->t += a * (t - p->t);
+    }
+    if (p->cnt < 1000000)
+        p->cnt++;
+    p->loaded = prov ? 2 : 0;
+}
+
+/* ns for n iterations; -1 without any point.  ov: the side's fixed cost. */
+static double side_predict(const dside *s, double n, double ov) {
+    const dpoint *lo = NULL, *lo2 = NULL, *hi = NULL;
+    for (int b = 0; b < DB; b++) {
+        const dpoint *p = &s->b[b];
+        if (!p->cnt)
+            continue;
+        if (p->n <= n) {
+            lo2 = lo;
+            lo = p;
+        } else if (!hi) {
+            hi = p;
+        }
+    }
+    if (!lo && !hi)
+        return -1;
+    if (lo && hi) {
+        double f = hi->n > lo->n ? (n - lo->n) / (hi->n - lo->n) : 0;
+        return lo->t + f * (hi->t - lo->t);
+    }
+    if (hi) {
+        double o = ov < hi->t ? ov : hi->t;
+        return hi->n > 0 ? o + (hi->t - o) * n / hi->n : hi->t;
+    }
+    /* beyond the largest point */
+    double slope = -1;
+    if (lo2 && lo->n > lo2->n)
+        slope = (lo->t - lo2->t) / (lo->n - lo2->n);
+    double o = ov < lo->t ? ov : lo->t;
+    double avg = lo->n > 0 ? (lo->t - o) / lo->n : 0;
+    if (slope < avg)
+        slope = avg;
+    return lo->t + slope * (n - lo->n);
+}
+
+/* Is there a point within a factor 4 of n? */
+static int side_near(const dside *s, double n) {
+    int b = bucket(n);
+    for (int k = b - 2; k <= b + 2; k++)
+        if (k >= 0 && k < DB && s->b[k].cnt)
+            return 1;
+    return 0;
+}
+
+/* ---- the dispatcher object ----------------------------------------------------------- */
+
+static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d);
+
+/* The dispatcher, made at its first use (loading the stored calibration). */
+static struct cyrt_disp *disp_get(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (d)
+        return d;
+    /* the cache directory first: it takes the runtime's lock */
+    char dir[1024] = "";
+    int mode = CYRT_CACHE_OFF;
+    cyrt_cache_dir(rt, dir, sizeof dir, &mode);
+    pthread_mutex_lock(&rt->disp_lock);
+    if (!(d = rt->disp)) {
+        d = calloc(1, sizeof *d);
+        if (d) {
+            const char *v = getenv("CYOCL_VERBOSE");
+            d->verbose = v && !strcmp(v, "1");
+            d->allowed = CYRT_DEV_ALL;
+            if (dir[0] && (mode == CYRT_CACHE_RW || mode == CYRT_CACHE_RO)) {
+                /* one file per device selection; the device's identity is inside */
+                const char *e1 = getenv("CYOCL_DEVICE"), *e2 = getenv("CYOCL_DEVICE_TYPE");
+                const char *e3 = rt->loader ? rt->loader : rt->is_global ? getenv("CYOCL_OPENCL_LIBRARY") : NULL;
+                cyrt_cache_part parts[] = {
+                    {"dispatch", CYOCL_VERSION, strlen(CYOCL_VERSION)},
+                    {"device", e1 ? e1 : "", e1 ? strlen(e1) : 0},
+                    {"type", e2 ? e2 : "", e2 ? strlen(e2) : 0},
+                    {"loader", e3 ? e3 : "", e3 ? strlen(e3) : 0},
+                };
+                char *text = NULL, hex[65];
+                size_t len;
+                if (cyrt_cache_key(parts, 4, &text, &len, hex) == 0) {
+                    snprintf(d->path, sizeof d->path, "%s/dispatch-%.32s.calib", dir, hex);
+                    d->writable = mode == CYRT_CACHE_RW;
+                }
+                free(text);
+            }
+            disp_load_locked(rt, d);
+            __atomic_store_n(&rt->disp, d, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&rt->disp_lock);
+    return d;
+}
+
+static void src_key(const char *src, int region, char key[80]) {
+    cyrt_sha256 s;
+    unsigned char h[32];
+    cyrt_sha256_init(&s);
+    cyrt_sha256_update(&s, src, strlen(src));
+    cyrt_sha256_final(&s, h);
+    int k = 0;
+    for (int i = 0; i < 32; i++)
+        k += snprintf(key + k, 80 - (size_t)k, "%02x", h[i]);
+    snprintf(key + k, 80 - (size_t)k, ":%d", region);
+}
+
+static struct cyrt_dregion *region_new(struct cyrt_disp *d, const char *key) {
+    struct cyrt_dregion *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    snprintf(r->key, sizeof r->key, "%s", key);
+    r->last = -1;
+    r->next = d->regions;
+    d->regions = r;
+    return r;
+}
+
+cyrt_dregion *cyrt_dispatch_region(cyrt_rt *rt, const char *src, int region) {
+    struct cyrt_disp *d = disp_get(rt);
+    if (!d || !src)
+        return NULL;
+    pthread_mutex_lock(&rt->disp_lock);
+    struct cyrt_dregion *r;
+    for (r = d->regions; r; r = r->next)
+        if (r->src == src && r->region == region)
+            break;
+    if (!r) {
+        char key[80];
+        struct cyrt_dregion *same = NULL;
+        for (same = d->regions; same; same = same->next)
+            if (same->src == src)
+                break;
+        if (same) {
+            /* another region of the same program: its hash */
+            snprintf(key, sizeof key, "%.64s:%d", same->key, region);
+        } else {
+            pthread_mutex_unlock(&rt->disp_lock);
+            src_key(src, region, key); /* hashing a whole program: not under the lock */
+            pthread_mutex_lock(&rt->disp_lock);
+        }
+        for (r = d->regions; r; r = r->next)
+            if ((r->src == src && r->region == region) || (!r->src && !strcmp(r->key, key)))
+                break;
+        if (!r)
+            r = region_new(d, key);
+        if (r && !r->src) {
+            r->src = src;
+            r->region = region;
+        }
+    }
+    pthread_mutex_unlock(&rt->disp_lock);
+    return r;
+}
+
+/* ---- device constants ------------------------------------------------------------------ */
+
+static void set_dev(struct cyrt_disp *d, double up, double down, double launch);
+
+void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns) {
+    struct cyrt_disp *d = disp_get(rt);
+    if (!d)
+        return;
+    pthread_mutex_lock(&rt->disp_lock);
+    set_dev(d, bw_up > 0 ? bw_up : 1, bw_down > 0 ? bw_down : 1, launch_ns >= 0 ? launch_ns : 0);
+    d->dirty = 1;
+    pthread_mutex_unlock(&rt->disp_lock);
+}
+
+/* Transfer constants for a prediction (defaults before the device was
+ * measured: PCIe-like, 5 GB/s and 20 us). */
+static void dev_consts(struct cyrt_disp *d, double *up, double *down, double *launch) {
+    /* read without the lock (every decision does): each value is written
+     * atomically, rarely (set_dev) */
+    if (!__atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE)) {
+        *up = *down = 5.0;
+        *launch = 20000.0;
+        return;
+    }
+    __atomic_load(&d->bw_up, up, __ATOMIC_RELAXED);
+    __atomic_load(&d->bw_down, down, __ATOMIC_RELAXED);
+    __atomic_load(&d->launch_ns, launch, __ATOMIC_RELAXED);
+}
+
+/* The device constants (disp_lock held). */
+static void set_dev(struct cyrt_disp *d, double up, double down, double launch) {
+    __atomic_store(&d->bw_up, &up, __ATOMIC_RELAXED);
+    __atomic_store(&d->bw_down, &down, __ATOMIC_RELAXED);
+    __atomic_store(&d->launch_ns, &launch, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->have_dev, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- choosing ------------------------------------------------------------------------- */
+
+/* r->spin held. */
+static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, uint64_t up,
+                          uint64_t down_pend, uint64_t down_native, cyrt_dchoice *c) {
+    double bu, bd, launch;
+    dev_consts(d, &bu, &bd, &launch);
+    double xo = (double)up / bu + (double)down_pend / bd, xn = (double)down_native / bd;
+    double tn = side_predict(&r->side[0], (double)n, NATIVE_OVERHEAD);
+    double to = side_predict(&r->side[1], (double)n, launch);
+    c->pred[0] = tn < 0 ? -1 : (long long)(tn + xn);
+    c->pred[1] = to < 0 ? -1 : (long long)(to + xo);
+    c->calibrating = 0;
+    if (r->off) {
+        c->side = 0;
+        c->pred[1] = -1;
+        return;
+    }
+    if (tn < 0) { /* first: native, which is always there */
+        c->side = 0;
+        c->calibrating = 1;
+        c->pred[1] = -1;
+        return;
+    }
+    if (to < 0) {
+        /* what the device would cost at least: its launch and the transfers */
+        double lb = launch + xo;
+        if (lb <= 2.0 * (double)c->pred[0]) {
+            c->side = 1;
+            c->calibrating = 1;
+            c->pred[1] = -1;
+        } else {
+            c->side = 0;
+            c->pred[1] = (long long)lb;
+        }
+        return;
+    }
+    int best = c->pred[1] < c->pred[0] ? 1 : 0, o = !best;
+    c->side = best;
+    double pb = (double)c->pred[best], po = (double)c->pred[o];
+    const dpoint *op = &r->side[o].b[bucket((double)n)];
+    if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
+        r->side[o].explored++;
+        c->side = o;
+        c->calibrating = 1;
+    } else if (op->cnt && op->loaded == 2) {
+        /* measured only while the device started (on a CPU device, its
+         * driver was using the cores): once more, now */
+        c->side = o;
+        c->calibrating = 1;
+    } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
+        /* the other side was measured here once or twice only (maybe in a
+         * bad moment), or in another process (points loaded from the store
+         * count once): twice more at most, then its average stands; a
+         * stored point only where that costs 1.5x at most */
+        c->side = o;
+        c->calibrating = 1;
+    } else if (++r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 1e6)) {
+        /* now and then the other side again, where that costs little
+         * (within 1.3x, or a millisecond at most): a time measured in a
+         * bad moment does not stand for ever */
+        r->since_explore = 0;
+        r->credit = 0;
+        c->side = o;
+        c->calibrating = 1;
+    } else if ((r->credit += pb) >= 32.0 * po) {
+        /* and wherever it costs more: once the calls since the last
+         * recheck took 32 times what it is predicted to cost (at most ~3%
+         * of the time spent) */
+        r->credit = 0;
+        c->side = o;
+        c->calibrating = 1;
+    }
+}
+
+void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
+                          uint64_t down_native, cyrt_dchoice *c) {
+    struct cyrt_disp *d = disp_get(rt);
+    memset(c, 0, sizeof *c);
+    c->pred[0] = c->pred[1] = -1;
+    if (!d || !r)
+        return;
+    spin_lock(&r->spin);
+    choose_locked(d, r, n, up, down_pend, down_native, c);
+    spin_unlock(&r->spin);
+}
+
+long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long long n) {
+    struct cyrt_disp *d = disp_get(rt);
+    if (!d || !r || side < 0 || side > 1)
+        return -1;
+    double bu, bd, launch;
+    dev_consts(d, &bu, &bd, &launch);
+    spin_lock(&r->spin);
+    double t = side_predict(&r->side[side], (double)n, side ? launch : NATIVE_OVERHEAD);
+    spin_unlock(&r->spin);
+    return t < 0 ? -1 : (long long)t;
+}
+
+static void save_maybe(cyrt_rt *rt, struct cyrt_disp *d);
+
+static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
+                    uint64_t bytes_down, int prov);
+
+void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                           uint64_t bytes_up, uint64_t bytes_down) {
+    observe(rt, r, side, n, ns, bytes_up, bytes_down, 0);
+}
+
+static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
+                    uint64_t bytes_down, int prov) {
+    struct cyrt_disp *d = disp_get(rt);
+    if (!d || !r || side < 0 || side > 1 || n <= 0 || ns < 0)
+        return;
+    double t = (double)ns;
+    if (side == 1) {
+        /* the fit is the device's own cost: the transfers are predicted
+         * from where the data is at each call */
+        double bu, bd, launch;
+        dev_consts(d, &bu, &bd, &launch);
+        t -= (double)bytes_up / bu + (double)bytes_down / bd;
+        if (t < 0.5 * (double)ns)
+            t = 0.5 * (double)ns; /* a bandwidth guess that wrong is not the region's fault */
+    }
+    spin_lock(&r->spin);
+    int fresh = !r->side[side].b[bucket((double)n)].cnt;
+    side_observe(&r->side[side], (double)n, t, prov);
+    spin_unlock(&r->spin);
+    if (fresh) {
+        __atomic_store_n(&d->dirty, 1, __ATOMIC_RELAXED);
+        save_maybe(rt, d);
+    }
+}
+
+void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r) {
+    (void)rt;
+    if (r)
+        __atomic_store_n(&r->off, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- where the data is: the bytes each side would move ---------------------------------- */
+
+static int view_extent(const cyocl_arg *a, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t l = (uintptr_t)a->ptr, h = l + (uintptr_t)a->size;
+    for (int k = 0; k < a->ndim && k < CYOCL_API_MAX_NDIM; k++) {
+        if (a->shape[k] <= 0)
+            return 0;
+        ptrdiff_t span = (a->shape[k] - 1) * a->strides[k];
+        if (span < 0)
+            l -= (uintptr_t)-span;
+        else
+            h += (uintptr_t)span;
+    }
+    *lo = l;
+    *hi = h;
+    return 1;
+}
+
+/* up: bytes the device run must upload; pend: bytes it leaves only on the
+ * device (to come back once, later); nat: bytes a native run must bring
+ * back first (a host use brings back every device-only region).  Without
+ * anything on a device (the state word, no lock) every view uploads. */
+static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, uint64_t *up, uint64_t *pend, uint64_t *nat) {
+    enum { MAXV = 32 };
+    uintptr_t lo[MAXV], hi[MAXV];
+    int wr[MAXV], nv = 0;
+    *up = *pend = *nat = 0;
+    for (int i = 0; i < L->nargs; i++) {
+        const cyocl_arg *a = &L->args[i];
+        if (a->kind != CYOCL_A_VIEW || !(a->read || a->written))
+            continue;
+        uintptr_t l, h;
+        if (!view_extent(a, &l, &h))
+            continue;
+        if (nv == MAXV) {
+            *up += h - l;
+            continue;
+        }
+        /* views of one array count once: merge overlapping extents */
+        int merged = 0;
+        for (int k = 0; k < nv; k++)
+            if (l < hi[k] && lo[k] < h) {
+                lo[k] = l < lo[k] ? l : lo[k];
+                hi[k] = h > hi[k] ? h : hi[k];
+                wr[k] |= a->written;
+                merged = 1;
+                break;
+            }
+        if (!merged) {
+            lo[nv] = l;
+            hi[nv] = h;
+            wr[nv++] = a->written;
+        }
+    }
+    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & (CYRT_STATE_DIRTY | CYRT_STATE_VALID))) {
+        for (int k = 0; k < nv; k++) {
+            *up += hi[k] - lo[k];
+            if (wr[k])
+                *pend += hi[k] - lo[k];
+        }
+        return;
+    }
+    pthread_mutex_lock(&rt->lock);
+    for (size_t t = 0; t < rt->ntops; t++)
+        if (!rt->tops[t]->host_valid)
+            *nat += rt->tops[t]->hi - rt->tops[t]->lo;
+    for (int k = 0; k < nv; k++) {
+        uint64_t covered = 0;
+        for (size_t t = 0; t < rt->ntops; t++) {
+            cyrt_region *T = rt->tops[t];
+            if (T->hi <= lo[k] || T->lo >= hi[k])
+                continue;
+            uintptr_t a = T->lo > lo[k] ? T->lo : lo[k], b = T->hi < hi[k] ? T->hi : hi[k];
+            covered += b - a;
+            /* a top moves whole */
+            if (!T->dev_valid)
+                *up += T->hi - T->lo;
+            if (wr[k] && T->host_valid)
+                *pend += T->hi - T->lo;
+        }
+        uint64_t rest = (hi[k] - lo[k]) > covered ? (hi[k] - lo[k]) - covered : 0;
+        *up += rest;
+        if (wr[k])
+            *pend += rest;
+    }
+    pthread_mutex_unlock(&rt->lock);
+}
+
+/* ---- the device, opened off the critical path -------------------------------------- */
+
+static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev);
+
+/* The loader, the platforms and the chosen device's context and queue are
+ * made in a private runtime object, without the runtime's lock (a driver
+ * may take hundreds of ms there), then moved into rt if nobody loaded
+ * OpenCL meanwhile. */
+static void *opener(void *arg) {
+    cyrt_rt *rt = arg;
+
+    struct cyrt_disp *d = rt->disp;
+    uint64_t t0 = now_ns();
+    cyrt_rt *tmp = calloc(1, sizeof *tmp);
+    cyrt_err err = {0};
+    int idx = -1, installed = 0;
+    pthread_mutex_lock(&rt->lock);
+    int mine = rt->loaded == 0 && !rt->forked;
+    rt->opening = mine;
+    pthread_mutex_unlock(&rt->lock);
+    if (tmp && mine) {
+        tmp->quiet = 1;
+        tmp->is_global = rt->is_global;
+        tmp->loader = rt->loader;
+        tmp->be_device = -1;
+        if (cyrt_select_locked(tmp, d->allowed, &idx, &err) == CYRT_OK)
+            cyrt_open_locked(tmp, idx, &err);
+        pthread_mutex_lock(&rt->lock);
+        if (rt->loaded == 0 && !rt->forked && tmp->loaded != 0) {
+            rt->cl = tmp->cl;
+            rt->devs = tmp->devs;
+            rt->infos = tmp->infos;
+            rt->ndevs = tmp->ndevs;
+            rt->loaded = tmp->loaded;
+            rt->load_status = tmp->load_status;
+            rt->load_err = tmp->load_err;
+            for (int i = 0; i < rt->ndevs; i++)
+                rt->devs[i].rt = rt;
+            installed = 1;
+        }
+        rt->opening = 0;
+        pthread_cond_broadcast(&rt->unpinned);
+        pthread_mutex_unlock(&rt->lock);
+        if (!installed)
+            cyrt_devices_free(tmp);
+        free(tmp->warnings);
+        free(tmp->seen);
+    }
+    if (!tmp || !mine) {
+        pthread_mutex_lock(&rt->lock);
+        rt->opening = 0;
+        pthread_cond_broadcast(&rt->unpinned);
+        pthread_mutex_unlock(&rt->lock);
+    }
+    free(tmp);
+    /* through the real object now: its warnings, its device */
+    int ok = cyrt_select_device(rt, d->allowed, &idx, &err) == CYRT_OK &&
+             cyrt_device_open(rt, idx, NULL, NULL, &err) == CYRT_OK;
+    const cyrt_devinfo *infos;
+    int ndev;
+    if (ok && !__atomic_load_n(&d->exiting, __ATOMIC_ACQUIRE))
+        microbench(rt, d, idx);
+    if (ok && (cyrt_devices(rt, &infos, &ndev, &err) != CYRT_OK || idx >= ndev))
+        ok = 0;
+    pthread_mutex_lock(&rt->disp_lock);
+    if (ok) {
+        d->dev = idx;
+        d->dev_type = infos[idx].type;
+        d->startup_ns = (double)(now_ns() - t0);
+        d->dirty = 1;
+    }
+    __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&rt->disp_cond);
+    pthread_mutex_unlock(&rt->disp_lock);
+    if (ok)
+        save_maybe(rt, d);
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Bandwidth both ways and the launch overhead, unless the store already
+ * holds them for this very device. */
+static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
+    const cyrt_devinfo *infos;
+    int n;
+    cyrt_err err = {0};
+    if (cyrt_devices(rt, &infos, &n, &err) != CYRT_OK || dev >= n)
+        return;
+    char id[600];
+    snprintf(id, sizeof id, "%s|%s|%s|%s", infos[dev].platform, infos[dev].name, infos[dev].version,
+             infos[dev].driver);
+    for (char *p = id; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    pthread_mutex_lock(&rt->disp_lock);
+    int known = d->have_dev && d->dev_stored && !strcmp(d->devid, id);
+    if (!known && d->devid[0] && strcmp(d->devid, id)) {
+        /* the store described another device: its device times are not ours */
+        for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
+            spin_lock(&r->spin);
+            memset(&r->side[1], 0, sizeof r->side[1]);
+            spin_unlock(&r->spin);
+        }
+        __atomic_store_n(&d->have_dev, 0, __ATOMIC_RELEASE);
+    }
+    snprintf(d->devid, sizeof d->devid, "%s", id);
+    pthread_mutex_unlock(&rt->disp_lock);
+    if (known)
+        return;
+    cl_context ctx;
+    cl_command_queue q;
+    if (cyrt_device_open(rt, dev, &ctx, &q, &err) != CYRT_OK)
+        return;
+    const cyrt_cl *cl = &rt->cl;
+    size_t bytes = (size_t)8 << 20;
+    if (infos[dev].max_alloc && bytes > infos[dev].max_alloc / 2)
+        bytes = (size_t)(infos[dev].max_alloc / 2);
+    double up = 0, down = 0, launch = 0;
+    cl_int ce = 0;
+    void *host = malloc(bytes);
+    cl_mem m = host ? cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &ce) : NULL;
+    if (m && !ce) {
+        memset(host, 1, bytes);
+        uint64_t bu = UINT64_MAX, bd = UINT64_MAX;
+        for (int i = 0; i < 3; i++) {
+            uint64_t t0 = now_ns();
+            if (cl->clEnqueueWriteBuffer(q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL))
+                break;
+            uint64_t t1 = now_ns();
+            if (cl->clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL))
+                break;
+            uint64_t t2 = now_ns();
+            if (t1 - t0 < bu)
+                bu = t1 - t0;
+            if (t2 - t1 < bd)
+                bd = t2 - t1;
+        }
+        if (bu != UINT64_MAX && bu && bd)
+            up = (double)bytes / (double)bu, down = (double)bytes / (double)bd;
+    }
+    /* the round trip every launch pays: a small blocking read (a kernel
+       of its own would cost a program build here, seconds on PoCL) */
+    if (m) {
+        uint64_t ts[9];
+        int got = 0, word[4];
+        for (int i = 0; i < 9; i++) {
+            uint64_t t0 = now_ns();
+            if (cl->clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof word, word, 0, NULL, NULL))
+                break;
+            ts[got++] = now_ns() - t0;
+        }
+        if (got) {
+            qsort(ts, (size_t)got, sizeof ts[0], cmp_u64);
+            launch = (double)ts[got / 2];
+        }
+    }
+    if (m)
+        cl->clReleaseMemObject(m);
+    free(host);
+    if (up > 0 && down > 0) {
+        pthread_mutex_lock(&rt->disp_lock);
+        d->dev_stored = 0;
+        set_dev(d, up, down, launch);
+        d->dirty = 1;
+        pthread_mutex_unlock(&rt->disp_lock);
+    }
+}
+
+/* Starts the opener (disp_lock held). */
+static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
+    if (__atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 0)
+        return;
+    if (rt->forked) {
+        __atomic_store_n(&d->dstate, -1, __ATOMIC_RELEASE);
+        return;
+    }
+    d->allowed = allowed;
+    d->start_ns = now_ns();
+    __atomic_store_n(&d->dstate, 1, __ATOMIC_RELEASE);
+    if (pthread_create(&d->thr, NULL, opener, rt) == 0) {
+        d->have_thr = 1;
+    } else {
+        /* no thread: open it here, on the caller's time */
+        pthread_mutex_unlock(&rt->disp_lock);
+        opener(rt);
+        pthread_mutex_lock(&rt->disp_lock);
+    }
+}
+
+/* ---- a region asks -------------------------------------------------------------- */
+
+static void verbose_print(struct cyrt_dregion *r, const cyocl_launch *L, int side, const char *why) {
+    const char *f = L->function ? L->function : "<module>";
+    char p0[32] = "-", p1[32] = "-";
+    if (L->pred_native >= 0)
+        snprintf(p0, sizeof p0, "%.1f us", (double)L->pred_native / 1e3);
+    if (L->pred_opencl >= 0)
+        snprintf(p1, sizeof p1, "%.1f us", (double)L->pred_opencl / 1e3);
+    fprintf(stderr, "cyocl: %s.pyx:%d in %s%s: n=%lld: %s (predicted native %s, opencl %s; %s)\n",
+            L->module ? L->module : "?", L->line, f, f[0] == '<' ? "" : "()", L->n, side ? "opencl" : "native", p0,
+            p1, why);
+    r->last = side;
+}
+
+int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
+    L->pred_native = L->pred_opencl = -1;
+    struct cyrt_dregion *r = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    if (!r) {
+        r = cyrt_dispatch_region(rt, L->source, L->region);
+        if (!r) {
+            snprintf(L->reason, sizeof L->reason, "auto: out of memory");
+            return 0;
+        }
+        if (L->dslot)
+            __atomic_store_n((struct cyrt_dregion **)L->dslot, r, __ATOMIC_RELEASE);
+    }
+    struct cyrt_disp *d = rt->disp;
+    const char *why = "auto";
+    int side = 0, waited = 0;
+    int ds = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE);
+    if (ds != 2 && ds != -1) {
+        pthread_mutex_lock(&rt->disp_lock);
+        start_device(rt, d, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL);
+        ds = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE);
+        if (ds == 1 && d->dev_stored && d->startup_ns > 0) {
+            /* stored calibration: is waiting for the device faster than
+             * running natively now? */
+            uint64_t up, pend, nat;
+            pthread_mutex_unlock(&rt->disp_lock);
+            bytes_for(rt, L, &up, &pend, &nat);
+            pthread_mutex_lock(&rt->disp_lock);
+            cyrt_dchoice c;
+            spin_lock(&r->spin);
+            choose_locked(d, r, L->n, up, pend, nat, &c);
+            spin_unlock(&r->spin);
+            double left = d->startup_ns - (double)(now_ns() - d->start_ns);
+            if (left < 0)
+                left = 0;
+            /* the device is predicted faster by gain: wait once what the
+             * calls run natively meanwhile lost, with this one, is worth
+             * the rest of the start-up (a rent-or-buy rule: at most twice
+             * the better of waiting at once and never waiting) */
+            L->pred_native = c.pred[0];
+            L->pred_opencl = c.pred[1];
+            double gain = c.pred[0] >= 0 && c.pred[1] >= 0 ? (double)(c.pred[0] - c.pred[1]) : 0;
+            int wait = !c.calibrating && c.side == 1 && gain > 0 && d->lost_ns + gain >= left;
+            if (!wait && gain > 0 && !c.calibrating)
+                d->lost_ns += gain;
+            if (wait) {
+                uint64_t limit = now_ns() + (uint64_t)(2 * d->startup_ns) + 100000000u;
+                while (__atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 && now_ns() < limit) {
+                    struct timespec ts;
+                    clock_gettime(CLOCK_REALTIME, &ts);
+                    ts.tv_nsec += 5000000;
+                    if (ts.tv_nsec >= 1000000000) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000;
+                    }
+                    pthread_cond_timedwait(&rt->disp_cond, &rt->disp_lock, &ts);
+                }
+                ds = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE);
+                waited = ds == 2;
+            }
+        }
+        pthread_mutex_unlock(&rt->disp_lock);
+    }
+    if (ds != 2) {
+        if (L->pred_native < 0)
+            L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
+        why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
+        snprintf(L->reason, sizeof L->reason, "%s", why);
+        if (d->verbose && r->last != 0)
+            verbose_print(r, L, 0, why);
+        return 0;
+    }
+    if (L->n <= 0 || __atomic_load_n(&r->off, __ATOMIC_RELAXED) || (L->cpu_only && d->dev_type != CYRT_DEV_CPU)) {
+        /* nothing to run, a region the device cannot take, or a CPU-only
+         * module while a GPU was opened */
+        L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
+        snprintf(L->reason, sizeof L->reason, "auto");
+        return 0;
+    }
+    uint64_t up, pend, nat;
+    bytes_for(rt, L, &up, &pend, &nat);
+    cyrt_dchoice c;
+    /* the common path: no lock but the record's own spin lock */
+    spin_lock(&r->spin);
+    choose_locked(d, r, L->n, up, pend, nat, &c);
+    spin_unlock(&r->spin);
+    side = c.side;
+    L->pred_native = c.pred[0];
+    L->pred_opencl = c.pred[1];
+    why = c.calibrating ? "calibrating" : waited ? "auto: waited for the device" : "auto";
+    if (c.calibrating)
+        __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
+    snprintf(L->reason, sizeof L->reason, "%s", why);
+    if (d->verbose && r->last != side)
+        verbose_print(r, L, side, why);
+    return side;
+}
+
+void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
+    cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
+    cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    if (r)
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0,
+                __atomic_load_n(&rt->disp->dstate, __ATOMIC_ACQUIRE) == 1);
+}
+
+uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    return d ? __atomic_load_n(&d->calib_runs, __ATOMIC_RELAXED) : 0;
+}
+
+int cyrt_dispatch_device_state(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    return d ? __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* ---- the store ------------------------------------------------------------------------ */
+/* Text, one record per line, then "sum <SHA-256 of the lines above>":
+ *   cyocl-dispatch 1
+ *   version <cyocl version>
+ *   device <platform|name|version|driver>
+ *   devconst <bw_up> <bw_down> <launch_ns> <startup_ns>     (bytes/ns, ns)
+ *   p <key> <side> <bucket> <n> <t> <cnt>
+ * Anything unexpected and the whole file is ignored. */
+
+static void hex32(const unsigned char h[32], char out[65]) {
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
+    (void)rt;
+    if (!d->path[0])
+        return;
+    int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    struct stat st;
+    char *buf = NULL;
+    /* a file others can write is not believed (the directory's safety was
+     * checked by the cache) */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (8 << 20) &&
+        !(st.st_mode & 022) && (st.st_uid == geteuid() || st.st_uid == 0) && (buf = malloc((size_t)st.st_size + 1))) {
+        ssize_t got = read(fd, buf, (size_t)st.st_size);
+        if (got != st.st_size) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[got] = 0;
+        }
+    }
+    close(fd);
+    if (!buf)
+        return;
+    /* the checksum line */
+    char *sum = strstr(buf, "sum ");
+    while (sum && sum != buf && sum[-1] != '\n')
+        sum = strstr(sum + 1, "sum ");
+    int ok = 0;
+    if (sum && strlen(sum) == 4 + 64 + 1 && sum[68] == '\n') {
+        cyrt_sha256 s;
+        unsigned char h[32];
+        char hx[65];
+        cyrt_sha256_init(&s);
+        cyrt_sha256_update(&s, buf, (size_t)(sum - buf));
+        cyrt_sha256_final(&s, h);
+        hex32(h, hx);
+        ok = !memcmp(sum + 4, hx, 64);
+    }
+    if (!ok || strncmp(buf, "cyocl-dispatch 1\n", 17)) {
+        free(buf);
+        return;
+    }
+    *sum = 0;
+    /* parse into a scratch list first: all or nothing */
+    struct cyrt_dregion *list = NULL;
+    char devid[600] = "";
+    double c[4] = {0, 0, 0, 0};
+    int have_dc = 0, bad = 0, have_version = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line && !bad; line = strtok_r(NULL, "\n", &save)) {
+        if (!strcmp(line, "cyocl-dispatch 1"))
+            continue;
+        if (!strncmp(line, "version ", 8)) {
+            if (strcmp(line + 8, CYOCL_VERSION))
+                bad = 1; /* another cyocl: recalibrate */
+            have_version = 1;
+        } else if (!strncmp(line, "device ", 7)) {
+            snprintf(devid, sizeof devid, "%s", line + 7);
+        } else if (!strncmp(line, "devconst ", 9)) {
+            if (sscanf(line + 9, "%lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3]) != 4 || !(c[0] > 0) || !(c[1] > 0) ||
+                !(c[2] >= 0) || !(c[3] >= 0) || !isfinite(c[0] + c[1] + c[2] + c[3]))
+                bad = 1;
+            have_dc = 1;
+        } else if (!strncmp(line, "p ", 2)) {
+            char key[80];
+            int side, b;
+            double n, t;
+            unsigned cnt;
+            if (sscanf(line + 2, "%79s %d %d %lf %lf %u", key, &side, &b, &n, &t, &cnt) != 6 || side < 0 || side > 1 ||
+                b < 0 || b >= DB || !(n >= 0) || !(t >= 0) || !isfinite(n + t) || !cnt || !strchr(key, ':')) {
+                bad = 1;
+                break;
+            }
+            struct cyrt_dregion *r;
+            for (r = list; r; r = r->next)
+                if (!strcmp(r->key, key))
+                    break;
+            if (!r) {
+                if (!(r = calloc(1, sizeof *r))) {
+                    bad = 1;
+                    break;
+                }
+                snprintf(r->key, sizeof r->key, "%s", key);
+                r->last = -1;
+                r->stored = 1;
+                r->next = list;
+                list = r;
+            }
+            /* a new process measures again where that is cheap (choose) */
+            r->side[side].b[b] = (dpoint){n, t, 1, 1};
+            (void)cnt;
+        } else {
+            bad = 1;
+        }
+    }
+    free(buf);
+    if (bad || !have_version) {
+        while (list) {
+            struct cyrt_dregion *n = list->next;
+            free(list);
+            list = n;
+        }
+        return;
+    }
+    if (have_dc) {
+        d->dev_stored = 1;
+        set_dev(d, c[0], c[1], c[2]);
+        d->startup_ns = c[3];
+    }
+    snprintf(d->devid, sizeof d->devid, "%s", devid);
+    while (list) {
+        struct cyrt_dregion *n = list->next;
+        list->next = d->regions;
+        d->regions = list;
+        list = n;
+    }
+}
+
+/* Writes the file (temp + rename); 0 done, -1 not (no store, I/O error). */
+static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
+    pthread_mutex_lock(&rt->disp_lock);
+    if (!d->path[0] || !d->writable) {
+        pthread_mutex_unlock(&rt->disp_lock);
+        return -1;
+    }
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    int oom = !text;
+#define EMIT(...)                                                                              \
+    do {                                                                                       \
+        if (oom) break;                                                                        \
+        int k_ = snprintf(text + len, cap - len, __VA_ARGS__);                                 \
+        if (k_ < 0) { oom = 1; break; }                                                        \
+        if ((size_t)k_ >= cap - len) {                                                         \
+            size_t nc_ = (cap + (size_t)k_) * 2;                                               \
+            char *nt_ = realloc(text, nc_);                                                    \
+            if (!nt_) { oom = 1; break; }                                                      \
+            text = nt_;                                                                        \
+            cap = nc_;                                                                         \
+            snprintf(text + len, cap - len, __VA_ARGS__);                                      \
+        }                                                                                      \
+        len += (size_t)k_;                                                                     \
+    } while (0)
+    EMIT("cyocl-dispatch 1\nversion %s\n", CYOCL_VERSION);
+    if (d->devid[0])
+        EMIT("device %s\n", d->devid);
+    if (d->have_dev)
+        EMIT("devconst %.17g %.17g %.17g %.17g\n", d->bw_up, d->bw_down, d->launch_ns, d->startup_ns);
+    for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
+        spin_lock(&r->spin);
+        dside s[2];
+        memcpy(s, r->side, sizeof s);
+        spin_unlock(&r->spin);
+        for (int side = 0; side < 2; side++)
+            for (int b = 0; b < DB; b++)
+                if (s[side].b[b].cnt)
+                    EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
+                         s[side].b[b].cnt);
+    }
+    d->dirty = 0;
+    d->last_save = now_ns();
+    char path[1100];
+    snprintf(path, sizeof path, "%s", d->path);
+    pthread_mutex_unlock(&rt->disp_lock);
+    if (!oom) {
+        cyrt_sha256 s;
+        unsigned char h[32];
+        char hx[65];
+        cyrt_sha256_init(&s);
+        cyrt_sha256_update(&s, text, len);
+        cyrt_sha256_final(&s, h);
+        hex32(h, hx);
+        EMIT("sum %s\n", hx);
+    }
+#undef EMIT
+    int rc = -1;
+    if (!oom) {
+        char tmpl[1200];
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            snprintf(tmpl, sizeof tmpl, "%.*s/.tmp-calib.XXXXXX", (int)(slash - path), path);
+            int fd = mkstemp(tmpl);
+            if (fd >= 0) {
+                size_t off = 0;
+                while (off < len) {
+                    ssize_t w = write(fd, text + off, len - off);
+                    if (w <= 0) {
+                        if (w < 0 && errno == EINTR)
+                            continue;
+                        break;
+                    }
+                    off += (size_t)w;
+                }
+                int closed = close(fd) == 0;
+                if (off == len && closed && rename(tmpl, path) == 0)
+                    rc = 0;
+                else
+                    unlink(tmpl);
+            }
+        }
+    }
+    free(text);
+    return rc;
+}
+
+/* Saves when something new was learnt, at most every 200 ms. */
+static void save_maybe(cyrt_rt *rt, struct cyrt_disp *d) {
+    if (!__atomic_load_n(&d->dirty, __ATOMIC_RELAXED) || !d->writable)
+        return;
+    if (now_ns() - __atomic_load_n(&d->last_save, __ATOMIC_RELAXED) < 200000000u)
+        return;
+    save_now(rt, d);
+}
+
+int cyrt_dispatch_save(cyrt_rt *rt) {
+    struct cyrt_disp *d = disp_get(rt);
+    return d ? save_now(rt, d) : -1;
+}
+
+int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n) {
+    struct cyrt_disp *d = disp_get(rt);
+    if (!d || !d->path[0])
+        return -1;
+    snprintf(buf, n, "%s", d->path);
+    return 0;
+}
+
+/* At exit: whatever was learnt since the last save. */
+void cyrt_dispatch_flush(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (!d)
+        return;
+    /* a process must not exit while the opener is inside the driver: a
+     * library half loaded while exit runs the destructors hangs or aborts
+     * (seen with PoCL's LLVM).  So it finishes first; it skips its
+     * microbenchmark once the process is exiting. */
+    __atomic_store_n(&d->exiting, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&rt->disp_lock);
+    while (d->have_thr && __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&rt->disp_cond, &rt->disp_lock, &ts);
+    }
+    pthread_mutex_unlock(&rt->disp_lock);
+    if (d->dirty)
+        save_now(rt, d);
+}
+
+void cyrt_dispatch_shutdown(cyrt_rt *rt) { cyrt_dispatch_flush(rt); }
+
+/* ---- lifetime ------------------------------------------------------------------------ */
+
+void cyrt_dispatch_free(cyrt_rt *rt) {
+    struct cyrt_disp *d = rt->disp;
+    if (!d)
+        return;
+    if (d->have_thr)
+        pthread_join(d->thr, NULL);
+    rt->disp = NULL;
+    while (d->regions) {
+        struct cyrt_dregion *n = d->regions->next;
+        free(d->regions);
+        d->regions = n;
+    }
+    free(d);
+}
+
+/* In a forked child (single-threaded; after cyrt_devices_fork_child). */
+void cyrt_dispatch_fork_child(cyrt_rt *rt) {
+    struct cyrt_disp *d = rt->disp;
+    if (!d)
+        return;
+    /* the opener did not come along: the child never waits for it, and
+     * OpenCL, half started in the parent, is not for it */
+    d->have_thr = 0;
+    rt->opening = 0;
+    if (d->dstate == 1) {
+        d->dstate = -1;
+        if (rt->loaded != 1) {
+            rt->loaded = -1;
+            rt->load_status = CYRT_EFORKED;
+            rt->forked = 1;
+            cyrt_seterr(&rt->load_err, 0,
+                        "OpenCL cannot be used in this process: it was forked while its parent was "
+                        "starting OpenCL, and OpenCL drivers do not survive fork() (to use OpenCL in "
+                        "worker processes, start them with multiprocessing's 'spawn' or 'forkserver')");
+        }
+    } else if (d->dstate == 2 && rt->forked) {
+        d->dstate = -1;
+    }
+    for (struct cyrt_dregion *r = d->regions; r; r = r->next)
+        r->spin = 0;
+}

@@ -1,0 +1,250 @@
+/* test_dispatch.c: the dispatcher's model (runtime/dispatch.c) on synthetic
+ * observations — it picks the faster side, corrects a wrong guess, follows
+ * a cost per iteration that changes with n, counts the bytes that must
+ * move — and its store: a round trip through the cache directory, a
+ * damaged file ignored, nothing stored with CYOCL_CACHE=0.  Private
+ * runtimes only: no device is opened. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "runtime/cyrt.h"
+
+static const char *SRC = "__kernel void cyk_0(void) {}\n/* test_dispatch */\n";
+static const char *SRC2 = "__kernel void cyk_0(void) {}\n/* another program */\n";
+
+static cyrt_rt *mk(void) {
+    cyrt_config cfg = {0};
+    cfg.quiet = 1;
+    cfg.loader = "/nonexistent/libOpenCL.so"; /* never opened here */
+    cyrt_rt *rt = NULL;
+    CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
+    return rt;
+}
+
+static void drop(cyrt_rt *rt) { cyrt_rt_free(rt, NULL); }
+
+/* time = a + b*n on each side, observed a few times */
+static void feed(cyrt_rt *rt, cyrt_dregion *r, int side, double a, double b, const long long *ns, int k) {
+    for (int i = 0; i < k; i++)
+        for (int rep = 0; rep < 3; rep++)
+            cyrt_dispatch_observe(rt, r, side, ns[i], (long long)(a + b * (double)ns[i]), 0, 0);
+}
+
+static void test_choice(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000); /* 10 GB/s, 20 us */
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 0);
+    CHECK(r != NULL);
+    CHECK(cyrt_dispatch_region(rt, SRC, 0) == r, "one record per (source, region)");
+    CHECK(cyrt_dispatch_region(rt, SRC, 1) != r);
+    cyrt_dchoice c;
+    /* nothing known: native first, calibrating */
+    cyrt_dispatch_choose(rt, r, 1000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating && c.pred[0] == -1);
+    /* native: 2 us + 1 ns/it; device: 20 us + 0.01 ns/it */
+    long long sizes[] = {100, 1000, 10000, 100000, 1000000, 10000000};
+    feed(rt, r, CYRT_SIDE_NATIVE, 2000, 1.0, sizes, 6);
+    /* native known, device not: a small n where launch alone costs more
+     * than twice native stays native and shows the lower bound */
+    cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && !c.calibrating && c.pred[1] >= 20000, "pred %lld", c.pred[1]);
+    /* a large n: the device gets its calibration run */
+    cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating);
+    feed(rt, r, CYRT_SIDE_OPENCL, 20000, 0.01, sizes, 6);
+    cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && !c.calibrating, "tiny n stays native");
+    CHECK(c.pred[0] > 0 && c.pred[1] > c.pred[0], "%lld %lld", c.pred[0], c.pred[1]);
+    cyrt_dispatch_choose(rt, r, 5000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating, "large n on the device");
+    CHECK(c.pred[1] < c.pred[0]);
+    /* the prediction follows the fit: within 10% at sizes between points */
+    long long p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 50000);
+    CHECK(p > 0.9 * 52000 && p < 1.1 * 52000, "native(50000) = %lld", p);
+    p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 100000000);
+    CHECK(p > 0.9 * 1.00002e8 && p < 1.1 * 1.00002e8, "native(1e8) extrapolated = %lld", p);
+    /* transfers: 1 GB to upload at 10 B/ns costs 100 ms: native wins */
+    cyrt_dispatch_choose(rt, r, 5000000, 1000000000ull, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE, "data not on the device");
+    CHECK(c.pred[1] >= 100000000, "%lld", c.pred[1]);
+    /* and data only on the device makes native pay for bringing it back */
+    cyrt_dispatch_choose(rt, r, 5000000, 0, 0, 1000000000ull, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.pred[0] >= 100000000);
+    drop(rt);
+}
+
+/* A wrong guess corrects itself: the device was measured fast at one
+ * size, is slow there now (e.g. another process took it) */
+static void test_correction(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 3);
+    long long n = 1000000;
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 1000000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 300000, 0, 0);
+    }
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, n, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL);
+    int runs = 0;
+    for (; runs < 20; runs++) {
+        cyrt_dispatch_choose(rt, r, n, 0, 0, 0, &c);
+        if (c.side != CYRT_SIDE_OPENCL)
+            break;
+        cyrt_dispatch_observe(rt, r, c.side, n, 5000000, 0, 0); /* now 5 ms */
+    }
+    CHECK(runs <= 6, "switched back to native after %d slow device runs", runs);
+    CHECK(c.side == CYRT_SIDE_NATIVE);
+    /* a faster measurement is believed quickly */
+    for (int i = 0; i < 30 && c.side == CYRT_SIDE_NATIVE; i++) {
+        cyrt_dispatch_choose(rt, r, n, 0, 0, 0, &c);
+        cyrt_dispatch_observe(rt, r, c.side, n, c.side == CYRT_SIDE_NATIVE ? 1000000 : 200000, 0, 0);
+    }
+    /* the device is only retried by the periodic check (every 256 calls)
+     * when predicted within 1.3x: not here, so native stays */
+    CHECK(c.side == CYRT_SIDE_NATIVE);
+    drop(rt);
+}
+
+/* Cost per iteration that changes with n (a cache cliff): the fit is per
+ * octave, so the choice flips where the measurements flip. */
+static void test_cliff(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 10000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC2, 0);
+    for (long long n = 1000; n <= 64000000; n *= 2) {
+        double nat = n < 1000000 ? 1.0 * n : 8.0 * n; /* falls out of cache */
+        double dev = 10000 + 2.0 * n;
+        for (int k = 0; k < 3; k++) {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, (long long)nat, 0, 0);
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, (long long)dev, 0, 0);
+        }
+    }
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 300000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE, "in cache: native");
+    cyrt_dispatch_choose(rt, r, 8000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL, "out of cache: device");
+    /* a side measured only once in a bad moment is measured again */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, SRC2, 1);
+    for (int k = 0; k < 3; k++) cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 1000, 100000, 0, 0);
+    cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 1000, 300000, 0, 0); /* truly 3 us */
+    cyrt_dispatch_choose(rt, q, 1000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "remeasured");
+    cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 1000, 3000, 0, 0);
+    cyrt_dispatch_choose(rt, q, 1000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && !c.calibrating, "a much lower time is believed at once");
+    drop(rt);
+}
+
+static char dir[256];
+
+static void test_store(void) {
+    char path[1200];
+    cyrt_rt *rt = mk();
+    CHECK(cyrt_dispatch_path(rt, path, sizeof path) == 0, "a path in the cache dir");
+    CHECK(strncmp(path, dir, strlen(dir)) == 0, "%s", path);
+    cyrt_dispatch_set_device(rt, 3.0, 6.0, 15000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 7);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 5000, 0, 0);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000000, 900000, 0, 0);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 100000, 0, 0);
+    /* a second region of the same program (its hash is reused) */
+    cyrt_dispatch_observe(rt, cyrt_dispatch_region(rt, SRC, 8), CYRT_SIDE_NATIVE, 1000, 7000, 0, 0);
+    long long pn = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 30000);
+    long long po = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 1000000);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 077) == 0, "private file");
+    drop(rt);
+
+    /* a new runtime (a new process) starts calibrated: the source text
+     * is the key, not its address */
+    char *copy = strdup(SRC);
+    rt = mk();
+    r = cyrt_dispatch_region(rt, copy, 7);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 30000) == pn);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 1000000) == po);
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, copy, 8), CYRT_SIDE_NATIVE, 1000) == 7000);
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, copy, 9), CYRT_SIDE_NATIVE, 1000) == -1);
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating && c.pred[0] > 0 && c.pred[1] > 0);
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, SRC2, 7), CYRT_SIDE_NATIVE, 1000) == -1,
+          "another program is not calibrated");
+    drop(rt);
+    free(copy);
+
+    /* damage: a flipped byte, a truncated file, garbage */
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        fseek(f, 30, SEEK_SET);
+        int ch = fgetc(f);
+        fseek(f, 30, SEEK_SET);
+        fputc(ch ^ 1, f);
+        fclose(f);
+    }
+    rt = mk();
+    r = cyrt_dispatch_region(rt, SRC, 7);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 30000) == -1, "a damaged file is ignored");
+    cyrt_dispatch_choose(rt, r, 1000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "and the region calibrates again");
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 5000, 0, 0);
+    CHECK(cyrt_dispatch_save(rt) == 0, "and is replaced");
+    drop(rt);
+    CHECK(truncate(path, 40) == 0);
+    rt = mk();
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, SRC, 7), CYRT_SIDE_NATIVE, 1000) == -1, "truncated");
+    drop(rt);
+    f = fopen(path, "wb");
+    if (f) {
+        fputs("cyocl-dispatch 1\nversion 0.1.0\np x:1 0 5 1e400 nan 1\nsum 00\n", f);
+        fclose(f);
+    }
+    rt = mk();
+    CHECK(cyrt_dispatch_predict(rt, cyrt_dispatch_region(rt, SRC, 7), CYRT_SIDE_NATIVE, 1000) == -1, "garbage");
+    drop(rt);
+
+    /* CYOCL_CACHE=0: in memory only */
+    unlink(path);
+    setenv("CYOCL_CACHE", "0", 1);
+    rt = mk();
+    r = cyrt_dispatch_region(rt, SRC, 7);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 5000, 0, 0);
+    CHECK(cyrt_dispatch_save(rt) != 0);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000) == 5000, "still learnt in memory");
+    drop(rt);
+    CHECK(access(path, F_OK) != 0, "nothing written");
+    unsetenv("CYOCL_CACHE");
+
+    /* a directory others may write: nothing loaded or stored */
+    CHECK(chmod(dir, 0777) == 0);
+    rt = mk();
+    CHECK(cyrt_dispatch_path(rt, path, sizeof path) != 0, "unsafe directory: no store");
+    drop(rt);
+    CHECK(chmod(dir, 0700) == 0);
+}
+
+int main(void) {
+    snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
+    mkdir(dir, 0700);
+    setenv("CYOCL_CACHE_DIR", dir, 1);
+    unsetenv("CYOCL_CACHE");
+    test_choice();
+    test_correction();
+    test_cliff();
+    test_store();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    printf("test_dispatch: %d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
