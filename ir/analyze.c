@@ -433,6 +433,11 @@ static int fp64_stmts(CyVec *v, CyVec *seen, CyArena *a) {
     return 0;
 }
 
+static int const_is_one(const IrExpr *e) {
+    int64_t v;
+    return cy_const_int(e, &v) && v == 1;
+}
+
 IrStmt *cy_ir_region_stmt(CyVec *v, const IrRegion *r) {
     for (int i = 0; i < v->len; i++) {
         IrStmt *x = v->items[i];
@@ -544,6 +549,10 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
         else if (r->uses_objects) g.why = "Python objects";
         else if (r->uses_complex) g.why = "complex numbers";
         else if (r->uses_threadid) g.why = "threadid()";
+        /* one thread runs the iterations in order (natively, as in Cython):
+           a program may lean on that, and a device would not keep it */
+        else if (r->num_threads && const_is_one(r->num_threads))
+            g.why = "num_threads=1 (the iterations run in order)";
         else if (!x) g.why = "region outside a function";
         else elig_stmts(&g, &x->body);
         if (!g.why && r->calls_external) g.why = "calls an external C function";
