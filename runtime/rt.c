@@ -140,45 +140,19 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
     cyrt_rt *rt = calloc(1, sizeof *rt);
     if (!rt)
         return CYRT_ENOMEM;
-    if (cfg && cfg->loader && !(rt->loader = strdup(cfg->loader))) {
-        free(rt);
-        return CYRT_ENOMEM;
-    }
-    if (pthread_mutex_init(&rt->lock, NULL) != 0) {
-        free(rt->loader);
-        free(rt);
-        return CYRT_ENOMEM;
-    }
-    if (pthread_mutex_init(&rt->prog_lock, NULL) != 0) {
-        pthread_mutex_destroy(&rt->lock);
-        free(rt->loader);
-        free(rt);
-        return CYRT_ENOMEM;
-    }
-    if (pthread_mutex_init(&rt->disp_lock, NULL) != 0) {
-        pthread_mutex_destroy(&rt->prog_lock);
-        pthread_mutex_destroy(&rt->lock);
-        free(rt->loader);
-        free(rt);
-        return CYRT_ENOMEM;
-    }
-    if (pthread_cond_init(&rt->disp_cond, NULL) != 0) {
-        pthread_mutex_destroy(&rt->disp_lock);
-        pthread_mutex_destroy(&rt->prog_lock);
-        pthread_mutex_destroy(&rt->lock);
-        free(rt->loader);
-        free(rt);
-        return CYRT_ENOMEM;
-    }
-    if (pthread_cond_init(&rt->unpinned, NULL) != 0) {
-        pthread_cond_destroy(&rt->disp_cond);
-        pthread_mutex_destroy(&rt->disp_lock);
-        pthread_mutex_destroy(&rt->prog_lock);
-        pthread_mutex_destroy(&rt->lock);
-        free(rt->loader);
-        free(rt);
-        return CYRT_ENOMEM;
-    }
+    /* each step undone by the labels below it, in reverse */
+    if (cfg && cfg->loader && !(rt->loader = strdup(cfg->loader)))
+        goto no_loader;
+    if (pthread_mutex_init(&rt->lock, NULL) != 0)
+        goto no_lock;
+    if (pthread_mutex_init(&rt->prog_lock, NULL) != 0)
+        goto no_prog_lock;
+    if (pthread_mutex_init(&rt->disp_lock, NULL) != 0)
+        goto no_disp_lock;
+    if (pthread_cond_init(&rt->disp_cond, NULL) != 0)
+        goto no_disp_cond;
+    if (pthread_cond_init(&rt->unpinned, NULL) != 0)
+        goto no_unpinned;
     rt->be_device = -1;
     if (cfg && cfg->backend) {
         rt->be = *cfg->backend;
@@ -187,6 +161,20 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
     rt->quiet = cfg ? cfg->quiet : 0;
     *out = rt;
     return CYRT_OK;
+
+no_unpinned:
+    pthread_cond_destroy(&rt->disp_cond);
+no_disp_cond:
+    pthread_mutex_destroy(&rt->disp_lock);
+no_disp_lock:
+    pthread_mutex_destroy(&rt->prog_lock);
+no_prog_lock:
+    pthread_mutex_destroy(&rt->lock);
+no_lock:
+    free(rt->loader);
+no_loader:
+    free(rt);
+    return CYRT_ENOMEM;
 }
 
 cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
