@@ -329,6 +329,17 @@ struct IrFunc {
     const char *docstring;
     /* F_EXTERN */
     const char *header;
+    /* Fused types (sema): a function with fused arguments is one function
+       per combination of their types, each pointing to its group by
+       fused_of.  A def/cpdef group is in funcs too, with no body: the Python
+       function, which picks a specialisation by its arguments at call time
+       as Cython's fused dispatch does. */
+    struct IrFunc *fused_of;
+    const char *spec_name;     /* a specialisation: Cython's name for it, "f[double[:],double]" */
+    CyVec fused_specs;         /* the group: IrFunc*, in Cython's order (first fused type slowest) */
+    CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
+    CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
+                                  float and complex picks (three (void *)(intptr_t), -1: none) */
 };
 
 typedef struct IrModule {
