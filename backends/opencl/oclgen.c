@@ -1440,8 +1440,9 @@ static int count_lines(OG *G, const CyBuf *b) {
     return G->nlines;
 }
 
-static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r) {
+static void add_span(OG *G, CyOclProgram *p, CyOclSpanKind kind, int first, int last, IrRegion *r) {
     CyOclSpan *s = cy_alloc(G->a, sizeof *s);
+    s->kind = kind;
     s->first_line = first;
     s->last_line = last;
     s->region = r;
@@ -1450,12 +1451,13 @@ static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r) {
 
 /* Appends text (a kernel or helper) to the program, guarded by
  * `#ifdef cl_khr_fp64` when it needs doubles, and records its lines. */
-static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int fp64, IrRegion *r, int blank) {
+static void append(OG *G, CyBuf *prog, CyOclProgram *p, CyOclSpanKind kind, const CyBuf *text, int fp64, IrRegion *r,
+                   int blank) {
     if (blank) cy_buf_puts(prog, "\n");
     if (fp64) cy_buf_puts(prog, "#ifdef cl_khr_fp64\n");
     int first = count_lines(G, prog) + 1;
     cy_buf_put(prog, text->s ? text->s : "", text->len);
-    add_span(G, p, first, count_lines(G, prog), r);
+    add_span(G, p, kind, first, count_lines(G, prog), r);
     if (fp64) cy_buf_puts(prog, "#endif\n");
 }
 
@@ -1525,7 +1527,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         if (!(G->need & sup[i].bit)) continue;
         CyBuf t = {0};
         cy_buf_puts(&t, sup[i].text);
-        append(G, &prog, po, &t, sup[i].fp64, first, 1);
+        append(G, &prog, po, CY_SPAN_SUPPORT, &t, sup[i].fp64, first, 1);
         cy_buf_free(&t);
     }
     if (G->helpers.len) {
@@ -1536,18 +1538,18 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
             cy_buf_printf(helper_fp64(f) ? &protos64 : &protos, "%s;\n", helper_sig(G, f));
         }
         cy_buf_puts(&prog, "\n/* cdef functions called by the kernels */\n");
-        if (protos.len) append(G, &prog, po, &protos, 0, first, 0);
-        if (protos64.len) append(G, &prog, po, &protos64, 1, first, 0);
+        if (protos.len) append(G, &prog, po, CY_SPAN_SUPPORT, &protos, 0, first, 0);
+        if (protos64.len) append(G, &prog, po, CY_SPAN_SUPPORT, &protos64, 1, first, 0);
         cy_buf_free(&protos);
         cy_buf_free(&protos64);
         for (int i = 0; i < htexts.len; i++) {
-            append(G, &prog, po, htexts.items[i], helper_fp64(G->helpers.items[i]), G->helper_region.items[i], 1);
+            append(G, &prog, po, CY_SPAN_HELPER, htexts.items[i], helper_fp64(G->helpers.items[i]), G->helper_region.items[i], 1);
             cy_buf_free(htexts.items[i]);
         }
     }
     for (int i = 0; i < ktexts.len; i++) {
         IrRegion *r = kregions.items[i];
-        append(G, &prog, po, ktexts.items[i], r->uses_fp64, r, 1);
+        append(G, &prog, po, CY_SPAN_KERNEL, ktexts.items[i], r->uses_fp64, r, 1);
         cy_buf_free(ktexts.items[i]);
     }
     po->source = cy_strndup(a, prog.s, prog.len);

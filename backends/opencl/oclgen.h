@@ -86,9 +86,16 @@ typedef struct {
 
 /* Where each kernel and helper lies in the program text, so that a
  * diagnostic on a program line can name its region. */
+typedef enum {
+    CY_SPAN_SUPPORT, /* shared support functions and prototypes */
+    CY_SPAN_HELPER,  /* a cdef function called from kernels */
+    CY_SPAN_KERNEL,  /* a region's kernel (cyk_N, or cyk_N_serial) */
+} CyOclSpanKind;
+
 typedef struct {
     int first_line, last_line; /* 1-based, inclusive */
     IrRegion *region;          /* the kernel's region, or the first region that calls the helper */
+    CyOclSpanKind kind;
 } CyOclSpan;
 
 typedef struct {

@@ -76,7 +76,7 @@ int main(void) {
     CyArena *a = cy_arena_new();
     IrRegion r0 = {.id = 0}, r1 = {.id = 1};
     CyOclProgram p = {0};
-    CyOclSpan s0 = {5, 9, &r0}, s1 = {11, 20, &r1};
+    CyOclSpan s0 = {5, 9, &r0, CY_SPAN_KERNEL}, s1 = {11, 20, &r1, CY_SPAN_KERNEL};
     cy_vec_push(a, &p.spans, &s0);
     cy_vec_push(a, &p.spans, &s1);
     CHECK(cy_ocl_region_at(&p, 5) == &r0);
