@@ -415,8 +415,8 @@ int cy_trace_check(const CyReport *rep, char *why, size_t n) {
                      "it is not a trace of %s", tp, mod, others, others == 1 ? "" : "s", other,
                      t->nskipped ? ", and lines that are not trace lines" : "", rep->src->name);
         else if (t->nskipped)
-            snprintf(why, n, "%s is not a CYOCL_TRACE file: line %d (and %d of %d non-blank lines) is not a trace "
-                     "line (docs/trace.md)", tp, t->first_skipped, t->nskipped, t->nlines);
+            snprintf(why, n, "%s is not a CYOCL_TRACE file: %d of its %d non-blank lines are not trace lines "
+                     "(docs/trace.md; the first: line %d)", tp, t->nskipped, t->nlines, t->first_skipped);
         else
             snprintf(why, n, "%s is empty: run the module with CYOCL_TRACE=%s first", tp, tp);
         return -1;
@@ -527,7 +527,7 @@ static const char *CSS =
     ".panel{padding:8px 10px 12px;background:#fbfcfd;border-top:1px solid #e1e5e9}"
     ".sides{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px}"
     ".side h4{margin:2px 0 4px;font-size:12.5px;color:#33414d}"
-    ".side pre{margin:0;max-height:420px;overflow:auto;background:#1e252c;color:#dfe6ec;padding:8px;border-radius:5px;"
+    ".side pre{margin:0;max-height:330px;overflow:auto;background:#1e252c;color:#dfe6ec;padding:8px;border-radius:5px;"
     "font:11.5px/1.4 ui-monospace,'DejaVu Sans Mono',Menlo,monospace}"
     ".side .none{padding:8px;border:1px dashed #e0a060;border-radius:5px;color:#7a3d00;background:#fff8f0}"
     "table.calls{border-collapse:collapse;margin-top:10px;font-size:12px;background:#fff}"
@@ -693,9 +693,15 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
     opencl_side(b, rep, r);
     cy_buf_puts(b, "</div>");
     if (rep->trace) {
-        if (ri->calls.len) calls_table(b, ri, r->id);
-        else cy_buf_printf(b, "<p class=\"note callsum\" data-region=\"%d\" data-calls=\"0\">No call of this region "
-                              "in the trace.</p>", r->id);
+        if (ri->calls.len)
+            calls_table(b, ri, r->id);
+        else if (r->parent)
+            cy_buf_printf(b, "<p class=\"note callsum\" data-region=\"%d\" data-calls=\"0\">This prange runs inside "
+                             "the parallel() block of region %d, on its side: the trace has that region's calls.</p>",
+                          r->id, r->parent->id);
+        else
+            cy_buf_printf(b, "<p class=\"note callsum\" data-region=\"%d\" data-calls=\"0\">No call of this region "
+                             "in the trace.</p>", r->id);
     }
     cy_buf_puts(b, "</div></details>\n");
 }

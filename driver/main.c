@@ -636,8 +636,8 @@ static int annotate_module(const Options *o, const CySource *src, const IrModule
         }
         int first, skipped = cy_trace_skipped(ann->trace, &first);
         if (skipped)
-            fprintf(stderr, "cyocl: warning: %s:%d: %d line%s that %s not trace lines skipped\n", o->trace, first,
-                    skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are");
+            fprintf(stderr, "cyocl: warning: %s:%d: %d line%s that %s skipped\n", o->trace, first, skipped,
+                    skipped == 1 ? "" : "s", skipped == 1 ? "is not a trace line is" : "are not trace lines are");
     }
     cy_report_html(ann->html, &rep);
     return EXIT_OK;
