@@ -58,7 +58,7 @@ static const char *USAGE =
     "           [-I DIR] FILE.pyx\n"
     "        an HTML page of every parallel region: OpenCL or native only (why), its C\n"
     "        and OpenCL C, and with a CYOCL_TRACE file its calls (default: FILE.html)\n"
-    "  cache stats|list|clear|prune [--max-size SIZE]\n"
+    "  cache stats|list|clear|prune [--max-size SIZE] [--calibration]\n"
     "        inspect or clear the OpenCL kernel cache\n"
     "  cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
     "        build the kernels of built or installed modules into the cache\n"
@@ -1210,12 +1210,14 @@ static int cmd_devices(int argc, char **argv) {
 
 static const char *CACHE_USAGE =
     "usage: cyocl cache stats|list|clear|prune [--max-size SIZE]\n"
+    "       cyocl cache clear --calibration\n"
     "       cyocl cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
     "\n"
     "  stats   where the OpenCL kernel cache is, its entries, size and cap\n"
     "  list    every entry, most recently used first: size, last use, device,\n"
     "          build time (entries that fail their checks are marked damaged)\n"
-    "  clear   remove every entry\n"
+    "  clear   remove every entry (the dispatcher's calibration files stay:\n"
+    "          with --calibration they go too, and the next process recalibrates)\n"
     "  prune   remove damaged entries and stale temporary files, then the least\n"
     "          recently used entries until the cache fits its cap\n"
     "  warm    build the OpenCL programs of modules (files, directories, module\n"
@@ -1547,8 +1549,13 @@ static int cmd_cache(int argc, char **argv) {
         return cmd_cache_warm(argc - 1, argv + 1);
     static const char *subs[] = {"stats", "list", "clear", "prune"};
     const char *sub = NULL, *max_size = NULL;
+    int calibration = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--calibration") == 0) {
+            calibration = 1;
+            continue;
+        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(CACHE_USAGE, stdout);
             return EXIT_OK;
@@ -1576,6 +1583,8 @@ static int cmd_cache(int argc, char **argv) {
     uint64_t max_bytes = 0;
     if (max_size && strcmp(sub, "prune") != 0)
         return usage_error("cache %s: --max-size is an option of 'cache prune'", sub);
+    if (calibration && strcmp(sub, "clear") != 0)
+        return usage_error("cache %s: --calibration is an option of 'cache clear'", sub);
     if (max_size && cyrt_cache_parse_size(max_size, &max_bytes) != 0)
         return usage_error("cache: --max-size '%s' is not a size (bytes, or e.g. 64K, 100M, 1G)",
                            max_size);
@@ -1613,6 +1622,10 @@ static int cmd_cache(int argc, char **argv) {
             if (u.temps)
                 printf("temporary: %llu file(s) (writers at work, or left by a crash: "
                        "'cyocl cache prune')\n", (unsigned long long)u.temps);
+            human_size(u.calib_bytes, s1, sizeof s1);
+            printf("calibration: %llu file(s), %s (the dispatcher's measurements: outside the cap, kept by clear "
+                   "and prune; 'cyocl cache clear --calibration' removes them)\n",
+                   (unsigned long long)u.calib_files, s1);
         }
     } else if (strcmp(sub, "list") == 0) {
         cyrt_cache_entry *list = NULL;
@@ -1653,6 +1666,15 @@ static int cmd_cache(int argc, char **argv) {
         human_size(bytes, s1, sizeof s1);
         printf("removed %llu entr%s (%s) from %s\n", (unsigned long long)removed,
                removed == 1 ? "y" : "ies", s1, dir);
+        if (calibration) {
+            if (cyrt_cache_clear_calibration(&c, &removed, &bytes) != 0) {
+                errorf("cannot remove the calibration files in '%s': %s", dir, strerror(errno));
+                rc = EXIT_ENV;
+            }
+            human_size(bytes, s1, sizeof s1);
+            printf("removed %llu calibration file%s (%s): the next process recalibrates\n",
+                   (unsigned long long)removed, removed == 1 ? "" : "s", s1);
+        }
     }
     cyrt_cache_close(&c);
     return rc;
