@@ -556,9 +556,34 @@ static int opencl_program(const Options *o, CyArena *arena, CyDiag *diag, IrModu
     *program = st->prog.source;
     if (!st->prog.nkernels)
         return EXIT_OK;
-    cy_ocl_check_start(st->prog.source, st->prog.len, &st->job);
+    cy_ocl_check_start(&st->prog, &st->job);
     st->checking = 1;
     return EXIT_OK;
+}
+
+/* The check parsed one kernel of each form (clcheck.c); the kernels of the
+ * same form as the one rejected at program line `line` are rejected with
+ * it, rather than one per round of generating and checking again. */
+static void reject_same_form(const CyOclProgram *p, int line, const IrRegion *failed, CyArena *arena,
+                             CyDiag *diag) {
+    int n = p->spans.len, at = -1;
+    for (int i = 0; i < n && at < 0; i++) {
+        const CyOclSpan *s = p->spans.items[i];
+        if (line >= s->first_line && line <= s->last_line) at = i;
+    }
+    if (at < 0 || ((const CyOclSpan *)p->spans.items[at])->kind != CY_SPAN_KERNEL) return;
+    int *cls = malloc((size_t)n * sizeof *cls);
+    if (!cls) return; /* they fail one by one instead */
+    cy_ocl_span_classes(p, cls);
+    for (int i = 0; i < n; i++) {
+        IrRegion *r = ((const CyOclSpan *)p->spans.items[i])->region;
+        if (i == at || cls[i] != cls[at] || !r || !r->ocl_ok) continue;
+        r->ocl_ok = 0;
+        r->ocl_reason = cy_fmt(arena, "%s, in the kernel of region %d, which has the same form", failed->ocl_reason,
+                               failed->id);
+        cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
+    }
+    free(cls);
 }
 
 /* The libclang check's outcome.  A kernel libclang rejects (a limit of
@@ -584,12 +609,13 @@ static int opencl_finish(const Options *o, const CySource *src, CyArena *arena, 
             r->ocl_ok = 0;
             r->ocl_reason = cy_fmt(arena, "the OpenCL C compiler rejects its kernel (program line %s)", st->res.msg);
             cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
+            reject_same_form(&st->prog, st->res.line, r, arena, diag);
             *redo = 1;
             if (cy_emit_opencl(arena, diag, ir, &st->oopt, &st->prog) != 0)
                 return EXIT_ENV;
             st->res.status = CY_CLCHECK_OK;
             if (st->prog.nkernels)
-                cy_ocl_check(st->prog.source, st->prog.len, &st->res);
+                cy_ocl_check(&st->prog, &st->res);
         }
     }
     *program = st->prog.source;
@@ -610,7 +636,12 @@ static int opencl_finish(const Options *o, const CySource *src, CyArena *arena, 
     if (o->verbose)
         fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms (alongside the C backend)\n",
                 src->name, st->prog.nkernels, st->prog.len,
-                st->res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - st->t0);
+                st->res.status != CY_CLCHECK_OK ? "not checked"
+                : st->res.checked < st->res.parts
+                    ? cy_fmt(arena, "checked with libclang (%d of %d kernels and helpers parsed, the others "
+                             "differ from those only in names)", st->res.checked, st->res.parts)
+                    : "checked with libclang",
+                now_ms() - st->t0);
     return EXIT_OK;
 }
 

@@ -1440,24 +1440,26 @@ static int count_lines(OG *G, const CyBuf *b) {
     return G->nlines;
 }
 
-static void add_span(OG *G, CyOclProgram *p, CyOclSpanKind kind, int first, int last, IrRegion *r) {
+static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r, CySpanKind kind,
+                     const char *name) {
     CyOclSpan *s = cy_alloc(G->a, sizeof *s);
-    s->kind = kind;
     s->first_line = first;
     s->last_line = last;
     s->region = r;
+    s->kind = kind;
+    s->name = name;
     cy_vec_push(G->a, &p->spans, s);
 }
 
 /* Appends text (a kernel or helper) to the program, guarded by
  * `#ifdef cl_khr_fp64` when it needs doubles, and records its lines. */
-static void append(OG *G, CyBuf *prog, CyOclProgram *p, CyOclSpanKind kind, const CyBuf *text, int fp64, IrRegion *r,
-                   int blank) {
+static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int fp64, IrRegion *r, int blank,
+                   CySpanKind kind, const char *name) {
     if (blank) cy_buf_puts(prog, "\n");
     if (fp64) cy_buf_puts(prog, "#ifdef cl_khr_fp64\n");
     int first = count_lines(G, prog) + 1;
     cy_buf_put(prog, text->s ? text->s : "", text->len);
-    add_span(G, p, kind, first, count_lines(G, prog), r);
+    add_span(G, p, first, count_lines(G, prog), r, kind, name);
     if (fp64) cy_buf_puts(prog, "#endif\n");
 }
 
@@ -1469,20 +1471,24 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
     int errs0 = d->nerrors;
     memset(po, 0, sizeof *po);
 
-    CyVec ktexts = {0}, kregions = {0};
+    CyVec ktexts = {0}, kregions = {0}, knames = {0};
     for (int i = 0; i < m->regions.len; i++) {
         IrRegion *r = m->regions.items[i];
         if (!r->ocl_ok) continue;
         CyBuf *k = cy_alloc(a, sizeof *k);
-        emit_kernel(G, r, r->collapse, cy_fmt(a, "cyk_%d", r->id), k);
+        const char *name = cy_fmt(a, "cyk_%d", r->id);
+        emit_kernel(G, r, r->collapse, name, k);
         cy_vec_push(a, &ktexts, k);
         cy_vec_push(a, &kregions, r);
+        cy_vec_push(a, &knames, (void *)name);
         if (r->collapse && r->collapse_pairs.len) {
             /* for calls whose views overlap (nest.c) */
             k = cy_alloc(a, sizeof *k);
-            emit_kernel(G, r, NULL, cy_fmt(a, "cyk_%d_serial", r->id), k);
+            name = cy_fmt(a, "cyk_%d_serial", r->id);
+            emit_kernel(G, r, NULL, name, k);
             cy_vec_push(a, &ktexts, k);
             cy_vec_push(a, &kregions, r);
+            cy_vec_push(a, &knames, (void *)name);
         }
     }
     /* helpers called by helpers: their calls were collected while emitting
@@ -1527,7 +1533,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         if (!(G->need & sup[i].bit)) continue;
         CyBuf t = {0};
         cy_buf_puts(&t, sup[i].text);
-        append(G, &prog, po, CY_SPAN_SUPPORT, &t, sup[i].fp64, first, 1);
+        append(G, &prog, po, &t, sup[i].fp64, first, 1, CY_SPAN_SHARED, NULL);
         cy_buf_free(&t);
     }
     if (G->helpers.len) {
@@ -1538,18 +1544,20 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
             cy_buf_printf(helper_fp64(f) ? &protos64 : &protos, "%s;\n", helper_sig(G, f));
         }
         cy_buf_puts(&prog, "\n/* cdef functions called by the kernels */\n");
-        if (protos.len) append(G, &prog, po, CY_SPAN_SUPPORT, &protos, 0, first, 0);
-        if (protos64.len) append(G, &prog, po, CY_SPAN_SUPPORT, &protos64, 1, first, 0);
+        if (protos.len) append(G, &prog, po, &protos, 0, first, 0, CY_SPAN_SHARED, NULL);
+        if (protos64.len) append(G, &prog, po, &protos64, 1, first, 0, CY_SPAN_SHARED, NULL);
         cy_buf_free(&protos);
         cy_buf_free(&protos64);
         for (int i = 0; i < htexts.len; i++) {
-            append(G, &prog, po, CY_SPAN_HELPER, htexts.items[i], helper_fp64(G->helpers.items[i]), G->helper_region.items[i], 1);
+            IrFunc *f = G->helpers.items[i];
+            append(G, &prog, po, htexts.items[i], helper_fp64(f), G->helper_region.items[i], 1, CY_SPAN_HELPER,
+                   f->cname);
             cy_buf_free(htexts.items[i]);
         }
     }
     for (int i = 0; i < ktexts.len; i++) {
         IrRegion *r = kregions.items[i];
-        append(G, &prog, po, CY_SPAN_KERNEL, ktexts.items[i], r->uses_fp64, r, 1);
+        append(G, &prog, po, ktexts.items[i], r->uses_fp64, r, 1, CY_SPAN_KERNEL, knames.items[i]);
         cy_buf_free(ktexts.items[i]);
     }
     po->source = cy_strndup(a, prog.s, prog.len);
