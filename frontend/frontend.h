@@ -74,6 +74,9 @@ typedef struct ATypeSyn {
     int ndim;           /* > 0: a typed memoryview */
     char axes[8];       /* per axis: 0 = ':' (strided), 1 = '::1' (contiguous) */
     CyPos axes_pos[8];
+    int narr;           /* > 0: a C array "double[3]" / "int[2][3]" (also "double v[3]"):
+                           dimension expressions, outermost first */
+    struct ANode *arr[8];
 } ATypeSyn;
 
 typedef enum {

@@ -96,7 +96,7 @@ typedef struct {
     int nae;                /* array expressions lowered so far (unique names) */
 } S;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>"};
+static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -337,6 +337,33 @@ static CyType *scalar_by_name(S *s, const char *name) {
     return NULL;
 }
 
+/* A C array dimension: an integer constant expression, as Cython folds it. */
+static int const_dim(S *s, ANode *n, long long *v) {
+    long long a, b;
+    switch (n->kind) {
+    case A_INT:
+        if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) break;
+        *v = (long long)n->ival;
+        return 1;
+    case A_UNOP:
+        if (!const_dim(s, n->obj, &a)) return 0;
+        *v = n->op[0] == '-' ? -a : n->op[0] == '~' ? ~a : a;
+        return 1;
+    case A_BINOP:
+        if (!const_dim(s, n->lhs, &a) || !const_dim(s, n->rhs, &b)) return 0;
+        if (!strcmp(n->op, "+")) *v = a + b;
+        else if (!strcmp(n->op, "-")) *v = a - b;
+        else if (!strcmp(n->op, "*")) *v = a * b;
+        else if (!strcmp(n->op, "//") && b) *v = a / b;
+        else if (!strcmp(n->op, "<<") && b >= 0 && b < 32) *v = a << b;
+        else break;
+        return 1;
+    default: break;
+    }
+    err(s, n->pos, "Not allowed in a constant expression");
+    return 0;
+}
+
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
     CyType *base = scalar_by_name(s, t->name);
@@ -373,8 +400,27 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
         for (int i = 0; i < t->ndim; i++) ax[i] = t->axes[i];
         return cy_type_view(s->a, base, t->ndim, ax, t->is_const);
     }
+    if (t->ptr && base->kind == TY_OBJECT) {
+        err(s, t->pos, "Pointer base type cannot be a Python object");
+        return TY_ERR;
+    }
     CyType *r = base;
     for (int i = 0; i < t->ptr; i++) r = cy_type_ptr(s->a, r);
+    if (t->narr) {
+        if (r->kind == TY_OBJECT || r->kind == TY_VOID) {
+            err(s, t->pos, "Array element type '%s' is %s", r->name, r->kind == TY_VOID ? "incomplete" : "not allowed");
+            return TY_ERR;
+        }
+        for (int k = t->narr - 1; k >= 0; k--) {
+            long long n;
+            if (!const_dim(s, t->arr[k], &n)) return TY_ERR;
+            if (n <= 0 || n > (1LL << 24)) {
+                err(s, t->arr[k]->pos, "C array dimension must be between 1 and %d", 1 << 24);
+                return TY_ERR;
+            }
+            r = cy_type_array(s->a, r, n);
+        }
+    }
     return r;
 }
 
@@ -442,6 +488,10 @@ static IrExpr *box(S *s, IrExpr *e) {
         err(s, e->pos, "Cannot convert '%s' to Python object", e->ty->name);
         return mk_err(s, e->pos);
     }
+    if (e->ty->kind == TY_ARRAY) {
+        err(s, e->pos, "converting the C array '%s' to a Python list is not supported by cyocl", e->ty->name);
+        return mk_err(s, e->pos);
+    }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
     return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
 }
@@ -453,6 +503,14 @@ static int view_assignable(const CyType *to, const CyType *from) {
     for (int i = 0; i < to->ndim; i++)
         if (to->axes[i] && !from->axes[i]) return 0;
     return 1;
+}
+
+static int is_null(const IrExpr *e) { return e->kind == E_CNAME && !strcmp(e->sval, "NULL"); }
+
+/* An array used as a value: a pointer to its first element. */
+static IrExpr *decay(S *s, IrExpr *e) {
+    if (e->ty->kind != TY_ARRAY) return e;
+    return mk1(s, E_CAST, cy_type_ptr(s->a, e->ty->base), e->pos, e);
 }
 
 /* Converts e to type `to` for an assignment/argument/return; reports
@@ -496,10 +554,18 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (to->kind == from->kind) return e;
         return mk1(s, E_CAST, to, e->pos, e);
     }
+    if (to->kind == TY_PTR && from->kind == TY_ARRAY) {
+        /* an array used as a value is a pointer to its first element, as in C */
+        e = decay(s, e);
+        from = e->ty;
+    }
     if (to->kind == TY_PTR && from->kind == TY_PTR) {
-        if (to->base->kind == TY_VOID || from->base->kind == TY_VOID || cy_type_equal(to->base, from->base))
+        /* as Cython: any pointer converts to void *, void * to nothing
+           else without a cast, NULL to every pointer */
+        if (to->base->kind == TY_VOID || is_null(e) || cy_type_equal(to->base, from->base))
             return mk1(s, E_CAST, to, e->pos, e);
     }
+    if (to->kind == TY_ARRAY && from->kind == TY_ARRAY && cy_type_equal(to, from)) return e;
     if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, "!=", e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
     err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
     return mk_err(s, e->pos);
@@ -702,6 +768,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
         e->sval = n->name;
         return e;
     }
+    if (!y && !strcmp(n->name, "NULL")) {
+        IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_scalar(TY_VOID)), n->pos);
+        e->sval = "NULL";
+        return e;
+    }
     err(s, n->pos, "undeclared name not builtin: %s", n->name);
     return mk_err(s, n->pos);
 }
@@ -816,9 +887,18 @@ static IrExpr *index_expr(S *s, ANode *n) {
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
     if (is_view(o->ty)) return view_index(s, n, o);
-    if (o->ty->kind == TY_PTR) {
-        if (n->items.len != 1 || is_slice_item(n->items.items[0])) {
-            err(s, n->pos, "pointers take exactly one index");
+    if (o->ty->kind == TY_PTR || o->ty->kind == TY_ARRAY) {
+        /* p[i] and v[i]: C indexing, no bounds check or wraparound (as Cython) */
+        if (n->items.len != 1) {
+            err(s, n->pos, "Invalid index type '(%s)'", n->items.len > 1 ? "long, long" : "");
+            return mk_err(s, n->pos);
+        }
+        if (is_slice_item(n->items.items[0])) {
+            err(s, n->pos, "slicing a C %s is not supported by cyocl", o->ty->kind == TY_PTR ? "pointer" : "array");
+            return mk_err(s, n->pos);
+        }
+        if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_VOID) {
+            err(s, n->pos, "Cannot index a 'void *'");
             return mk_err(s, n->pos);
         }
         IrExpr *i = lower_expr(s, n->items.items[0]);
@@ -1143,8 +1223,21 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         region_flag(s, 2);
         return mk2(s, E_OBJ_BINOP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
-    if (l->ty->kind == TY_PTR && cy_type_is_int(r->ty) && (!strcmp(op, "+") || !strcmp(op, "-")))
-        return mk2(s, E_BINOP, l->ty, p, op, l, r);
+    l = decay(s, l);
+    r = decay(s, r);
+    if (l->ty->kind == TY_PTR || r->ty->kind == TY_PTR) {
+        /* pointer arithmetic, C's: p + k, k + p, p - k, p - q */
+        int add = !strcmp(op, "+"), sub = !strcmp(op, "-");
+        IrExpr *ptr = l->ty->kind == TY_PTR ? l : r, *other = ptr == l ? r : l;
+        if (ptr->ty->base->kind != TY_VOID) {
+            if ((add || (sub && ptr == l)) && cy_type_is_int(other->ty))
+                return mk2(s, E_BINOP, ptr->ty, p, op, l, r);
+            if (sub && other->ty->kind == TY_PTR && cy_type_equal(l->ty->base, r->ty->base))
+                return mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), p, op, l, r);
+        }
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        return mk_err(s, p);
+    }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
         err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1207,11 +1300,21 @@ static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         region_flag(s, 2);
         return mk2(s, E_OBJ_CMP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
+    if (isop && (l->ty->kind == TY_PTR || l->ty->kind == TY_ARRAY) && (r->ty->kind == TY_PTR || r->ty->kind == TY_ARRAY))
+        return compare2(s, p, op[2] ? "!=" : "==", l, r);
     if (isop) {
         err(s, p, "'%s' requires Python objects", op);
         return mk_err(s, p);
     }
-    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, r);
+    l = decay(s, l);
+    r = decay(s, r);
+    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) {
+        if (!(cy_type_equal(l->ty->base, r->ty->base) || l->ty->base->kind == TY_VOID || r->ty->base->kind == TY_VOID)) {
+            err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+            return mk_err(s, p);
+        }
+        return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, mk1(s, E_CAST, l->ty, p, r));
+    }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
         err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1430,6 +1533,17 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     case A_ADDR: {
         IrExpr *o = lower_expr(s, n->obj);
         if (o->ty == TY_ERR) return o;
+        if (o->kind == E_VAR && is_obj(o->ty)) {
+            err(s, n->pos, "Cannot take address of Python variable '%s'", o->var->name);
+            return mk_err(s, n->pos);
+        }
+        if (o->ty->kind == TY_ARRAY) {
+            err(s, n->pos, "the address of a whole C array is not supported by cyocl (use &%s[0])",
+                o->kind == E_VAR ? o->var->name : "a");
+            return mk_err(s, n->pos);
+        }
+        /* &x does not make x private in a prange (Cython: only assignments
+           to the name do); the C backend keeps x shared for it */
         if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX) || is_obj(o->ty) || is_view(o->ty)) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
@@ -1935,6 +2049,45 @@ static int is_slice_target(S *s, ANode *t) {
     return bt != TY_ERR && bt->kind == TY_VIEW;
 }
 
+/* v = [a, b, c] for a C array v (also nested lists for int[2][3]): every
+ * item is evaluated into a temporary first, then the elements are stored,
+ * so that v = [v[1], v[0]] swaps as Cython's copy from a temporary does. */
+static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stores) {
+    CyType *t = tg->ty;
+    if (lit->kind != A_LIST && lit->kind != A_TUPLE) {
+        err(s, lit->pos, "a C array can be assigned a list literal or an array of its type; %s",
+            "other values are not supported by cyocl");
+        return 0;
+    }
+    if (lit->items.len != t->alen) {
+        err(s, lit->pos, "Assignment to slice of wrong length, expected %lld, got %d", t->alen, lit->items.len);
+        return 0;
+    }
+    for (int k = 0; k < lit->items.len; k++) {
+        ANode *it = lit->items.items[k];
+        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, NULL, tg, mk_int(s, k, TY_SSIZE, it->pos));
+        if (t->base->kind == TY_ARRAY) {
+            if (!array_literal(s, el, it, evals, stores)) return 0;
+            continue;
+        }
+        IrExpr *v = lower_expr(s, it);
+        if (v->ty == TY_ERR) return 0;
+        v = coerce(s, v, t->base);
+        if (v->ty == TY_ERR) return 0;
+        IrVar *tmp = new_temp(s, t->base, it->pos);
+        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, NULL));
+        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, NULL));
+    }
+    return 1;
+}
+
+static void lower_array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *out) {
+    CyVec evals = {0}, stores = {0};
+    if (!array_literal(s, tg, lit, &evals, &stores)) return;
+    for (int i = 0; i < evals.len; i++) cy_vec_push(s->a, out, evals.items[i]);
+    for (int i = 0; i < stores.len; i++) cy_vec_push(s->a, out, stores.items[i]);
+}
+
 static void lower_assign(S *s, ANode *n, CyVec *out) {
     /* a, b = x, y: evaluate the right side fully first */
     ANode *t0 = n->targets.items[0];
@@ -1953,6 +2106,12 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
     }
     if (n->targets.len == 1 && is_slice_target(s, t0)) {
         lower_array_assign(s, t0, n->value, out);
+        return;
+    }
+    if (n->targets.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE) &&
+        (t0->kind == A_NAME || t0->kind == A_INDEX) && probe_type(s, t0)->kind == TY_ARRAY) {
+        IrExpr *tg = lower_target(s, t0, NULL);
+        if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
     IrExpr *v = lower_expr(s, n->value);
@@ -2433,6 +2592,11 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             if (!init) continue;
             Sym *y = lookup(s, n->names.items[i]);
             if (!y || !y->var) continue;
+            if (y->var->ty->kind == TY_ARRAY) {
+                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+                lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
+                continue;
+            }
             IrExpr *v = lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;

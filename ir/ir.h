@@ -32,6 +32,8 @@ typedef enum {
     TY_FLOAT, TY_DOUBLE, TY_LDOUBLE,
     TY_CFLOAT, TY_CDOUBLE,            /* float complex, double complex */
     TY_PTR,                           /* base = pointee */
+    TY_ARRAY,                         /* fixed-size C array: base = element, alen elements
+                                         (int[2][3] is an array of 2 int[3]) */
     TY_VIEW,                          /* typed memoryview: base = dtype */
     TY_OBJECT,                        /* PyObject* (owned references) */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
@@ -49,18 +51,23 @@ typedef struct CyType {
     char axes[CY_MAX_NDIM]; /* TY_VIEW: 1 = contiguous ('::1') on this axis */
     const char *name;    /* Cython spelling: "double", "Py_ssize_t", "double[:, ::1]",
                             a ctypedef alias keeps its own name */
+    long long alen;      /* TY_ARRAY: number of elements */
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
 CyType *cy_type_scalar(TypeKind k);
 CyType *cy_type_view(CyArena *a, CyType *dtype, int ndim, const char *axes, int is_const);
 CyType *cy_type_ptr(CyArena *a, CyType *base);
+CyType *cy_type_array(CyArena *a, CyType *elem, long long n);
+/* The scalar under any number of array dimensions (int for int[2][3]). */
+const CyType *cy_type_array_scalar(const CyType *t);
 int cy_type_is_int(const CyType *t);      /* char..size_t and bint */
 int cy_type_is_float(const CyType *t);    /* float, double, long double */
 int cy_type_is_complex(const CyType *t);
 int cy_type_is_numeric(const CyType *t);  /* int, float or complex */
 int cy_type_equal(const CyType *a, const CyType *b);
-const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *" */
+const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *",
+                                                           arrays as a type name: "int[2][3]" */
 /* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
  * ranking as long and complex winning over floats). */
 CyType *cy_type_arith(const CyType *a, const CyType *b);

@@ -207,15 +207,20 @@ static const char *cty(Gen *G, const CyType *t) {
     return cy_type_cname(G->a, t);
 }
 
-/* A declarator "T name" (pointer types keep the star on the name). */
+/* A declarator "T name" (pointer types keep the star on the name; arrays
+ * put their dimensions after it: "int name[2][3]"). */
 static const char *decl(Gen *G, const CyType *t, const char *name) {
+    if (t->kind == TY_ARRAY) {
+        const CyType *sc = cy_type_array_scalar(t);
+        return FMT("%s%s", decl(G, sc, name), t->name + strlen(sc->name));
+    }
     const char *c = cty(G, t);
     size_t n = strlen(c);
     return n && c[n - 1] == '*' ? FMT("%s%s", c, name) : FMT("%s %s", c, name);
 }
 
 static const char *zero_init(const CyType *t) {
-    if (is_view(t)) return "{0}";
+    if (is_view(t) || t->kind == TY_ARRAY) return "{0}";
     if (is_obj(t) || t->kind == TY_PTR) return "NULL";
     return "0";
 }
@@ -1235,6 +1240,9 @@ static void gen_assign(Gen *G, IrStmt *s) {
         } else if (is_view(x->ty)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", x->cname, r.c);
+        } else if (x->ty->kind == TY_ARRAY) {
+            const char *rv = genc(G, v);
+            out(G, "memcpy(%s, %s, sizeof %s);", x->cname, rv, x->cname);
         } else {
             const char *rv = genc(G, v);
             out(G, "%s = %s;", x->cname, rv);
@@ -1260,6 +1268,11 @@ static void gen_assign(Gen *G, IrStmt *s) {
     }
     default: {
         const char *rv = genc(G, v);
+        if (t->ty->kind == TY_ARRAY) {
+            const char *lv = lvalue(G, t);
+            out(G, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
+            return;
+        }
         out(G, "%s = %s;", lvalue(G, t), rv);
         return;
     }
@@ -1947,7 +1960,10 @@ static void gen_break_continue(Gen *G, IrStmt *s) {
             G->e.ind++;
             for (int i = 0; i < t->lastp.len; i++) {
                 IrVar *v = t->lastp.items[i];
-                out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
+                if (v->ty->kind == TY_ARRAY)
+                    out(G, "memcpy(cy_lp%d_%s, %s, sizeof %s);", t->region->id, v->cname, v->cname, v->cname);
+                else
+                    out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
             }
             G->e.ind--;
             out(G, "}");
@@ -2109,7 +2125,10 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
             break;
         case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
         case RC_SHARED:
-            if (!assigned && !nested && v->kind != V_MODULE) clause_add(G, &c->fpriv, v->cname);
+            /* an array stays shared: its elements may be written (Cython
+               shares it), and copying it per thread gains nothing */
+            if (!assigned && !nested && v->kind != V_MODULE && v->ty->kind != TY_ARRAY)
+                clause_add(G, &c->fpriv, v->cname);
             break;
         }
     }
@@ -2491,7 +2510,8 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         G->e.ind++;
         for (int i = 0; i < f->lastp.len; i++) {
             IrVar *v = f->lastp.items[i];
-            out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
+            if (v->ty->kind == TY_ARRAY) out(G, "memcpy(%s, cy_lp%d_%s, sizeof %s);", v->cname, id, v->cname, v->cname);
+            else out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
         }
         G->e.ind--;
         out(G, "}");
