@@ -2502,6 +2502,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     }
     /* prange: a parallel region */
     IrRegion *r = new_region(s, n->pos, 1);
+    r->from_slice = it->synthetic == 1;
     r->index = v;
     r->start = start;
     r->stop = stop;

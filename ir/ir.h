@@ -262,6 +262,7 @@ typedef struct IrRegion {
     int id;                    /* unique in the module: kernels and traces name it */
     CyPos pos;                 /* of the 'for' (prange) or 'with' (parallel) */
     int is_prange;
+    int from_slice;            /* the loops of an element-wise slice expression (sema's rewrite) */
     /* prange iteration space: index var from start to stop by step (all Py_ssize_t-converted
        to the index var's type); n = max(0, ceil((stop-start)/step)) */
     IrVar *index;

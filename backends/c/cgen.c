@@ -2293,7 +2293,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     return 1;
 }
 
-static void gen_region(Gen *G, IrStmt *s) {
+static void gen_region_code(Gen *G, IrStmt *s) {
     IrRegion *R = s->region;
     int prange = s->kind == ST_PRANGE, id = R->id;
     Frame *parent = region_frame(G);
@@ -2542,6 +2542,17 @@ static void gen_region(Gen *G, IrStmt *s) {
     if (ocl) out(G, "L_ocl%d_done: ;", id);
     G->e.ind--;
     out(G, "}");
+}
+
+/* A region's code is one block in whatever buffer is current; it is moved
+ * later only as a whole (captures are pasted verbatim), so a copy taken
+ * here is the text the module will have (`cyocl annotate` shows it). */
+static void gen_region(Gen *G, IrStmt *s) {
+    size_t start = G->e.out->len;
+    gen_region_code(G, s);
+    int id = s->region->id;
+    if (G->opt->region_code && id >= 0 && id < G->m->nregions)
+        G->opt->region_code[id] = cy_strndup(G->a, G->e.out->s + start, G->e.out->len - start);
 }
 
 static void gen_stmt(Gen *G, IrStmt *s) {
