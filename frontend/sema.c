@@ -3277,8 +3277,12 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         sp->fused_of = g;
         CyBuf b = {0};
         for (int i = 0; i < np; i++)
-            if (pslot[i] >= 0)
-                cy_buf_printf(&b, "%s%s", b.len ? "," : "", ((IrVar *)sp->params.items[i])->ty->name);
+            if (pslot[i] >= 0) {
+                /* without spaces: one word in listings ("f[float[:,::1]]") */
+                cy_buf_puts(&b, b.len ? "," : "");
+                for (const char *c = ((IrVar *)sp->params.items[i])->ty->name; *c; c++)
+                    if (*c != ' ' || !strchr(",:", c[-1])) cy_buf_put(&b, c, 1);
+            }
         sp->spec_name = cy_fmt(s->a, "%s[%s]", af->name, b.s ? b.s : "");
         cy_buf_free(&b);
         cy_vec_push(s->a, &g->fused_specs, sp);
