@@ -30,6 +30,7 @@ def ref_for(kernel, size, quick, refdir):
     if os.path.exists(path):
         return np.load(path)
     want = np.asarray(K.reference(kernel, fresh(kernel, size, quick)))
+    os.makedirs(refdir, exist_ok=True)
     tmp = path + ".%d.tmp.npy" % os.getpid()
     np.save(tmp, want)
     os.replace(tmp, path)
@@ -196,7 +197,6 @@ def main():
                            "status": "skipped", "note": "predicted > %.1f s per call (%s took %.3g s)" % (
                                a.cap, kernel.shape_str(slow[0]), slow[1])}
                     print(json.dumps(row), flush=True)
-                    slow = (size, slow[1] * (size / slow[0]) ** kernel.cost_exp)
                     continue
                 try:
                     ref = ref_for(kernel, size, a.quick, a.refdir)
