@@ -265,6 +265,7 @@ typedef struct IrRegion {
     int id;                    /* unique in the module: kernels and traces name it */
     CyPos pos;                 /* of the 'for' (prange) or 'with' (parallel) */
     int is_prange;
+    int from_slice;            /* the loops of an element-wise slice expression (sema's rewrite) */
     /* prange iteration space: index var from start to stop by step (all Py_ssize_t-converted
        to the index var's type); n = max(0, ceil((stop-start)/step)) */
     IrVar *index;
@@ -341,6 +342,17 @@ struct IrFunc {
     const char *docstring;
     /* F_EXTERN */
     const char *header;
+    /* Fused types (sema): a function with fused arguments is one function
+       per combination of their types, each pointing to its group by
+       fused_of.  A def/cpdef group is in funcs too, with no body: the Python
+       function, which picks a specialisation by its arguments at call time
+       as Cython's fused dispatch does. */
+    struct IrFunc *fused_of;
+    const char *spec_name;     /* a specialisation: Cython's name for it, "f[double[:],double]" */
+    CyVec fused_specs;         /* the group: IrFunc*, in Cython's order (first fused type slowest) */
+    CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
+    CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
+                                  float and complex picks (three (void *)(intptr_t), -1: none) */
 };
 
 typedef struct IrModule {
