@@ -523,7 +523,7 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
     for (int i = 0; i < ir->regions.len; i++) {
         IrRegion *r = ir->regions.items[i];
         fprintf(stderr, "%s:%d: region %d (function %s): ", src->name, r->pos.line, r->id,
-                r->func ? r->func->name : "<module>");
+                r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>");
         if (!opencl)
             fputs("native only: built with --no-opencl\n", stderr);
         else if (r->ocl_ok)

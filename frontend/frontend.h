@@ -121,6 +121,7 @@ typedef enum {
     S_FUNC,      /* def / cdef / cpdef function */
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
     S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
+    S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
     S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
@@ -203,6 +204,7 @@ typedef struct ANode {
     const char *header;     /* NULL for 'from *' */
     const char *verbatim;   /* the docstring block of 'cdef extern from *' or NULL */
     CyVec decls;            /* S_EXTERN: ANode* (S_FUNC with kind FN_CDEF and no body, S_CDEF, S_CTYPEDEF) */
+    CyVec fused_types;      /* S_FUSED: ATypeSyn* in declared order */
     const char *what;       /* S_UNSUPPORTED/S_CLASS: "class definitions", "lambda", ... */
 } ANode;
 

@@ -36,6 +36,8 @@ typedef enum {
                                          (int[2][3] is an array of 2 int[3]) */
     TY_VIEW,                          /* typed memoryview: base = dtype */
     TY_OBJECT,                        /* PyObject* (owned references) */
+    TY_OPAQUE,                        /* a C type known only by its name (omp_lock_t): declared,
+                                         its address taken, nothing else */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
 } TypeKind;
 
@@ -168,6 +170,7 @@ typedef enum {
                        import_top (`import a.b` binds a), else the module itself;
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
+    E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
 } ExprKind;
 
 typedef struct IrSliceAxis {
@@ -271,6 +274,8 @@ typedef struct IrRegion {
     Schedule schedule;
     struct IrExpr *chunksize;  /* or NULL */
     struct IrExpr *num_threads;/* or NULL */
+    struct IrExpr *use_threads_if; /* or NULL: when false at run time, one thread runs the
+                                  iterations in order (natively: OpenMP's if clause) */
     int nogil;                 /* the region runs without the GIL (prange(nogil=True) or inside nogil) */
     int gil_warning;           /* prange without nogil (Cython >= 3.1 accepts it, with a warning) */
     CyVec vars;                /* IrVarUse*: every variable the body touches, classified */
@@ -337,6 +342,17 @@ struct IrFunc {
     const char *docstring;
     /* F_EXTERN */
     const char *header;
+    /* Fused types (sema): a function with fused arguments is one function
+       per combination of their types, each pointing to its group by
+       fused_of.  A def/cpdef group is in funcs too, with no body: the Python
+       function, which picks a specialisation by its arguments at call time
+       as Cython's fused dispatch does. */
+    struct IrFunc *fused_of;
+    const char *spec_name;     /* a specialisation: Cython's name for it, "f[double[:],double]" */
+    CyVec fused_specs;         /* the group: IrFunc*, in Cython's order (first fused type slowest) */
+    CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
+    CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
+                                  float and complex picks (three (void *)(intptr_t), -1: none) */
 };
 
 typedef struct IrModule {

@@ -1075,7 +1075,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     CyBuf *o = dst;
     G->e.out = o;
     G->e.ind = 0;
-    const char *fname = R->func ? R->func->name : "<module>";
+    const char *fname = R->func ? (R->func->spec_name ? R->func->spec_name : R->func->name) : "<module>";
     out(G, "/* region %d: prange in %s(), %s:%d%s */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line,
         R->collapse && !L ? "; the range() loop stays serial (for views that overlap)" : "");
     const char *lead = FMT("__kernel void %s(", name);
