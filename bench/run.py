@@ -243,7 +243,7 @@ def write_md(path, rows, impls, kernels, meta, clextra):
     L += ["Each cell is the implementation's median time divided by the fastest time at that point "
           "(1.00 = fastest); the fastest is named with its time.  `MISMATCH` / `error`: the result differs "
           "from numpy's or the call failed (excluded from the ratios); `skip`: a smaller size took too long; "
-          "`u`: clref's result is not checked.  Host implementations (cython, numpy) have no residency: their "
+          "`u`: clref's result is not checked; after `auto`'s ratios, where its timed calls ran: `n` native, `o` OpenCL, `n+o` both.  Host implementations (cython, numpy) have no residency: their "
           "resident figure is their plain one.  `auto` is timed from the third call, `auto2` (a second "
           "process) from the first.", ""]
     L += ["## The automatic choice", ""]
@@ -286,6 +286,9 @@ def write_md(path, rows, impls, kernels, meta, clextra):
                         cells.append("skip")
                     elif i in t:
                         c = "%.2f" % (t[i] / min(t.values()))
+                        if i in ("auto", "auto2") and isinstance(r.get("calls_native"), int):
+                            nn, no = r["calls_native"], r.get("calls_opencl", 0)
+                            c += " n" if no == 0 else " o" if nn == 0 else " n+o"
                         cells.append(c + (" u" if r["status"] == "unchecked" else ""))
                     else:
                         cells.append("")
