@@ -139,6 +139,14 @@ static const char *oty(OG *G, const CyType *t, CyPos p) {
     return s;
 }
 
+/* A private variable's declaration with its zero initialiser: "double v = 0",
+ * "int m[2][3] = {0}" (a C array is private memory of the work-item). */
+static const char *odecl(OG *G, IrVar *v, const char *init) {
+    if (v->ty->kind != TY_ARRAY) return FMT("%s %s = %s", oty(G, v->ty, v->pos), v->cname, init);
+    const CyType *sc = cy_type_array_scalar(v->ty);
+    return FMT("%s %s%s = {0}", oty(G, sc, v->pos), v->cname, v->ty->name + strlen(sc->name));
+}
+
 
 
 
@@ -565,6 +573,8 @@ static const char *gen(OG *G, IrExpr *e) {
     case E_VAND: case E_VOR: return gen_vandor(G, e);
     case E_CAST: return gen_cast(G, e);
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
+    case E_PTR_INDEX: /* only of a private C array (analyze.c) */
+        return FMT("%s[%s]", cy_c_paren(G->a, gen(G, e->args[0])), gen(G, e->args[1]));
     case E_VIEW_ELEM: return view_elem(G, e);
     case E_VIEW_SHAPE: return view_shape(G, e, 0);
     case E_VIEW_STRIDE: return view_shape(G, e, 1);
@@ -603,6 +613,7 @@ static void gen_assign(OG *G, IrStmt *s) {
     const char *lv;
     if (t->kind == E_VAR) lv = t->var->cname;
     else if (t->kind == E_VIEW_ELEM) lv = view_elem(G, t);
+    else if (t->kind == E_PTR_INDEX) lv = gen(G, t);
     else {
         internal(G, s->pos, "unexpected assignment target in a kernel");
         return;
@@ -612,6 +623,14 @@ static void gen_assign(OG *G, IrStmt *s) {
         /* `s -= x` over the loop: the kernel sums the x, the host subtracts */
         if (t->kind == E_VAR && !strcmp(op, "-") && is_reduction(G, t->var, &rop) && !strcmp(rop, "-")) op = "+";
         out(G, "%s %s= %s;", lv, op, rv);
+        return;
+    }
+    if (t->ty->kind == TY_ARRAY) {
+        /* a whole C array: element by element, as memcpy would */
+        const CyType *sc = cy_type_array_scalar(t->ty);
+        const char *T = oty(G, sc, s->pos);
+        out(G, "for (int cy_k = 0; cy_k < %d; cy_k++) ((%s *)%s)[cy_k] = ((%s *)%s)[cy_k];", t->ty->size / sc->size, T,
+            cy_c_paren(G->a, lv), T, cy_c_paren(G->a, rv));
         return;
     }
     out(G, "%s = %s;", lv, rv);
@@ -1056,7 +1075,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     CyBuf *o = dst;
     G->e.out = o;
     G->e.ind = 0;
-    const char *fname = R->func ? R->func->name : "<module>";
+    const char *fname = R->func ? (R->func->spec_name ? R->func->spec_name : R->func->name) : "<module>";
     out(G, "/* region %d: prange in %s(), %s:%d%s */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line,
         R->collapse && !L ? "; the range() loop stays serial (for views that overlap)" : "");
     const char *lead = FMT("__kernel void %s(", name);
@@ -1105,7 +1124,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
         IrVar *v = decls.items[i];
         const char *rop;
         const char *init = is_reduction(G, v, &rop) ? identity(G, rop, v->ty) : "0";
-        out(G, "%s %s = %s;", oty(G, v->ty, v->pos), v->cname, init);
+        out(G, "%s;", odecl(G, v, init));
     }
     const char *it = "cy_it", *total = "cy_n";
     if (L) {
@@ -1315,7 +1334,7 @@ static void emit_helper(OG *G, IrFunc *f, CyBuf *dst) {
     G->e.ind = 1;
     for (int i = 0; i < f->locals.len; i++) {
         IrVar *v = f->locals.items[i];
-        out(G, "%s %s = 0;", oty(G, v->ty, v->pos), v->cname);
+        out(G, "%s;", odecl(G, v, "0"));
     }
     put(G, body.s ? body.s : "");
     cy_buf_free(&body);
