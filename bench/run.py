@@ -146,7 +146,7 @@ def run_clref(work, dev, quick, timeout):
 
 # ---------------------------------------------------------------- workers
 
-def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup):
+def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout):
     args = [sys.executable, os.path.join(HERE, "worker.py"), "--kind", kind, "--kernels",
             ",".join(k.name for k in kernels), "--refdir", refdir, "--warmup", str(warmup)]
     if moddir:
@@ -157,11 +157,11 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup):
     t0 = time.time()
     say("%-28s ..." % name)
     try:
-        p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=a.worker_timeout)
+        p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
         out, err, rc = p.stdout, p.stderr, p.returncode
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err, rc = "ran past %d s" % a.worker_timeout, "timeout"
+        err, rc = "ran past %d s" % timeout, "timeout"
     rows, unavailable = [], None
     for line in out.splitlines():
         try:
@@ -238,11 +238,12 @@ def write_md(path, rows, impls, kernels, meta, clextra):
          "OpenCL devices: %s  " % (meta["devices"] or "none"),
          "Implementations: %s  " % ", ".join(impls),
          "Skipped: %s  " % (meta["unavailable"] or "none"),
-         "Machine: %s; the run took %.0f s" % (meta["load"], meta["seconds"]), ""]
+         "Machine: %s; the run took %.0f s%s" % (meta["load"], meta["seconds"], (
+             " so far (INCOMPLETE: the run is going on or was cut short)" if meta["partial"] else "")), ""]
     L += ["Each cell is the implementation's median time divided by the fastest time at that point "
           "(1.00 = fastest); the fastest is named with its time.  `MISMATCH` / `error`: the result differs "
           "from numpy's or the call failed (excluded from the ratios); `skip`: a smaller size took too long; "
-          "`u`: clref's result is not checked.  Host implementations (cython, numpy) have no residency: their "
+          "`u`: clref's result is not checked; after `auto`'s ratios, where its timed calls ran: `n` native, `o` OpenCL, `n+o` both.  Host implementations (cython, numpy) have no residency: their "
           "resident figure is their plain one.  `auto` is timed from the third call, `auto2` (a second "
           "process) from the first.", ""]
     L += ["## The automatic choice", ""]
@@ -285,6 +286,9 @@ def write_md(path, rows, impls, kernels, meta, clextra):
                         cells.append("skip")
                     elif i in t:
                         c = "%.2f" % (t[i] / min(t.values()))
+                        if i in ("auto", "auto2") and isinstance(r.get("calls_native"), int):
+                            nn, no = r["calls_native"], r.get("calls_opencl", 0)
+                            c += " n" if no == 0 else " o" if nn == 0 else " n+o"
                         cells.append(c + (" u" if r["status"] == "unchecked" else ""))
                     else:
                         cells.append("")
@@ -338,6 +342,34 @@ def write_plots(out, rows, impls, kernels):
         plt.close(fig)
 
 
+def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots):
+    rows = list(rows)
+
+    def sort_key(r):
+        return (K.KERNELS.index(K.BY_NAME[r["kernel"]]) if r.get("kernel") in K.BY_NAME else 99,
+                r.get("mode") or "", r.get("size") if isinstance(r.get("size"), int) else 0,
+                impls.index(r["impl"]) if r.get("impl") in impls else 99)
+    rows.sort(key=sort_key)
+    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
+    cmd = "python3 bench/run.py " + " ".join(sys.argv[1:])
+    meta = {"label": a.label or platform.node(), "command": cmd.strip(),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "host": "%s, %d cores" % (platform.processor() or platform.machine(), os.cpu_count()),
+            "python": "Python %s, numpy %s" % (platform.python_version(), __import__("numpy").__version__),
+            "devices": "; ".join("%s = %s (%s)" % (dev_names[d["index"]], d["name"], d["platform"]) for d in devs),
+            "unavailable": "; ".join(unavailable),
+            "load": "load average %.1f at the start, %.1f at the end, %d cores" % (
+                load0, os.getloadavg()[0], os.cpu_count()), "seconds": time.time() - t_start,
+            "partial": not plots}
+    write_md(os.path.join(a.out, "results.md"), rows, impls, kernels, meta, clextra)
+    if plots:
+        write_plots(a.out, rows, impls, kernels)
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -350,6 +382,8 @@ def main():
     ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
     ap.add_argument("--work", default=None, help="build and scratch directory (default: a temporary one)")
     ap.add_argument("--worker-timeout", type=int, default=None, help="seconds per implementation")
+    ap.add_argument("--time-limit", type=int, default=None,
+                    help="seconds for the whole run: what would start later is not run (and said so)")
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds of timed calls per point (default 0.15, --quick 0.03)")
     ap.add_argument("--cap", type=float, default=None,
@@ -411,6 +445,7 @@ def main():
         while nm in dev_names.values():
             nm += "'"
         dev_names[d["index"]] = nm
+    devs_by_name = {dev_names[d["index"]]: d for d in devs}
 
     impls, plan = [], []
     if "native" in want:
@@ -436,57 +471,51 @@ def main():
     if "cupy" in want:
         plan.append(("cupy", "cupy", None, base, 2))
 
-    rows = []
-    for name, kind, md, env, warm in plan:
-        r, unav = run_worker(name, kind, md, env, kernels, a, refdir, warm)
-        if unav:
-            unavailable.append("%s (%s)" % (name, unav))
-            continue
-        if kind in ("cython", "numpy"):   # no residency: the resident point is the plain one
-            r += [dict(x, mode="resident", note=(x.get("note", "") + " host: plain call").strip())
-                  for x in r if x.get("mode") == "plain"]
-        rows += r
-        impls.append(name)
-
-    clextra = {}
+    # clref before the workers of CPU devices: those are the slow ones, and a
+    # --time-limit should cut them first
+    steps = [("worker", x) for x in plan if not x[0].startswith("opencl:") or
+             devs_by_name[x[0]]["type"] == "gpu"]
     if "clref" in want:
-        names = {k.name for k in kernels}
-        for d in devs:
-            nm = "clref:" + dev_names[d["index"]].split(":", 1)[1]
+        steps += [("clref", d) for d in devs]
+        if not devs:
+            unavailable.append("clref (no OpenCL device)")
+    steps += [("worker", x) for x in plan if x[0].startswith("opencl:") and devs_by_name[x[0]]["type"] != "gpu"]
+
+    rows, clextra = [], {}
+    names = {k.name for k in kernels}
+    for what, x in steps:
+        left = a.worker_timeout
+        if a.time_limit:
+            left = min(left, int(a.time_limit - (time.time() - t_start)))
+            if left < 10:
+                unavailable.append("%s (not run: --time-limit %d s reached)" % (
+                    x[0] if what == "worker" else "clref:" + dev_names[x["index"]].split(":", 1)[1], a.time_limit))
+                continue
+        if what == "worker":
+            name, kind, md, env, warm = x
+            r, unav = run_worker(name, kind, md, env, kernels, a, refdir, warm, left)
+            if unav:
+                unavailable.append("%s (%s)" % (name, unav))
+                continue
+            if kind in ("cython", "numpy"):   # no residency: the resident point is the plain one
+                r += [dict(y, mode="resident", note=(y.get("note", "") + " host: plain call").strip())
+                      for y in r if y.get("mode") == "plain"]
+            rows += r
+            impls.append(name)
+        else:
+            nm = "clref:" + dev_names[x["index"]].split(":", 1)[1]
             say("%-28s ..." % nm)
-            res, why = run_clref(work, d, a.quick, a.worker_timeout)
+            res, why = run_clref(work, x, a.quick, left)
             if why:
                 unavailable.append("%s (%s)" % (nm, why))
                 continue
             r, extra = res
-            r = [dict(x, impl=nm) for x in r if x["kernel"] in names]
-            rows += r
+            rows += [dict(y, impl=nm) for y in r if y["kernel"] in names]
             clextra[nm] = extra
             impls.append(nm)
-        if not devs:
-            unavailable.append("clref (no OpenCL device)")
-
-    def sort_key(r):
-        return (K.KERNELS.index(K.BY_NAME[r["kernel"]]) if r.get("kernel") in K.BY_NAME else 99,
-                r.get("mode") or "", r.get("size") if isinstance(r.get("size"), int) else 0,
-                impls.index(r["impl"]) if r.get("impl") in impls else 99)
-    rows.sort(key=sort_key)
-    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
-    cmd = "python3 bench/run.py " + " ".join(sys.argv[1:])
-    meta = {"label": a.label or platform.node(), "command": cmd.strip(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "host": "%s, %d cores" % (platform.processor() or platform.machine(), os.cpu_count()),
-            "python": "Python %s, numpy %s" % (platform.python_version(), __import__("numpy").__version__),
-            "devices": "; ".join("%s = %s (%s)" % (dev_names[d["index"]], d["name"], d["platform"]) for d in devs),
-            "unavailable": "; ".join(unavailable),
-            "load": "load average %.1f at the start, %.1f at the end, %d cores" % (
-                load0, os.getloadavg()[0], os.cpu_count()), "seconds": time.time() - t_start}
-    write_md(os.path.join(a.out, "results.md"), rows, impls, kernels, meta, clextra)
-    write_plots(a.out, rows, impls, kernels)
+        # what is there so far, in case the run is cut short
+        write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=False)
+    write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=True)
     pts = summarise(rows, impls, kernels)
     for which in ("auto", "auto2"):
         if which in impls:
