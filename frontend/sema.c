@@ -241,6 +241,7 @@ static const NamedType base_types[] = {
     {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
     {"npy_intp", TY_SSIZE}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
     {"npy_int64", TY_LONG}, {"npy_int32", TY_INT}, {"npy_uint8", TY_UCHAR},
+    {"omp_lock_t", TY_OPAQUE},
     /* Cython's pure-Python type names (cython.double, ...) */
     {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
     {"schar", TY_SCHAR}, {"ushort", TY_USHORT}, {"uint", TY_UINT}, {"ulong", TY_ULONG},
@@ -283,6 +284,39 @@ static const MathFn math_fns[] = {
     {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
     {NULL, 0, TY_VOID, TY_VOID},
 };
+
+/* The C library and OpenMP functions a file may cimport (libc.stdlib,
+ * libc.string, libc.stdio, openmp).  The signature is a string of type
+ * codes, the result first: v void, V void *, c char *, i int, u unsigned,
+ * z size_t, l long, d double, L omp_lock_t *, '.' C varargs. */
+typedef struct {
+    const char *mod, *name, *sig;
+} LibcFn;
+
+static const LibcFn libc_fns[] = {
+    {"libc.stdlib", "malloc", "Vz"}, {"libc.stdlib", "calloc", "Vzz"}, {"libc.stdlib", "realloc", "VVz"},
+    {"libc.stdlib", "free", "vV"}, {"libc.stdlib", "abort", "v"}, {"libc.stdlib", "abs", "ii"},
+    {"libc.stdlib", "labs", "ll"}, {"libc.stdlib", "rand", "i"}, {"libc.stdlib", "srand", "vu"},
+    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"},
+    {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
+    {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
+    {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
+    {"openmp", "omp_get_max_threads", "i"}, {"openmp", "omp_get_thread_num", "i"},
+    {"openmp", "omp_get_num_threads", "i"}, {"openmp", "omp_set_num_threads", "vi"},
+    {"openmp", "omp_get_num_procs", "i"}, {"openmp", "omp_in_parallel", "i"}, {"openmp", "omp_get_wtime", "d"},
+    {"openmp", "omp_set_dynamic", "vi"}, {"openmp", "omp_get_dynamic", "i"},
+    {"openmp", "omp_init_lock", "vL"}, {"openmp", "omp_destroy_lock", "vL"}, {"openmp", "omp_set_lock", "vL"},
+    {"openmp", "omp_unset_lock", "vL"}, {"openmp", "omp_test_lock", "iL"},
+    {NULL, NULL, NULL},
+};
+
+static const LibcFn *libc_fn(const char *q) {
+    for (int i = 0; q && libc_fns[i].mod; i++) {
+        size_t l = strlen(libc_fns[i].mod);
+        if (!strncmp(q, libc_fns[i].mod, l) && q[l] == '.' && !strcmp(q + l + 1, libc_fns[i].name)) return &libc_fns[i];
+    }
+    return NULL;
+}
 
 static const char *math_consts[] = {"M_PI", "M_E", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_LN2", "M_LN10",
                                     "M_LOG2E", "M_LOG10E", "M_SQRT2", "M_SQRT1_2", "M_2_SQRTPI",
@@ -549,8 +583,34 @@ static int need_gil(S *s, CyPos p, const char *what) {
     return 0;
 }
 
+static IrExpr *coerce(S *s, IrExpr *e, CyType *to);
+
+/* Cython converts each arm of `a if c else b` to the destination
+ * (CondExprNode.coerce_to): with a signed char -2 and an unsigned short,
+ * the value is -2 as an object or a long, 65534 only where it stays an
+ * unsigned short (cy_type_span). */
+static int cond_arms_convert(const IrExpr *e, const CyType *to) {
+    return e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4] && is_cnum(e->ty) &&
+           (is_obj(to) || (is_cnum(to) && !(cy_type_is_complex(e->ty) && !cy_type_is_complex(to))));
+}
+
+static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
+    IrExpr *r = mk(s, is_obj(to) ? E_OBJ_COND : E_COND, to, e->pos);
+    r->nargs = 3;
+    r->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
+    r->args[0] = e->args[0];
+    r->args[1] = coerce(s, e->args[3], to);
+    r->args[2] = coerce(s, e->args[4], to);
+    if (!is_obj(to)) {
+        r->args[3] = e->args[3];
+        r->args[4] = e->args[4];
+    }
+    return r;
+}
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
     if (is_view(e->ty)) {
         if (!need_gil(s, e->pos, "Converting a memoryview to a Python object")) return mk_err(s, e->pos);
@@ -597,6 +657,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         }
         return e;
     }
+    if (cond_arms_convert(e, to)) return cond_to(s, e, to);
     if (is_obj(to)) return box(s, e);
     if (e->kind == E_NONE) {
         if (is_view(to)) {
@@ -1172,6 +1233,7 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
 }
 
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f);
 
 static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     *handled = 1;
@@ -1183,6 +1245,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     }
     if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
         CyType *t = probe_type(s, n->items.items[0]);
+        /* Cython's C abs() takes exactly int, long, long long and the
+           unsigned ones; any other C integer (short, int32_t, Py_ssize_t)
+           goes through a Python int, so abs(INT32_MIN) is 2147483648 (and
+           is an error without the GIL, where cyocl computes it in C) */
+        if (name[0] == 'a' && cy_type_is_int(t) && t->kind != TY_BINT && !s->nogil) {
+            TypeKind k = t->kind;
+            int exact = (k == TY_INT || k == TY_LONG || k == TY_LLONG || k == TY_UINT || k == TY_ULONG ||
+                         k == TY_ULLONG) && t->name && !strcmp(t->name, cy_type_scalar(k)->name);
+            if (!exact) goto python;
+        }
         if (is_cnum(t)) {
             IrExpr *a = lower_expr(s, n->items.items[0]);
             if (name[0] == 'a') {
@@ -1211,13 +1283,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             if (!is_cnum(t) || cy_type_is_complex(t)) all = 0;
         }
         if (all) {
+            /* Cython: `b < a ? b : a` compared in C (usual conversions),
+               the result held in the spanning type (cy_type_span) */
             IrExpr *acc = lower_expr(s, n->items.items[0]);
             for (int i = 1; i < na; i++) {
                 IrExpr *b = lower_expr(s, n->items.items[i]);
                 CyType *t = cy_type_arith(acc->ty, b->ty);
+                CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
                 e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
-                acc = e;
+                acc = coerce(s, e, span);
             }
             return acc;
         }
@@ -1269,6 +1344,8 @@ static IrExpr *call_expr(S *s, ANode *n) {
             s->m->uses_math = 1;
             return e;
         }
+        const LibcFn *lf = libc_fn(q);
+        if (lf) return libc_call(s, n, lf);
         if (!strcmp(q, "cython.parallel.threadid")) {
             region_flag(s, 1);
             return mk(s, E_THREADID, cy_type_scalar(TY_INT), n->pos);
@@ -1300,6 +1377,62 @@ static IrExpr *call_expr(S *s, ANode *n) {
     }
     if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
     return py_call(s, n, lower_expr(s, f));
+}
+
+static CyType *libc_type(S *s, char c) {
+    switch (c) {
+    case 'v': return cy_type_scalar(TY_VOID);
+    case 'V': return cy_type_ptr(s->a, cy_type_scalar(TY_VOID));
+    case 'c': return cy_type_ptr(s->a, cy_type_scalar(TY_CHAR));
+    case 'u': return cy_type_scalar(TY_UINT);
+    case 'z': return cy_type_scalar(TY_SIZE);
+    case 'l': return cy_type_scalar(TY_LONG);
+    case 'd': return cy_type_scalar(TY_DOUBLE);
+    case 'L': return cy_type_ptr(s->a, alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t"));
+    default: return cy_type_scalar(TY_INT);
+    }
+}
+
+/* An argument of a C function: a string literal is a C string there
+ * (printf's format), no Python object. */
+static IrExpr *c_arg(S *s, ANode *a) {
+    if (a->kind == A_STR && !a->is_fstring) {
+        IrExpr *e = mk(s, E_CSTR, cy_type_ptr(s->a, cy_type_scalar(TY_CHAR)), a->pos);
+        e->sval = a->sval;
+        e->slen = a->slen;
+        return e;
+    }
+    return lower_expr(s, a);
+}
+
+static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
+    const char *params = f->sig + 1, *dots = strchr(params, '.');
+    int np = dots ? (int)(dots - params) : (int)strlen(params);
+    if (n->kwnames.len || n->items.len < np || (!dots && n->items.len > np)) {
+        err(s, n->pos, "Call with wrong number of arguments (expected %s%d, got %d)", dots ? "at least " : "", np,
+            n->items.len + n->kwnames.len);
+        return mk_err(s, n->pos);
+    }
+    IrExpr *e = mk(s, E_CALL_C, libc_type(s, f->sig[0]), n->pos);
+    e->sval = f->name;
+    e->nargs = n->items.len;
+    e->args = cy_alloc(s->a, (size_t)(e->nargs + 1) * sizeof(IrExpr *));
+    for (int i = 0; i < n->items.len; i++) {
+        IrExpr *a = c_arg(s, n->items.items[i]);
+        if (a->ty == TY_ERR) return a;
+        if (i < np) {
+            a = coerce(s, a, libc_type(s, params[i]));
+        } else if (is_obj(a->ty) || is_view(a->ty) || a->ty->kind == TY_VOID) {
+            err(s, a->pos, "%s cannot be passed as a varargs parameter",
+                is_obj(a->ty) ? "Python object" : cy_fmt(s->a, "'%s'", a->ty->name));
+            return mk_err(s, n->pos);
+        } else {
+            a = decay(s, a);
+        }
+        if (a->ty == TY_ERR) return a;
+        e->args[i] = a;
+    }
+    return e;
 }
 
 static const char *int_only_ops = "<< >> & | ^";
@@ -1565,10 +1698,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_COND, NULL, n->pos);
         e->nargs = 3;
-        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
         e->args[0] = c;
+        e->args[3] = a;
+        e->args[4] = b;
         if (is_cnum(a->ty) && is_cnum(b->ty)) {
-            e->ty = cy_type_arith(a->ty, b->ty);
+            e->ty = cy_type_span(a->ty, b->ty);
         } else if (cy_type_equal(a->ty, b->ty) && !is_obj(a->ty)) {
             e->ty = a->ty;
         } else {
@@ -2536,6 +2671,8 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
             if (e->ty != TY_ERR) e = coerce(s, e, cy_type_scalar(TY_INT));
             if (kw[0] == 'c') r->chunksize = e;
             else r->num_threads = e;
+        } else if (!strcmp(kw, "use_threads_if")) {
+            r->use_threads_if = as_cond(s, lower_expr(s, val));
         } else {
             err(s, kp, "Invalid keyword argument to prange: %s", kw);
         }
@@ -2626,6 +2763,8 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
                 IrExpr *nt = lower_expr(s, e->values.items[i]);
                 if (nt->ty != TY_ERR && !cy_type_is_int(nt->ty)) err(s, nt->pos, "num_threads must be a C integer");
                 else if (nt->ty != TY_ERR) r->num_threads = coerce(s, nt, cy_type_scalar(TY_INT));
+            } else if (!strcmp(kw, "use_threads_if")) {
+                r->use_threads_if = as_cond(s, lower_expr(s, e->values.items[i]));
             } else {
                 err(s, *(CyPos *)e->kwpos.items[i], "Invalid keyword argument to parallel: %s", kw);
             }
@@ -3514,7 +3653,7 @@ static int raises_stmt(IrStmt *x) {
     case ST_PRANGE: case ST_PARALLEL: {
         IrRegion *g = x->region;
         r |= raises_expr(g->start) | raises_expr(g->stop) | raises_expr(g->step) | raises_expr(g->chunksize) |
-             raises_expr(g->num_threads);
+             raises_expr(g->num_threads) | raises_expr(g->use_threads_if);
         if (x->kind == ST_PRANGE && g->step_sign == 0) r = 1;
         g->can_raise = raises_stmts(&x->body);
         r |= g->can_raise;
@@ -3558,7 +3697,8 @@ static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
     int known = is_known_module(mod);
     if (!known && (n->is_cimport || n->kind == S_CIMPORT)) {
-        err(s, n->pos, "cimport of '%s' is not supported (known: cython, cython.parallel, libc.math, libc.stdint, numpy)", mod);
+        err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, numpy, openmp)", mod);
         return;
     }
     for (int i = 0; i < n->names.len; i++) {
@@ -3586,7 +3726,17 @@ static void cimport_names(S *s, ANode *n) {
             y->qual = "cython.parallel";
             continue;
         }
-        int ok = 0;
+        if (is_known_module(q)) { /* from libc cimport stdlib */
+            Sym *y = declare(s, s->mscope, alias, SY_CMOD);
+            y->qual = q;
+            continue;
+        }
+        if (!strcmp(mod, "openmp") && !strcmp(name, "omp_lock_t")) {
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
+            continue;
+        }
+        int ok = libc_fn(q) != NULL;
         if (!strcmp(mod, "libc.math")) {
             int f;
             ok = math_fn(q, &f) || is_math_const(q);
@@ -3594,7 +3744,7 @@ static void cimport_names(S *s, ANode *n) {
             for (int j = 0; special_names[j]; j++) ok |= !strcmp(special_names[j], q);
         }
         if (!ok) {
-            err(s, p, "'%s' is not supported from %s", name, mod);
+            err(s, p, "'%s' from %s is not supported by cyocl", name, mod);
             continue;
         }
         Sym *y = declare(s, s->mscope, alias, SY_CNAME);

@@ -36,6 +36,8 @@ typedef enum {
                                          (int[2][3] is an array of 2 int[3]) */
     TY_VIEW,                          /* typed memoryview: base = dtype */
     TY_OBJECT,                        /* PyObject* (owned references) */
+    TY_OPAQUE,                        /* a C type known only by its name (omp_lock_t): declared,
+                                         its address taken, nothing else */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
 } TypeKind;
 
@@ -71,6 +73,11 @@ const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize
 /* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
  * ranking as long and complex winning over floats). */
 CyType *cy_type_arith(const CyType *a, const CyType *b);
+/* The type of `x if c else y` and of min()/max() on C numbers: Cython's
+ * widest_numeric_type, with no promotion to int (min(signed char, unsigned
+ * short) is an unsigned short, so -2 becomes 65534).  With a bint and
+ * another type (Cython: a Python object) or a complex: cy_type_arith. */
+CyType *cy_type_span(const CyType *a, const CyType *b);
 
 /* ---- variables and functions ------------------------------------------ */
 
@@ -122,7 +129,9 @@ typedef enum {
                        decides (`a or b` is a when a is true, else b); args[0]
                        is evaluated once, args[1] only when needed */
     E_CMP,          /* op: < <= > >= == != ; type bint */
-    E_COND,         /* cond ? a : b */
+    E_COND,         /* cond ? a : b; args[3], args[4]: a and b before their conversion to
+                       the node's type (sema converts them to a destination instead, as
+                       Cython's CondExprNode.coerce_to does) */
     E_CAST,         /* C conversion of a[0] to ty */
     E_SIZEOF,       /* sizeof(ty2), type size_t */
     E_ADDR,         /* &a[0] */
@@ -168,6 +177,7 @@ typedef enum {
                        import_top (`import a.b` binds a), else the module itself;
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
+    E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
 } ExprKind;
 
 typedef struct IrSliceAxis {
@@ -271,6 +281,8 @@ typedef struct IrRegion {
     Schedule schedule;
     struct IrExpr *chunksize;  /* or NULL */
     struct IrExpr *num_threads;/* or NULL */
+    struct IrExpr *use_threads_if; /* or NULL: when false at run time, one thread runs the
+                                  iterations in order (natively: OpenMP's if clause) */
     int nogil;                 /* the region runs without the GIL (prange(nogil=True) or inside nogil) */
     int gil_warning;           /* prange without nogil (Cython >= 3.1 accepts it, with a warning) */
     CyVec vars;                /* IrVarUse*: every variable the body touches, classified */
