@@ -583,8 +583,34 @@ static int need_gil(S *s, CyPos p, const char *what) {
     return 0;
 }
 
+static IrExpr *coerce(S *s, IrExpr *e, CyType *to);
+
+/* Cython converts each arm of `a if c else b` to the destination
+ * (CondExprNode.coerce_to): with a signed char -2 and an unsigned short,
+ * the value is -2 as an object or a long, 65534 only where it stays an
+ * unsigned short (cy_type_span). */
+static int cond_arms_convert(const IrExpr *e, const CyType *to) {
+    return e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4] && is_cnum(e->ty) &&
+           (is_obj(to) || (is_cnum(to) && !(cy_type_is_complex(e->ty) && !cy_type_is_complex(to))));
+}
+
+static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
+    IrExpr *r = mk(s, is_obj(to) ? E_OBJ_COND : E_COND, to, e->pos);
+    r->nargs = 3;
+    r->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
+    r->args[0] = e->args[0];
+    r->args[1] = coerce(s, e->args[3], to);
+    r->args[2] = coerce(s, e->args[4], to);
+    if (!is_obj(to)) {
+        r->args[3] = e->args[3];
+        r->args[4] = e->args[4];
+    }
+    return r;
+}
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
     if (is_view(e->ty)) {
         if (!need_gil(s, e->pos, "Converting a memoryview to a Python object")) return mk_err(s, e->pos);
@@ -644,6 +670,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         }
         return e;
     }
+    if (cond_arms_convert(e, to)) return cond_to(s, e, to);
     if (is_obj(to)) return box(s, e);
     if (e->kind == E_NONE) {
         if (is_view(to)) {
@@ -1227,6 +1254,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     }
     if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
         CyType *t = probe_type(s, n->items.items[0]);
+        /* Cython's C abs() takes exactly int, long, long long and the
+           unsigned ones; any other C integer (short, int32_t, Py_ssize_t)
+           goes through a Python int, so abs(INT32_MIN) is 2147483648 (and
+           is an error without the GIL, where cyocl computes it in C) */
+        if (name[0] == 'a' && cy_type_is_int(t) && t->kind != TY_BINT && !s->nogil) {
+            TypeKind k = t->kind;
+            int exact = (k == TY_INT || k == TY_LONG || k == TY_LLONG || k == TY_UINT || k == TY_ULONG ||
+                         k == TY_ULLONG) && t->name && !strcmp(t->name, cy_type_scalar(k)->name);
+            if (!exact) goto python;
+        }
         if (is_cnum(t)) {
             IrExpr *a = lower_expr(s, n->items.items[0]);
             if (name[0] == 'a') {
@@ -1255,13 +1292,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             if (!is_cnum(t) || cy_type_is_complex(t)) all = 0;
         }
         if (all) {
+            /* Cython: `b < a ? b : a` compared in C (usual conversions),
+               the result held in the spanning type (cy_type_span) */
             IrExpr *acc = lower_expr(s, n->items.items[0]);
             for (int i = 1; i < na; i++) {
                 IrExpr *b = lower_expr(s, n->items.items[i]);
                 CyType *t = cy_type_arith(acc->ty, b->ty);
+                CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
                 e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
-                acc = e;
+                acc = coerce(s, e, span);
             }
             return acc;
         }
@@ -1667,10 +1707,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_COND, NULL, n->pos);
         e->nargs = 3;
-        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
         e->args[0] = c;
+        e->args[3] = a;
+        e->args[4] = b;
         if (is_cnum(a->ty) && is_cnum(b->ty)) {
-            e->ty = cy_type_arith(a->ty, b->ty);
+            e->ty = cy_type_span(a->ty, b->ty);
         } else if (cy_type_equal(a->ty, b->ty) && !is_obj(a->ty)) {
             e->ty = a->ty;
         } else {

@@ -73,6 +73,11 @@ const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize
 /* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
  * ranking as long and complex winning over floats). */
 CyType *cy_type_arith(const CyType *a, const CyType *b);
+/* The type of `x if c else y` and of min()/max() on C numbers: Cython's
+ * widest_numeric_type, with no promotion to int (min(signed char, unsigned
+ * short) is an unsigned short, so -2 becomes 65534).  With a bint and
+ * another type (Cython: a Python object) or a complex: cy_type_arith. */
+CyType *cy_type_span(const CyType *a, const CyType *b);
 
 /* ---- variables and functions ------------------------------------------ */
 
@@ -124,7 +129,9 @@ typedef enum {
                        decides (`a or b` is a when a is true, else b); args[0]
                        is evaluated once, args[1] only when needed */
     E_CMP,          /* op: < <= > >= == != ; type bint */
-    E_COND,         /* cond ? a : b */
+    E_COND,         /* cond ? a : b; args[3], args[4]: a and b before their conversion to
+                       the node's type (sema converts them to a destination instead, as
+                       Cython's CondExprNode.coerce_to does) */
     E_CAST,         /* C conversion of a[0] to ty */
     E_SIZEOF,       /* sizeof(ty2), type size_t */
     E_ADDR,         /* &a[0] */
