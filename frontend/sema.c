@@ -895,6 +895,10 @@ static IrExpr *name_expr(S *s, ANode *n) {
         err(s, n->pos, "type '%s' cannot be used as a value", n->name);
         return mk_err(s, n->pos);
     }
+    if (y && y->kind == SY_FUSED) {
+        err(s, n->pos, "fused type '%s' used as a value is not supported by cyocl", n->name);
+        return mk_err(s, n->pos);
+    }
     if (is_py_builtin(n->name)) {
         if (!need_gil(s, n->pos, "Accessing Python builtin")) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
@@ -3412,8 +3416,12 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         sp->fused_of = g;
         CyBuf b = {0};
         for (int i = 0; i < np; i++)
-            if (pslot[i] >= 0)
-                cy_buf_printf(&b, "%s%s", b.len ? "," : "", ((IrVar *)sp->params.items[i])->ty->name);
+            if (pslot[i] >= 0) {
+                /* without spaces: one word in listings ("f[float[:,::1]]") */
+                cy_buf_puts(&b, b.len ? "," : "");
+                for (const char *c = ((IrVar *)sp->params.items[i])->ty->name; *c; c++)
+                    if (*c != ' ' || !strchr(",:", c[-1])) cy_buf_put(&b, c, 1);
+            }
         sp->spec_name = cy_fmt(s->a, "%s[%s]", af->name, b.s ? b.s : "");
         cy_buf_free(&b);
         cy_vec_push(s->a, &g->fused_specs, sp);
@@ -3455,7 +3463,7 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
  * matches no specialisation. */
 static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
     FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
-    int np = g->params.len, best = -1, tie = 0;
+    int np = g->params.len, best = -1, tie = 0, given = 0;
     int bscore[3] = {0, 0, 0};
     CyType **at = cy_alloc(s->a, (size_t)(np + 1) * sizeof *at);
     for (int i = 0; i < np; i++) {
@@ -3467,7 +3475,10 @@ static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
             if (!strcmp(n->kwnames.items[k], ((IrVar *)g->params.items[i])->name)) an = n->values.items[k];
         if (an) at[i] = probe_type(s, an);
         if (at[i] == TY_ERR) return NULL;
+        given |= an != NULL;
     }
+    /* no fused argument given: the call is wrong anyway, func_call says how */
+    if (!given) return g->fused_specs.items[0];
     for (int j = 0; j < g->fused_specs.len; j++) {
         IrFunc *sp = g->fused_specs.items[j];
         int score[3] = {0, 0, 0}, ok = 1;
@@ -3565,6 +3576,17 @@ static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g) {
 static int fused_test(S *s, ANode *n, int *val) {
     if (n->kind != A_COMPARE || n->kwnames.len != 1) return 0;
     const char *op = n->kwnames.items[0];
+    if (!strcmp(op, "in") || !strcmp(op, "not in")) {
+        for (int i = 0; i < 2; i++) {
+            ANode *t = n->items.items[i];
+            if (t->kind == A_NAME && fused_named(s, t->name)) {
+                err(s, n->pos, "an '%s' test on fused types is not supported by cyocl", op);
+                *val = 0;
+                return 1;
+            }
+        }
+        return 0;
+    }
     if (strcmp(op, "is") && strcmp(op, "is not") && strcmp(op, "==") && strcmp(op, "!=")) return 0;
     const char *nm[2];
     int fused = 0;
@@ -3926,7 +3948,9 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
             continue;
         FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
-        for (int j = 0; ff && j < ff->binds.len; j++) {
+        /* as Cython, the first specialisation with errors is the last one
+           lowered: the others would only repeat them */
+        for (int j = 0, e0 = d->nerrors; ff && j < ff->binds.len && d->nerrors == e0; j++) {
             fused_bind(s, ff, j);
             lower_function(s, n->func, ff->group->fused_specs.items[j]);
             s->nfb = 0;
