@@ -621,8 +621,21 @@ static IrExpr *box(S *s, IrExpr *e) {
         return mk_err(s, e->pos);
     }
     if (e->ty->kind == TY_ARRAY) {
-        err(s, e->pos, "converting the C array '%s' to a Python list is not supported by cyocl", e->ty->name);
-        return mk_err(s, e->pos);
+        /* a list of the elements (lists for the inner dimensions), as Cython
+           makes it; char arrays (Cython: bytes) and big ones are not done */
+        const CyType *sc = cy_type_array_scalar(e->ty);
+        if (sc->kind == TY_CHAR || sc->kind == TY_SCHAR || sc->kind == TY_UCHAR || e->ty->size / (sc->size ? sc->size : 1) > 4096 ||
+            (e->kind != E_VAR && e->kind != E_PTR_INDEX)) {
+            err(s, e->pos, "converting the C array '%s' to a Python object is not supported by cyocl", e->ty->name);
+            return mk_err(s, e->pos);
+        }
+        if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
+        IrExpr *l = mk(s, E_LIST, cy_type_scalar(TY_OBJECT), e->pos);
+        l->nargs = (int)e->ty->alen;
+        l->args = cy_alloc(s->a, (size_t)(l->nargs + 1) * sizeof(IrExpr *));
+        for (int k = 0; k < l->nargs; k++)
+            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, NULL, e, mk_int(s, k, TY_SSIZE, e->pos)));
+        return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
     return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
@@ -2329,6 +2342,16 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
         for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
         return;
     }
+    if (n->targets.len == 1 && t0->kind == A_INDEX && t0->items.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE)) {
+        /* v[:] = [...]: the elements are stored, v itself is not assigned
+           (in a prange it stays shared, as in Cython) */
+        ANode *sl = t0->items.items[0];
+        if (sl->kind == A_SLICE && !sl->then && !sl->other && !sl->cond && probe_type(s, t0->obj)->kind == TY_ARRAY) {
+            IrExpr *tg = lower_expr(s, t0->obj);
+            if (tg->ty != TY_ERR) lower_array_literal(s, tg, n->value, out);
+            return;
+        }
+    }
     if (n->targets.len == 1 && is_slice_target(s, t0)) {
         lower_array_assign(s, t0, n->value, out);
         return;
@@ -3272,6 +3295,8 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
         if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
     }
+    if (af->kind == FN_CPDEF && (fn->ret->kind == TY_PTR || fn->ret->kind == TY_ARRAY || fn->ret->kind == TY_OPAQUE))
+        err(s, af->ret->pos, "Cannot convert '%s' to Python object", fn->ret->name);
     if (af->is_nogil && is_obj(fn->ret) && !is_extern)
         err(s, af->pos, "Function with Python return type cannot be declared nogil");
     int seen_default = 0;
@@ -3284,6 +3309,11 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         }
         if (af->is_nogil && is_obj(t) && !is_extern)
             err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
+        /* what Python calls must come from a Python object */
+        if (af->kind != FN_CDEF && !is_extern && (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_OPAQUE)) {
+            err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
+            t = TY_ERR;
+        }
         IrVar *p = new_var(s, ap->name ? ap->name : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
@@ -3992,6 +4022,10 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                 ANode *init = n->inits.items[k];
                 Sym *y = lookup_in(s->mscope, n->names.items[k]);
                 if (!init || !y || !y->var) continue;
+                if (y->var->ty->kind == TY_ARRAY) {
+                    lower_array_literal(s, mk_var(s, y->var, init->pos), init, &s->m->init);
+                    continue;
+                }
                 IrExpr *v = lower_expr(s, init);
                 if (v->ty == TY_ERR) continue;
                 cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, NULL));
