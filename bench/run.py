@@ -152,6 +152,8 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout):
     if moddir:
         args += ["--moddir", moddir]
     args += ["--rmin", "3", "--rmax", "51", "--budget", str(a.budget), "--cap", str(a.cap)]
+    if name in a.corrupt.split(","):
+        args.append("--corrupt")
     if a.quick:
         args.append("--quick")
     t0 = time.time()
@@ -420,6 +422,7 @@ def main():
                     help="seconds of timed calls per point (default 0.15, --quick 0.03)")
     ap.add_argument("--cap", type=float, default=None,
                     help="skip a size predicted to take longer per call (default 2 s, --quick 0.5 s)")
+    ap.add_argument("--corrupt", default="", help=argparse.SUPPRESS)   # bench/selftest.py
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite results.md and the plots in --out from its results.csv and run.json")
     a = ap.parse_args()
