@@ -3400,7 +3400,6 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
         pslot[i] = -1;
         if (!f) continue;
-        if (ap->deflt) err(s, ap->deflt->pos, "a default value of a fused-type argument is not supported by cyocl");
         int k = 0;
         while (k < nf && fs[k] != f) k++;
         if (k == nf) fs[nf++] = f;
@@ -3416,6 +3415,8 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         }
     }
     if (!nf) return NULL;
+    for (int k = 0; k < nf; k++)
+        if (!fs[k]->types.len) return NULL; /* all its types were refused (reported) */
     long total = 1;
     for (int k = 0; k < nf && total <= 256; k++) total *= fs[k]->types.len;
     if (total > 256) {
@@ -3486,6 +3487,18 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
             if (pick[c] < 0) pick[c] = ord[q];
         }
         for (int c = 0; c < 3; c++) cy_vec_push(s->a, &g->fused_pick, (void *)(intptr_t)pick[c]);
+        /* a missing argument is its default value as a Python object */
+        AParam *ap = af->params.items[i];
+        ANode *d = ap->deflt;
+        while (d && d->kind == A_UNOP) d = d->obj;
+        int dp = -3;
+        if (d) {
+            AParam *ap0 = af->params.items[i];
+            dp = d->kind == A_INT || d->kind == A_TRUE || d->kind == A_FALSE ? pick[0]
+                 : d->kind == A_FLOAT ? pick[1] : d->kind == A_IMAG ? pick[2]
+                 : d->kind == A_NONE && ap0->type->ndim && !ap0->not_none ? 0 : -1;
+        }
+        cy_vec_push(s->a, &g->fused_dflt, (void *)(intptr_t)dp);
     }
     cy_pmap_put(s->a, &s->fused_fns, g, ff);
     return g;

@@ -414,6 +414,8 @@ struct IrFunc {
     CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
     CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
                                   float and complex picks (three (void *)(intptr_t), -1: none) */
+    CyVec fused_dflt;          /* the group: per fused type, the index its argument's default value picks
+                                  when the argument is missing (-1: none, -3: the argument has no default) */
 };
 
 typedef struct IrModule {
