@@ -354,19 +354,19 @@ int cy_trace_skipped(const CyTrace *t, int *first_line) {
     return t ? t->nskipped : 0;
 }
 
-/* The function as the trace names it (a fused specialisation by its
- * Python name: its region numbers tell the specialisations apart). */
-static const char *func_name(const IrRegion *r) { return r->func ? r->func->name : "<module>"; }
-
-/* The function as `compile -v` shows it (a specialisation: "f[double[:]]"). */
-static const char *func_shown(const IrRegion *r) {
-    return r->func && r->func->spec_name ? r->func->spec_name : func_name(r);
+/* The function as the trace and `compile -v` name it (a fused
+ * specialisation: "f[double[::1]]"). */
+static const char *func_name(const IrRegion *r) {
+    return r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>";
 }
+
 
 static int has_function(const IrModule *m, const char *name) {
     if (!strcmp(name, "<module>")) return 1;
     for (int i = 0; i < m->funcs.len; i++)
-        if (!strcmp(((IrFunc *)m->funcs.items[i])->name, name)) return 1;
+        if (!strcmp(((IrFunc *)m->funcs.items[i])->name, name) ||
+            (((IrFunc *)m->funcs.items[i])->spec_name && !strcmp(((IrFunc *)m->funcs.items[i])->spec_name, name)))
+            return 1;
     return 0;
 }
 
@@ -703,7 +703,7 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
     cy_buf_printf(b, "<details class=\"region\" id=\"region-%d\" data-region=\"%d\" data-decision=\"%s\" "
                      "data-kind=\"%s\" data-line=\"%d\" data-last-line=\"%d\" data-function=\"",
                   r->id, r->id, ocl ? "opencl" : "native", region_kind(r), r->pos.line, ri->last);
-    esc(b, func_shown(r));
+    esc(b, func_name(r));
     cy_buf_puts(b, "\"");
     if (!ocl) {
         cy_buf_puts(b, " data-reason=\"");
@@ -712,7 +712,7 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
     }
     if (rep->trace) cy_buf_printf(b, " data-calls=\"%d\"", ri->calls.len);
     cy_buf_printf(b, "><summary>region %d · %s in ", r->id, kind_words(r));
-    esc(b, func_shown(r));
+    esc(b, func_name(r));
     cy_buf_puts(b, "() · ");
     if (ocl) {
         cy_buf_puts(b, "<span class=\"badge ocl\">OpenCL and native</span>the dispatcher picks per call");
