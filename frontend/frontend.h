@@ -74,6 +74,12 @@ typedef struct ATypeSyn {
     int ndim;           /* > 0: a typed memoryview */
     char axes[8];       /* per axis: 0 = ':' (strided), 1 = '::1' (contiguous) */
     CyPos axes_pos[8];
+    /* buffer syntax on an ndarray: "np.ndarray[DTYPE_t, ndim=2, mode='c']"
+       (name is the ndarray's; buf_dtype NULL: no buffer) */
+    struct ATypeSyn *buf_dtype;
+    int buf_ndim;             /* default 1 */
+    const char *buf_mode;     /* "c", "fortran", "strided", "full"; NULL: default (strided) */
+    CyPos buf_pos;            /* of the '[' */
 } ATypeSyn;
 
 typedef enum {

@@ -11,7 +11,7 @@ static const char *ekind[] = {
     K(E_OBJ_FROM_VIEW), K(E_CALL), K(E_CALL_C), K(E_THREADID), K(E_BOX), K(E_UNBOX), K(E_OBJ_BINOP),
     K(E_OBJ_UNOP), K(E_OBJ_NOT), K(E_OBJ_TRUTH), K(E_OBJ_CMP), K(E_OBJ_CMP_BINT), K(E_OBJ_ATTR),
     K(E_OBJ_CALL), K(E_OBJ_INDEX), K(E_OBJ_SLICE), K(E_TUPLE), K(E_LIST), K(E_DICT), K(E_OBJ_AND),
-    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT),
+    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT), K(E_PYTYPE_TEST),
 #undef K
 };
 

@@ -49,6 +49,9 @@ typedef struct CyType {
     char axes[CY_MAX_NDIM]; /* TY_VIEW: 1 = contiguous ('::1') on this axis */
     const char *name;    /* Cython spelling: "double", "Py_ssize_t", "double[:, ::1]",
                             a ctypedef alias keeps its own name */
+    const char *pyclass; /* TY_OBJECT of a known extension type ("numpy.ndarray"):
+                            values assigned to it are type-tested (E_PYTYPE_TEST);
+                            base is then its buffer's view type, or NULL (no buffer) */
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
@@ -161,6 +164,9 @@ typedef enum {
                        import_top (`import a.b` binds a), else the module itself;
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
+    E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
+                       ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
+                       type ...") or NULL ("Cannot convert list to numpy.ndarray") */
 } ExprKind;
 
 typedef struct IrSliceAxis {
