@@ -337,8 +337,8 @@ static int is_ndarray_name(const char *name) {
     return !strcmp(dot ? dot + 1 : name, "ndarray");
 }
 
-/* Buffer options after 'ndarray[': dtype, ndim, mode (positional in that
- * order or as keywords), with Cython's messages (Buffer.py). */
+/* Buffer options after 'ndarray[': the dtype (first, or dtype=), ndim=,
+ * mode=, with Cython's messages (Buffer.py). */
 static void buffer_args(P *p, ATypeSyn *ty) {
     static const char *const opts[] = {"dtype", "ndim", "mode", "negative_indices", "cast", NULL};
     int seen[5] = {0}, npos = 0;
@@ -354,9 +354,9 @@ static void buffer_args(P *p, ATypeSyn *ty) {
             adv(p);
             adv(p);
         } else {
-            for (k = 0; k < 5; k++)
-                if (!seen[k]) break;
-            if (npos++ != k || k == 5) err_at(p, t->pos, "Too many buffer options");
+            /* only the dtype may be positional (Buffer.py) */
+            if (npos++) err_at(p, t->pos, "Too many buffer options");
+            k = 0;
         }
         if (seen[k]) err_at(p, t->pos, "\"%s\" buffer option already supplied", opts[k]);
         seen[k] = 1;

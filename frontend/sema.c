@@ -230,6 +230,13 @@ static const NamedType base_types[] = {
     {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
     {"npy_intp", TY_SSIZE}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
     {"npy_int64", TY_LONG}, {"npy_int32", TY_INT}, {"npy_uint8", TY_UCHAR},
+    {"npy_uintp", TY_SIZE}, {"npy_int8", TY_SCHAR}, {"npy_int16", TY_SHORT}, {"npy_uint16", TY_USHORT},
+    {"npy_uint32", TY_UINT}, {"npy_uint64", TY_ULONG}, {"npy_bool", TY_UCHAR}, {"npy_byte", TY_SCHAR},
+    {"npy_ubyte", TY_UCHAR}, {"npy_short", TY_SHORT}, {"npy_ushort", TY_USHORT}, {"npy_int", TY_INT},
+    {"npy_uint", TY_UINT}, {"npy_long", TY_LONG}, {"npy_ulong", TY_ULONG}, {"npy_longlong", TY_LLONG},
+    {"npy_ulonglong", TY_ULLONG}, {"npy_float", TY_FLOAT}, {"npy_double", TY_DOUBLE},
+    {"npy_longdouble", TY_LDOUBLE}, {"longdouble_t", TY_LDOUBLE}, {"cfloat_t", TY_CFLOAT},
+    {"cdouble_t", TY_CDOUBLE},
     /* Cython's pure-Python type names (cython.double, ...) */
     {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
     {"schar", TY_SCHAR}, {"ushort", TY_USHORT}, {"uint", TY_UINT}, {"ulong", TY_ULONG},
@@ -389,7 +396,7 @@ static CyType *buffer_type(S *s, ATypeSyn *t, CyType *base) {
         return TY_ERR;
     }
     if (!is_cnum(dt) || dt->kind == TY_BINT) {
-        err(s, t->buf_dtype->pos, "dtype must be \"object\", numeric type or a struct");
+        err(s, t->buf_dtype->pos, "buffers of '%s' are not supported by cyocl", dt->name);
         return TY_ERR;
     }
     if (t->buf_ndim < 1 || t->buf_ndim > CY_MAX_NDIM) {
@@ -3078,15 +3085,16 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         }
         Sym *y = declare(s, &fsc, p->name, SY_VAR);
         y->var = p;
-        if (!is_buffer(p->ty)) continue;
+        if (!is_ndarray(p->ty)) continue;
         /* a def argument is type-tested on entry (cdef callers test what they pass) */
-        y->buf = buffer_view(s, p);
         if (fn->kind != F_CDEF) {
             IrStmt *x = st(s, ST_EXPR, p->pos);
             x->value = mk1(s, E_PYTYPE_TEST, p->ty, p->pos, mk_var(s, p, p->pos));
             x->value->sval = p->name;
             cy_vec_push(s->a, &fn->body, x);
         }
+        if (!is_buffer(p->ty)) continue;
+        y->buf = buffer_view(s, p);
         cy_vec_push(s->a, &fn->body, buffer_acquire(s, p, p->pos));
     }
     Pre pr = {s, NULL, &fsc, {0}};
