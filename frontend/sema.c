@@ -20,7 +20,14 @@ typedef enum {
     SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
     SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
     SY_PYGLOBAL, /* module-level Python name */
+    SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
 } SymKind;
+
+/* A fused type: the types it stands for, in declared order. */
+typedef struct Fused {
+    const char *name;
+    CyVec types; /* CyType* */
+} Fused;
 
 typedef struct Sym {
     const char *name;
@@ -31,6 +38,7 @@ typedef struct Sym {
     const char *qual;
     IrVar *buf;             /* SY_VAR of a buffer type (np.ndarray[double, ndim=2]): the view its
                                element accesses go through, acquired on each assignment */
+    Fused *fused;           /* SY_FUSED */
     struct Sym *next;
 } Sym;
 
@@ -99,9 +107,17 @@ typedef struct {
     int buf_ok;             /* > 0: a buffer type may be declared here (arguments, locals) */
     CyVec *fbody;           /* the AST body of the function being lowered */
     CyVec bufvars;          /* IrVar* pairs of this function: a buffer-typed variable, its view */
+    /* fused types: Cython's builtin ones (made on first use), the
+       specialisation being declared or lowered (fused type -> its type
+       there), and the fused functions (IrFunc group -> FusedFn) */
+    Fused *builtin_fused[3];
+    Fused **fb_from;
+    CyType **fb_to;
+    int nfb;
+    CyMap fused_fns;
 } S;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", NULL};
+static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -324,12 +340,64 @@ static int is_known_module(const char *q) {
     return 0;
 }
 
+/* ---- fused types ---------------------------------------------------------- */
+
+/* Cython's own (PyrexTypes.cy_floating_type etc.), in their order: the
+ * order decides the specialisations' order and the dispatch's preference. */
+static Fused *builtin_fused(S *s, const char *name) {
+    static const char *const names[3] = {"floating", "integral", "numeric"};
+    static const TypeKind members[3][8] = {
+        {TY_FLOAT, TY_DOUBLE, TY_VOID},
+        {TY_SHORT, TY_INT, TY_LONG, TY_VOID},
+        {TY_SHORT, TY_INT, TY_LONG, TY_FLOAT, TY_DOUBLE, TY_CFLOAT, TY_CDOUBLE, TY_VOID}};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(name, names[i])) continue;
+        if (!s->builtin_fused[i]) {
+            Fused *f = cy_alloc(s->a, sizeof *f);
+            f->name = names[i];
+            for (int k = 0; members[i][k] != TY_VOID; k++) cy_vec_push(s->a, &f->types, cy_type_scalar(members[i][k]));
+            s->builtin_fused[i] = f;
+        }
+        return s->builtin_fused[i];
+    }
+    return NULL;
+}
+
+/* The fused type a type name means, or NULL: a 'ctypedef fused' name, a
+ * name cimported from cython, or cython.floating after 'cimport cython'. */
+static Fused *fused_named(S *s, const char *name) {
+    if (!name) return NULL;
+    const char *dot = strrchr(name, '.');
+    if (!dot) {
+        Sym *y = lookup(s, name);
+        return y && y->kind == SY_FUSED ? y->fused : NULL;
+    }
+    char head[128];
+    size_t hl = (size_t)(dot - name);
+    if (hl >= sizeof head) return NULL;
+    memcpy(head, name, hl);
+    head[hl] = 0;
+    Sym *y = lookup(s, head);
+    if (!y || y->kind != SY_CMOD || !y->qual || strcmp(y->qual, "cython")) return NULL;
+    return builtin_fused(s, dot + 1);
+}
+
+/* What a fused type stands for in the specialisation being declared or
+ * lowered; NULL outside one. */
+static CyType *fused_bound(S *s, Fused *f) {
+    for (int i = 0; i < s->nfb; i++)
+        if (s->fb_from[i] == f) return s->fb_to[i];
+    return NULL;
+}
+
 /* ---- types from syntax --------------------------------------------------- */
 
 static int is_cnum(const CyType *t);
 static CyType *resolve_type(S *s, ATypeSyn *t);
 
 static CyType *scalar_by_name(S *s, const char *name) {
+    Fused *fu = fused_named(s, name);
+    if (fu) return fused_bound(s, fu);
     const char *n = name;
     /* np.float64_t, cython.double, cnp.int32_t, libc typedefs */
     const char *dot = strrchr(n, '.');
@@ -412,9 +480,40 @@ static CyType *buffer_type(S *s, ATypeSyn *t, CyType *base) {
     return r;
 }
 
+/* A C array dimension: an integer constant expression, as Cython folds it. */
+static int const_dim(S *s, ANode *n, long long *v) {
+    long long a, b;
+    switch (n->kind) {
+    case A_INT:
+        if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) break;
+        *v = (long long)n->ival;
+        return 1;
+    case A_UNOP:
+        if (!const_dim(s, n->obj, &a)) return 0;
+        *v = n->op[0] == '-' ? -a : n->op[0] == '~' ? ~a : a;
+        return 1;
+    case A_BINOP:
+        if (!const_dim(s, n->lhs, &a) || !const_dim(s, n->rhs, &b)) return 0;
+        if (!strcmp(n->op, "+")) *v = a + b;
+        else if (!strcmp(n->op, "-")) *v = a - b;
+        else if (!strcmp(n->op, "*")) *v = a * b;
+        else if (!strcmp(n->op, "//") && b) *v = a / b;
+        else if (!strcmp(n->op, "<<") && b >= 0 && b < 32) *v = a << b;
+        else break;
+        return 1;
+    default: break;
+    }
+    err(s, n->pos, "Not allowed in a constant expression");
+    return 0;
+}
+
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
     CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
+    if (!base && fused_named(s, t->name)) {
+        err(s, t->pos, "Invalid use of fused types, type cannot be specialized");
+        return TY_ERR;
+    }
     if (base && is_ndarray(base) && (t->ptr || t->ndim)) {
         err(s, t->pos, "%s of numpy.ndarray are not supported by cyocl", t->ptr ? "pointers" : "memoryviews");
         return TY_ERR;
@@ -453,8 +552,27 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
         for (int i = 0; i < t->ndim; i++) ax[i] = t->axes[i];
         return cy_type_view(s->a, base, t->ndim, ax, t->is_const);
     }
+    if (t->ptr && base->kind == TY_OBJECT) {
+        err(s, t->pos, "Pointer base type cannot be a Python object");
+        return TY_ERR;
+    }
     CyType *r = base;
     for (int i = 0; i < t->ptr; i++) r = cy_type_ptr(s->a, r);
+    if (t->narr) {
+        if (r->kind == TY_OBJECT || r->kind == TY_VOID) {
+            err(s, t->pos, "Array element type '%s' is %s", r->name, r->kind == TY_VOID ? "incomplete" : "not allowed");
+            return TY_ERR;
+        }
+        for (int k = t->narr - 1; k >= 0; k--) {
+            long long n;
+            if (!const_dim(s, t->arr[k], &n)) return TY_ERR;
+            if (n <= 0 || n > (1LL << 24)) {
+                err(s, t->arr[k]->pos, "C array dimension must be between 1 and %d", 1 << 24);
+                return TY_ERR;
+            }
+            r = cy_type_array(s->a, r, n);
+        }
+    }
     return r;
 }
 
@@ -526,6 +644,10 @@ static IrExpr *box(S *s, IrExpr *e) {
         err(s, e->pos, "Cannot convert '%s' to Python object", e->ty->name);
         return mk_err(s, e->pos);
     }
+    if (e->ty->kind == TY_ARRAY) {
+        err(s, e->pos, "converting the C array '%s' to a Python list is not supported by cyocl", e->ty->name);
+        return mk_err(s, e->pos);
+    }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
     return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
 }
@@ -537,6 +659,14 @@ static int view_assignable(const CyType *to, const CyType *from) {
     for (int i = 0; i < to->ndim; i++)
         if (to->axes[i] && !from->axes[i]) return 0;
     return 1;
+}
+
+static int is_null(const IrExpr *e) { return e->kind == E_CNAME && !strcmp(e->sval, "NULL"); }
+
+/* An array used as a value: a pointer to its first element. */
+static IrExpr *decay(S *s, IrExpr *e) {
+    if (e->ty->kind != TY_ARRAY) return e;
+    return mk1(s, E_CAST, cy_type_ptr(s->a, e->ty->base), e->pos, e);
 }
 
 /* Converts e to type `to` for an assignment/argument/return; reports
@@ -596,10 +726,18 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (to->kind == from->kind) return e;
         return mk1(s, E_CAST, to, e->pos, e);
     }
+    if (to->kind == TY_PTR && from->kind == TY_ARRAY) {
+        /* an array used as a value is a pointer to its first element, as in C */
+        e = decay(s, e);
+        from = e->ty;
+    }
     if (to->kind == TY_PTR && from->kind == TY_PTR) {
-        if (to->base->kind == TY_VOID || from->base->kind == TY_VOID || cy_type_equal(to->base, from->base))
+        /* as Cython: any pointer converts to void *, void * to nothing
+           else without a cast, NULL to every pointer */
+        if (to->base->kind == TY_VOID || is_null(e) || cy_type_equal(to->base, from->base))
             return mk1(s, E_CAST, to, e->pos, e);
     }
+    if (to->kind == TY_ARRAY && from->kind == TY_ARRAY && cy_type_equal(to, from)) return e;
     if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, "!=", e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
     err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
     return mk_err(s, e->pos);
@@ -802,6 +940,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
         e->sval = n->name;
         return e;
     }
+    if (!y && !strcmp(n->name, "NULL")) {
+        IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_scalar(TY_VOID)), n->pos);
+        e->sval = "NULL";
+        return e;
+    }
     err(s, n->pos, "undeclared name not builtin: %s", n->name);
     return mk_err(s, n->pos);
 }
@@ -958,9 +1101,18 @@ static IrExpr *index_expr(S *s, ANode *n) {
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
     if (is_view(o->ty)) return view_index(s, n, o);
-    if (o->ty->kind == TY_PTR) {
-        if (n->items.len != 1 || is_slice_item(n->items.items[0])) {
-            err(s, n->pos, "pointers take exactly one index");
+    if (o->ty->kind == TY_PTR || o->ty->kind == TY_ARRAY) {
+        /* p[i] and v[i]: C indexing, no bounds check or wraparound (as Cython) */
+        if (n->items.len != 1) {
+            err(s, n->pos, "Invalid index type '(%s)'", n->items.len > 1 ? "long, long" : "");
+            return mk_err(s, n->pos);
+        }
+        if (is_slice_item(n->items.items[0])) {
+            err(s, n->pos, "slicing a C %s is not supported by cyocl", o->ty->kind == TY_PTR ? "pointer" : "array");
+            return mk_err(s, n->pos);
+        }
+        if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_VOID) {
+            err(s, n->pos, "Cannot index a 'void *'");
             return mk_err(s, n->pos);
         }
         IrExpr *i = lower_expr(s, n->items.items[0]);
@@ -1109,7 +1261,12 @@ static IrExpr *py_call(S *s, ANode *n, IrExpr *callee) {
     return e;
 }
 
+static IrFunc *fused_select(S *s, ANode *n, IrFunc *g);
+static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g);
+static int fused_test(S *s, ANode *n, int *val);
+
 static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
+    if (fn->fused_specs.len && fn->kind != F_DEF && !(fn = fused_select(s, n, fn))) return mk_err(s, n->pos);
     if (fn->kind == F_DEF) {
         if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
         IrExpr *callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
@@ -1292,6 +1449,13 @@ static IrExpr *call_expr(S *s, ANode *n) {
         err(s, n->pos, "%s() is not supported", q);
         return mk_err(s, n->pos);
     }
+    if (f->kind == A_INDEX && f->obj->kind == A_NAME) {
+        Sym *y = lookup(s, f->obj->name);
+        if (y && y->kind == SY_FUNC && y->fn->fused_specs.len) {
+            IrFunc *sp = fused_index(s, f, y->fn);
+            return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
+        }
+    }
     if (f->kind == A_NAME) {
         if (head && head->kind == SY_FUNC) return func_call(s, n, head->fn);
         if (!head && is_py_builtin(f->name)) {
@@ -1312,8 +1476,21 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         region_flag(s, 2);
         return mk2(s, E_OBJ_BINOP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
-    if (l->ty->kind == TY_PTR && cy_type_is_int(r->ty) && (!strcmp(op, "+") || !strcmp(op, "-")))
-        return mk2(s, E_BINOP, l->ty, p, op, l, r);
+    l = decay(s, l);
+    r = decay(s, r);
+    if (l->ty->kind == TY_PTR || r->ty->kind == TY_PTR) {
+        /* pointer arithmetic, C's: p + k, k + p, p - k, p - q */
+        int add = !strcmp(op, "+"), sub = !strcmp(op, "-");
+        IrExpr *ptr = l->ty->kind == TY_PTR ? l : r, *other = ptr == l ? r : l;
+        if (ptr->ty->base->kind != TY_VOID) {
+            if ((add || (sub && ptr == l)) && cy_type_is_int(other->ty))
+                return mk2(s, E_BINOP, ptr->ty, p, op, l, r);
+            if (sub && other->ty->kind == TY_PTR && cy_type_equal(l->ty->base, r->ty->base))
+                return mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), p, op, l, r);
+        }
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        return mk_err(s, p);
+    }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
         err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1376,11 +1553,21 @@ static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         region_flag(s, 2);
         return mk2(s, E_OBJ_CMP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
+    if (isop && (l->ty->kind == TY_PTR || l->ty->kind == TY_ARRAY) && (r->ty->kind == TY_PTR || r->ty->kind == TY_ARRAY))
+        return compare2(s, p, op[2] ? "!=" : "==", l, r);
     if (isop) {
         err(s, p, "'%s' requires Python objects", op);
         return mk_err(s, p);
     }
-    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, r);
+    l = decay(s, l);
+    r = decay(s, r);
+    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) {
+        if (!(cy_type_equal(l->ty->base, r->ty->base) || l->ty->base->kind == TY_VOID || r->ty->base->kind == TY_VOID)) {
+            err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+            return mk_err(s, p);
+        }
+        return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, mk1(s, E_CAST, l->ty, p, r));
+    }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
         err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1521,6 +1708,8 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         return mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
     }
     case A_COMPARE: {
+        int tv;
+        if (fused_test(s, n, &tv)) return mk_int(s, tv, TY_BINT, n->pos);
         IrExpr *res = NULL, *prev = lower_expr(s, n->items.items[0]);
         for (int i = 0; i < n->kwnames.len; i++) {
             IrExpr *next = lower_expr(s, n->items.items[i + 1]);
@@ -1599,6 +1788,17 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     case A_ADDR: {
         IrExpr *o = lower_expr(s, n->obj);
         if (o->ty == TY_ERR) return o;
+        if (o->kind == E_VAR && is_obj(o->ty)) {
+            err(s, n->pos, "Cannot take address of Python variable '%s'", o->var->name);
+            return mk_err(s, n->pos);
+        }
+        if (o->ty->kind == TY_ARRAY) {
+            err(s, n->pos, "the address of a whole C array is not supported by cyocl (use &%s[0])",
+                o->kind == E_VAR ? o->var->name : "a");
+            return mk_err(s, n->pos);
+        }
+        /* &x does not make x private in a prange (Cython: only assignments
+           to the name do); the C backend keeps x shared for it */
         if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX) || is_obj(o->ty) || is_view(o->ty)) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
@@ -2104,6 +2304,45 @@ static int is_slice_target(S *s, ANode *t) {
     return bt != TY_ERR && bt->kind == TY_VIEW;
 }
 
+/* v = [a, b, c] for a C array v (also nested lists for int[2][3]): every
+ * item is evaluated into a temporary first, then the elements are stored,
+ * so that v = [v[1], v[0]] swaps as Cython's copy from a temporary does. */
+static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stores) {
+    CyType *t = tg->ty;
+    if (lit->kind != A_LIST && lit->kind != A_TUPLE) {
+        err(s, lit->pos, "a C array can be assigned a list literal or an array of its type; %s",
+            "other values are not supported by cyocl");
+        return 0;
+    }
+    if (lit->items.len != t->alen) {
+        err(s, lit->pos, "Assignment to slice of wrong length, expected %lld, got %d", t->alen, lit->items.len);
+        return 0;
+    }
+    for (int k = 0; k < lit->items.len; k++) {
+        ANode *it = lit->items.items[k];
+        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, NULL, tg, mk_int(s, k, TY_SSIZE, it->pos));
+        if (t->base->kind == TY_ARRAY) {
+            if (!array_literal(s, el, it, evals, stores)) return 0;
+            continue;
+        }
+        IrExpr *v = lower_expr(s, it);
+        if (v->ty == TY_ERR) return 0;
+        v = coerce(s, v, t->base);
+        if (v->ty == TY_ERR) return 0;
+        IrVar *tmp = new_temp(s, t->base, it->pos);
+        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, NULL));
+        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, NULL));
+    }
+    return 1;
+}
+
+static void lower_array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *out) {
+    CyVec evals = {0}, stores = {0};
+    if (!array_literal(s, tg, lit, &evals, &stores)) return;
+    for (int i = 0; i < evals.len; i++) cy_vec_push(s->a, out, evals.items[i]);
+    for (int i = 0; i < stores.len; i++) cy_vec_push(s->a, out, stores.items[i]);
+}
+
 static void lower_assign(S *s, ANode *n, CyVec *out) {
     /* a, b = x, y: evaluate the right side fully first */
     ANode *t0 = n->targets.items[0];
@@ -2122,6 +2361,12 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
     }
     if (n->targets.len == 1 && is_slice_target(s, t0)) {
         lower_array_assign(s, t0, n->value, out);
+        return;
+    }
+    if (n->targets.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE) &&
+        (t0->kind == A_NAME || t0->kind == A_INDEX) && probe_type(s, t0)->kind == TY_ARRAY) {
+        IrExpr *tg = lower_target(s, t0, NULL);
+        if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
     IrExpr *v = lower_expr(s, n->value);
@@ -2426,6 +2671,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     }
     /* prange: a parallel region */
     IrRegion *r = new_region(s, n->pos, 1);
+    r->from_slice = it->synthetic == 1;
     r->index = v;
     r->start = start;
     r->stop = stop;
@@ -2601,6 +2847,11 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             if (!init) continue;
             Sym *y = lookup(s, n->names.items[i]);
             if (!y || !y->var) continue;
+            if (y->var->ty->kind == TY_ARRAY) {
+                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+                lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
+                continue;
+            }
             IrExpr *v = lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
@@ -2610,6 +2861,12 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         }
         return;
     case S_IF: {
+        int taken;
+        if (fused_test(s, n->cond, &taken)) {
+            /* only the branch this specialisation takes is compiled */
+            lower_block(s, taken ? &n->body : &n->orelse, out);
+            return;
+        }
         IrStmt *x = st(s, ST_IF, n->pos);
         x->cond = as_cond(s, lower_expr(s, n->cond));
         lower_block(s, &n->body, &x->body);
@@ -2737,6 +2994,7 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     case S_CTYPEDEF: case S_EXTERN:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
+    case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
     default:
         err(s, n->pos, "this statement is not supported");
         return;
@@ -3167,6 +3425,288 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     return fn;
 }
 
+/* ---- fused functions ----------------------------------------------------------- */
+
+/* A function with fused arguments is declared and lowered once per
+ * combination of their types (Cython's FusedCFuncDefNode copies the
+ * function the same way), with the fused types bound in s->fb_*; the
+ * copies are ordinary functions to everything after sema.  The group is
+ * what the name means: calls in the module pick a copy at compile time, and
+ * for def/cpdef it is the Python function that picks one at call time. */
+typedef struct FusedFn {
+    IrFunc *group;
+    int nf;          /* distinct fused types of the arguments, in order of first use */
+    Fused **f;
+    int *pslot;      /* per parameter: its fused type (index into f) or -1 */
+    CyVec binds;     /* per specialisation: CyType *[nf] */
+} FusedFn;
+
+static void fused_bind(S *s, FusedFn *ff, int j) {
+    s->fb_from = ff->f;
+    s->fb_to = ff->binds.items[j];
+    s->nfb = ff->nf;
+}
+
+/* Cython's ranks (PyrexTypes.rank_to_type_name, doubled: Py_ssize_t and
+ * size_t sit between long and long long) for overload resolution. */
+static int cy_rank2(const CyType *t) {
+    switch (t->kind) {
+    case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 0;
+    case TY_SHORT: case TY_USHORT: return 2;
+    case TY_BINT: case TY_INT: case TY_UINT: return 4;
+    case TY_LONG: case TY_ULONG: return 6;
+    case TY_SSIZE: case TY_SIZE: return 7;
+    case TY_LLONG: case TY_ULLONG: return 8;
+    case TY_FLOAT: return 10;
+    case TY_DOUBLE: return 12;
+    case TY_LDOUBLE: return 14;
+    case TY_CFLOAT: return 11;
+    case TY_CDOUBLE: return 13;
+    default: return 0;
+    }
+}
+
+/* CNumericType.__lt__ and CComplexType.__lt__ */
+static int fused_before(const CyType *a, const CyType *b) {
+    if (cy_type_is_complex(a))
+        return cy_type_is_complex(b) && a->kind == TY_CDOUBLE && b->kind == TY_CFLOAT;
+    return cy_rank2(a) > cy_rank2(b) && (a->is_signed || a->kind == TY_CHAR) >= (b->is_signed || b->kind == TY_CHAR);
+}
+
+/* NULL when no argument has a fused type. */
+static IrFunc *declare_fused(S *s, AFunc *af) {
+    int np = af->params.len, nf = 0;
+    Fused **fs = cy_alloc(s->a, (size_t)(np + 1) * sizeof *fs);
+    int *pslot = cy_alloc(s->a, (size_t)(np + 1) * sizeof *pslot);
+    for (int i = 0; i < np; i++) {
+        AParam *ap = af->params.items[i];
+        Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
+        pslot[i] = -1;
+        if (!f) continue;
+        if (ap->deflt) err(s, ap->deflt->pos, "a default value of a fused-type argument is not supported by cyocl");
+        int k = 0;
+        while (k < nf && fs[k] != f) k++;
+        if (k == nf) fs[nf++] = f;
+        pslot[i] = k;
+    }
+    Fused *rf = af->ret ? fused_named(s, af->ret->name) : NULL;
+    if (rf) {
+        int k = 0;
+        while (k < nf && fs[k] != rf) k++;
+        if (k == nf) {
+            err(s, af->ret->pos, "Return type is not specified as argument type");
+            return NULL;
+        }
+    }
+    if (!nf) return NULL;
+    long total = 1;
+    for (int k = 0; k < nf && total <= 256; k++) total *= fs[k]->types.len;
+    if (total > 256) {
+        err(s, af->pos, "more than 256 specialisations of fused types are not supported by cyocl");
+        return NULL;
+    }
+    IrFunc *g = cy_alloc(s->a, sizeof *g);
+    g->kind = af->kind == FN_DEF ? F_DEF : af->kind == FN_CDEF ? F_CDEF : F_CPDEF;
+    g->name = af->name;
+    g->cname = cident(s, "cy_f_", af->name);
+    g->pos = af->pos;
+    g->docstring = af->docstring;
+    g->is_nogil = af->is_nogil;
+    FusedFn *ff = cy_alloc(s->a, sizeof *ff);
+    ff->group = g;
+    ff->nf = nf;
+    ff->f = fs;
+    ff->pslot = pslot;
+    for (int j = 0; j < total; j++) {
+        /* the first fused type varies slowest, as in Cython */
+        CyType **to = cy_alloc(s->a, (size_t)nf * sizeof *to);
+        for (int k = nf - 1, r = j; k >= 0; k--) {
+            to[k] = fs[k]->types.items[r % fs[k]->types.len];
+            r /= fs[k]->types.len;
+        }
+        cy_vec_push(s->a, &ff->binds, to);
+        fused_bind(s, ff, j);
+        IrFunc *sp = declare_function(s, af, 0);
+        s->nfb = 0;
+        sp->cname = cy_fmt(s->a, "cy_fs%d_%s", j, af->name);
+        sp->fused_of = g;
+        CyBuf b = {0};
+        for (int i = 0; i < np; i++)
+            if (pslot[i] >= 0)
+                cy_buf_printf(&b, "%s%s", b.len ? "," : "", ((IrVar *)sp->params.items[i])->ty->name);
+        sp->spec_name = cy_fmt(s->a, "%s[%s]", af->name, b.s ? b.s : "");
+        cy_buf_free(&b);
+        cy_vec_push(s->a, &g->fused_specs, sp);
+        cy_vec_push(s->a, &s->m->funcs, sp);
+    }
+    IrFunc *sp0 = g->fused_specs.items[0];
+    g->params = sp0->params;
+    g->param_defaults = sp0->param_defaults;
+    g->param_not_none = sp0->param_not_none;
+    g->ret = sp0->ret;
+    for (int k = 0; k < nf; k++) {
+        int i = 0;
+        while (pslot[i] != k) i++;
+        cy_vec_push(s->a, &g->fused_slots, (void *)(intptr_t)i);
+        /* Cython's dispatch sorts the types (CNumericType.__lt__: higher
+           rank first, signed before unsigned; complex by its real type) and
+           takes the first for each Python type */
+        int n = fs[k]->types.len, *ord = cy_alloc(s->a, (size_t)n * sizeof *ord), pick[3] = {-1, -1, -1};
+        for (int q = 0; q < n; q++) ord[q] = q;
+        for (int q = 1; q < n; q++)
+            for (int r = q; r > 0 && fused_before(fs[k]->types.items[ord[r]], fs[k]->types.items[ord[r - 1]]); r--) {
+                int t = ord[r];
+                ord[r] = ord[r - 1];
+                ord[r - 1] = t;
+            }
+        for (int q = 0; q < n; q++) {
+            CyType *t = fs[k]->types.items[ord[q]];
+            int c = cy_type_is_complex(t) ? 2 : cy_type_is_float(t) ? 1 : 0;
+            if (pick[c] < 0) pick[c] = ord[q];
+        }
+        for (int c = 0; c < 3; c++) cy_vec_push(s->a, &g->fused_pick, (void *)(intptr_t)pick[c]);
+    }
+    cy_pmap_put(s->a, &s->fused_fns, g, ff);
+    return g;
+}
+
+/* Cython's best_match (PyrexTypes.py) over the fused arguments: exact
+ * beats promotion beats conversion; a tie is ambiguous; a Python object
+ * matches no specialisation. */
+static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
+    FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
+    int np = g->params.len, best = -1, tie = 0;
+    int bscore[3] = {0, 0, 0};
+    CyType **at = cy_alloc(s->a, (size_t)(np + 1) * sizeof *at);
+    for (int i = 0; i < np; i++) {
+        at[i] = NULL;
+        if (ff->pslot[i] < 0) continue;
+        ANode *an = NULL;
+        if (i < n->items.len) an = n->items.items[i];
+        for (int k = 0; !an && k < n->kwnames.len; k++)
+            if (!strcmp(n->kwnames.items[k], ((IrVar *)g->params.items[i])->name)) an = n->values.items[k];
+        if (an) at[i] = probe_type(s, an);
+        if (at[i] == TY_ERR) return NULL;
+    }
+    for (int j = 0; j < g->fused_specs.len; j++) {
+        IrFunc *sp = g->fused_specs.items[j];
+        int score[3] = {0, 0, 0}, ok = 1;
+        for (int i = 0; i < np && ok; i++) {
+            CyType *src = at[i], *dst = ((IrVar *)sp->params.items[i])->ty;
+            if (!src) continue;
+            if (cy_type_equal(src, dst)) continue;
+            if (is_view(dst)) {
+                if (is_view(src) && view_assignable(dst, src)) score[1]++;
+                else ok = 0;
+            } else if (!is_cnum(src) || !is_cnum(dst)) {
+                ok = 0;
+            } else if ((dst->kind == TY_INT && cy_type_is_int(src) && src->kind != TY_BINT &&
+                        !src->is_signed + cy_rank2(src) / 2 < 2) ||
+                       (dst->kind == TY_DOUBLE && cy_type_is_float(src) && cy_rank2(src) <= cy_rank2(dst))) {
+                score[2]++; /* promotion */
+            } else if ((cy_type_is_int(src) && cy_type_is_int(dst)) || (cy_type_is_float(src) && cy_type_is_float(dst))) {
+                int rs = cy_rank2(src) / 2 + !!src->is_signed, rd = cy_rank2(dst) / 2 + !!dst->is_signed;
+                score[2] += abs(rd - rs) + 1;
+                if (!src->is_signed != !dst->is_signed || cy_rank2(dst) < cy_rank2(src)) score[1]++;
+            } else {
+                score[1]++;
+            }
+        }
+        if (!ok) continue;
+        int c = best < 0 ? -1 : memcmp(score, bscore, sizeof score) ? 0 : 2;
+        if (c == 0) {
+            c = 1;
+            for (int k = 0; k < 3; k++)
+                if (score[k] != bscore[k]) {
+                    c = score[k] < bscore[k] ? -1 : 1;
+                    break;
+                }
+        }
+        if (c < 0) {
+            best = j;
+            tie = 0;
+            memcpy(bscore, score, sizeof score);
+        } else if (c == 2) {
+            tie = 1;
+        }
+    }
+    if (best < 0) {
+        err(s, n->pos, "no suitable method found (candidates: %d)", g->fused_specs.len);
+        return NULL;
+    }
+    if (tie) {
+        err(s, n->pos, "ambiguous overloaded method");
+        return NULL;
+    }
+    return g->fused_specs.items[best];
+}
+
+/* f[double](...): the specialisation named by types, in the order of the
+ * function's fused types. */
+static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g) {
+    FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
+    if (g->kind == F_DEF) {
+        err(s, idx->pos, "indexing a fused def function is not supported by cyocl");
+        return NULL;
+    }
+    if (idx->items.len != ff->nf) {
+        err(s, idx->pos, "Wrong number of types: expected %d, got %d", ff->nf, idx->items.len);
+        return NULL;
+    }
+    CyType **want = cy_alloc(s->a, (size_t)ff->nf * sizeof *want);
+    for (int k = 0; k < ff->nf; k++) {
+        ANode *t = idx->items.items[k];
+        const char *nm = t->kind == A_NAME ? t->name
+                         : t->kind == A_ATTR && t->obj->kind == A_NAME ? cy_fmt(s->a, "%s.%s", t->obj->name, t->name)
+                                                                       : NULL;
+        want[k] = nm ? scalar_by_name(s, nm) : NULL;
+        if (!want[k]) {
+            err(s, t->pos, "Can only index fused functions with types");
+            return NULL;
+        }
+        int in = 0;
+        for (int m = 0; m < ff->f[k]->types.len; m++) in |= ((CyType *)ff->f[k]->types.items[m])->kind == want[k]->kind;
+        if (!in) {
+            err(s, t->pos, "Type not in fused type");
+            return NULL;
+        }
+    }
+    for (int j = 0; j < ff->binds.len; j++) {
+        CyType **to = ff->binds.items[j];
+        int k = 0;
+        while (k < ff->nf && to[k]->kind == want[k]->kind) k++;
+        if (k == ff->nf) return g->fused_specs.items[j];
+    }
+    return NULL;
+}
+
+/* `real_t is double` (is not, ==, !=) in a specialisation: a constant,
+ * as Cython's ReplaceFusedTypeChecks makes it.  0: not such a test. */
+static int fused_test(S *s, ANode *n, int *val) {
+    if (n->kind != A_COMPARE || n->kwnames.len != 1) return 0;
+    const char *op = n->kwnames.items[0];
+    if (strcmp(op, "is") && strcmp(op, "is not") && strcmp(op, "==") && strcmp(op, "!=")) return 0;
+    const char *nm[2];
+    int fused = 0;
+    for (int i = 0; i < 2; i++) {
+        ANode *t = n->items.items[i];
+        nm[i] = t->kind == A_NAME ? t->name
+                : t->kind == A_ATTR && t->obj->kind == A_NAME ? cy_fmt(s->a, "%s.%s", t->obj->name, t->name)
+                                                              : NULL;
+        if (!nm[i]) return 0;
+        fused |= fused_named(s, nm[i]) != NULL;
+    }
+    if (!fused) return 0;
+    CyType *t0 = scalar_by_name(s, nm[0]), *t1 = scalar_by_name(s, nm[1]);
+    if (!t0 || !t1) {
+        err(s, n->pos, "a fused type test is only possible inside a function of that fused type");
+        *val = 0;
+        return 1;
+    }
+    *val = cy_type_equal(t0, t1) == (op[0] == 'i' ? !strcmp(op, "is") : !strcmp(op, "=="));
+    return 1;
+}
+
 /* ---- exceptions: which expressions, regions and functions may raise ----------- */
 
 static int raises_expr(IrExpr *e) {
@@ -3283,6 +3823,11 @@ static void cimport_names(S *s, ANode *n) {
             y->ty = t;
             continue;
         }
+        if (!strcmp(mod, "cython") && builtin_fused(s, name)) {
+            Sym *y = declare(s, s->mscope, alias, SY_FUSED);
+            y->fused = builtin_fused(s, name);
+            continue;
+        }
         if (!strcmp(mod, "cython") && !strcmp(name, "parallel")) {
             Sym *y = declare(s, s->mscope, alias, SY_CMOD);
             y->qual = "cython.parallel";
@@ -3393,13 +3938,53 @@ static void declare_module(S *s, AModule *am) {
                 err(s, af->pos, "'%s' redeclared", af->name);
                 break;
             }
-            IrFunc *fn = declare_function(s, af, 0);
-            cy_vec_push(s->a, &m->funcs, fn);
+            IrFunc *fn = declare_fused(s, af);
+            if (!fn) fn = declare_function(s, af, 0);
+            if (fn->kind != F_CDEF || !fn->fused_specs.len) cy_vec_push(s->a, &m->funcs, fn);
             Sym *y = declare(s, s->mscope, fn->name, SY_FUNC);
             y->fn = fn;
             break;
         }
+        case S_FUSED: {
+            if (lookup_in(s->mscope, n->name)) {
+                err(s, n->pos, "'%s' redeclared", n->name);
+                break;
+            }
+            Fused *f = cy_alloc(s->a, sizeof *f);
+            f->name = n->name;
+            for (int k = 0; k < n->fused_types.len; k++) {
+                ATypeSyn *ts = n->fused_types.items[k];
+                Fused *inner = ts->ndim || ts->ptr ? NULL : fused_named(s, ts->name);
+                CyVec one = {0};
+                if (inner) {
+                    one = inner->types;
+                } else {
+                    CyType *t = resolve_type(s, ts);
+                    if (t == TY_ERR) continue;
+                    if (!is_cnum(t) || t->kind == TY_BINT || t->kind == TY_LDOUBLE) {
+                        err(s, ts->pos, "a fused type of '%s' is not supported by cyocl (only C numbers: "
+                                        "integers, float, double and their complex)", t->name);
+                        continue;
+                    }
+                    cy_vec_push(s->a, &one, t);
+                }
+                for (int i = 0; i < one.len; i++) {
+                    CyType *t = one.items[i];
+                    int dup = 0;
+                    for (int j = 0; j < f->types.len; j++)
+                        dup |= cy_type_equal(f->types.items[j], t) && !strcmp(((CyType *)f->types.items[j])->name, t->name);
+                    if (!dup) cy_vec_push(s->a, &f->types, t);
+                }
+            }
+            Sym *y = declare(s, s->mscope, n->name, SY_FUSED);
+            y->fused = f;
+            break;
+        }
         case S_CDEF: {
+            if (n->type && fused_named(s, n->type->name)) {
+                err(s, n->type->pos, "Fused types not allowed here");
+                break;
+            }
             CyType *t = resolve_type(s, n->type);
             for (int k = 0; k < n->names.len; k++) {
                 const char *name = n->names.items[k];
@@ -3459,13 +4044,19 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         Sym *y = lookup_in(s->mscope, n->func->name);
         if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
             continue;
-        lower_function(s, n->func, y->fn);
+        FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
+        for (int j = 0; ff && j < ff->binds.len; j++) {
+            fused_bind(s, ff, j);
+            lower_function(s, n->func, ff->group->fused_specs.items[j]);
+            s->nfb = 0;
+        }
+        if (!ff) lower_function(s, n->func, y->fn);
         fi++;
     }
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         switch (n->kind) {
-        case S_FUNC: case S_CTYPEDEF: case S_EXTERN: case S_CIMPORT: break;
+        case S_FUNC: case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;

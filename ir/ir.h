@@ -32,6 +32,8 @@ typedef enum {
     TY_FLOAT, TY_DOUBLE, TY_LDOUBLE,
     TY_CFLOAT, TY_CDOUBLE,            /* float complex, double complex */
     TY_PTR,                           /* base = pointee */
+    TY_ARRAY,                         /* fixed-size C array: base = element, alen elements
+                                         (int[2][3] is an array of 2 int[3]) */
     TY_VIEW,                          /* typed memoryview: base = dtype */
     TY_OBJECT,                        /* PyObject* (owned references) */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
@@ -49,6 +51,7 @@ typedef struct CyType {
     char axes[CY_MAX_NDIM]; /* TY_VIEW: 1 = contiguous ('::1') on this axis */
     const char *name;    /* Cython spelling: "double", "Py_ssize_t", "double[:, ::1]",
                             a ctypedef alias keeps its own name */
+    long long alen;      /* TY_ARRAY: number of elements */
     const char *pyclass; /* TY_OBJECT of a known extension type ("numpy.ndarray"):
                             values assigned to it are type-tested (E_PYTYPE_TEST);
                             base is then its buffer's view type, or NULL (no buffer) */
@@ -58,12 +61,16 @@ typedef struct CyType {
 CyType *cy_type_scalar(TypeKind k);
 CyType *cy_type_view(CyArena *a, CyType *dtype, int ndim, const char *axes, int is_const);
 CyType *cy_type_ptr(CyArena *a, CyType *base);
+CyType *cy_type_array(CyArena *a, CyType *elem, long long n);
+/* The scalar under any number of array dimensions (int for int[2][3]). */
+const CyType *cy_type_array_scalar(const CyType *t);
 int cy_type_is_int(const CyType *t);      /* char..size_t and bint */
 int cy_type_is_float(const CyType *t);    /* float, double, long double */
 int cy_type_is_complex(const CyType *t);
 int cy_type_is_numeric(const CyType *t);  /* int, float or complex */
 int cy_type_equal(const CyType *a, const CyType *b);
-const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *" */
+const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *",
+                                                           arrays as a type name: "int[2][3]" */
 /* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
  * ranking as long and complex winning over floats). */
 CyType *cy_type_arith(const CyType *a, const CyType *b);
@@ -261,6 +268,7 @@ typedef struct IrRegion {
     int id;                    /* unique in the module: kernels and traces name it */
     CyPos pos;                 /* of the 'for' (prange) or 'with' (parallel) */
     int is_prange;
+    int from_slice;            /* the loops of an element-wise slice expression (sema's rewrite) */
     /* prange iteration space: index var from start to stop by step (all Py_ssize_t-converted
        to the index var's type); n = max(0, ceil((stop-start)/step)) */
     IrVar *index;
@@ -335,6 +343,17 @@ struct IrFunc {
     const char *docstring;
     /* F_EXTERN */
     const char *header;
+    /* Fused types (sema): a function with fused arguments is one function
+       per combination of their types, each pointing to its group by
+       fused_of.  A def/cpdef group is in funcs too, with no body: the Python
+       function, which picks a specialisation by its arguments at call time
+       as Cython's fused dispatch does. */
+    struct IrFunc *fused_of;
+    const char *spec_name;     /* a specialisation: Cython's name for it, "f[double[:],double]" */
+    CyVec fused_specs;         /* the group: IrFunc*, in Cython's order (first fused type slowest) */
+    CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
+    CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
+                                  float and complex picks (three (void *)(intptr_t), -1: none) */
 };
 
 typedef struct IrModule {

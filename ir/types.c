@@ -6,30 +6,31 @@
  * process compiles many modules (the fuzzer), so they live in static
  * storage, never in an arena. */
 static CyType scalars[TY_FUNC + 1] = {
-    [TY_VOID] = {TY_VOID, 0, 0, 0, 0, 0, {0}, "void", NULL},
-    [TY_BINT] = {TY_BINT, 4, 1, 0, 0, 0, {0}, "bint", NULL},
-    [TY_CHAR] = {TY_CHAR, 1, 1, 0, 0, 0, {0}, "char", NULL},
-    [TY_SCHAR] = {TY_SCHAR, 1, 1, 0, 0, 0, {0}, "signed char", NULL},
-    [TY_UCHAR] = {TY_UCHAR, 1, 0, 0, 0, 0, {0}, "unsigned char", NULL},
-    [TY_SHORT] = {TY_SHORT, 2, 1, 0, 0, 0, {0}, "short", NULL},
-    [TY_USHORT] = {TY_USHORT, 2, 0, 0, 0, 0, {0}, "unsigned short", NULL},
-    [TY_INT] = {TY_INT, 4, 1, 0, 0, 0, {0}, "int", NULL},
-    [TY_UINT] = {TY_UINT, 4, 0, 0, 0, 0, {0}, "unsigned int", NULL},
-    [TY_LONG] = {TY_LONG, sizeof(long), 1, 0, 0, 0, {0}, "long", NULL},
-    [TY_ULONG] = {TY_ULONG, sizeof(long), 0, 0, 0, 0, {0}, "unsigned long", NULL},
-    [TY_LLONG] = {TY_LLONG, 8, 1, 0, 0, 0, {0}, "long long", NULL},
-    [TY_ULLONG] = {TY_ULLONG, 8, 0, 0, 0, 0, {0}, "unsigned long long", NULL},
-    [TY_SSIZE] = {TY_SSIZE, sizeof(size_t), 1, 0, 0, 0, {0}, "Py_ssize_t"},
-    [TY_SIZE] = {TY_SIZE, sizeof(size_t), 0, 0, 0, 0, {0}, "size_t", NULL},
-    [TY_FLOAT] = {TY_FLOAT, 4, 1, 0, 0, 0, {0}, "float", NULL},
-    [TY_DOUBLE] = {TY_DOUBLE, 8, 1, 0, 0, 0, {0}, "double", NULL},
-    [TY_LDOUBLE] = {TY_LDOUBLE, sizeof(long double), 1, 0, 0, 0, {0}, "long double", NULL},
-    [TY_CFLOAT] = {TY_CFLOAT, 8, 1, 0, 0, 0, {0}, "float complex", NULL},
-    [TY_CDOUBLE] = {TY_CDOUBLE, 16, 1, 0, 0, 0, {0}, "double complex", NULL},
-    [TY_PTR] = {TY_PTR, sizeof(void *), 0, 0, 0, 0, {0}, "void *", NULL},
-    [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview", NULL},
-    [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object", NULL},
-    [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function", NULL},
+    [TY_VOID] = {TY_VOID, 0, 0, 0, 0, 0, {0}, "void", 0, NULL},
+    [TY_BINT] = {TY_BINT, 4, 1, 0, 0, 0, {0}, "bint", 0, NULL},
+    [TY_CHAR] = {TY_CHAR, 1, 1, 0, 0, 0, {0}, "char", 0, NULL},
+    [TY_SCHAR] = {TY_SCHAR, 1, 1, 0, 0, 0, {0}, "signed char", 0, NULL},
+    [TY_UCHAR] = {TY_UCHAR, 1, 0, 0, 0, 0, {0}, "unsigned char", 0, NULL},
+    [TY_SHORT] = {TY_SHORT, 2, 1, 0, 0, 0, {0}, "short", 0, NULL},
+    [TY_USHORT] = {TY_USHORT, 2, 0, 0, 0, 0, {0}, "unsigned short", 0, NULL},
+    [TY_INT] = {TY_INT, 4, 1, 0, 0, 0, {0}, "int", 0, NULL},
+    [TY_UINT] = {TY_UINT, 4, 0, 0, 0, 0, {0}, "unsigned int", 0, NULL},
+    [TY_LONG] = {TY_LONG, sizeof(long), 1, 0, 0, 0, {0}, "long", 0, NULL},
+    [TY_ULONG] = {TY_ULONG, sizeof(long), 0, 0, 0, 0, {0}, "unsigned long", 0, NULL},
+    [TY_LLONG] = {TY_LLONG, 8, 1, 0, 0, 0, {0}, "long long", 0, NULL},
+    [TY_ULLONG] = {TY_ULLONG, 8, 0, 0, 0, 0, {0}, "unsigned long long", 0, NULL},
+    [TY_SSIZE] = {TY_SSIZE, sizeof(size_t), 1, 0, 0, 0, {0}, "Py_ssize_t", 0, NULL},
+    [TY_SIZE] = {TY_SIZE, sizeof(size_t), 0, 0, 0, 0, {0}, "size_t", 0, NULL},
+    [TY_FLOAT] = {TY_FLOAT, 4, 1, 0, 0, 0, {0}, "float", 0, NULL},
+    [TY_DOUBLE] = {TY_DOUBLE, 8, 1, 0, 0, 0, {0}, "double", 0, NULL},
+    [TY_LDOUBLE] = {TY_LDOUBLE, sizeof(long double), 1, 0, 0, 0, {0}, "long double", 0, NULL},
+    [TY_CFLOAT] = {TY_CFLOAT, 8, 1, 0, 0, 0, {0}, "float complex", 0, NULL},
+    [TY_CDOUBLE] = {TY_CDOUBLE, 16, 1, 0, 0, 0, {0}, "double complex", 0, NULL},
+    [TY_PTR] = {TY_PTR, sizeof(void *), 0, 0, 0, 0, {0}, "void *", 0, NULL},
+    [TY_ARRAY] = {TY_ARRAY, 0, 0, 0, 0, 0, {0}, "array", 0, NULL},
+    [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview", 0, NULL},
+    [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object", 0, NULL},
+    [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function", 0, NULL},
 };
 
 CyType *cy_type_scalar(TypeKind k) { return &scalars[k]; }
@@ -60,6 +61,24 @@ CyType *cy_type_ptr(CyArena *a, CyType *base) {
     return t;
 }
 
+CyType *cy_type_array(CyArena *a, CyType *elem, long long n) {
+    CyType *t = cy_alloc(a, sizeof *t);
+    t->kind = TY_ARRAY;
+    t->size = (int)(n * elem->size);
+    t->base = elem;
+    t->alen = n;
+    /* the outer dimension comes first: int[2] of int[3] is "int[2][3]" */
+    const CyType *sc = cy_type_array_scalar(elem);
+    const char *inner = elem->kind == TY_ARRAY ? elem->name + strlen(sc->name) : "";
+    t->name = cy_fmt(a, "%s[%lld]%s", sc->name, n, inner);
+    return t;
+}
+
+const CyType *cy_type_array_scalar(const CyType *t) {
+    while (t->kind == TY_ARRAY) t = t->base;
+    return t;
+}
+
 int cy_type_is_int(const CyType *t) { return t->kind >= TY_BINT && t->kind <= TY_SIZE; }
 int cy_type_is_float(const CyType *t) { return t->kind >= TY_FLOAT && t->kind <= TY_LDOUBLE; }
 int cy_type_is_complex(const CyType *t) { return t->kind == TY_CFLOAT || t->kind == TY_CDOUBLE; }
@@ -69,6 +88,7 @@ int cy_type_equal(const CyType *a, const CyType *b) {
     if (a == b) return 1;
     if (a->kind != b->kind) return 0;
     if (a->kind == TY_PTR) return cy_type_equal(a->base, b->base);
+    if (a->kind == TY_ARRAY) return a->alen == b->alen && cy_type_equal(a->base, b->base);
     if (a->kind == TY_VIEW) {
         if (a->ndim != b->ndim || a->is_const != b->is_const || !cy_type_equal(a->base, b->base)) return 0;
         return memcmp(a->axes, b->axes, CY_MAX_NDIM) == 0;
@@ -83,6 +103,10 @@ const char *cy_type_cname(CyArena *a, const CyType *t) {
     case TY_CFLOAT: return "float _Complex";
     case TY_CDOUBLE: return "double _Complex";
     case TY_PTR: return cy_fmt(a, "%s *", cy_type_cname(a, t->base));
+    case TY_ARRAY: {
+        const CyType *sc = cy_type_array_scalar(t);
+        return cy_fmt(a, "%s%s", cy_type_cname(a, sc), t->name + strlen(sc->name));
+    }
     case TY_VIEW: return "cy_view";
     case TY_OBJECT: return "PyObject *";
     case TY_FUNC: return "void";

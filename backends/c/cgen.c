@@ -207,15 +207,20 @@ static const char *cty(Gen *G, const CyType *t) {
     return cy_type_cname(G->a, t);
 }
 
-/* A declarator "T name" (pointer types keep the star on the name). */
+/* A declarator "T name" (pointer types keep the star on the name; arrays
+ * put their dimensions after it: "int name[2][3]"). */
 static const char *decl(Gen *G, const CyType *t, const char *name) {
+    if (t->kind == TY_ARRAY) {
+        const CyType *sc = cy_type_array_scalar(t);
+        return FMT("%s%s", decl(G, sc, name), t->name + strlen(sc->name));
+    }
     const char *c = cty(G, t);
     size_t n = strlen(c);
     return n && c[n - 1] == '*' ? FMT("%s%s", c, name) : FMT("%s %s", c, name);
 }
 
 static const char *zero_init(const CyType *t) {
-    if (is_view(t)) return "{0}";
+    if (is_view(t) || t->kind == TY_ARRAY) return "{0}";
     if (is_obj(t) || t->kind == TY_PTR) return "NULL";
     return "0";
 }
@@ -1240,6 +1245,9 @@ static void gen_assign(Gen *G, IrStmt *s) {
         } else if (is_view(x->ty)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", x->cname, r.c);
+        } else if (x->ty->kind == TY_ARRAY) {
+            const char *rv = genc(G, v);
+            out(G, "memcpy(%s, %s, sizeof %s);", x->cname, rv, x->cname);
         } else {
             const char *rv = genc(G, v);
             out(G, "%s = %s;", x->cname, rv);
@@ -1265,6 +1273,11 @@ static void gen_assign(Gen *G, IrStmt *s) {
     }
     default: {
         const char *rv = genc(G, v);
+        if (t->ty->kind == TY_ARRAY) {
+            const char *lv = lvalue(G, t);
+            out(G, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
+            return;
+        }
         out(G, "%s = %s;", lvalue(G, t), rv);
         return;
     }
@@ -1952,7 +1965,10 @@ static void gen_break_continue(Gen *G, IrStmt *s) {
             G->e.ind++;
             for (int i = 0; i < t->lastp.len; i++) {
                 IrVar *v = t->lastp.items[i];
-                out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
+                if (v->ty->kind == TY_ARRAY)
+                    out(G, "memcpy(cy_lp%d_%s, %s, sizeof %s);", t->region->id, v->cname, v->cname, v->cname);
+                else
+                    out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
             }
             G->e.ind--;
             out(G, "}");
@@ -2114,7 +2130,10 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
             break;
         case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
         case RC_SHARED:
-            if (!assigned && !nested && v->kind != V_MODULE) clause_add(G, &c->fpriv, v->cname);
+            /* an array stays shared: its elements may be written (Cython
+               shares it), and copying it per thread gains nothing */
+            if (!assigned && !nested && v->kind != V_MODULE && v->ty->kind != TY_ARRAY)
+                clause_add(G, &c->fpriv, v->cname);
             break;
         }
     }
@@ -2279,7 +2298,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     return 1;
 }
 
-static void gen_region(Gen *G, IrStmt *s) {
+static void gen_region_code(Gen *G, IrStmt *s) {
     IrRegion *R = s->region;
     int prange = s->kind == ST_PRANGE, id = R->id;
     Frame *parent = region_frame(G);
@@ -2496,7 +2515,8 @@ static void gen_region(Gen *G, IrStmt *s) {
         G->e.ind++;
         for (int i = 0; i < f->lastp.len; i++) {
             IrVar *v = f->lastp.items[i];
-            out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
+            if (v->ty->kind == TY_ARRAY) out(G, "memcpy(%s, cy_lp%d_%s, sizeof %s);", v->cname, id, v->cname, v->cname);
+            else out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
         }
         G->e.ind--;
         out(G, "}");
@@ -2527,6 +2547,17 @@ static void gen_region(Gen *G, IrStmt *s) {
     if (ocl) out(G, "L_ocl%d_done: ;", id);
     G->e.ind--;
     out(G, "}");
+}
+
+/* A region's code is one block in whatever buffer is current; it is moved
+ * later only as a whole (captures are pasted verbatim), so a copy taken
+ * here is the text the module will have (`cyocl annotate` shows it). */
+static void gen_region(Gen *G, IrStmt *s) {
+    size_t start = G->e.out->len;
+    gen_region_code(G, s);
+    int id = s->region->id;
+    if (G->opt->region_code && id >= 0 && id < G->m->nregions)
+        G->opt->region_code[id] = cy_strndup(G->a, G->e.out->s + start, G->e.out->len - start);
 }
 
 static void gen_stmt(Gen *G, IrStmt *s) {
@@ -2767,6 +2798,11 @@ static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
     return NULL;
 }
 
+/* A specialisation of a fused function is reached through its group's. */
+static const char *wrapper_name(Gen *G, const IrFunc *f) {
+    return f->fused_of ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
+}
+
 static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     reset_func(G);
     G->fname = f->name;
@@ -2882,8 +2918,8 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     }
     G->e.out = dst;
     G->e.ind = 0;
-    out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
-        f->name);
+    out(G, "static PyObject *%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
+        wrapper_name(G, f));
     G->e.ind = 1;
     CyBuf names = {0};
     for (int i = 0; i < np; i++)
@@ -2944,6 +2980,86 @@ static void emit_defaults_before(Gen *G, CyVec *defaults, int line) {
 
 static int is_def_like(const IrFunc *f) { return f->kind == F_DEF || f->kind == F_CPDEF; }
 
+/* The Python function of a fused def/cpdef: per fused type, the type of
+ * its first argument (cyrt_fused_scalar/cyrt_fused_view), then the
+ * specialisation those types name, whose wrapper takes the call as is. */
+static void emit_fused_dispatch(Gen *G, IrFunc *g, CyBuf *dst) {
+    int ns = g->fused_slots.len, nsp = g->fused_specs.len, minpos = 0;
+    for (int i = 0; i < g->params.len; i++)
+        if (!g->param_defaults.items[i]) minpos++;
+    G->e.out = dst;
+    G->e.ind = 0;
+    out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
+        g->name);
+    G->e.ind = 1;
+    CyBuf tb = {0};
+    for (int j = 0; j < nsp; j++) {
+        IrFunc *sp = g->fused_specs.items[j];
+        for (int k = 0; k < ns; k++) {
+            int pi = (int)(intptr_t)g->fused_slots.items[k];
+            const CyType *t = ((IrVar *)sp->params.items[pi])->ty;
+            /* the index of t among this slot's types (those of the first specialisations) */
+            int idx = 0;
+            for (int jj = 0; jj < nsp; jj++) {
+                const CyType *u = ((IrVar *)((IrFunc *)g->fused_specs.items[jj])->params.items[pi])->ty;
+                if (cy_type_equal(u, t) && !strcmp(u->name, t->name)) break;
+                int seen = 0;
+                for (int j2 = 0; j2 < jj && !seen; j2++) {
+                    const CyType *w = ((IrVar *)((IrFunc *)g->fused_specs.items[j2])->params.items[pi])->ty;
+                    seen = cy_type_equal(u, w) && !strcmp(u->name, w->name);
+                }
+                if (!seen) idx++;
+            }
+            cy_buf_printf(&tb, "%d, ", idx);
+        }
+    }
+    out(G, "static const int cy_table[] = {%s};", tb.s);
+    cy_buf_free(&tb);
+    out(G, "int cy_sig[%d];", ns);
+    out(G, "PyObject *cy_a;");
+    out(G, "(void)cy_self;");
+    for (int k = 0; k < ns; k++) {
+        int pi = (int)(intptr_t)g->fused_slots.items[k];
+        IrVar *p0 = g->params.items[pi];
+        out(G, "if (!(cy_a = cyrt_fused_arg(cy_args, cy_nargs, cy_kwnames, %d, %s, %d))) return NULL;", pi,
+            c_strz(G, p0->name), minpos);
+        /* this slot's distinct types, in the specialisations' order */
+        CyVec ts = {0};
+        for (int j = 0; j < nsp; j++) {
+            const CyType *t = ((IrVar *)((IrFunc *)g->fused_specs.items[j])->params.items[pi])->ty;
+            int seen = 0;
+            for (int q = 0; q < ts.len && !seen; q++)
+                seen = cy_type_equal(ts.items[q], t) && !strcmp(((CyType *)ts.items[q])->name, t->name);
+            if (!seen) cy_vec_push(G->a, &ts, (void *)t);
+        }
+        if (is_view(p0->ty)) {
+            CyBuf cb = {0};
+            for (int q = 0; q < ts.len; q++) cy_buf_printf(&cb, "&%s, ", view_spec(G, ts.items[q]));
+            out(G, "{");
+            G->e.ind++;
+            out(G, "static const cyrt_vspec *const cy_cand[] = {%s};", cb.s);
+            out(G, "if ((cy_sig[%d] = cyrt_fused_view(cy_a, cy_cand, %d, %d)) == -2) return NULL;", k, ts.len,
+                !(int)(intptr_t)g->param_not_none.items[pi]);
+            G->e.ind--;
+            out(G, "}");
+            cy_buf_free(&cb);
+        } else {
+            int *pick = cy_alloc(G->a, 3 * sizeof *pick);
+            for (int c = 0; c < 3; c++) pick[c] = (int)(intptr_t)g->fused_pick.items[3 * k + c];
+            out(G, "cy_sig[%d] = cyrt_fused_scalar(cy_a, %d, %d, %d);", k, pick[0], pick[1], pick[2]);
+        }
+    }
+    out(G, "switch (cyrt_fused_pick(cy_sig, %d, cy_table, %d)) {", ns, nsp);
+    for (int j = 0; j < nsp; j++)
+        out(G, "case %d: return %s(cy_self, cy_args, cy_nargs, cy_kwnames);", j,
+            wrapper_name(G, g->fused_specs.items[j]));
+    out(G, "default: return NULL;");
+    out(G, "}");
+    G->e.ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+}
+
 int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, CyBuf *out_buf) {
     Gen G0 = {0}, *G = &G0;
     G->a = G->e.a = a;
@@ -2956,7 +3072,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
 
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f)) continue;
+        if (!is_def_like(f) || f->fused_specs.len) continue;
         for (int k = 0; k < f->params.len; k++)
             if (needs_static_default(f->params.items[k], f->param_defaults.items[k])) {
                 Default *df = cy_alloc(a, sizeof *df);
@@ -2967,9 +3083,13 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
             }
     }
     if (opt->opencl && opt->opencl_source && *opt->opencl_source) find_launchers(G);
-    for (int i = 0; i < m->funcs.len; i++) emit_func(G, m->funcs.items[i], &funcs);
     for (int i = 0; i < m->funcs.len; i++)
-        if (is_def_like(m->funcs.items[i])) emit_wrapper(G, m->funcs.items[i], &defaults, &wraps);
+        if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) emit_func(G, m->funcs.items[i], &funcs);
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        if (f->fused_specs.len) emit_fused_dispatch(G, f, &wraps);
+        else if (is_def_like(f)) emit_wrapper(G, f, &defaults, &wraps);
+    }
 
     /* module init */
     reset_func(G);
@@ -3046,7 +3166,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         int ok = opt->opencl && r->ocl_ok;
         const char *why = !opt->opencl ? "built with --no-opencl" : r->ocl_reason ? r->ocl_reason : "";
         out(G, "static const cyrt_region_info cy_ri%d = {%s, %d, %d, %d, %s};", r->id,
-            c_strz(G, r->func ? r->func->name : "<module>"), r->pos.line, r->id, ok, c_strz(G, ok ? "" : json_text(G, why)));
+            c_strz(G, r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>"), r->pos.line, r->id, ok, c_strz(G, ok ? "" : json_text(G, why)));
     }
     if (opt->opencl && opt->opencl_source && *opt->opencl_source) {
         /* the kernels of the eligible regions (backends/opencl/oclgen.h),
@@ -3095,7 +3215,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "}");
     out(G, "%s", "");
     out(G, "/* ---- functions ---- */");
-    for (int i = 0; i < m->funcs.len; i++) out(G, "%s;", func_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < m->funcs.len; i++)
+        if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
     out(G, "%s", "");
     cy_buf_put(out_buf, hdr.s, hdr.len);
     cy_buf_put(out_buf, funcs.s ? funcs.s : "", funcs.len);
@@ -3107,7 +3228,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f)) continue;
+        if (!is_def_like(f) || f->fused_of) continue;
         out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }
