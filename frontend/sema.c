@@ -3349,6 +3349,9 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
             IrStmt *x = st(s, ST_EXPR, p->pos);
             x->value = mk1(s, E_PYTYPE_TEST, p->ty, p->pos, mk_var(s, p, p->pos));
             x->value->sval = p->name;
+            /* 'not None': Cython's message is the type test's ("... got NoneType") */
+            x->value->ival = (uint64_t)(intptr_t)fn->param_not_none.items[i];
+            fn->param_not_none.items[i] = (void *)(intptr_t)0;
             cy_vec_push(s->a, &fn->body, x);
         }
         if (!is_buffer(p->ty)) continue;

@@ -173,7 +173,8 @@ typedef enum {
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
     E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
                        ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
-                       type ...") or NULL ("Cannot convert list to numpy.ndarray") */
+                       type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is
+                       refused too (a def argument declared 'not None') */
 } ExprKind;
 
 typedef struct IrSliceAxis {

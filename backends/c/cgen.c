@@ -1198,7 +1198,8 @@ static Val gen(Gen *G, IrExpr *e) {
         return (Val){new_obj(G, FMT("cyrt_import(%s, %d)", c_strz(G, e->sval), e->import_top)), 1};
     case E_PYTYPE_TEST: {
         Val a = gen(G, e->args[0]);
-        goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s) < 0", a.c, e->sval ? c_strz(G, e->sval) : "NULL"));
+        goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, e->sval ? c_strz(G, e->sval) : "NULL",
+                                 (int)e->ival));
         return a;
     }
     }
