@@ -665,7 +665,8 @@ static int evict(const cyrt_cache *c, uint64_t max_bytes, long stale_s, uint64_t
     size_t n;
     if (scan(c, &items, &n) != 0)
         return -1;
-    qsort(items, n, sizeof *items, older);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(items, n, sizeof *items, older);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     int rc = 0, err = 0;

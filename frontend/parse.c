@@ -439,8 +439,9 @@ static ATypeSyn *parse_type_ex(P *p, int with_stars) {
         ty->ptr = count_stars(p);
     if (at_punct(p, "[") && !ty->ptr && is_ndarray_name(ty->name) && !is_punct(ahead(p, 1), ":"))
         buffer_args(p, ty);
-    /* "double[3]" is a C array; "ndarray[double, ndim=2]" is not */
-    else if (at_punct(p, "[") && ahead(p, 1)->kind == TK_INT)
+    /* "double[3]" and "int[N]" are C arrays; "ndarray[double, ndim=2]" is not */
+    else if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
+             (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
         array_dims(p, ty);
     else if (at_punct(p, "["))
         view_axes(p, ty);

@@ -253,6 +253,7 @@ static const NamedType base_types[] = {
     {"npy_ulonglong", TY_ULLONG}, {"npy_float", TY_FLOAT}, {"npy_double", TY_DOUBLE},
     {"npy_longdouble", TY_LDOUBLE}, {"longdouble_t", TY_LDOUBLE}, {"cfloat_t", TY_CFLOAT},
     {"cdouble_t", TY_CDOUBLE},
+    {"omp_lock_t", TY_OPAQUE},
     /* Cython's pure-Python type names (cython.double, ...) */
     {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
     {"schar", TY_SCHAR}, {"ushort", TY_USHORT}, {"uint", TY_UINT}, {"ulong", TY_ULONG},
@@ -295,6 +296,39 @@ static const MathFn math_fns[] = {
     {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
     {NULL, 0, TY_VOID, TY_VOID},
 };
+
+/* The C library and OpenMP functions a file may cimport (libc.stdlib,
+ * libc.string, libc.stdio, openmp).  The signature is a string of type
+ * codes, the result first: v void, V void *, c char *, i int, u unsigned,
+ * z size_t, l long, d double, L omp_lock_t *, '.' C varargs. */
+typedef struct {
+    const char *mod, *name, *sig;
+} LibcFn;
+
+static const LibcFn libc_fns[] = {
+    {"libc.stdlib", "malloc", "Vz"}, {"libc.stdlib", "calloc", "Vzz"}, {"libc.stdlib", "realloc", "VVz"},
+    {"libc.stdlib", "free", "vV"}, {"libc.stdlib", "abort", "v"}, {"libc.stdlib", "abs", "ii"},
+    {"libc.stdlib", "labs", "ll"}, {"libc.stdlib", "rand", "i"}, {"libc.stdlib", "srand", "vu"},
+    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"},
+    {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
+    {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
+    {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
+    {"openmp", "omp_get_max_threads", "i"}, {"openmp", "omp_get_thread_num", "i"},
+    {"openmp", "omp_get_num_threads", "i"}, {"openmp", "omp_set_num_threads", "vi"},
+    {"openmp", "omp_get_num_procs", "i"}, {"openmp", "omp_in_parallel", "i"}, {"openmp", "omp_get_wtime", "d"},
+    {"openmp", "omp_set_dynamic", "vi"}, {"openmp", "omp_get_dynamic", "i"},
+    {"openmp", "omp_init_lock", "vL"}, {"openmp", "omp_destroy_lock", "vL"}, {"openmp", "omp_set_lock", "vL"},
+    {"openmp", "omp_unset_lock", "vL"}, {"openmp", "omp_test_lock", "iL"},
+    {NULL, NULL, NULL},
+};
+
+static const LibcFn *libc_fn(const char *q) {
+    for (int i = 0; q && libc_fns[i].mod; i++) {
+        size_t l = strlen(libc_fns[i].mod);
+        if (!strncmp(q, libc_fns[i].mod, l) && q[l] == '.' && !strcmp(q + l + 1, libc_fns[i].name)) return &libc_fns[i];
+    }
+    return NULL;
+}
 
 static const char *math_consts[] = {"M_PI", "M_E", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_LN2", "M_LN10",
                                     "M_LOG2E", "M_LOG10E", "M_SQRT2", "M_SQRT1_2", "M_2_SQRTPI",
@@ -1329,6 +1363,7 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
 }
 
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f);
 
 static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     *handled = 1;
@@ -1434,6 +1469,8 @@ static IrExpr *call_expr(S *s, ANode *n) {
             s->m->uses_math = 1;
             return e;
         }
+        const LibcFn *lf = libc_fn(q);
+        if (lf) return libc_call(s, n, lf);
         if (!strcmp(q, "cython.parallel.threadid")) {
             region_flag(s, 1);
             return mk(s, E_THREADID, cy_type_scalar(TY_INT), n->pos);
@@ -1465,6 +1502,62 @@ static IrExpr *call_expr(S *s, ANode *n) {
     }
     if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
     return py_call(s, n, lower_expr(s, f));
+}
+
+static CyType *libc_type(S *s, char c) {
+    switch (c) {
+    case 'v': return cy_type_scalar(TY_VOID);
+    case 'V': return cy_type_ptr(s->a, cy_type_scalar(TY_VOID));
+    case 'c': return cy_type_ptr(s->a, cy_type_scalar(TY_CHAR));
+    case 'u': return cy_type_scalar(TY_UINT);
+    case 'z': return cy_type_scalar(TY_SIZE);
+    case 'l': return cy_type_scalar(TY_LONG);
+    case 'd': return cy_type_scalar(TY_DOUBLE);
+    case 'L': return cy_type_ptr(s->a, alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t"));
+    default: return cy_type_scalar(TY_INT);
+    }
+}
+
+/* An argument of a C function: a string literal is a C string there
+ * (printf's format), no Python object. */
+static IrExpr *c_arg(S *s, ANode *a) {
+    if (a->kind == A_STR && !a->is_fstring) {
+        IrExpr *e = mk(s, E_CSTR, cy_type_ptr(s->a, cy_type_scalar(TY_CHAR)), a->pos);
+        e->sval = a->sval;
+        e->slen = a->slen;
+        return e;
+    }
+    return lower_expr(s, a);
+}
+
+static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
+    const char *params = f->sig + 1, *dots = strchr(params, '.');
+    int np = dots ? (int)(dots - params) : (int)strlen(params);
+    if (n->kwnames.len || n->items.len < np || (!dots && n->items.len > np)) {
+        err(s, n->pos, "Call with wrong number of arguments (expected %s%d, got %d)", dots ? "at least " : "", np,
+            n->items.len + n->kwnames.len);
+        return mk_err(s, n->pos);
+    }
+    IrExpr *e = mk(s, E_CALL_C, libc_type(s, f->sig[0]), n->pos);
+    e->sval = f->name;
+    e->nargs = n->items.len;
+    e->args = cy_alloc(s->a, (size_t)(e->nargs + 1) * sizeof(IrExpr *));
+    for (int i = 0; i < n->items.len; i++) {
+        IrExpr *a = c_arg(s, n->items.items[i]);
+        if (a->ty == TY_ERR) return a;
+        if (i < np) {
+            a = coerce(s, a, libc_type(s, params[i]));
+        } else if (is_obj(a->ty) || is_view(a->ty) || a->ty->kind == TY_VOID) {
+            err(s, a->pos, "%s cannot be passed as a varargs parameter",
+                is_obj(a->ty) ? "Python object" : cy_fmt(s->a, "'%s'", a->ty->name));
+            return mk_err(s, n->pos);
+        } else {
+            a = decay(s, a);
+        }
+        if (a->ty == TY_ERR) return a;
+        e->args[i] = a;
+    }
+    return e;
 }
 
 static const char *int_only_ops = "<< >> & | ^";
@@ -2701,6 +2794,8 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
             if (e->ty != TY_ERR) e = coerce(s, e, cy_type_scalar(TY_INT));
             if (kw[0] == 'c') r->chunksize = e;
             else r->num_threads = e;
+        } else if (!strcmp(kw, "use_threads_if")) {
+            r->use_threads_if = as_cond(s, lower_expr(s, val));
         } else {
             err(s, kp, "Invalid keyword argument to prange: %s", kw);
         }
@@ -2791,6 +2886,8 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
                 IrExpr *nt = lower_expr(s, e->values.items[i]);
                 if (nt->ty != TY_ERR && !cy_type_is_int(nt->ty)) err(s, nt->pos, "num_threads must be a C integer");
                 else if (nt->ty != TY_ERR) r->num_threads = coerce(s, nt, cy_type_scalar(TY_INT));
+            } else if (!strcmp(kw, "use_threads_if")) {
+                r->use_threads_if = as_cond(s, lower_expr(s, e->values.items[i]));
             } else {
                 err(s, *(CyPos *)e->kwpos.items[i], "Invalid keyword argument to parallel: %s", kw);
             }
@@ -3754,7 +3851,7 @@ static int raises_stmt(IrStmt *x) {
     case ST_PRANGE: case ST_PARALLEL: {
         IrRegion *g = x->region;
         r |= raises_expr(g->start) | raises_expr(g->stop) | raises_expr(g->step) | raises_expr(g->chunksize) |
-             raises_expr(g->num_threads);
+             raises_expr(g->num_threads) | raises_expr(g->use_threads_if);
         if (x->kind == ST_PRANGE && g->step_sign == 0) r = 1;
         g->can_raise = raises_stmts(&x->body);
         r |= g->can_raise;
@@ -3798,7 +3895,8 @@ static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
     int known = is_known_module(mod);
     if (!known && (n->is_cimport || n->kind == S_CIMPORT)) {
-        err(s, n->pos, "cimport of '%s' is not supported (known: cython, cython.parallel, libc.math, libc.stdint, numpy)", mod);
+        err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, numpy, openmp)", mod);
         return;
     }
     for (int i = 0; i < n->names.len; i++) {
@@ -3836,7 +3934,17 @@ static void cimport_names(S *s, ANode *n) {
             y->qual = "cython.parallel";
             continue;
         }
-        int ok = 0;
+        if (is_known_module(q)) { /* from libc cimport stdlib */
+            Sym *y = declare(s, s->mscope, alias, SY_CMOD);
+            y->qual = q;
+            continue;
+        }
+        if (!strcmp(mod, "openmp") && !strcmp(name, "omp_lock_t")) {
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
+            continue;
+        }
+        int ok = libc_fn(q) != NULL;
         if (!strcmp(mod, "libc.math")) {
             int f;
             ok = math_fn(q, &f) || is_math_const(q);
@@ -3844,7 +3952,7 @@ static void cimport_names(S *s, ANode *n) {
             for (int j = 0; special_names[j]; j++) ok |= !strcmp(special_names[j], q);
         }
         if (!ok) {
-            err(s, p, "'%s' is not supported from %s", name, mod);
+            err(s, p, "'%s' from %s is not supported by cyocl", name, mod);
             continue;
         }
         Sym *y = declare(s, s->mscope, alias, SY_CNAME);

@@ -189,6 +189,7 @@ static const char *type_problem(const CyType *t) {
     case TY_OBJECT: return "Python objects";
     case TY_VIEW: return "memoryviews";
     case TY_PTR: case TY_FUNC: return "a C pointer";
+    case TY_OPAQUE: return "an OpenMP lock"; /* the one opaque type: omp_lock_t */
     case TY_ARRAY: return type_problem(t->base); /* a private array is private memory on the device */
     case TY_LDOUBLE: return "long double";
     case TY_CFLOAT: case TY_CDOUBLE: return "complex numbers";
@@ -503,7 +504,8 @@ static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
         if (x->region) {
             const IrRegion *q = x->region;
             if (q->index == v || expr_mentions(q->start, v) || expr_mentions(q->stop, v) ||
-                expr_mentions(q->step, v) || expr_mentions(q->num_threads, v) || expr_mentions(q->chunksize, v))
+                expr_mentions(q->step, v) || expr_mentions(q->num_threads, v) || expr_mentions(q->chunksize, v) ||
+                expr_mentions(q->use_threads_if, v))
                 return 1;
             if (q == r) {
                 if (used_outside(&x->orelse, r, v)) return 1;

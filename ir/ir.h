@@ -36,6 +36,8 @@ typedef enum {
                                          (int[2][3] is an array of 2 int[3]) */
     TY_VIEW,                          /* typed memoryview: base = dtype */
     TY_OBJECT,                        /* PyObject* (owned references) */
+    TY_OPAQUE,                        /* a C type known only by its name (omp_lock_t): declared,
+                                         its address taken, nothing else */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
 } TypeKind;
 
@@ -171,6 +173,7 @@ typedef enum {
                        import_top (`import a.b` binds a), else the module itself;
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
+    E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
     E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
                        ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
                        type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is
@@ -278,6 +281,8 @@ typedef struct IrRegion {
     Schedule schedule;
     struct IrExpr *chunksize;  /* or NULL */
     struct IrExpr *num_threads;/* or NULL */
+    struct IrExpr *use_threads_if; /* or NULL: when false at run time, one thread runs the
+                                  iterations in order (natively: OpenMP's if clause) */
     int nogil;                 /* the region runs without the GIL (prange(nogil=True) or inside nogil) */
     int gil_warning;           /* prange without nogil (Cython >= 3.1 accepts it, with a warning) */
     CyVec vars;                /* IrVarUse*: every variable the body touches, classified */

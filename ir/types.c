@@ -29,6 +29,7 @@ static CyType scalars[TY_FUNC + 1] = {
     [TY_PTR] = {TY_PTR, sizeof(void *), 0, 0, 0, 0, {0}, "void *", 0, NULL},
     [TY_ARRAY] = {TY_ARRAY, 0, 0, 0, 0, 0, {0}, "array", 0, NULL},
     [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview", 0, NULL},
+    [TY_OPAQUE] = {TY_OPAQUE, 0, 0, 0, 0, 0, {0}, "opaque", 0, NULL},
     [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object", 0, NULL},
     [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function", 0, NULL},
 };
@@ -110,6 +111,7 @@ const char *cy_type_cname(CyArena *a, const CyType *t) {
     case TY_VIEW: return "cy_view";
     case TY_OBJECT: return "PyObject *";
     case TY_FUNC: return "void";
+    case TY_OPAQUE: return t->name;
     default: return scalars[t->kind].name;
     }
 }

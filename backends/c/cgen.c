@@ -220,7 +220,7 @@ static const char *decl(Gen *G, const CyType *t, const char *name) {
 }
 
 static const char *zero_init(const CyType *t) {
-    if (is_view(t) || t->kind == TY_ARRAY) return "{0}";
+    if (is_view(t) || t->kind == TY_ARRAY || t->kind == TY_OPAQUE) return "{0}";
     if (is_obj(t) || t->kind == TY_PTR) return "NULL";
     return "0";
 }
@@ -1032,6 +1032,7 @@ static Val gen(Gen *G, IrExpr *e) {
         v.c = FMT("CYRT_CMPLX(0.0, %s)", float_lit(G, cy_type_scalar(TY_DOUBLE), e->fval));
         return v;
     case E_CNAME: v.c = e->sval; return v;
+    case E_CSTR: v.c = c_str(G, e->sval, e->slen); return v;
     case E_STR: v.c = konst(G, 1, e->sval, e->slen); return v;
     case E_BYTES: v.c = konst(G, 2, e->sval, e->slen); return v;
     case E_BIGINT: v.c = konst(G, 3, e->sval, (int)strlen(e->sval)); return v;
@@ -1381,6 +1382,7 @@ static void scan_stmts(Gen *G, Scan *sc, CyVec *body) {
             scan_expr(G, sc, r->step);
             scan_expr(G, sc, r->chunksize);
             scan_expr(G, sc, r->num_threads);
+            scan_expr(G, sc, r->use_threads_if);
             if (r->index) {
                 vec_add(G, &sc->assigned, r->index);
                 vec_add(G, &sc->used, r->index);
@@ -1472,6 +1474,7 @@ static void hs_stmt_own(HostScan *h, const IrStmt *s) {
         hs_expr(h, r->stop);
         hs_expr(h, r->step);
         hs_expr(h, r->num_threads);
+        hs_expr(h, r->use_threads_if);
         hs_expr(h, r->chunksize);
         break;
     }
@@ -2185,7 +2188,8 @@ static int is_zero_lit(const IrExpr *e) {
  * runtime (prelude: cyrt_ocl_launch; kernel ABI: backends/opencl/oclgen.h)
  * before its native code; a region the device ran jumps to L_ocl<id>_done.
  * Returns 1 when it emitted the dispatch. */
-static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T) {
+static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T,
+                            const char *uti) {
     IrRegion *R = s->region;
     const CyCOptions *o = G->opt;
     int id = R->id;
@@ -2198,7 +2202,8 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
-    out(G, "if (cyrt_force != 1 && cyrt_ocl) {");
+    /* use_threads_if false: the iterations run in order on one thread, natively */
+    out(G, "if (cyrt_force != 1 && cyrt_ocl%s) {", uti ? FMT(" && %s", uti) : "");
     G->e.ind++;
     out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
     out(G, "memset(cy_oa%d, 0, sizeof cy_oa%d);", id, id);
@@ -2347,6 +2352,8 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     const char *nt = NULL, *chunk = NULL;
     if (R->num_threads && !nested) nt = stmp_c(G, "const int", genc(G, R->num_threads));
     if (R->chunksize) chunk = stmp_c(G, "const int", genc(G, R->chunksize));
+    /* evaluated once: it decides both the OpenMP team and whether a device may run it */
+    const char *uti = R->use_threads_if && !nested ? stmp_c(G, "const int", genc(G, R->use_threads_if)) : NULL;
     release_to(G, mark);
 
     /* the body, generated first: what it uses decides what to emit around it */
@@ -2461,7 +2468,7 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         G->e.ind--;
         out(G, "}");
     }
-    int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T);
+    int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T, uti);
     /* the native team works on host memory: what a device holds comes back */
     if (G->opt->opencl) out(G, "CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), R->pos.line);
     if (prange) {
@@ -2478,6 +2485,7 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
     const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
+    if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)
         out(G, "#pragma omp parallel%s%s", ntc, clause(G, "firstprivate", &cl.fpriv));
