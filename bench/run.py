@@ -253,6 +253,17 @@ def write_md(path, rows, impls, kernels, meta, clextra):
         ro, ra = auto_stats(pts, which)
         L.append("- `%s` against the fastest cyocl option (native, OpenCL per device): %s" % (which, stat_line(ro)))
         L.append("- `%s` against the fastest of all: %s" % (which, stat_line(ra)))
+    if "auto2" in impls:
+        firsts = []
+        for k in kernels:
+            r2 = sorted((r for r in rows if r.get("impl") == "auto2" and r.get("kernel") == k.name and
+                         r.get("mode") == "plain" and r.get("first_s") is not None), key=lambda r: r["size"])
+            if r2:
+                firsts.append("%s %s: %s − %s = %s" % (k.name, k.shape_str(r2[0]["size"]), fmt_t(r2[0]["first_s"]),
+                                                       fmt_t(r2[0]["median_s"]),
+                                                       fmt_t(max(r2[0]["first_s"] - r2[0]["median_s"], 0))))
+        L.append("- `auto2`, the first call of each kernel in the second process (warm kernel cache, stored "
+                 "calibration) minus its median call: " + "; ".join(firsts))
     L.append("- results that differ from numpy's, or errors: %d%s" % (
         len(bad), "" if not bad else " — " + "; ".join("%s %s %s %s: %s" % (
             r.get("impl"), r.get("kernel"), r.get("shape", ""), r.get("mode"), r["status"] + (
@@ -365,9 +376,30 @@ def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable
             "load": "load average %.1f at the start, %.1f at the end, %d cores" % (
                 load0, os.getloadavg()[0], os.cpu_count()), "seconds": time.time() - t_start,
             "partial": not plots}
+    with open(os.path.join(a.out, "run.json"), "w") as f:
+        json.dump({"meta": meta, "impls": impls, "kernels": [k.name for k in kernels], "clextra": clextra}, f,
+                  indent=1)
     write_md(os.path.join(a.out, "results.md"), rows, impls, kernels, meta, clextra)
     if plots:
         write_plots(a.out, rows, impls, kernels)
+
+
+def report_only(out):
+    """Rewrites results.md and the plots of an earlier run from its results.csv and run.json."""
+    with open(os.path.join(out, "run.json")) as f:
+        run = json.load(f)
+    rows = []
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            for k in ("size", "repeats", "calls_native", "calls_opencl"):
+                r[k] = int(r[k]) if r.get(k) not in (None, "") else None
+            for k in ("median_s", "min_s", "first_s", "err"):
+                r[k] = float(r[k]) if r.get(k) not in (None, "") else None
+            rows.append({k: v for k, v in r.items() if v is not None and v != ""})
+    kernels = [K.BY_NAME[n] for n in run["kernels"]]
+    write_md(os.path.join(out, "results.md"), rows, run["impls"], kernels, run["meta"], run["clextra"])
+    write_plots(out, rows, run["impls"], kernels)
+    return 0
 
 
 # ---------------------------------------------------------------- main
@@ -388,7 +420,11 @@ def main():
                     help="seconds of timed calls per point (default 0.15, --quick 0.03)")
     ap.add_argument("--cap", type=float, default=None,
                     help="skip a size predicted to take longer per call (default 2 s, --quick 0.5 s)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite results.md and the plots in --out from its results.csv and run.json")
     a = ap.parse_args()
+    if a.report_only:
+        return report_only(a.out)
     a.worker_timeout = a.worker_timeout or (300 if a.quick else 900)
     a.budget = a.budget if a.budget is not None else (0.03 if a.quick else 0.15)
     a.cap = a.cap if a.cap is not None else (0.5 if a.quick else 2.0)

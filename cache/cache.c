@@ -842,7 +842,8 @@ int cyrt_cache_list(const cyrt_cache *c, int verify, cyrt_cache_entry **list, si
     size_t m;
     if (scan(c, &items, &m) != 0)
         return -1;
-    qsort(items, m, sizeof *items, older);
+    if (m)
+        qsort(items, m, sizeof *items, older);
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
         k += !items[i].temp;

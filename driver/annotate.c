@@ -354,12 +354,16 @@ int cy_trace_skipped(const CyTrace *t, int *first_line) {
     return t ? t->nskipped : 0;
 }
 
-static const char *func_name(const IrRegion *r) { return r->func ? r->func->name : "<module>"; }
+static const char *func_name(const IrRegion *r) {
+    return r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>";
+}
 
 static int has_function(const IrModule *m, const char *name) {
     if (!strcmp(name, "<module>")) return 1;
     for (int i = 0; i < m->funcs.len; i++)
-        if (!strcmp(((IrFunc *)m->funcs.items[i])->name, name)) return 1;
+        if (!strcmp(((IrFunc *)m->funcs.items[i])->name, name) ||
+            (((IrFunc *)m->funcs.items[i])->spec_name && !strcmp(((IrFunc *)m->funcs.items[i])->spec_name, name)))
+            return 1;
     return 0;
 }
 

@@ -1293,7 +1293,7 @@ static AParam *parse_param(P *p, int mode) {
             err_syntax(p, "invalid syntax: expected a parameter name");
         }
         if (at_punct(p, "["))
-            err_at(p, tok(p)->pos, "C array parameters are not supported");
+            err_at(p, tok(p)->pos, "C array parameters are not supported by cyocl (declare a pointer)");
     }
     if (at_kw(p, "not") && is_kw(ahead(p, 1), "None")) {
         adv(p);

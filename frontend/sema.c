@@ -667,8 +667,34 @@ static int need_gil(S *s, CyPos p, const char *what) {
     return 0;
 }
 
+static IrExpr *coerce(S *s, IrExpr *e, CyType *to);
+
+/* Cython converts each arm of `a if c else b` to the destination
+ * (CondExprNode.coerce_to): with a signed char -2 and an unsigned short,
+ * the value is -2 as an object or a long, 65534 only where it stays an
+ * unsigned short (cy_type_span). */
+static int cond_arms_convert(const IrExpr *e, const CyType *to) {
+    return e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4] && is_cnum(e->ty) &&
+           (is_obj(to) || (is_cnum(to) && !(cy_type_is_complex(e->ty) && !cy_type_is_complex(to))));
+}
+
+static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
+    IrExpr *r = mk(s, is_obj(to) ? E_OBJ_COND : E_COND, to, e->pos);
+    r->nargs = 3;
+    r->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
+    r->args[0] = e->args[0];
+    r->args[1] = coerce(s, e->args[3], to);
+    r->args[2] = coerce(s, e->args[4], to);
+    if (!is_obj(to)) {
+        r->args[3] = e->args[3];
+        r->args[4] = e->args[4];
+    }
+    return r;
+}
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
     if (is_view(e->ty)) {
         if (!need_gil(s, e->pos, "Converting a memoryview to a Python object")) return mk_err(s, e->pos);
@@ -679,8 +705,21 @@ static IrExpr *box(S *s, IrExpr *e) {
         return mk_err(s, e->pos);
     }
     if (e->ty->kind == TY_ARRAY) {
-        err(s, e->pos, "converting the C array '%s' to a Python list is not supported by cyocl", e->ty->name);
-        return mk_err(s, e->pos);
+        /* a list of the elements (lists for the inner dimensions), as Cython
+           makes it; char arrays (Cython: bytes) and big ones are not done */
+        const CyType *sc = cy_type_array_scalar(e->ty);
+        if (sc->kind == TY_CHAR || sc->kind == TY_SCHAR || sc->kind == TY_UCHAR || e->ty->size / (sc->size ? sc->size : 1) > 4096 ||
+            (e->kind != E_VAR && e->kind != E_PTR_INDEX)) {
+            err(s, e->pos, "converting the C array '%s' to a Python object is not supported by cyocl", e->ty->name);
+            return mk_err(s, e->pos);
+        }
+        if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
+        IrExpr *l = mk(s, E_LIST, cy_type_scalar(TY_OBJECT), e->pos);
+        l->nargs = (int)e->ty->alen;
+        l->args = cy_alloc(s->a, (size_t)(l->nargs + 1) * sizeof(IrExpr *));
+        for (int k = 0; k < l->nargs; k++)
+            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, NULL, e, mk_int(s, k, TY_SSIZE, e->pos)));
+        return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
     return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
@@ -731,6 +770,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         }
         return e;
     }
+    if (cond_arms_convert(e, to)) return cond_to(s, e, to);
     if (is_obj(to)) return box(s, e);
     if (e->kind == E_NONE) {
         if (is_view(to)) {
@@ -966,6 +1006,10 @@ static IrExpr *name_expr(S *s, ANode *n) {
     }
     if (y && y->kind == SY_TYPE) {
         err(s, n->pos, "type '%s' cannot be used as a value", n->name);
+        return mk_err(s, n->pos);
+    }
+    if (y && y->kind == SY_FUSED) {
+        err(s, n->pos, "fused type '%s' used as a value is not supported by cyocl", n->name);
         return mk_err(s, n->pos);
     }
     if (is_py_builtin(n->name)) {
@@ -1375,6 +1419,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     }
     if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
         CyType *t = probe_type(s, n->items.items[0]);
+        /* Cython's C abs() takes exactly int, long, long long and the
+           unsigned ones; any other C integer (short, int32_t, Py_ssize_t)
+           goes through a Python int, so abs(INT32_MIN) is 2147483648 (and
+           is an error without the GIL, where cyocl computes it in C) */
+        if (name[0] == 'a' && cy_type_is_int(t) && t->kind != TY_BINT && !s->nogil) {
+            TypeKind k = t->kind;
+            int exact = (k == TY_INT || k == TY_LONG || k == TY_LLONG || k == TY_UINT || k == TY_ULONG ||
+                         k == TY_ULLONG) && t->name && !strcmp(t->name, cy_type_scalar(k)->name);
+            if (!exact) goto python;
+        }
         if (is_cnum(t)) {
             IrExpr *a = lower_expr(s, n->items.items[0]);
             if (name[0] == 'a') {
@@ -1403,13 +1457,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             if (!is_cnum(t) || cy_type_is_complex(t)) all = 0;
         }
         if (all) {
+            /* Cython: `b < a ? b : a` compared in C (usual conversions),
+               the result held in the spanning type (cy_type_span) */
             IrExpr *acc = lower_expr(s, n->items.items[0]);
             for (int i = 1; i < na; i++) {
                 IrExpr *b = lower_expr(s, n->items.items[i]);
                 CyType *t = cy_type_arith(acc->ty, b->ty);
+                CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
                 e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
-                acc = e;
+                acc = coerce(s, e, span);
             }
             return acc;
         }
@@ -1823,10 +1880,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_COND, NULL, n->pos);
         e->nargs = 3;
-        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
         e->args[0] = c;
+        e->args[3] = a;
+        e->args[4] = b;
         if (is_cnum(a->ty) && is_cnum(b->ty)) {
-            e->ty = cy_type_arith(a->ty, b->ty);
+            e->ty = cy_type_span(a->ty, b->ty);
         } else if (cy_type_equal(a->ty, b->ty) && !is_obj(a->ty)) {
             e->ty = a->ty;
         } else {
@@ -2451,6 +2510,16 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
         }
         for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
         return;
+    }
+    if (n->targets.len == 1 && t0->kind == A_INDEX && t0->items.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE)) {
+        /* v[:] = [...]: the elements are stored, v itself is not assigned
+           (in a prange it stays shared, as in Cython) */
+        ANode *sl = t0->items.items[0];
+        if (sl->kind == A_SLICE && !sl->then && !sl->other && !sl->cond && probe_type(s, t0->obj)->kind == TY_ARRAY) {
+            IrExpr *tg = lower_expr(s, t0->obj);
+            if (tg->ty != TY_ERR) lower_array_literal(s, tg, n->value, out);
+            return;
+        }
     }
     if (n->targets.len == 1 && is_slice_target(s, t0)) {
         lower_array_assign(s, t0, n->value, out);
@@ -3486,6 +3555,8 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
         if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
     }
+    if (af->kind == FN_CPDEF && (fn->ret->kind == TY_PTR || fn->ret->kind == TY_ARRAY || fn->ret->kind == TY_OPAQUE))
+        err(s, af->ret->pos, "Cannot convert '%s' to Python object", fn->ret->name);
     if (af->is_nogil && is_obj(fn->ret) && !is_extern)
         err(s, af->pos, "Function with Python return type cannot be declared nogil");
     int seen_default = 0;
@@ -3500,6 +3571,11 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         }
         if (af->is_nogil && is_obj(t) && !is_extern)
             err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
+        /* what Python calls must come from a Python object */
+        if (af->kind != FN_CDEF && !is_extern && (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_OPAQUE)) {
+            err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
+            t = TY_ERR;
+        }
         IrVar *p = new_var(s, ap->name ? ap->name : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
@@ -3583,7 +3659,6 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
         pslot[i] = -1;
         if (!f) continue;
-        if (ap->deflt) err(s, ap->deflt->pos, "a default value of a fused-type argument is not supported by cyocl");
         int k = 0;
         while (k < nf && fs[k] != f) k++;
         if (k == nf) fs[nf++] = f;
@@ -3599,6 +3674,8 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         }
     }
     if (!nf) return NULL;
+    for (int k = 0; k < nf; k++)
+        if (!fs[k]->types.len) return NULL; /* all its types were refused (reported) */
     long total = 1;
     for (int k = 0; k < nf && total <= 256; k++) total *= fs[k]->types.len;
     if (total > 256) {
@@ -3632,8 +3709,12 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         sp->fused_of = g;
         CyBuf b = {0};
         for (int i = 0; i < np; i++)
-            if (pslot[i] >= 0)
-                cy_buf_printf(&b, "%s%s", b.len ? "," : "", ((IrVar *)sp->params.items[i])->ty->name);
+            if (pslot[i] >= 0) {
+                /* without spaces: one word in listings ("f[float[:,::1]]") */
+                cy_buf_puts(&b, b.len ? "," : "");
+                for (const char *c = ((IrVar *)sp->params.items[i])->ty->name; *c; c++)
+                    if (*c != ' ' || !strchr(",:", c[-1])) cy_buf_put(&b, c, 1);
+            }
         sp->spec_name = cy_fmt(s->a, "%s[%s]", af->name, b.s ? b.s : "");
         cy_buf_free(&b);
         cy_vec_push(s->a, &g->fused_specs, sp);
@@ -3665,6 +3746,18 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
             if (pick[c] < 0) pick[c] = ord[q];
         }
         for (int c = 0; c < 3; c++) cy_vec_push(s->a, &g->fused_pick, (void *)(intptr_t)pick[c]);
+        /* a missing argument is its default value as a Python object */
+        AParam *ap = af->params.items[i];
+        ANode *d = ap->deflt;
+        while (d && d->kind == A_UNOP) d = d->obj;
+        int dp = -3;
+        if (d) {
+            AParam *ap0 = af->params.items[i];
+            dp = d->kind == A_INT || d->kind == A_TRUE || d->kind == A_FALSE ? pick[0]
+                 : d->kind == A_FLOAT ? pick[1] : d->kind == A_IMAG ? pick[2]
+                 : d->kind == A_NONE && ap0->type->ndim && !ap0->not_none ? 0 : -1;
+        }
+        cy_vec_push(s->a, &g->fused_dflt, (void *)(intptr_t)dp);
     }
     cy_pmap_put(s->a, &s->fused_fns, g, ff);
     return g;
@@ -3675,7 +3768,7 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
  * matches no specialisation. */
 static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
     FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
-    int np = g->params.len, best = -1, tie = 0;
+    int np = g->params.len, best = -1, tie = 0, given = 0;
     int bscore[3] = {0, 0, 0};
     CyType **at = cy_alloc(s->a, (size_t)(np + 1) * sizeof *at);
     for (int i = 0; i < np; i++) {
@@ -3687,7 +3780,10 @@ static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
             if (!strcmp(n->kwnames.items[k], ((IrVar *)g->params.items[i])->name)) an = n->values.items[k];
         if (an) at[i] = probe_type(s, an);
         if (at[i] == TY_ERR) return NULL;
+        given |= an != NULL;
     }
+    /* no fused argument given: the call is wrong anyway, func_call says how */
+    if (!given) return g->fused_specs.items[0];
     for (int j = 0; j < g->fused_specs.len; j++) {
         IrFunc *sp = g->fused_specs.items[j];
         int score[3] = {0, 0, 0}, ok = 1;
@@ -3785,6 +3881,17 @@ static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g) {
 static int fused_test(S *s, ANode *n, int *val) {
     if (n->kind != A_COMPARE || n->kwnames.len != 1) return 0;
     const char *op = n->kwnames.items[0];
+    if (!strcmp(op, "in") || !strcmp(op, "not in")) {
+        for (int i = 0; i < 2; i++) {
+            ANode *t = n->items.items[i];
+            if (t->kind == A_NAME && fused_named(s, t->name)) {
+                err(s, n->pos, "an '%s' test on fused types is not supported by cyocl", op);
+                *val = 0;
+                return 1;
+            }
+        }
+        return 0;
+    }
     if (strcmp(op, "is") && strcmp(op, "is not") && strcmp(op, "==") && strcmp(op, "!=")) return 0;
     const char *nm[2];
     int fused = 0;
@@ -4156,7 +4263,9 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
             continue;
         FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
-        for (int j = 0; ff && j < ff->binds.len; j++) {
+        /* as Cython, the first specialisation with errors is the last one
+           lowered: the others would only repeat them */
+        for (int j = 0, e0 = d->nerrors; ff && j < ff->binds.len && d->nerrors == e0; j++) {
             fused_bind(s, ff, j);
             lower_function(s, n->func, ff->group->fused_specs.items[j]);
             s->nfb = 0;
@@ -4185,6 +4294,10 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                 ANode *init = n->inits.items[k];
                 Sym *y = lookup_in(s->mscope, n->names.items[k]);
                 if (!init || !y || !y->var) continue;
+                if (y->var->ty->kind == TY_ARRAY) {
+                    lower_array_literal(s, mk_var(s, y->var, init->pos), init, &s->m->init);
+                    continue;
+                }
                 IrExpr *v = lower_expr(s, init);
                 if (v->ty == TY_ERR) continue;
                 cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, NULL));

@@ -604,6 +604,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                     g.why = cy_fmt(a, "the last value of the C array '%s' (used after the loop)", u->var->name);
             }
         }
+        if (x) cy_ir_loops(a, r, x);
         r->ocl_ok = g.why == NULL;
         r->ocl_reason = g.why;
         r->uses_fp64 = 0;

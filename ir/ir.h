@@ -76,6 +76,11 @@ const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize
 /* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
  * ranking as long and complex winning over floats). */
 CyType *cy_type_arith(const CyType *a, const CyType *b);
+/* The type of `x if c else y` and of min()/max() on C numbers: Cython's
+ * widest_numeric_type, with no promotion to int (min(signed char, unsigned
+ * short) is an unsigned short, so -2 becomes 65534).  With a bint and
+ * another type (Cython: a Python object) or a complex: cy_type_arith. */
+CyType *cy_type_span(const CyType *a, const CyType *b);
 
 /* ---- variables and functions ------------------------------------------ */
 
@@ -127,7 +132,9 @@ typedef enum {
                        decides (`a or b` is a when a is true, else b); args[0]
                        is evaluated once, args[1] only when needed */
     E_CMP,          /* op: < <= > >= == != ; type bint */
-    E_COND,         /* cond ? a : b */
+    E_COND,         /* cond ? a : b; args[3], args[4]: a and b before their conversion to
+                       the node's type (sema converts them to a destination instead, as
+                       Cython's CondExprNode.coerce_to does) */
     E_CAST,         /* C conversion of a[0] to ty */
     E_SIZEOF,       /* sizeof(ty2), type size_t */
     E_ADDR,         /* &a[0] */
@@ -306,6 +313,7 @@ typedef struct IrRegion {
        kernel that keeps the loop serial. */
     struct IrStmt *collapse;
     CyVec collapse_pairs;
+    struct IrNest *nest;       /* ir/loops.c (prange regions) */
     struct IrFunc *func;       /* enclosing function */
 } IrRegion;
 
@@ -322,6 +330,59 @@ typedef struct IrStmt {
     int ntargets;
     IrRegion *region;          /* ST_PRANGE, ST_PARALLEL */
 } IrStmt;
+
+/* ---- loop nests (ir/loops.c) -------------------------------------------
+ * The nest of a prange region as the planner sees it: loops, affine
+ * accesses, per-loop read/write sets and reductions (see loops.c). */
+#define IR_MAX_LOOPS 8
+#define IR_MAX_TERMS 4
+
+/* An index: konst + sum coef[k] * (loop k's variable) + sum tcoef[t] *
+ * term[t], each term an expression the nest does not change (n, a.shape[0]).
+ * affine == 0: none of that holds (an index read from memory, i * j, ...). */
+typedef struct IrAffine {
+    int affine;
+    int64_t coef[IR_MAX_LOOPS];
+    int64_t konst;
+    const struct IrExpr *term[IR_MAX_TERMS];
+    int64_t tcoef[IR_MAX_TERMS];
+    int nterms;
+} IrAffine;
+
+typedef struct IrLoop IrLoop;
+
+typedef struct IrAccess {
+    IrVar *view;               /* NULL: an element of a view expression (a slice) */
+    int write;
+    CyPos pos;
+    int ndim;
+    IrAffine idx[CY_MAX_NDIM];
+    IrLoop *loop;              /* the innermost loop around it */
+} IrAccess;
+
+typedef struct IrLoopRed {
+    IrVar *var;
+    const char *op;            /* "+", "*", "-", "&", "|", "^" */
+} IrLoopRed;
+
+struct IrLoop {
+    IrVar *var;
+    struct IrStmt *stmt;       /* ST_PRANGE (loop 0) or ST_FOR_RANGE */
+    int depth;                 /* 0: the prange */
+    int parallel;
+    IrLoop *parent;
+    struct IrExpr *start, *stop, *step;
+    int invariant_bounds;      /* start, stop and step are the same in every iteration of the nest */
+    int64_t trip;              /* constant trip count, or -1 */
+    CyVec reads, writes;       /* IrAccess* anywhere inside this loop */
+    CyVec reductions;          /* IrLoopRed*: scalars this (serial) loop reduces */
+};
+
+typedef struct IrNest {
+    CyVec loops;               /* IrLoop*, preorder: loops[0] is the prange */
+    CyVec accesses;            /* IrAccess*, in evaluation order */
+    int too_deep;              /* deeper than IR_MAX_LOOPS: the inner loops are left out */
+} IrNest;
 
 /* ---- functions and module ---------------------------------------------- */
 
@@ -360,6 +421,8 @@ struct IrFunc {
     CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
     CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
                                   float and complex picks (three (void *)(intptr_t), -1: none) */
+    CyVec fused_dflt;          /* the group: per fused type, the index its argument's default value picks
+                                  when the argument is missing (-1: none, -3: the argument has no default) */
 };
 
 typedef struct IrModule {
@@ -386,6 +449,10 @@ IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
  * r->collapse and r->collapse_pairs.  Needs r->args (call after the
  * eligibility analysis). */
 void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x);
+
+/* The loop nest of prange region r, whose statement is x (ir/loops.c):
+ * sets r->nest. */
+void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x);
 
 /* The variables a statement list uses (first use first), assigns (targets
  * and loop variables), and counts up from >= 0 in range() loops. */

@@ -152,3 +152,39 @@ CyType *cy_type_arith(const CyType *a, const CyType *b) {
         return cy_type_scalar(a->kind == TY_SSIZE || b->kind == TY_SSIZE ? TY_SSIZE : TY_LONG);
     return (CyType *)hi;
 }
+
+/* Cython's rank, doubled so that Py_ssize_t and size_t (long + 0.5) fit. */
+static int cython_rank(const CyType *t) {
+    switch (t->kind) {
+    case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 0;
+    case TY_SHORT: case TY_USHORT: return 2;
+    case TY_BINT: case TY_INT: case TY_UINT: return 4;
+    case TY_LONG: case TY_ULONG: return 6;
+    case TY_SSIZE: case TY_SIZE: return 7;
+    case TY_LLONG: case TY_ULLONG: return 8;
+    case TY_FLOAT: return 10;
+    case TY_DOUBLE: return 12;
+    case TY_LDOUBLE: return 14;
+    default: return -1;
+    }
+}
+
+/* Cython's signedness order: unsigned < plain char < signed. */
+static int cython_signed(const CyType *t) {
+    return t->kind == TY_CHAR ? 1 : t->is_signed ? 2 : 0;
+}
+
+CyType *cy_type_span(const CyType *a, const CyType *b) {
+    if (cy_type_equal(a, b)) return (CyType *)a;
+    if (cy_type_is_complex(a) || cy_type_is_complex(b) || a->kind == TY_BINT || b->kind == TY_BINT ||
+        cython_rank(a) < 0 || cython_rank(b) < 0)
+        return cy_type_arith(a, b);
+    int ra = cython_rank(a), rb = cython_rank(b);
+    if (ra != rb) return (CyType *)(ra > rb ? a : b);
+    int sa = cython_signed(a), sb = cython_signed(b);
+    if (sa != sb) return (CyType *)(sa < sb ? a : b);
+    /* Cython prefers the typedef (int32_t over int): the same C type */
+    int ta = a->name && strcmp(a->name, cy_type_scalar(a->kind)->name);
+    int tb = b->name && strcmp(b->name, cy_type_scalar(b->kind)->name);
+    return (CyType *)(ta > tb ? a : b);
+}

@@ -3030,8 +3030,18 @@ static void emit_fused_dispatch(Gen *G, IrFunc *g, CyBuf *dst) {
     for (int k = 0; k < ns; k++) {
         int pi = (int)(intptr_t)g->fused_slots.items[k];
         IrVar *p0 = g->params.items[pi];
-        out(G, "if (!(cy_a = cyrt_fused_arg(cy_args, cy_nargs, cy_kwnames, %d, %s, %d))) return NULL;", pi,
-            c_strz(G, p0->name), minpos);
+        int dflt = (int)(intptr_t)g->fused_dflt.items[k];
+        out(G, "cy_a = cyrt_fused_arg(cy_args, cy_nargs, cy_kwnames, %d, %s, %d, %d);", pi, c_strz(G, p0->name),
+            minpos, dflt != -3);
+        if (dflt == -3) {
+            out(G, "if (!cy_a) return NULL;");
+        } else {
+            out(G, "if (!cy_a) {");
+            G->e.ind++;
+            out(G, "cy_sig[%d] = %d;", k, dflt);
+            G->e.ind--;
+            out(G, "} else");
+        }
         /* this slot's distinct types, in the specialisations' order */
         CyVec ts = {0};
         for (int j = 0; j < nsp; j++) {

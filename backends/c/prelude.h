@@ -703,13 +703,15 @@ fail:
 
 /* ---- fused def functions: Cython's dispatch (Compiler/FusedNode.py) ---------- */
 
-/* The argument a fused type is read from: positional i, or by name. */
+/* The argument a fused type is read from: positional i, or by name; NULL
+ * without an exception when it is missing and has a default. */
 CYRT_FN PyObject *cyrt_fused_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Py_ssize_t i,
-                                 const char *name, Py_ssize_t min_pos) {
+                                 const char *name, Py_ssize_t min_pos, int has_default) {
     Py_ssize_t k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     if (i < nargs) return args[i];
     for (k = 0; k < nkw; k++)
         if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), name) == 0) return args[nargs + k];
+    if (has_default) return NULL;
     PyErr_Format(PyExc_TypeError, "Expected at least %zd argument%s, got %zd", min_pos, min_pos != 1 ? "s" : "",
                  nargs);
     return NULL;

@@ -103,6 +103,11 @@ def main():
         rc, out, err = cache("clear")
         check(rc == 0 and "removed 2 entries" in out and os.listdir(d) == [os.path.basename(calib)],
               "clear removes every entry and keeps the calibration")
+        # a directory with no entry (only the calibration) lists and prunes to nothing
+        rc, out, err = cache("list")
+        check(rc == 0 and "0 entries" in out, "list with no entry")
+        rc, out, err = cache("prune")
+        check(rc == 0 and "removed 0 entries" in out and os.path.exists(calib), "prune with no entry")
         rc, out, err = cache("clear", "--calibration")
         check(rc == 0 and "removed 0 entries" in out and "removed 1 calibration file (517 B)" in out
               and not os.listdir(d), "clear --calibration removes the calibration: %s" % out.strip())

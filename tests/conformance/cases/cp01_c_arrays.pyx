@@ -64,3 +64,13 @@ def window_max(double[:] a, double[:] out):
             if win[k] > mx:
                 mx = win[k]
         out[i] = mx
+
+cdef int[4] table = [3, 1, 4, 1]
+
+def as_lists():
+    # C arrays convert to Python lists (nested for int[2][2])
+    cdef double[3] v = [1, 2, 3]
+    v[:] = [v[2], 5, v[0]]
+    cdef int[2][2] m = [[1, 2], [3, 4]]
+    table[3] = 9
+    return v, m, table

@@ -28,3 +28,6 @@ def check(mod):
     ref3 = np.zeros_like(a)
     ref3[2:-2] = np.max(np.stack([a[d:d + len(a) - 4] for d in range(5)]), axis=0)
     assert np.array_equal(out3, ref3)
+
+    v, m, table = mod.as_lists()
+    assert v == [3.0, 5.0, 1.0] and m == [[1, 2], [3, 4]] and table == [3, 1, 4, 9]
