@@ -2914,8 +2914,11 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
     }
     AWithItem *wi = n->with_items.items[item];
     ANode *e = wi->expr;
-    if (e->kind == A_NAME && (!strcmp(e->name, "nogil") || !strcmp(e->name, "gil")) && !lookup(s, e->name)) {
-        int release = e->name[0] == 'n';
+    const char *wq = e->kind == A_ATTR ? qual_of(s, e) : NULL; /* pure-Python mode: with cython.nogil: */
+    if (wq && (!strcmp(wq, "cython.nogil") || !strcmp(wq, "cython.gil"))) wq += 7;
+    else wq = NULL;
+    if (wq || (e->kind == A_NAME && (!strcmp(e->name, "nogil") || !strcmp(e->name, "gil")) && !lookup(s, e->name))) {
+        int release = (wq ? wq : e->name)[0] == 'n';
         if (release && s->nogil) {
             err(s, e->pos, "Trying to release the GIL while it was previously released.");
             return;

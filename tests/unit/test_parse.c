@@ -665,6 +665,12 @@ static void test_funcs(void) {
     SHAPE("@cython.cdivision(True)\ncdef int f(int a) nogil:\n    return a // 2\n",
           "(cdef f (int a) -> int nogil @(call (. cython cdivision) True) (body (return (// a 2))))");
     SHAPE("def f(): return 1\n", "(def f () -> _ (body (return 1)))");
+    /* pure-Python mode */
+    SHAPE("@cython.cfunc\n@cython.nogil\ndef f(x: cython.double, p: cython.p_int, v: cython.float[:, ::1], "
+          "y: float, o: list) -> cython.long:\n    s: cython.Py_ssize_t = 0\n    t = cython.declare(cython.int, 1)\n"
+          "    u: object = 2\n    w: cython.double\n",
+          "(cdef f (double x, int* p, float[:,::1] v, double y, o) -> long nogil (body (cdef Py_ssize_t s=0) "
+          "(cdef int t=1) (= u 2) (cdef double w)))");
     SHAPE("def f():\n    '''only a docstring'''\n", "(def f () -> _ doc=\"only a docstring\" (body))");
 }
 
@@ -732,7 +738,6 @@ static void test_errors(void) {
     ERROR("def f(*args):\n    pass\n", 1, 7, "not supported");
     ERROR("raise X from Y\n", 1, 9, "not supported");
     ERROR("with open(f) as g:\n    pass\n", 1, 14, "not supported");
-    ERROR("def f(x: cython.double):\n    pass\n", 1, 7, "not supported");
     ERROR("f(a=1, b)\n", 1, 8, "positional argument follows keyword argument");
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");
     ERROR("ctypedef double vec[10]\n", 1, 20, "C array types");
