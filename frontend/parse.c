@@ -330,6 +330,71 @@ static void view_axes(P *p, ATypeSyn *ty) {
     }
 }
 
+static ATypeSyn *parse_type(P *p);
+
+static int is_ndarray_name(const char *name) {
+    const char *dot = strrchr(name, '.');
+    return !strcmp(dot ? dot + 1 : name, "ndarray");
+}
+
+/* Buffer options after 'ndarray[': the dtype (first, or dtype=), ndim=,
+ * mode=, with Cython's messages (Buffer.py). */
+static void buffer_args(P *p, ATypeSyn *ty) {
+    static const char *const opts[] = {"dtype", "ndim", "mode", "negative_indices", "cast", NULL};
+    int seen[5] = {0}, npos = 0;
+    ty->buf_pos = adv(p)->pos; /* '[' */
+    ty->buf_ndim = 1;
+    for (;;) {
+        const Token *t = tok(p);
+        int k;
+        if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
+            for (k = 0; opts[k]; k++)
+                if (!strcmp(opts[k], t->text)) break;
+            if (!opts[k]) err_at(p, t->pos, "\"%s\" is not a buffer option", t->text);
+            adv(p);
+            adv(p);
+        } else {
+            /* only the dtype may be positional (Buffer.py) */
+            if (npos++) err_at(p, t->pos, "Too many buffer options");
+            k = 0;
+        }
+        if (seen[k]) err_at(p, t->pos, "\"%s\" buffer option already supplied", opts[k]);
+        seen[k] = 1;
+        const Token *v = tok(p);
+        if (k == 0) {
+            ty->buf_dtype = parse_type(p);
+        } else if (k == 1) {
+            if (v->kind != TK_INT)
+                err_at(p, v->pos, "ndim must be a non-negative integer");
+            if (v->int_overflow || v->ival > 64)
+                err_at(p, v->pos, "buffers of %s dimensions are not supported by cyocl", v->text);
+            ty->buf_ndim = (int)adv(p)->ival;
+        } else if (k == 2) {
+            if (v->kind != TK_STR || (strcmp(v->sval, "c") && strcmp(v->sval, "fortran") &&
+                                      strcmp(v->sval, "full") && strcmp(v->sval, "strided")))
+                err_at(p, v->pos, "Only allowed buffer modes are: \"c\", \"fortran\", \"full\", \"strided\" "
+                                  "(as a compile-time string)");
+            ty->buf_mode = adv(p)->sval;
+        } else {
+            /* negative_indices=False / cast=True change indexing and dtype
+               checks in ways cyocl does not implement */
+            if (is_kw(v, "True") && k == 3) {
+                adv(p);
+            } else if (is_kw(v, "False") && k == 4) {
+                adv(p);
+            } else if (is_kw(v, "True") || is_kw(v, "False")) {
+                err_at(p, v->pos, "buffer option '%s=%s' is not supported by cyocl", opts[k], v->text);
+            } else {
+                err_at(p, v->pos, "\"%s\" must be a boolean", opts[k]);
+            }
+        }
+        if (accept_punct(p, ",") && !at_punct(p, "]")) continue;
+        expect_punct(p, "]");
+        break;
+    }
+    if (!seen[0]) err_at(p, ty->buf_pos, "\"dtype\" missing");
+}
+
 static ANode *parse_test(P *p);
 
 /* The dimensions of a C array type: "[3]", "[2][3]", "[N * 2]". */
@@ -372,9 +437,11 @@ static ATypeSyn *parse_type_ex(P *p, int with_stars) {
     }
     if (with_stars)
         ty->ptr = count_stars(p);
+    if (at_punct(p, "[") && !ty->ptr && is_ndarray_name(ty->name) && !is_punct(ahead(p, 1), ":"))
+        buffer_args(p, ty);
     /* "double[3]" and "int[N]" are C arrays; "ndarray[double, ndim=2]" is not */
-    if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
-        (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
+    else if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
+             (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
         array_dims(p, ty);
     else if (at_punct(p, "["))
         view_axes(p, ty);
