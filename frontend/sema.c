@@ -655,6 +655,17 @@ static IrExpr *mk_var(S *s, IrVar *v, CyPos p) {
 static int is_obj(const CyType *t) { return t->kind == TY_OBJECT; }
 static int is_view(const CyType *t) { return t->kind == TY_VIEW; }
 static int is_cnum(const CyType *t) { return cy_type_is_numeric(t); }
+/* numpy.PyArray_DIMS, numpy.NPY_DOUBLE, ...: declared by numpy's .pxd for
+ * C, absent from the Python module of the same name (cimport numpy as np +
+ * import numpy as np), so a Python call would fail only at run time. */
+static int is_numpy_capi(const char *q) {
+    static const char *const pre[] = {"PyArray_", "PyDataType_", "PyTypeNum_", "NPY_", "npy_", "PyUFunc_", NULL};
+    if (!q || strncmp(q, "numpy.", 6)) return 0;
+    for (int i = 0; pre[i]; i++)
+        if (!strncmp(q + 6, pre[i], strlen(pre[i]))) return 1;
+    return 0;
+}
+
 static int is_numpy_init(const char *q) {
     return q && (!strcmp(q, "numpy.import_array") || !strcmp(q, "numpy.import_umath") ||
                  !strcmp(q, "numpy.import_ufunc"));
@@ -1249,6 +1260,10 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             return mk_err(s, n->pos);
         }
     }
+    if (is_numpy_capi(qual_of(s, n))) {
+        err(s, n->pos, "'%s' (numpy's C API) is not supported by cyocl", qual_of(s, n));
+        return mk_err(s, n->pos);
+    }
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
     if (is_ndarray(o->ty)) {
@@ -1480,6 +1495,10 @@ python:
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (is_numpy_capi(qual_of(s, f))) {
+        err(s, n->pos, "%s() (numpy's C API) is not supported by cyocl", qual_of(s, f));
+        return mk_err(s, n->pos);
+    }
     if (is_numpy_init(qual_of(s, f))) {
         /* numpy's C API is never used by the generated code: nothing to import */
         if (n->items.len || n->kwnames.len) {
