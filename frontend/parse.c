@@ -513,6 +513,38 @@ static ATypeSyn *pure_type_of(P *p, const ANode *x) {
     return ty;
 }
 
+/* Pure-Python mode's spellings of C operators: cython.cast(T, x[,
+ * typecheck=True]) is <T>x (<T?>x), cython.address(x) is &x,
+ * cython.sizeof(T or x) is sizeof. */
+static ANode *pure_call(P *p, ANode *c) {
+    const ANode *f = c->obj;
+    if (f->kind != A_ATTR || f->obj->kind != A_NAME || strcmp(f->obj->name, "cython")) return c;
+    ATypeSyn *ty;
+    if (!strcmp(f->name, "cast") && c->items.len == 2 && (ty = pure_type_of(p, c->items.items[0])) != NULL) {
+        ANode *n = new_node(p, A_CAST, c->pos);
+        n->type = ty;
+        n->obj = c->items.items[1];
+        for (int k = 0; k < c->kwnames.len; k++) {
+            if (strcmp(c->kwnames.items[k], "typecheck"))
+                err_at(p, ((ANode *)c->values.items[k])->pos, "cython.cast() takes a type, a value and typecheck=");
+            n->checked_cast = ((ANode *)c->values.items[k])->kind == A_TRUE;
+        }
+        return n;
+    }
+    if (!strcmp(f->name, "address") && c->items.len == 1 && !c->kwnames.len) {
+        ANode *n = new_node(p, A_ADDR, c->pos);
+        n->obj = c->items.items[0];
+        return n;
+    }
+    if (!strcmp(f->name, "sizeof") && c->items.len == 1 && !c->kwnames.len) {
+        ANode *n = new_node(p, A_SIZEOF, c->pos);
+        n->type = pure_type_of(p, c->items.items[0]);
+        if (!n->type) n->obj = c->items.items[0];
+        return n;
+    }
+    return c;
+}
+
 /* At an annotation: parses it; the C type it names, or NULL (a Python
  * annotation, parsed and ignored: the value stays an object, as in
  * Cython). */
@@ -734,7 +766,7 @@ static ANode *parse_call(P *p, ANode *callee) {
             break;
     }
     expect_punct(p, ")");
-    return c;
+    return pure_call(p, c);
 }
 
 /* One subscript item: an expression or a slice lo:hi:step. */
