@@ -330,6 +330,71 @@ static void view_axes(P *p, ATypeSyn *ty) {
     }
 }
 
+static ATypeSyn *parse_type(P *p);
+
+static int is_ndarray_name(const char *name) {
+    const char *dot = strrchr(name, '.');
+    return !strcmp(dot ? dot + 1 : name, "ndarray");
+}
+
+/* Buffer options after 'ndarray[': the dtype (first, or dtype=), ndim=,
+ * mode=, with Cython's messages (Buffer.py). */
+static void buffer_args(P *p, ATypeSyn *ty) {
+    static const char *const opts[] = {"dtype", "ndim", "mode", "negative_indices", "cast", NULL};
+    int seen[5] = {0}, npos = 0;
+    ty->buf_pos = adv(p)->pos; /* '[' */
+    ty->buf_ndim = 1;
+    for (;;) {
+        const Token *t = tok(p);
+        int k;
+        if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
+            for (k = 0; opts[k]; k++)
+                if (!strcmp(opts[k], t->text)) break;
+            if (!opts[k]) err_at(p, t->pos, "\"%s\" is not a buffer option", t->text);
+            adv(p);
+            adv(p);
+        } else {
+            /* only the dtype may be positional (Buffer.py) */
+            if (npos++) err_at(p, t->pos, "Too many buffer options");
+            k = 0;
+        }
+        if (seen[k]) err_at(p, t->pos, "\"%s\" buffer option already supplied", opts[k]);
+        seen[k] = 1;
+        const Token *v = tok(p);
+        if (k == 0) {
+            ty->buf_dtype = parse_type(p);
+        } else if (k == 1) {
+            if (v->kind != TK_INT)
+                err_at(p, v->pos, "ndim must be a non-negative integer");
+            if (v->int_overflow || v->ival > 64)
+                err_at(p, v->pos, "buffers of %s dimensions are not supported by cyocl", v->text);
+            ty->buf_ndim = (int)adv(p)->ival;
+        } else if (k == 2) {
+            if (v->kind != TK_STR || (strcmp(v->sval, "c") && strcmp(v->sval, "fortran") &&
+                                      strcmp(v->sval, "full") && strcmp(v->sval, "strided")))
+                err_at(p, v->pos, "Only allowed buffer modes are: \"c\", \"fortran\", \"full\", \"strided\" "
+                                  "(as a compile-time string)");
+            ty->buf_mode = adv(p)->sval;
+        } else {
+            /* negative_indices=False / cast=True change indexing and dtype
+               checks in ways cyocl does not implement */
+            if (is_kw(v, "True") && k == 3) {
+                adv(p);
+            } else if (is_kw(v, "False") && k == 4) {
+                adv(p);
+            } else if (is_kw(v, "True") || is_kw(v, "False")) {
+                err_at(p, v->pos, "buffer option '%s=%s' is not supported by cyocl", opts[k], v->text);
+            } else {
+                err_at(p, v->pos, "\"%s\" must be a boolean", opts[k]);
+            }
+        }
+        if (accept_punct(p, ",") && !at_punct(p, "]")) continue;
+        expect_punct(p, "]");
+        break;
+    }
+    if (!seen[0]) err_at(p, ty->buf_pos, "\"dtype\" missing");
+}
+
 static ANode *parse_test(P *p);
 
 /* The dimensions of a C array type: "[3]", "[2][3]", "[N * 2]". */
@@ -372,9 +437,11 @@ static ATypeSyn *parse_type_ex(P *p, int with_stars) {
     }
     if (with_stars)
         ty->ptr = count_stars(p);
+    if (at_punct(p, "[") && !ty->ptr && is_ndarray_name(ty->name) && !is_punct(ahead(p, 1), ":"))
+        buffer_args(p, ty);
     /* "double[3]" and "int[N]" are C arrays; "ndarray[double, ndim=2]" is not */
-    if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
-        (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
+    else if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
+             (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
         array_dims(p, ty);
     else if (at_punct(p, "["))
         view_axes(p, ty);
@@ -444,6 +511,38 @@ static ATypeSyn *pure_type_of(P *p, const ANode *x) {
         ty->ndim = x->items.len;
     }
     return ty;
+}
+
+/* Pure-Python mode's spellings of C operators: cython.cast(T, x[,
+ * typecheck=True]) is <T>x (<T?>x), cython.address(x) is &x,
+ * cython.sizeof(T or x) is sizeof. */
+static ANode *pure_call(P *p, ANode *c) {
+    const ANode *f = c->obj;
+    if (f->kind != A_ATTR || f->obj->kind != A_NAME || strcmp(f->obj->name, "cython")) return c;
+    ATypeSyn *ty;
+    if (!strcmp(f->name, "cast") && c->items.len == 2 && (ty = pure_type_of(p, c->items.items[0])) != NULL) {
+        ANode *n = new_node(p, A_CAST, c->pos);
+        n->type = ty;
+        n->obj = c->items.items[1];
+        for (int k = 0; k < c->kwnames.len; k++) {
+            if (strcmp(c->kwnames.items[k], "typecheck"))
+                err_at(p, ((ANode *)c->values.items[k])->pos, "cython.cast() takes a type, a value and typecheck=");
+            n->checked_cast = ((ANode *)c->values.items[k])->kind == A_TRUE;
+        }
+        return n;
+    }
+    if (!strcmp(f->name, "address") && c->items.len == 1 && !c->kwnames.len) {
+        ANode *n = new_node(p, A_ADDR, c->pos);
+        n->obj = c->items.items[0];
+        return n;
+    }
+    if (!strcmp(f->name, "sizeof") && c->items.len == 1 && !c->kwnames.len) {
+        ANode *n = new_node(p, A_SIZEOF, c->pos);
+        n->type = pure_type_of(p, c->items.items[0]);
+        if (!n->type) n->obj = c->items.items[0];
+        return n;
+    }
+    return c;
 }
 
 /* At an annotation: parses it; the C type it names, or NULL (a Python
@@ -667,7 +766,7 @@ static ANode *parse_call(P *p, ANode *callee) {
             break;
     }
     expect_punct(p, ")");
-    return c;
+    return pure_call(p, c);
 }
 
 /* One subscript item: an expression or a slice lo:hi:step. */

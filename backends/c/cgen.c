@@ -1197,6 +1197,12 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_OBJ_COND: return gen_obj_cond(G, e);
     case E_IMPORT:
         return (Val){new_obj(G, FMT("cyrt_import(%s, %d)", c_strz(G, e->sval), e->import_top)), 1};
+    case E_PYTYPE_TEST: {
+        Val a = gen(G, e->args[0]);
+        goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, e->sval ? c_strz(G, e->sval) : "NULL",
+                                 (int)e->ival));
+        return a;
+    }
     }
     cy_error(G->d, e->pos, "internal error: C backend: unhandled expression kind %d", (int)e->kind);
     return v;

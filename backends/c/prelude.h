@@ -592,6 +592,31 @@ CYRT_FN int cyrt_is_contig(const Py_buffer *b, const Py_ssize_t *shape, const Py
     return 1;
 }
 
+/* A value for an argument or variable declared numpy.ndarray: None (unless
+ * not_none) or an instance, else Cython's TypeError.  The type is looked up by name first,
+ * so the module needs neither numpy's C API nor a cached type object. */
+CYRT_FN int cyrt_ndarray_check(PyObject *o, const char *arg, int not_none) {
+    PyObject *np, *t;
+    int r = 0;
+    if ((o == Py_None && !not_none) || !strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray")) return 0;
+    if (o == Py_None) goto wrong;
+    np = PyImport_ImportModule("numpy");
+    if (!np) return -1;
+    t = PyObject_GetAttrString(np, "ndarray");
+    Py_DECREF(np);
+    if (!t) return -1;
+    r = PyObject_IsInstance(o, t);
+    Py_DECREF(t);
+    if (r) return r < 0 ? -1 : 0;
+wrong:
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected numpy.ndarray, got %.200s)", arg,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Cannot convert %.200s to numpy.ndarray", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
 /* Acquires obj's buffer as a view of spec's type, with Cython's checks and
  * messages.  arg names the def argument for the message, or NULL. */
 CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp, const char *arg, int not_none) {

@@ -48,3 +48,11 @@ def scale(v: cython.float[:], f: float) -> cython.int:
             v[i] = v[i] * f
             t += 1
     return t
+
+
+def c_ops(x: cython.double, n: cython.int):
+    # cython.cast / address / sizeof: <int>x, &n, sizeof(double)
+    y: cython.int = cython.cast(cython.int, x)
+    p: cython.p_int = cython.address(n)
+    p[0] += 1
+    return y + n + cython.sizeof(cython.double) + cython.sizeof(y)

@@ -21,3 +21,5 @@ def check(m):
         assert "Buffer dtype mismatch" in str(e), e
     else:
         raise AssertionError("float32 out accepted")
+    assert m.c_ops(3.7, 5) == 3 + 6 + 8 + 4
+    assert m.c_ops(-2.5, 0) == -2 + 1 + 8 + 4

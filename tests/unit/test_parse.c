@@ -51,6 +51,11 @@ static void dump_type(Out *o, const ATypeSyn *t) {
             put(o, "%s%s", k ? "," : "", t->axes[k] ? "::1" : ":");
         put(o, "]");
     }
+    if (t->buf_dtype) {
+        put(o, "[");
+        dump_type(o, t->buf_dtype);
+        put(o, ",ndim=%d%s%s]", t->buf_ndim, t->buf_mode ? ",mode=" : "", t->buf_mode ? t->buf_mode : "");
+    }
 }
 
 static void dump_expr(Out *o, const ANode *e);
@@ -630,6 +635,10 @@ static void test_cdef(void) {
     SHAPE("ctypedef double real\nctypedef unsigned char* bytes_t\n",
           "(ctypedef double real) (ctypedef unsigned char* bytes_t)");
     SHAPE("ctypedef np.float64_t DTYPE_t\n", "(ctypedef np.float64_t DTYPE_t)");
+    SHAPE("cdef np.ndarray[double, ndim=2, mode='c'] v\n", "(cdef np.ndarray[double,ndim=2,mode=c] v)");
+    SHAPE("cdef cnp.ndarray[DTYPE_t, mode='fortran', ndim=3] v\n", "(cdef cnp.ndarray[DTYPE_t,ndim=3,mode=fortran] v)");
+    SHAPE("cdef ndarray[dtype=np.int32_t, ndim=1,] v\n", "(cdef ndarray[np.int32_t,ndim=1] v)");
+    SHAPE("cdef np.ndarray h = x\n", "(cdef np.ndarray h=x)");
 }
 
 static void test_funcs(void) {
@@ -733,7 +742,14 @@ static void test_errors(void) {
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");
     ERROR("ctypedef double vec[10]\n", 1, 20, "C array types");
     ERROR("cdef double[:, :, :, :, :, :, :, :, :] v\n", 1, 37, "more than 8 dimensions");
-    ERROR("cdef np.ndarray[double, ndim=2] v\n", 1, 17, "memoryview");
+    ERROR("cdef np.ndarray[double, ndim=x] v\n", 1, 30, "ndim must be a non-negative integer");
+    ERROR("cdef np.ndarray[double, mode='z'] v\n", 1, 30, "Only allowed buffer modes are");
+    ERROR("cdef np.ndarray[double, foo=1] v\n", 1, 25, "\"foo\" is not a buffer option");
+    ERROR("cdef np.ndarray[ndim=2] v\n", 1, 16, "\"dtype\" missing");
+    ERROR("cdef np.ndarray[double, 2] v\n", 1, 25, "Too many buffer options");
+    ERROR("cdef np.ndarray[double, ndim=1, ndim=2] v\n", 1, 33, "already supplied");
+    ERROR("cdef np.ndarray[double, negative_indices=False] v\n", 1, 42, "not supported by cyocl");
+    ERROR("cdef object[double, ndim=2] v\n", 1, 13, "memoryview");
     ERROR("x = {1, 2}\n", 1, 5, "set literals are not supported");
     ERROR("x = (y := 3)\n", 1, 6, "not supported");
     ERROR("cdef unsigned double d\n", 1, 6, "invalid C type");
