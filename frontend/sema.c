@@ -361,12 +361,12 @@ static const char *special_names[] = {
     "cython.locals", "cython.returns", "cython.exceptval", "cython.infer_types",
     "cython.overflowcheck", "cython.profile", "cython.linetrace", "cython.embedsignature",
     "cython.cpow", "cython.final", "cython.binding", "cython.always_allow_keywords",
-    "cython.language_level", "cython.noexcept", NULL};
+    "cython.language_level", "cython.noexcept", "cython.operator.dereference", NULL};
 
 static int is_cython_mod(const char *q) { return q && (!strcmp(q, "cython") || !strncmp(q, "cython.", 7)); }
 
 static int is_known_module(const char *q) {
-    static const char *mods[] = {"cython", "cython.parallel", "libc", "libc.math", "libc.stdlib",
+    static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "libc", "libc.math", "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
                                  "numpy", "openmp", "cpython", NULL};
     for (int i = 0; mods[i]; i++)
@@ -1536,6 +1536,15 @@ static IrExpr *call_expr(S *s, ANode *n) {
         }
         const LibcFn *lf = libc_fn(q);
         if (lf) return libc_call(s, n, lf);
+        if ((!strcmp(q, "cython.address") || !strcmp(q, "cython.operator.dereference")) && n->items.len == 1 &&
+            !n->kwnames.len) {
+            /* cython.address(x) is &x, dereference(p) is p[0] */
+            ANode *u = cy_alloc(s->a, sizeof *u);
+            u->kind = q[7] == 'a' ? A_ADDR : A_DEREF;
+            u->pos = n->pos;
+            u->obj = n->items.items[0];
+            return lower_expr(s, u);
+        }
         if (!strcmp(q, "cython.parallel.threadid")) {
             region_flag(s, 1);
             return mk(s, E_THREADID, cy_type_scalar(TY_INT), n->pos);
@@ -3571,6 +3580,10 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     } else {
         fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
         if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
+    }
+    if (fn->ret->kind == TY_ARRAY) {
+        err(s, af->ret->pos, "Function cannot return an array");
+        fn->ret = TY_ERR;
     }
     if (af->kind == FN_CPDEF && (fn->ret->kind == TY_PTR || fn->ret->kind == TY_ARRAY || fn->ret->kind == TY_OPAQUE))
         err(s, af->ret->pos, "Cannot convert '%s' to Python object", fn->ret->name);
