@@ -172,7 +172,7 @@ typedef struct ANode {
     CyPos pos;
     /* expressions */
     const char *name;       /* A_NAME, A_ATTR (attribute), S_CDEF name list in names */
-    const char *op;         /* A_BINOP, A_UNOP, S_AUGASSIGN */
+    const char *op;         /* A_BINOP, A_UNOP, S_AUGASSIGN; A_INT: its C suffix ("UL") or NULL */
     uint64_t ival;          /* A_INT */
     int int_overflow;
     const char *int_text;   /* A_INT: source text without a C suffix (big Python ints go through PyLong_FromString) */

@@ -707,6 +707,8 @@ static ANode *parse_atom(P *p) {
         while (len > 0 && strchr("uUlL", t->text[len - 1]))
             len--;
         n->int_text = cy_strndup(p->a, t->text, (size_t)len);
+        if (len < t->len) /* the C suffix: the literal's type (10UL is an unsigned long) */
+            n->op = cy_strndup(p->a, t->text + len, (size_t)(t->len - len));
         return n;
     }
     case TK_FLOAT:

@@ -1430,6 +1430,7 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
 }
 
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+static CyType *c_arith(const IrExpr *l, const IrExpr *r);
 static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f);
 
 static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
@@ -1485,7 +1486,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             IrExpr *acc = lower_expr(s, n->items.items[0]);
             for (int i = 1; i < na; i++) {
                 IrExpr *b = lower_expr(s, n->items.items[i]);
-                CyType *t = cy_type_arith(acc->ty, b->ty);
+                CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
                 e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
@@ -1655,6 +1656,39 @@ static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
 
 static const char *int_only_ops = "<< >> & | ^";
 
+/* The type C gives an operand where Cython writes the operation as a C
+ * operator: a non-negative integer literal is an int when its value fits
+ * one (Cython types it long, but writes `3`: `3 | u` with u unsigned int is
+ * unsigned); a negative one it writes as long (`-1L`: u < -1 is false). */
+static CyType *c_operand_type(const IrExpr *e) {
+    if (e->kind == E_INT && e->ty->kind == TY_LONG && !e->sval && (int64_t)e->ival >= 0 &&
+        (int64_t)e->ival <= INT32_MAX)
+        return cy_type_scalar(TY_INT);
+    return e->ty;
+}
+
+static int plain_int_literal(const IrExpr *e) { return e->kind == E_INT && e->ty->kind == TY_LONG && !e->sval; }
+
+/* C's usual arithmetic conversions on the operands as C sees them.  Beside
+ * a float, Cython writes an integer literal as a double one (`e / 2` is
+ * `e / 2.0`): the operation is done in double. */
+static CyType *c_arith(const IrExpr *l, const IrExpr *r) {
+    CyType *a = c_operand_type(l), *b = c_operand_type(r);
+    if (plain_int_literal(l) && b->kind == TY_FLOAT) a = cy_type_scalar(TY_DOUBLE);
+    if (plain_int_literal(r) && a->kind == TY_FLOAT) b = cy_type_scalar(TY_DOUBLE);
+    return cy_type_arith(a, b);
+}
+
+/* The type of an operation Cython does with a helper of its own (Python's
+ * // and %): widest_numeric_type, at least int (NumBinopNode), where
+ * Py_ssize_t ranks above long and literals are long: unsigned long //
+ * Py_ssize_t is a Py_ssize_t division. */
+static CyType *cython_arith(const CyType *a, const CyType *b) {
+    if (cy_type_is_complex(a) || cy_type_is_complex(b) || a->kind == TY_BINT || b->kind == TY_BINT)
+        return cy_type_arith(a, b);
+    return cy_type_span(cy_type_span(a, b), cy_type_scalar(TY_INT));
+}
+
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
@@ -1681,7 +1715,7 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
-    CyType *t = cy_type_arith(l->ty, r->ty);
+    CyType *t = c_arith(l, r);
     int cplx = cy_type_is_complex(t);
     if (strstr(int_only_ops, op) && strlen(op) <= 2 && strcmp(op, "*")) {
         if (!cy_type_is_int(t)) {
@@ -1689,7 +1723,7 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
             return mk_err(s, p);
         }
         if (op[0] == '<' || op[0] == '>') {
-            CyType *lt = cy_type_arith(l->ty, l->ty);
+            CyType *lt = cy_type_arith(c_operand_type(l), c_operand_type(l));
             return mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r);
         }
         return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
@@ -1699,7 +1733,9 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
     }
     if (!strcmp(op, "/")) {
-        if (cy_type_is_int(t)) t = cy_type_scalar(TY_DOUBLE); /* language_level 3: true division */
+        /* language_level 3: true division, except under cdivision(True),
+           where Cython writes C's / (DivNode._check_truedivision) */
+        if (cy_type_is_int(t) && !s->dir.cdivision) t = cy_type_scalar(TY_DOUBLE);
         IrExpr *e = mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
         return e;
@@ -1709,6 +1745,7 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
             err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
+        if (!s->dir.cdivision && !cy_type_is_float(t)) t = cython_arith(l->ty, r->ty);
         IrExpr *e = mk2(s, op[0] == '%' ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
         return e;
@@ -1758,7 +1795,7 @@ static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
-    CyType *t = cy_type_arith(l->ty, r->ty);
+    CyType *t = c_arith(l, r);
     if (cy_type_is_complex(t) && strcmp(op, "==") && strcmp(op, "!=")) {
         err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1794,6 +1831,14 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             if (!need_gil(s, n->pos, "Constructing Python int")) return mk_err(s, n->pos);
             IrExpr *e = mk(s, E_BIGINT, cy_type_scalar(TY_OBJECT), n->pos);
             e->sval = n->int_text ? n->int_text : "0";
+            return e;
+        }
+        if (n->op) { /* 10U, 10L, 10UL, 10LL, 10ULL: the type C and Cython give it */
+            int u = strchr(n->op, 'u') || strchr(n->op, 'U');
+            int l = (int)strlen(n->op) - u;
+            TypeKind k = l >= 2 ? (u ? TY_ULLONG : TY_LLONG) : l == 1 ? (u ? TY_ULONG : TY_LONG) : TY_UINT;
+            IrExpr *e = mk_int(s, (int64_t)n->ival, k, n->pos);
+            e->sval = n->op; /* not a plain literal: C keeps its type (c_operand_type) */
             return e;
         }
         return mk_int(s, (int64_t)n->ival, TY_LONG, n->pos);

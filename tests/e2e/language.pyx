@@ -164,3 +164,23 @@ def spans_prange(signed char[:] a, unsigned short[:] b, int[:] out):
 def value_and_or_boxed(double a, long k, signed char c, unsigned short u):
     # boxed directly, Cython boxes the operand that decides as it is
     return (k and a), (k or a), (a and k), (c or u), (u and c), (c and u) + 0
+
+
+# C's view of literals (H100 difftest findings d009-d011): an integer literal
+# is a C int where it fits (3 | u with u unsigned is unsigned), beside a
+# float a double (Cython writes e / 2 as e / 2.0); cdivision(True) makes int /
+# C's division; Python's // with Py_ssize_t ranks it above long.
+def float_eps():
+    cdef float e = 1
+    while 1 + e / 2 != 1:
+        e = e / 2
+    return e
+
+def literal_types(float e, unsigned int u, int a):
+    cdef float r = e / 2
+    return r, (3 | u) <= -a, u < -1, (<unsigned long>2) // (-(<Py_ssize_t>a))
+
+@cython.cdivision(True)
+def cdiv(int a, int b):
+    cdef double v = 1 / (a + b)
+    return v, a / b

@@ -88,3 +88,8 @@ def check(m):
                        ((0.0, -4, -3, 0), (0.0, -4, 0.0, -3, 0, 0)), ((-1.5, 0, 5, 9), (0, -1.5, 0, 5, 5, 9))):
         got = m.value_and_or_boxed(*args)
         assert repr(got) == repr(want), (args, got, want)
+    # Cython 3.3's values
+    assert m.float_eps() == 2.220446049250313e-16
+    assert m.literal_types(1e-8, 0, 4) == (4.999999969612645e-09, True, False, -1)
+    assert m.literal_types(3.0, 5, -9) == (1.5, True, False, 0)
+    assert m.cdiv(3, 5) == (0.0, 0) and m.cdiv(-7, 2) == (0.0, -3)
