@@ -3711,7 +3711,9 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
     int *pslot = cy_alloc(s->a, (size_t)(np + 1) * sizeof *pslot);
     for (int i = 0; i < np; i++) {
         AParam *ap = af->params.items[i];
-        Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
+        Fused *f = !ap->type ? NULL
+                   : ap->type->buf_dtype ? fused_named(s, ap->type->buf_dtype->name) /* np.ndarray[floating, ndim=2] */
+                                         : fused_named(s, ap->type->name);
         pslot[i] = -1;
         if (!f) continue;
         int k = 0;
