@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 6
+#define CYOCL_API_VERSION 7
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -52,6 +52,11 @@ typedef struct {
     /* the dispatcher (automatic choice; NULL dslot under CYOCL_FORCE) */
     void **dslot;             /* in: the module's slot for this region's record, NULL at first */
     long long pred_native, pred_opencl; /* out (decide): predicted ns, -1 not considered */
+    /* in: the module's slot for the region's launch state (the device,
+       program and kernel objects its first launch looked up; the runtime
+       checks that they are still its own), NULL at first */
+    void **lslot;
+    int kernel_time;          /* in: measure kernel_ns (profiling events cost a round trip on some drivers) */
 } cyocl_launch;
 
 /* What a host synchronisation moved (trace lines "event": "sync"). */

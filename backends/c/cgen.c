@@ -2173,6 +2173,8 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
+    /* the runtime's launch state of the region (device, program, kernel) */
+    out(G, "static void *cy_ls%d;", id);
     out(G, "if (cyrt_force != 1 && cyrt_ocl) {");
     G->e.ind++;
     out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
@@ -2244,6 +2246,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         }
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
+    out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);
     out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
     out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);
     G->e.ind++;

@@ -911,7 +911,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 6
+#define CYRT_OCL_API_VERSION 7
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -945,6 +945,8 @@ typedef struct {
     int serial;
     void **dslot;      /* the dispatcher's record of this region (a static of the module) */
     long long pred_native, pred_opencl;
+    void **lslot;      /* the runtime's launch state of this region (a static of the module) */
+    int kernel_time;   /* the trace wants kernel_ns */
 } cyrt_ocl_launch;
 
 typedef struct {
