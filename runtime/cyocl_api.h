@@ -59,6 +59,14 @@ typedef struct {
     int kernel_time;          /* in: measure kernel_ns (profiling events cost a round trip on some drivers) */
 } cyocl_launch;
 
+/* A view generated code touches on the host (host_views). */
+typedef struct {
+    const void *data;
+    int ndim;
+    const ptrdiff_t *shape, *strides; /* strides in bytes */
+    ptrdiff_t itemsize;
+} cyocl_hview;
+
 /* What a host synchronisation moved (trace lines "event": "sync"). */
 typedef struct {
     unsigned long long bytes_to_host;
@@ -93,6 +101,9 @@ typedef struct {
     int (*decide)(cyocl_launch *L);
     /* the region decide sent to native ran in ns nanoseconds */
     void (*native_done)(cyocl_launch *L, long long ns);
+    /* as host_use, for a statement that touches only the n views v: only
+       their regions come back (write: and lose their device copies) */
+    void (*host_views)(int write, int n, const cyocl_hview *v, cyocl_sync *S);
 } cyocl_api;
 
 #endif

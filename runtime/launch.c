@@ -9,7 +9,11 @@
  * the generated module's static slot names; later launches take it with
  * one short lock.  Builds run outside every lock: launches of other
  * programs go on meanwhile, launches of the program being built wait for
- * it. */
+ * it.  Each program has an in-order queue of its own, so that a kernel of
+ * one module (or a driver compiling it at its first enqueue, as PoCL does)
+ * never holds up another module's launches; transfers stay on the device's
+ * queue, and all of them are blocking, as is the read that ends a launch,
+ * so no command of one queue can be pending while another uses its data. */
 #include "internal.h"
 #include "cyocl_api.h"
 
@@ -26,6 +30,7 @@ struct cyrt_prog {
     int building;    /* a thread is building it (outside the lock): wait on prog_cond */
     pthread_t owner; /* that thread */
     cl_program prog; /* NULL: the build failed (not retried) */
+    cl_command_queue q; /* its own queue; NULL: the device's */
 };
 
 static uint64_t now_ns(void);
@@ -61,12 +66,15 @@ int cyrt_progs_building(cyrt_rt *rt) {
 /* The program of src on dev, built (or loaded from the kernel cache) at
  * its first use.  The build runs without prog_lock, so that launches of
  * other programs are not held up by it. */
-static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build, cyrt_err *err) {
+static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build, cl_command_queue *q,
+                              cyrt_err *err) {
+    *q = NULL;
     pthread_mutex_lock(&rt->prog_lock);
     struct cyrt_prog *e;
     while ((e = prog_find(rt, src, dev)) && e->building) pthread_cond_wait(&rt->prog_cond, &rt->prog_lock);
     if (e) {
         cl_program p = e->prog;
+        *q = e->q;
         pthread_mutex_unlock(&rt->prog_lock);
         if (!p) cyrt_seterr(err, CL_BUILD_PROGRAM_FAILURE, "the program did not build");
         return p;
@@ -78,7 +86,7 @@ static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build,
         return NULL;
     }
     rt->progs = np;
-    rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, 1, pthread_self(), NULL};
+    rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, 1, pthread_self(), NULL, NULL};
     unsigned gen = rt->lgen;
     pthread_mutex_unlock(&rt->prog_lock);
 
@@ -96,13 +104,30 @@ static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build,
         *build = how;
     }
     free(log);
+    cl_command_queue pq = NULL;
+    if (p) {
+        /* in order; profiling for the trace's kernel_ns where offered; none
+           at all (a failure): the device's queue serves */
+        cl_context ctx = NULL;
+        cl_command_queue dq = NULL;
+        cyrt_err e2 = {0};
+        if (cyrt_device_open(rt, dev, &ctx, &dq, &e2) == CYRT_OK) {
+            cl_int rc = CL_SUCCESS;
+            cl_device_id id = rt->devs[dev].id;
+            pq = rt->cl.clCreateCommandQueue(ctx, id, CL_QUEUE_PROFILING_ENABLE, &rc);
+            if (!pq) pq = rt->cl.clCreateCommandQueue(ctx, id, 0, &rc);
+        }
+    }
     pthread_mutex_lock(&rt->prog_lock);
     /* the list may have moved (realloc) or been emptied (cyrt_rt_free) */
     e = rt->lgen == gen ? prog_find(rt, src, dev) : NULL;
     if (e) {
         e->prog = p;
+        e->q = pq;
         e->building = 0;
+        *q = pq;
     } else if (p) {
+        if (pq) rt->cl.clReleaseCommandQueue(pq);
         cyrt_program_release(rt, p);
         p = NULL;
         cyrt_seterr(err, CL_INVALID_CONTEXT, "the runtime was reset during the build");
@@ -183,8 +208,10 @@ void cyrt_progs_free(cyrt_rt *rt) {
     free(rt->kents);
     rt->kents = NULL;
     rt->nkents = 0;
-    for (size_t i = 0; i < rt->nprogs; i++)
+    for (size_t i = 0; i < rt->nprogs; i++) {
+        if (rt->progs[i].q) rt->cl.clReleaseCommandQueue(rt->progs[i].q);
         if (rt->progs[i].prog) cyrt_program_release(rt, rt->progs[i].prog);
+    }
     free(rt->progs);
     rt->progs = NULL;
     rt->nprogs = 0;
@@ -465,9 +492,11 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int serial, st
         if (cyrt_device_open(rt, dev, &st->ctx, &st->q, &err) != CYRT_OK)
             return failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : cyrt_status_name(CYRT_ECL));
         int build = 0;
-        cl_program prog = get_program(rt, dev, L->source, &build, &err);
+        cl_command_queue pq = NULL;
+        cl_program prog = get_program(rt, dev, L->source, &build, &pq, &err);
         if (!prog)
             return failed(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
+        if (pq) st->q = pq;
         L->build = build;
         st->src = L->source;
         st->cpu_only = L->cpu_only;

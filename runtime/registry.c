@@ -8,6 +8,7 @@
  * exactly its extent: a top, or a child inside a top (children are flat
  * and share the top's buffer).  Every entry point takes rt->lock. */
 #include "internal.h"
+#include "cyocl_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -865,6 +866,37 @@ cyrt_status cyrt_host_use(cyrt_rt *rt, int write, cyrt_xfer *acc, cyrt_err *err)
     cyrt_status st = cyrt_host_range_locked(rt, 0, 0, write, 0, acc, &e);
     /* the host code goes on with what host memory holds: the call it is
      * part of must not return as if that were the data */
+    if (st != CYRT_OK)
+        cyrt_scope_note_failure_locked(rt, st, &e);
+    pthread_mutex_unlock(&rt->lock);
+    if (err)
+        *err = e;
+    return st;
+}
+
+/* cyrt_host_use for a statement that touches only the views v (generated
+ * code knows which): their regions come back, other regions stay where
+ * they are (inside cyocl.resident, on the device). */
+cyrt_status cyrt_host_views(cyrt_rt *rt, int write, size_t n, const cyocl_hview *v, cyrt_xfer *acc,
+                            cyrt_err *err) {
+    cyrt_err e = {0};
+    cyrt_status st = CYRT_OK;
+    pthread_mutex_lock(&rt->lock);
+    for (size_t i = 0; i < n && st == CYRT_OK; i++) {
+        uintptr_t lo, hi;
+        int empty;
+        if (!v[i].data || v[i].itemsize <= 0 || v[i].ndim < 0 || v[i].ndim > CYOCL_API_MAX_NDIM)
+            continue; /* an unset view: nothing there to touch */
+        if (cyrt_extent(v[i].data, v[i].ndim, v[i].shape, v[i].strides, (size_t)v[i].itemsize, &lo, &hi, &empty,
+                        &e) < 0) {
+            st = CYRT_EINVAL;
+            break;
+        }
+        if (!empty)
+            st = cyrt_host_range_locked(rt, lo, hi, write, 0, acc, &e);
+    }
+    /* as in cyrt_host_use: the call this is part of must not return as if
+     * host memory held the data */
     if (st != CYRT_OK)
         cyrt_scope_note_failure_locked(rt, st, &e);
     pthread_mutex_unlock(&rt->lock);
