@@ -552,6 +552,45 @@ static int is_temp_name(const char *n) {
     return strncmp(n, TEMP_PREFIX, strlen(TEMP_PREFIX)) == 0 && strlen(n) < 80;
 }
 
+static int is_calib_name(const char *n) {
+    size_t len = strlen(n), pl = strlen(CYRT_CALIB_PREFIX), sl = strlen(CYRT_CALIB_SUFFIX);
+    if (len != pl + 32 + sl || strncmp(n, CYRT_CALIB_PREFIX, pl) != 0 || strcmp(n + pl + 32, CYRT_CALIB_SUFFIX) != 0)
+        return 0;
+    for (size_t i = pl; i < pl + 32; i++)
+        if (!isxdigit((unsigned char)n[i]))
+            return 0;
+    return 1;
+}
+
+/* Counts the calibration files (regular files only), removing them when
+ * remove is set.  A missing directory has none. */
+static int calib_walk(const cyrt_cache *c, int remove, uint64_t *files, uint64_t *bytes) {
+    if (!c->dir)
+        return 0;
+    DIR *d = opendir(c->dir);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    int rc = 0, err = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        if (!is_calib_name(de->d_name) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (remove && unlinkat(dirfd(d), de->d_name, 0) != 0) {
+            if (errno != ENOENT && !err)
+                rc = -1, err = errno;
+            continue;
+        }
+        (*files)++;
+        *bytes += (uint64_t)st.st_size;
+    }
+    closedir(d);
+    if (rc)
+        errno = err;
+    return rc;
+}
+
 /* The directory's entries and temporary files.  A missing directory is empty. */
 static int scan(const cyrt_cache *c, item **out, size_t *n) {
     *out = NULL;
@@ -626,7 +665,8 @@ static int evict(const cyrt_cache *c, uint64_t max_bytes, long stale_s, uint64_t
     size_t n;
     if (scan(c, &items, &n) != 0)
         return -1;
-    qsort(items, n, sizeof *items, older);
+    if (n) /* qsort(NULL, 0, ...) is undefined */
+        qsort(items, n, sizeof *items, older);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     int rc = 0, err = 0;
@@ -750,7 +790,7 @@ int cyrt_cache_usage_get(const cyrt_cache *c, cyrt_cache_usage *u) {
         }
     }
     free(items);
-    return 0;
+    return calib_walk(c, 0, &u->calib_files, &u->calib_bytes);
 }
 
 static void describe(const cyrt_cache *c, const item *it, int verify, cyrt_cache_entry *e) {
@@ -802,7 +842,8 @@ int cyrt_cache_list(const cyrt_cache *c, int verify, cyrt_cache_entry **list, si
     size_t m;
     if (scan(c, &items, &m) != 0)
         return -1;
-    qsort(items, m, sizeof *items, older);
+    if (m)
+        qsort(items, m, sizeof *items, older);
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
         k += !items[i].temp;
@@ -827,6 +868,16 @@ int cyrt_cache_clear(const cyrt_cache *c, uint64_t *removed, uint64_t *bytes) {
     if (bytes)
         *bytes = 0;
     return evict(c, 0, -1, removed, bytes);
+}
+
+int cyrt_cache_clear_calibration(const cyrt_cache *c, uint64_t *removed, uint64_t *bytes) {
+    uint64_t r = 0, b = 0;
+    int rc = calib_walk(c, 1, &r, &b);
+    if (removed)
+        *removed = r;
+    if (bytes)
+        *bytes = b;
+    return rc;
 }
 
 int cyrt_cache_prune(const cyrt_cache *c, uint64_t max_bytes, uint64_t *removed, uint64_t *bytes) {

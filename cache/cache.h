@@ -23,6 +23,12 @@
 
 #define CYRT_CACHE_DEFAULT_MAX ((uint64_t)256 << 20) /* 256 MiB */
 #define CYRT_CACHE_SUFFIX ".clbin"
+/* The dispatcher's calibration files in the same directory (runtime/dispatch.c):
+ * DIR/dispatch-<32 hex digits>.calib.  They are measurements, not build
+ * products: the size cap, clear and prune leave them alone;
+ * cyrt_cache_clear_calibration removes them. */
+#define CYRT_CALIB_PREFIX "dispatch-"
+#define CYRT_CALIB_SUFFIX ".calib"
 
 /* One part of a key: a label ("source", "device", ...) and its bytes. */
 typedef struct {
@@ -102,6 +108,7 @@ typedef struct {
 typedef struct {
     uint64_t entries, bytes; /* *.clbin files and their size */
     uint64_t temps;          /* temporary files (writers in progress or crashed ones) */
+    uint64_t calib_files, calib_bytes; /* the dispatcher's calibration files */
 } cyrt_cache_usage;
 
 /* Counts the entries (cheap: no file is read).  Returns 0, or -1 when
@@ -113,6 +120,9 @@ int cyrt_cache_list(const cyrt_cache *c, int verify, cyrt_cache_entry **list, si
 /* Removes every entry and temporary file.  Returns 0 or -1 (errno of the
  * first failure); *removed / *bytes count what went. */
 int cyrt_cache_clear(const cyrt_cache *c, uint64_t *removed, uint64_t *bytes);
+/* Removes the dispatcher's calibration files (the next process
+ * recalibrates).  Returns 0 or -1; *removed / *bytes count what went. */
+int cyrt_cache_clear_calibration(const cyrt_cache *c, uint64_t *removed, uint64_t *bytes);
 /* Removes damaged entries and stale temporary files, then least recently
  * used entries until at most max_bytes remain. */
 int cyrt_cache_prune(const cyrt_cache *c, uint64_t max_bytes, uint64_t *removed, uint64_t *bytes);

@@ -29,6 +29,7 @@
 #include "../frontend/frontend.h"
 #include "../ir/ir.h"
 #include "../runtime/cyrt.h"
+#include "annotate.h"
 
 #ifndef CYOCL_VERSION
 #define CYOCL_VERSION "0.0.0-dev"
@@ -53,7 +54,11 @@ static const char *USAGE =
     "        (default OUTDIR: the directory of FILE.pyx)\n"
     "  devices [--no-opencl-gpu]\n"
     "        list the usable OpenCL devices (exit 0 when one is used)\n"
-    "  cache stats|list|clear|prune [--max-size SIZE]\n"
+    "  annotate [-o REPORT.html] [--trace TRACE.jsonl] [--no-opencl] [--no-opencl-gpu] [--fp-contract]\n"
+    "           [-I DIR] FILE.pyx\n"
+    "        an HTML page of every parallel region: OpenCL or native only (why), its C\n"
+    "        and OpenCL C, and with a CYOCL_TRACE file its calls (default: FILE.html)\n"
+    "  cache stats|list|clear|prune [--max-size SIZE] [--calibration]\n"
     "        inspect or clear the OpenCL kernel cache\n"
     "  cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
     "        build the kernels of built or installed modules into the cache\n"
@@ -71,6 +76,7 @@ static const char *USAGE =
     "  -v                verbose: phases, timings, the C compiler command\n"
     "  --dump-ir         compile: print the typed IR to standard output\n"
     "  --emit-opencl F   compile: also write the module's OpenCL program to F\n"
+    "  --trace FILE      annotate: the calls recorded in FILE (CYOCL_TRACE) per region\n"
     "\n"
     "environment:\n"
     "  CC                C compiler for build (default: cc)\n"
@@ -379,12 +385,13 @@ typedef struct {
     int nincludes;
     const char *max_size;
     const char *emit_opencl;
+    const char *trace;   /* annotate --trace */
 } Options;
 
 /* Parses the options of compile/build (allowed is "compile" or "build").
  * Returns 0, or EXIT_ENV after a message. */
 static int parse_options(int argc, char **argv, const char *cmd, Options *o) {
-    int is_build = strcmp(cmd, "build") == 0;
+    int is_build = strcmp(cmd, "build") == 0, is_annotate = strcmp(cmd, "annotate") == 0;
     int only_files = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -405,9 +412,20 @@ static int parse_options(int argc, char **argv, const char *cmd, Options *o) {
             o->fp_contract = 1;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
-        } else if (!is_build && strcmp(a, "--dump-ir") == 0) {
+        } else if (!is_build && !is_annotate && strcmp(a, "--dump-ir") == 0) {
             o->dump_ir = 1;
-        } else if (!is_build && strncmp(a, "--emit-opencl", 13) == 0 && (a[13] == '=' || !a[13])) {
+        } else if (is_annotate && strncmp(a, "--trace", 7) == 0 && (a[7] == '=' || !a[7])) {
+            if (a[7] == '=') {
+                val = a + 8;
+            } else {
+                if (i + 1 >= argc)
+                    return usage_error("%s: option '%s' needs a value", cmd, a);
+                val = argv[++i];
+            }
+            if (!*val)
+                return usage_error("%s: --trace needs a file name", cmd);
+            o->trace = val;
+        } else if (!is_build && !is_annotate && strncmp(a, "--emit-opencl", 13) == 0 && (a[13] == '=' || !a[13])) {
             if (a[13] == '=') {
                 val = a + 14;
             } else {
@@ -505,7 +523,7 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
     for (int i = 0; i < ir->regions.len; i++) {
         IrRegion *r = ir->regions.items[i];
         fprintf(stderr, "%s:%d: region %d (function %s): ", src->name, r->pos.line, r->id,
-                r->func ? r->func->name : "<module>");
+                r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>");
         if (!opencl)
             fputs("native only: built with --no-opencl\n", stderr);
         else if (r->ocl_ok)
@@ -538,9 +556,34 @@ static int opencl_program(const Options *o, CyArena *arena, CyDiag *diag, IrModu
     *program = st->prog.source;
     if (!st->prog.nkernels)
         return EXIT_OK;
-    cy_ocl_check_start(st->prog.source, st->prog.len, &st->job);
+    cy_ocl_check_start(&st->prog, &st->job);
     st->checking = 1;
     return EXIT_OK;
+}
+
+/* The check parsed one kernel of each form (clcheck.c); the kernels of the
+ * same form as the one rejected at program line `line` are rejected with
+ * it, rather than one per round of generating and checking again. */
+static void reject_same_form(const CyOclProgram *p, int line, const IrRegion *failed, CyArena *arena,
+                             CyDiag *diag) {
+    int n = p->spans.len, at = -1;
+    for (int i = 0; i < n && at < 0; i++) {
+        const CyOclSpan *s = p->spans.items[i];
+        if (line >= s->first_line && line <= s->last_line) at = i;
+    }
+    if (at < 0 || ((const CyOclSpan *)p->spans.items[at])->kind != CY_SPAN_KERNEL) return;
+    int *cls = malloc((size_t)n * sizeof *cls);
+    if (!cls) return; /* they fail one by one instead */
+    cy_ocl_span_classes(p, cls);
+    for (int i = 0; i < n; i++) {
+        IrRegion *r = ((const CyOclSpan *)p->spans.items[i])->region;
+        if (i == at || cls[i] != cls[at] || !r || !r->ocl_ok) continue;
+        r->ocl_ok = 0;
+        r->ocl_reason = cy_fmt(arena, "%s, in the kernel of region %d, which has the same form", failed->ocl_reason,
+                               failed->id);
+        cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
+    }
+    free(cls);
 }
 
 /* The libclang check's outcome.  A kernel libclang rejects (a limit of
@@ -566,12 +609,13 @@ static int opencl_finish(const Options *o, const CySource *src, CyArena *arena, 
             r->ocl_ok = 0;
             r->ocl_reason = cy_fmt(arena, "the OpenCL C compiler rejects its kernel (program line %s)", st->res.msg);
             cy_warning(diag, r->pos, "this prange runs natively only: %s", r->ocl_reason);
+            reject_same_form(&st->prog, st->res.line, r, arena, diag);
             *redo = 1;
             if (cy_emit_opencl(arena, diag, ir, &st->oopt, &st->prog) != 0)
                 return EXIT_ENV;
             st->res.status = CY_CLCHECK_OK;
             if (st->prog.nkernels)
-                cy_ocl_check(st->prog.source, st->prog.len, &st->res);
+                cy_ocl_check(&st->prog, &st->res);
         }
     }
     *program = st->prog.source;
@@ -592,12 +636,47 @@ static int opencl_finish(const Options *o, const CySource *src, CyArena *arena, 
     if (o->verbose)
         fprintf(stderr, "cyocl: %s: OpenCL: %d kernel(s), %zu bytes, %s in %.1f ms (alongside the C backend)\n",
                 src->name, st->prog.nkernels, st->prog.len,
-                st->res.status == CY_CLCHECK_OK ? "checked with libclang" : "not checked", now_ms() - st->t0);
+                st->res.status != CY_CLCHECK_OK ? "not checked"
+                : st->res.checked < st->res.parts
+                    ? cy_fmt(arena, "checked with libclang (%d of %d kernels and helpers parsed, the others "
+                             "differ from those only in names)", st->res.checked, st->res.parts)
+                    : "checked with libclang",
+                now_ms() - st->t0);
     return EXIT_OK;
 }
 
-/* Translates o->input to C in out.  Returns an exit status. */
-static int translate(const Options *o, const char *modname, CyBuf *out) {
+/* `cyocl annotate`: the trace (NULL: none) and where the page goes. */
+typedef struct {
+    const CyTrace *trace;
+    const char *flags;
+    CyBuf *html;
+} Annotation;
+
+/* The page, from the module as translate() made it.  Returns an exit
+ * status (a trace of another module or version is refused). */
+static int annotate_module(const Options *o, const CySource *src, const IrModule *ir, const char **region_code,
+                           const CyOclProgram *ocl, const Annotation *ann) {
+    CyReport rep = {.src = src, .ir = ir, .opencl = !o->no_opencl, .flags = ann->flags,
+                    .region_code = region_code, .ocl = o->no_opencl ? NULL : ocl,
+                    .trace_path = o->trace, .trace = ann->trace};
+    if (ann->trace) {
+        char why[1024];
+        if (cy_trace_check(&rep, why, sizeof why) != 0) {
+            errorf("annotate: %s; no report written", why);
+            return EXIT_ENV;
+        }
+        int first, skipped = cy_trace_skipped(ann->trace, &first);
+        if (skipped)
+            fprintf(stderr, "cyocl: warning: %s:%d: %d line%s that %s skipped\n", o->trace, first, skipped,
+                    skipped == 1 ? "" : "s", skipped == 1 ? "is not a trace line is" : "are not trace lines are");
+    }
+    cy_report_html(ann->html, &rep);
+    return EXIT_OK;
+}
+
+/* Translates o->input to C in out (and, with ann, makes the annotated
+ * page from the result).  Returns an exit status. */
+static int translate(const Options *o, const char *modname, CyBuf *out, const Annotation *ann) {
     size_t len;
     char *text = read_file(o->input, &len);
     if (!text)
@@ -644,6 +723,7 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
             .fp_contract = o->fp_contract,
             .version = CYOCL_VERSION,
             .opencl_source = program,
+            .region_code = ann ? cy_alloc(arena, (size_t)(ir->nregions + 1) * sizeof(char *)) : NULL,
         };
         if (orc == EXIT_ENV)
             rc = EXIT_ENV;
@@ -666,6 +746,8 @@ static int translate(const Options *o, const char *modname, CyBuf *out) {
         }
         if (o->verbose)
             list_regions(&src, ir, !o->no_opencl);
+        if (ann && rc == EXIT_OK)
+            rc = annotate_module(o, &src, ir, copt.region_code, &ocl.prog, ann);
     }
     t3 = now_ms();
     if (rc == EXIT_SOURCE && diag.nerrors == 0)
@@ -729,7 +811,7 @@ static int cmd_compile(int argc, char **argv) {
     }
 
     CyBuf c = {0};
-    rc = translate(&o, modname, &c);
+    rc = translate(&o, modname, &c, NULL);
     if (rc == EXIT_OK) {
         char *dir = path_dir(out_path);
         const char *base = path_base(out_path);
@@ -743,6 +825,80 @@ static int cmd_compile(int argc, char **argv) {
         free(dir);
     }
     cy_buf_free(&c);
+    free(out_path);
+    free(modname);
+    return rc;
+}
+
+/* `cyocl annotate`: the module is translated as `compile` does (same
+ * diagnostics, same exit status on errors) and the page is written only
+ * when that and the trace check succeed. */
+static int cmd_annotate(int argc, char **argv) {
+    Options o = {0};
+    int rc = parse_options(argc, argv, "annotate", &o);
+    if (rc)
+        return rc;
+    char *modname;
+    if ((rc = check_input(&o, &modname)))
+        return rc;
+    char *out_path;
+    if (o.output) {
+        out_path = xstrdup(o.output);
+    } else {
+        size_t n = strlen(o.input);
+        if (ends_with(o.input, ".pyx"))
+            n -= 4;
+        out_path = xasprintf("%.*s.html", (int)n, o.input);
+    }
+    CyTrace *trace = NULL;
+    if (same_file(out_path, o.input) || (o.trace && same_file(out_path, o.trace))) {
+        errorf("the output '%s' is an input file", out_path);
+        rc = EXIT_ENV;
+        goto done;
+    }
+    if (o.trace) {
+        size_t len;
+        char *text = read_file(o.trace, &len);
+        if (!text) {
+            rc = EXIT_ENV;
+            goto done;
+        }
+        trace = cy_trace_parse(text, len);
+        free(text);
+        if (!trace) {
+            errorf("out of memory");
+            rc = EXIT_ENV;
+            goto done;
+        }
+    }
+    CyBuf flags = {0};
+    cy_buf_puts(&flags, "");
+    if (o.no_opencl)
+        cy_buf_puts(&flags, " --no-opencl");
+    if (o.no_opencl_gpu)
+        cy_buf_puts(&flags, " --no-opencl-gpu");
+    if (o.fp_contract)
+        cy_buf_puts(&flags, " --fp-contract");
+    CyBuf c = {0}, html = {0};
+    Annotation ann = {.trace = trace, .flags = flags.s + (flags.len > 0), .html = &html};
+    rc = translate(&o, modname, &c, &ann);
+    if (rc == EXIT_OK) {
+        char *dir = path_dir(out_path);
+        const char *base = path_base(out_path);
+        char *tmp = *base ? write_temp(dir, base, "", html.s ? html.s : "", html.len) : NULL;
+        if (!*base)
+            errorf("'%s' is not a file name", out_path);
+        if (!tmp || commit_temp(tmp, out_path) != 0)
+            rc = EXIT_ENV;
+        else if (o.verbose)
+            fprintf(stderr, "cyocl: wrote %s (%zu bytes)\n", out_path, html.len);
+        free(dir);
+    }
+    cy_buf_free(&c);
+    cy_buf_free(&html);
+    cy_buf_free(&flags);
+done:
+    cy_trace_free(trace);
     free(out_path);
     free(modname);
     return rc;
@@ -920,7 +1076,7 @@ static int cmd_build(int argc, char **argv) {
     char *pyinc = NULL, *suffix = NULL, *pkg = NULL, *tmp_c = NULL, *tmp_so = NULL, *final_so = NULL;
     char **cc_argv = NULL;
     char *cc_copy = NULL;
-    rc = translate(&o, modname, &c);
+    rc = translate(&o, modname, &c, NULL);
     if (rc != EXIT_OK)
         goto done;
     rc = EXIT_ENV;
@@ -1085,12 +1241,14 @@ static int cmd_devices(int argc, char **argv) {
 
 static const char *CACHE_USAGE =
     "usage: cyocl cache stats|list|clear|prune [--max-size SIZE]\n"
+    "       cyocl cache clear --calibration\n"
     "       cyocl cache warm [--no-opencl-gpu] MODULE_OR_DIR...\n"
     "\n"
     "  stats   where the OpenCL kernel cache is, its entries, size and cap\n"
     "  list    every entry, most recently used first: size, last use, device,\n"
     "          build time (entries that fail their checks are marked damaged)\n"
-    "  clear   remove every entry\n"
+    "  clear   remove every entry (the dispatcher's calibration files stay:\n"
+    "          with --calibration they go too, and the next process recalibrates)\n"
     "  prune   remove damaged entries and stale temporary files, then the least\n"
     "          recently used entries until the cache fits its cap\n"
     "  warm    build the OpenCL programs of modules (files, directories, module\n"
@@ -1422,8 +1580,13 @@ static int cmd_cache(int argc, char **argv) {
         return cmd_cache_warm(argc - 1, argv + 1);
     static const char *subs[] = {"stats", "list", "clear", "prune"};
     const char *sub = NULL, *max_size = NULL;
+    int calibration = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "--calibration") == 0) {
+            calibration = 1;
+            continue;
+        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(CACHE_USAGE, stdout);
             return EXIT_OK;
@@ -1451,6 +1614,8 @@ static int cmd_cache(int argc, char **argv) {
     uint64_t max_bytes = 0;
     if (max_size && strcmp(sub, "prune") != 0)
         return usage_error("cache %s: --max-size is an option of 'cache prune'", sub);
+    if (calibration && strcmp(sub, "clear") != 0)
+        return usage_error("cache %s: --calibration is an option of 'cache clear'", sub);
     if (max_size && cyrt_cache_parse_size(max_size, &max_bytes) != 0)
         return usage_error("cache: --max-size '%s' is not a size (bytes, or e.g. 64K, 100M, 1G)",
                            max_size);
@@ -1488,6 +1653,10 @@ static int cmd_cache(int argc, char **argv) {
             if (u.temps)
                 printf("temporary: %llu file(s) (writers at work, or left by a crash: "
                        "'cyocl cache prune')\n", (unsigned long long)u.temps);
+            human_size(u.calib_bytes, s1, sizeof s1);
+            printf("calibration: %llu file(s), %s (the dispatcher's measurements: outside the cap, kept by clear "
+                   "and prune; 'cyocl cache clear --calibration' removes them)\n",
+                   (unsigned long long)u.calib_files, s1);
         }
     } else if (strcmp(sub, "list") == 0) {
         cyrt_cache_entry *list = NULL;
@@ -1528,6 +1697,15 @@ static int cmd_cache(int argc, char **argv) {
         human_size(bytes, s1, sizeof s1);
         printf("removed %llu entr%s (%s) from %s\n", (unsigned long long)removed,
                removed == 1 ? "y" : "ies", s1, dir);
+        if (calibration) {
+            if (cyrt_cache_clear_calibration(&c, &removed, &bytes) != 0) {
+                errorf("cannot remove the calibration files in '%s': %s", dir, strerror(errno));
+                rc = EXIT_ENV;
+            }
+            human_size(bytes, s1, sizeof s1);
+            printf("removed %llu calibration file%s (%s): the next process recalibrates\n",
+                   (unsigned long long)removed, removed == 1 ? "" : "s", s1);
+        }
     }
     cyrt_cache_close(&c);
     return rc;
@@ -1554,6 +1732,8 @@ int main(int argc, char **argv) {
         return cmd_compile(argc - 2, argv + 2);
     if (strcmp(cmd, "build") == 0)
         return cmd_build(argc - 2, argv + 2);
+    if (strcmp(cmd, "annotate") == 0)
+        return cmd_annotate(argc - 2, argv + 2);
     if (strcmp(cmd, "devices") == 0)
         return cmd_devices(argc - 2, argv + 2);
     if (strcmp(cmd, "cache") == 0)

@@ -74,6 +74,9 @@ typedef struct ATypeSyn {
     int ndim;           /* > 0: a typed memoryview */
     char axes[8];       /* per axis: 0 = ':' (strided), 1 = '::1' (contiguous) */
     CyPos axes_pos[8];
+    int narr;           /* > 0: a C array "double[3]" / "int[2][3]" (also "double v[3]"):
+                           dimension expressions, outermost first */
+    struct ANode *arr[8];
 } ATypeSyn;
 
 typedef enum {
@@ -118,6 +121,7 @@ typedef enum {
     S_FUNC,      /* def / cdef / cpdef function */
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
     S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
+    S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
     S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
@@ -200,6 +204,7 @@ typedef struct ANode {
     const char *header;     /* NULL for 'from *' */
     const char *verbatim;   /* the docstring block of 'cdef extern from *' or NULL */
     CyVec decls;            /* S_EXTERN: ANode* (S_FUNC with kind FN_CDEF and no body, S_CDEF, S_CTYPEDEF) */
+    CyVec fused_types;      /* S_FUSED: ATypeSyn* in declared order */
     const char *what;       /* S_UNSUPPORTED/S_CLASS: "class definitions", "lambda", ... */
 } ANode;
 

@@ -330,6 +330,19 @@ static void view_axes(P *p, ATypeSyn *ty) {
     }
 }
 
+static ANode *parse_test(P *p);
+
+/* The dimensions of a C array type: "[3]", "[2][3]", "[N * 2]". */
+static void array_dims(P *p, ATypeSyn *ty) {
+    while (at_punct(p, "[")) {
+        const Token *t = adv(p);
+        if (ty->narr == 8)
+            err_at(p, t->pos, "C arrays of more than 8 dimensions are not supported");
+        ty->arr[ty->narr++] = parse_test(p);
+        expect_punct(p, "]");
+    }
+}
+
 /* [const] base-type [complex] ['*'...] ['[' axes ']'].  In declarations
  * the '*'s belong to each declarator, as in C ("cdef double *p, q" makes q
  * a double), so the caller counts them: with_stars = 0. */
@@ -359,7 +372,11 @@ static ATypeSyn *parse_type_ex(P *p, int with_stars) {
     }
     if (with_stars)
         ty->ptr = count_stars(p);
-    if (at_punct(p, "["))
+    /* "double[3]" and "int[N]" are C arrays; "ndarray[double, ndim=2]" is not */
+    if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
+        (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
+        array_dims(p, ty);
+    else if (at_punct(p, "["))
         view_axes(p, ty);
     return ty;
 }
@@ -1209,7 +1226,7 @@ static AParam *parse_param(P *p, int mode) {
             err_syntax(p, "invalid syntax: expected a parameter name");
         }
         if (at_punct(p, "["))
-            err_at(p, tok(p)->pos, "C array parameters are not supported");
+            err_at(p, tok(p)->pos, "C array parameters are not supported by cyocl (declare a pointer)");
     }
     if (at_kw(p, "not") && is_kw(ahead(p, 1), "None")) {
         adv(p);
@@ -1365,13 +1382,27 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
     ANode *cur = NULL;
     int cur_stars = -1;
     for (;;) {
-        if (at_punct(p, "["))
-            err_at(p, tok(p)->pos, "C array declarations are not supported; use a memoryview");
+        ATypeSyn *arr = NULL;
+        if (at_punct(p, "[")) {
+            /* "cdef double v[3]": the declarator's dimensions come before
+               those of the type ("cdef int[3] m[2]" is int m[2][3]) */
+            arr = cy_alloc(p->a, sizeof *arr);
+            *arr = *type_with_stars(p, base, stars);
+            ATypeSyn tmp = {0};
+            array_dims(p, &tmp);
+            if (tmp.narr + arr->narr > 8)
+                err_at(p, name->pos, "C arrays of more than 8 dimensions are not supported");
+            for (int k = 0; k < arr->narr; k++)
+                tmp.arr[tmp.narr + k] = arr->arr[k];
+            for (int k = 0; k < tmp.narr + arr->narr; k++)
+                arr->arr[k] = tmp.arr[k];
+            arr->narr += tmp.narr;
+        }
         if (at_punct(p, "("))
             err_syntax(p, "invalid syntax");
-        if (!cur || stars != cur_stars) {
+        if (arr || !cur || stars != cur_stars || cur->type->narr) {
             cur = new_node(p, S_CDEF, cur ? name->pos : pos);
-            cur->type = type_with_stars(p, base, stars);
+            cur->type = arr ? arr : type_with_stars(p, base, stars);
             cur->is_public = is_public;
             cur_stars = stars;
             push(p, out, cur);
@@ -1413,16 +1444,46 @@ static const char *struct_what(const char *w) {
     if (!strcmp(w, "struct")) return "a struct definition";
     if (!strcmp(w, "union")) return "a union definition";
     if (!strcmp(w, "enum")) return "an enum definition";
-    if (!strcmp(w, "fused")) return "a fused type";
     if (!strcmp(w, "cppclass")) return "a C++ class";
     if (!strcmp(w, "packed")) return "a struct definition";
     return NULL;
+}
+
+/* ctypedef fused NAME: (or cdef fused) and one type per line; as in
+ * Cython, the types cannot follow the colon on the same line. */
+static ANode *parse_fused(P *p, CyPos pos) {
+    adv(p); /* fused */
+    ANode *n = new_node(p, S_FUSED, pos);
+    const Token *name = expect_name(p, "the fused type's name");
+    n->name = name->text;
+    push(p, &n->name_pos, pos_dup(p, name->pos));
+    block_colon(p);
+    expect_newline(p);
+    if (tok(p)->kind != TK_INDENT)
+        err_syntax(p, "expected an indented block");
+    adv(p);
+    while (tok(p)->kind != TK_DEDENT && tok(p)->kind != TK_EOF) {
+        if (tok(p)->kind == TK_INDENT)
+            err_unexpected(p);
+        if (accept_kw(p, "pass")) {
+            expect_newline(p);
+            continue;
+        }
+        push(p, &n->fused_types, parse_type_ex(p, 1));
+        expect_newline(p);
+    }
+    adv(p);
+    if (!n->fused_types.len)
+        err_at(p, pos, "Need at least one type");
+    return n;
 }
 
 static ANode *parse_ctypedef(P *p) {
     const Token *kw = adv(p);
     while (at_name(p, "public") || at_name(p, "api"))
         adv(p);
+    if (at_name(p, "fused") && ahead(p, 1)->kind == TK_NAME)
+        return parse_fused(p, kw->pos);
     if (tok(p)->kind == TK_NAME && struct_what(tok(p)->text))
         return unsupported(p, kw->pos, struct_what(tok(p)->text));
     if (at_kw(p, "class"))
@@ -1552,6 +1613,10 @@ static void parse_cdef(P *p, CyVec *decorators, CyVec *out) {
     const Token *t = tok(p);
     if (is_kw(t, "class")) {
         push(p, out, parse_class(p, kw->pos, "cdef classes"));
+        return;
+    }
+    if (fkind == FN_CDEF && is_name(t, "fused") && ahead(p, 1)->kind == TK_NAME && is_punct(ahead(p, 2), ":")) {
+        push(p, out, parse_fused(p, kw->pos));
         return;
     }
     if (t->kind == TK_NAME && struct_what(t->text)) {

@@ -20,7 +20,14 @@ typedef enum {
     SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
     SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
     SY_PYGLOBAL, /* module-level Python name */
+    SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
 } SymKind;
+
+/* A fused type: the types it stands for, in declared order. */
+typedef struct Fused {
+    const char *name;
+    CyVec types; /* CyType* */
+} Fused;
 
 typedef struct Sym {
     const char *name;
@@ -29,6 +36,7 @@ typedef struct Sym {
     IrFunc *fn;
     CyType *ty;
     const char *qual;
+    Fused *fused;           /* SY_FUSED */
     struct Sym *next;
 } Sym;
 
@@ -94,9 +102,17 @@ typedef struct {
     int ntmp;               /* for unique C names */
     int nvar;
     int nae;                /* array expressions lowered so far (unique names) */
+    /* fused types: Cython's builtin ones (made on first use), the
+       specialisation being declared or lowered (fused type -> its type
+       there), and the fused functions (IrFunc group -> FusedFn) */
+    Fused *builtin_fused[3];
+    Fused **fb_from;
+    CyType **fb_to;
+    int nfb;
+    CyMap fused_fns;
 } S;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>"};
+static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -225,6 +241,7 @@ static const NamedType base_types[] = {
     {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
     {"npy_intp", TY_SSIZE}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
     {"npy_int64", TY_LONG}, {"npy_int32", TY_INT}, {"npy_uint8", TY_UCHAR},
+    {"omp_lock_t", TY_OPAQUE},
     /* Cython's pure-Python type names (cython.double, ...) */
     {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
     {"schar", TY_SCHAR}, {"ushort", TY_USHORT}, {"uint", TY_UINT}, {"ulong", TY_ULONG},
@@ -267,6 +284,39 @@ static const MathFn math_fns[] = {
     {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
     {NULL, 0, TY_VOID, TY_VOID},
 };
+
+/* The C library and OpenMP functions a file may cimport (libc.stdlib,
+ * libc.string, libc.stdio, openmp).  The signature is a string of type
+ * codes, the result first: v void, V void *, c char *, i int, u unsigned,
+ * z size_t, l long, d double, L omp_lock_t *, '.' C varargs. */
+typedef struct {
+    const char *mod, *name, *sig;
+} LibcFn;
+
+static const LibcFn libc_fns[] = {
+    {"libc.stdlib", "malloc", "Vz"}, {"libc.stdlib", "calloc", "Vzz"}, {"libc.stdlib", "realloc", "VVz"},
+    {"libc.stdlib", "free", "vV"}, {"libc.stdlib", "abort", "v"}, {"libc.stdlib", "abs", "ii"},
+    {"libc.stdlib", "labs", "ll"}, {"libc.stdlib", "rand", "i"}, {"libc.stdlib", "srand", "vu"},
+    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"},
+    {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
+    {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
+    {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
+    {"openmp", "omp_get_max_threads", "i"}, {"openmp", "omp_get_thread_num", "i"},
+    {"openmp", "omp_get_num_threads", "i"}, {"openmp", "omp_set_num_threads", "vi"},
+    {"openmp", "omp_get_num_procs", "i"}, {"openmp", "omp_in_parallel", "i"}, {"openmp", "omp_get_wtime", "d"},
+    {"openmp", "omp_set_dynamic", "vi"}, {"openmp", "omp_get_dynamic", "i"},
+    {"openmp", "omp_init_lock", "vL"}, {"openmp", "omp_destroy_lock", "vL"}, {"openmp", "omp_set_lock", "vL"},
+    {"openmp", "omp_unset_lock", "vL"}, {"openmp", "omp_test_lock", "iL"},
+    {NULL, NULL, NULL},
+};
+
+static const LibcFn *libc_fn(const char *q) {
+    for (int i = 0; q && libc_fns[i].mod; i++) {
+        size_t l = strlen(libc_fns[i].mod);
+        if (!strncmp(q, libc_fns[i].mod, l) && q[l] == '.' && !strcmp(q + l + 1, libc_fns[i].name)) return &libc_fns[i];
+    }
+    return NULL;
+}
 
 static const char *math_consts[] = {"M_PI", "M_E", "M_PI_2", "M_PI_4", "M_1_PI", "M_2_PI", "M_LN2", "M_LN10",
                                     "M_LOG2E", "M_LOG10E", "M_SQRT2", "M_SQRT1_2", "M_2_SQRTPI",
@@ -312,9 +362,61 @@ static int is_known_module(const char *q) {
     return 0;
 }
 
+/* ---- fused types ---------------------------------------------------------- */
+
+/* Cython's own (PyrexTypes.cy_floating_type etc.), in their order: the
+ * order decides the specialisations' order and the dispatch's preference. */
+static Fused *builtin_fused(S *s, const char *name) {
+    static const char *const names[3] = {"floating", "integral", "numeric"};
+    static const TypeKind members[3][8] = {
+        {TY_FLOAT, TY_DOUBLE, TY_VOID},
+        {TY_SHORT, TY_INT, TY_LONG, TY_VOID},
+        {TY_SHORT, TY_INT, TY_LONG, TY_FLOAT, TY_DOUBLE, TY_CFLOAT, TY_CDOUBLE, TY_VOID}};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(name, names[i])) continue;
+        if (!s->builtin_fused[i]) {
+            Fused *f = cy_alloc(s->a, sizeof *f);
+            f->name = names[i];
+            for (int k = 0; members[i][k] != TY_VOID; k++) cy_vec_push(s->a, &f->types, cy_type_scalar(members[i][k]));
+            s->builtin_fused[i] = f;
+        }
+        return s->builtin_fused[i];
+    }
+    return NULL;
+}
+
+/* The fused type a type name means, or NULL: a 'ctypedef fused' name, a
+ * name cimported from cython, or cython.floating after 'cimport cython'. */
+static Fused *fused_named(S *s, const char *name) {
+    if (!name) return NULL;
+    const char *dot = strrchr(name, '.');
+    if (!dot) {
+        Sym *y = lookup(s, name);
+        return y && y->kind == SY_FUSED ? y->fused : NULL;
+    }
+    char head[128];
+    size_t hl = (size_t)(dot - name);
+    if (hl >= sizeof head) return NULL;
+    memcpy(head, name, hl);
+    head[hl] = 0;
+    Sym *y = lookup(s, head);
+    if (!y || y->kind != SY_CMOD || !y->qual || strcmp(y->qual, "cython")) return NULL;
+    return builtin_fused(s, dot + 1);
+}
+
+/* What a fused type stands for in the specialisation being declared or
+ * lowered; NULL outside one. */
+static CyType *fused_bound(S *s, Fused *f) {
+    for (int i = 0; i < s->nfb; i++)
+        if (s->fb_from[i] == f) return s->fb_to[i];
+    return NULL;
+}
+
 /* ---- types from syntax --------------------------------------------------- */
 
 static CyType *scalar_by_name(S *s, const char *name) {
+    Fused *fu = fused_named(s, name);
+    if (fu) return fused_bound(s, fu);
     const char *n = name;
     /* np.float64_t, cython.double, cnp.int32_t, libc typedefs */
     const char *dot = strrchr(n, '.');
@@ -337,9 +439,40 @@ static CyType *scalar_by_name(S *s, const char *name) {
     return NULL;
 }
 
+/* A C array dimension: an integer constant expression, as Cython folds it. */
+static int const_dim(S *s, ANode *n, long long *v) {
+    long long a, b;
+    switch (n->kind) {
+    case A_INT:
+        if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) break;
+        *v = (long long)n->ival;
+        return 1;
+    case A_UNOP:
+        if (!const_dim(s, n->obj, &a)) return 0;
+        *v = n->op[0] == '-' ? -a : n->op[0] == '~' ? ~a : a;
+        return 1;
+    case A_BINOP:
+        if (!const_dim(s, n->lhs, &a) || !const_dim(s, n->rhs, &b)) return 0;
+        if (!strcmp(n->op, "+")) *v = a + b;
+        else if (!strcmp(n->op, "-")) *v = a - b;
+        else if (!strcmp(n->op, "*")) *v = a * b;
+        else if (!strcmp(n->op, "//") && b) *v = a / b;
+        else if (!strcmp(n->op, "<<") && b >= 0 && b < 32) *v = a << b;
+        else break;
+        return 1;
+    default: break;
+    }
+    err(s, n->pos, "Not allowed in a constant expression");
+    return 0;
+}
+
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
     CyType *base = scalar_by_name(s, t->name);
+    if (!base && fused_named(s, t->name)) {
+        err(s, t->pos, "Invalid use of fused types, type cannot be specialized");
+        return TY_ERR;
+    }
     if (!base) {
         err(s, t->pos, "'%s' is not a type identifier", t->name);
         return TY_ERR;
@@ -373,8 +506,27 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
         for (int i = 0; i < t->ndim; i++) ax[i] = t->axes[i];
         return cy_type_view(s->a, base, t->ndim, ax, t->is_const);
     }
+    if (t->ptr && base->kind == TY_OBJECT) {
+        err(s, t->pos, "Pointer base type cannot be a Python object");
+        return TY_ERR;
+    }
     CyType *r = base;
     for (int i = 0; i < t->ptr; i++) r = cy_type_ptr(s->a, r);
+    if (t->narr) {
+        if (r->kind == TY_OBJECT || r->kind == TY_VOID) {
+            err(s, t->pos, "Array element type '%s' is %s", r->name, r->kind == TY_VOID ? "incomplete" : "not allowed");
+            return TY_ERR;
+        }
+        for (int k = t->narr - 1; k >= 0; k--) {
+            long long n;
+            if (!const_dim(s, t->arr[k], &n)) return TY_ERR;
+            if (n <= 0 || n > (1LL << 24)) {
+                err(s, t->arr[k]->pos, "C array dimension must be between 1 and %d", 1 << 24);
+                return TY_ERR;
+            }
+            r = cy_type_array(s->a, r, n);
+        }
+    }
     return r;
 }
 
@@ -431,8 +583,34 @@ static int need_gil(S *s, CyPos p, const char *what) {
     return 0;
 }
 
+static IrExpr *coerce(S *s, IrExpr *e, CyType *to);
+
+/* Cython converts each arm of `a if c else b` to the destination
+ * (CondExprNode.coerce_to): with a signed char -2 and an unsigned short,
+ * the value is -2 as an object or a long, 65534 only where it stays an
+ * unsigned short (cy_type_span). */
+static int cond_arms_convert(const IrExpr *e, const CyType *to) {
+    return e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4] && is_cnum(e->ty) &&
+           (is_obj(to) || (is_cnum(to) && !(cy_type_is_complex(e->ty) && !cy_type_is_complex(to))));
+}
+
+static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
+    IrExpr *r = mk(s, is_obj(to) ? E_OBJ_COND : E_COND, to, e->pos);
+    r->nargs = 3;
+    r->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
+    r->args[0] = e->args[0];
+    r->args[1] = coerce(s, e->args[3], to);
+    r->args[2] = coerce(s, e->args[4], to);
+    if (!is_obj(to)) {
+        r->args[3] = e->args[3];
+        r->args[4] = e->args[4];
+    }
+    return r;
+}
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
     if (is_view(e->ty)) {
         if (!need_gil(s, e->pos, "Converting a memoryview to a Python object")) return mk_err(s, e->pos);
@@ -441,6 +619,23 @@ static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty->kind == TY_PTR || e->ty->kind == TY_VOID || e->ty->kind == TY_FUNC) {
         err(s, e->pos, "Cannot convert '%s' to Python object", e->ty->name);
         return mk_err(s, e->pos);
+    }
+    if (e->ty->kind == TY_ARRAY) {
+        /* a list of the elements (lists for the inner dimensions), as Cython
+           makes it; char arrays (Cython: bytes) and big ones are not done */
+        const CyType *sc = cy_type_array_scalar(e->ty);
+        if (sc->kind == TY_CHAR || sc->kind == TY_SCHAR || sc->kind == TY_UCHAR || e->ty->size / (sc->size ? sc->size : 1) > 4096 ||
+            (e->kind != E_VAR && e->kind != E_PTR_INDEX)) {
+            err(s, e->pos, "converting the C array '%s' to a Python object is not supported by cyocl", e->ty->name);
+            return mk_err(s, e->pos);
+        }
+        if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
+        IrExpr *l = mk(s, E_LIST, cy_type_scalar(TY_OBJECT), e->pos);
+        l->nargs = (int)e->ty->alen;
+        l->args = cy_alloc(s->a, (size_t)(l->nargs + 1) * sizeof(IrExpr *));
+        for (int k = 0; k < l->nargs; k++)
+            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, NULL, e, mk_int(s, k, TY_SSIZE, e->pos)));
+        return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
     return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
@@ -455,6 +650,14 @@ static int view_assignable(const CyType *to, const CyType *from) {
     return 1;
 }
 
+static int is_null(const IrExpr *e) { return e->kind == E_CNAME && !strcmp(e->sval, "NULL"); }
+
+/* An array used as a value: a pointer to its first element. */
+static IrExpr *decay(S *s, IrExpr *e) {
+    if (e->ty->kind != TY_ARRAY) return e;
+    return mk1(s, E_CAST, cy_type_ptr(s->a, e->ty->base), e->pos, e);
+}
+
 /* Converts e to type `to` for an assignment/argument/return; reports
  * "Cannot assign type 'X' to 'Y'" at e's position. */
 static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
@@ -467,6 +670,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         }
         return e;
     }
+    if (cond_arms_convert(e, to)) return cond_to(s, e, to);
     if (is_obj(to)) return box(s, e);
     if (e->kind == E_NONE) {
         if (is_view(to)) {
@@ -496,10 +700,18 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (to->kind == from->kind) return e;
         return mk1(s, E_CAST, to, e->pos, e);
     }
+    if (to->kind == TY_PTR && from->kind == TY_ARRAY) {
+        /* an array used as a value is a pointer to its first element, as in C */
+        e = decay(s, e);
+        from = e->ty;
+    }
     if (to->kind == TY_PTR && from->kind == TY_PTR) {
-        if (to->base->kind == TY_VOID || from->base->kind == TY_VOID || cy_type_equal(to->base, from->base))
+        /* as Cython: any pointer converts to void *, void * to nothing
+           else without a cast, NULL to every pointer */
+        if (to->base->kind == TY_VOID || is_null(e) || cy_type_equal(to->base, from->base))
             return mk1(s, E_CAST, to, e->pos, e);
     }
+    if (to->kind == TY_ARRAY && from->kind == TY_ARRAY && cy_type_equal(to, from)) return e;
     if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, "!=", e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
     err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
     return mk_err(s, e->pos);
@@ -696,10 +908,19 @@ static IrExpr *name_expr(S *s, ANode *n) {
         err(s, n->pos, "type '%s' cannot be used as a value", n->name);
         return mk_err(s, n->pos);
     }
+    if (y && y->kind == SY_FUSED) {
+        err(s, n->pos, "fused type '%s' used as a value is not supported by cyocl", n->name);
+        return mk_err(s, n->pos);
+    }
     if (is_py_builtin(n->name)) {
         if (!need_gil(s, n->pos, "Accessing Python builtin")) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
         e->sval = n->name;
+        return e;
+    }
+    if (!y && !strcmp(n->name, "NULL")) {
+        IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_scalar(TY_VOID)), n->pos);
+        e->sval = "NULL";
         return e;
     }
     err(s, n->pos, "undeclared name not builtin: %s", n->name);
@@ -816,9 +1037,18 @@ static IrExpr *index_expr(S *s, ANode *n) {
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
     if (is_view(o->ty)) return view_index(s, n, o);
-    if (o->ty->kind == TY_PTR) {
-        if (n->items.len != 1 || is_slice_item(n->items.items[0])) {
-            err(s, n->pos, "pointers take exactly one index");
+    if (o->ty->kind == TY_PTR || o->ty->kind == TY_ARRAY) {
+        /* p[i] and v[i]: C indexing, no bounds check or wraparound (as Cython) */
+        if (n->items.len != 1) {
+            err(s, n->pos, "Invalid index type '(%s)'", n->items.len > 1 ? "long, long" : "");
+            return mk_err(s, n->pos);
+        }
+        if (is_slice_item(n->items.items[0])) {
+            err(s, n->pos, "slicing a C %s is not supported by cyocl", o->ty->kind == TY_PTR ? "pointer" : "array");
+            return mk_err(s, n->pos);
+        }
+        if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_VOID) {
+            err(s, n->pos, "Cannot index a 'void *'");
             return mk_err(s, n->pos);
         }
         IrExpr *i = lower_expr(s, n->items.items[0]);
@@ -948,7 +1178,12 @@ static IrExpr *py_call(S *s, ANode *n, IrExpr *callee) {
     return e;
 }
 
+static IrFunc *fused_select(S *s, ANode *n, IrFunc *g);
+static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g);
+static int fused_test(S *s, ANode *n, int *val);
+
 static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
+    if (fn->fused_specs.len && fn->kind != F_DEF && !(fn = fused_select(s, n, fn))) return mk_err(s, n->pos);
     if (fn->kind == F_DEF) {
         if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
         IrExpr *callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
@@ -1011,6 +1246,7 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
 }
 
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f);
 
 static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     *handled = 1;
@@ -1022,6 +1258,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     }
     if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
         CyType *t = probe_type(s, n->items.items[0]);
+        /* Cython's C abs() takes exactly int, long, long long and the
+           unsigned ones; any other C integer (short, int32_t, Py_ssize_t)
+           goes through a Python int, so abs(INT32_MIN) is 2147483648 (and
+           is an error without the GIL, where cyocl computes it in C) */
+        if (name[0] == 'a' && cy_type_is_int(t) && t->kind != TY_BINT && !s->nogil) {
+            TypeKind k = t->kind;
+            int exact = (k == TY_INT || k == TY_LONG || k == TY_LLONG || k == TY_UINT || k == TY_ULONG ||
+                         k == TY_ULLONG) && t->name && !strcmp(t->name, cy_type_scalar(k)->name);
+            if (!exact) goto python;
+        }
         if (is_cnum(t)) {
             IrExpr *a = lower_expr(s, n->items.items[0]);
             if (name[0] == 'a') {
@@ -1050,13 +1296,16 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             if (!is_cnum(t) || cy_type_is_complex(t)) all = 0;
         }
         if (all) {
+            /* Cython: `b < a ? b : a` compared in C (usual conversions),
+               the result held in the spanning type (cy_type_span) */
             IrExpr *acc = lower_expr(s, n->items.items[0]);
             for (int i = 1; i < na; i++) {
                 IrExpr *b = lower_expr(s, n->items.items[i]);
                 CyType *t = cy_type_arith(acc->ty, b->ty);
+                CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
                 e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
-                acc = e;
+                acc = coerce(s, e, span);
             }
             return acc;
         }
@@ -1108,6 +1357,8 @@ static IrExpr *call_expr(S *s, ANode *n) {
             s->m->uses_math = 1;
             return e;
         }
+        const LibcFn *lf = libc_fn(q);
+        if (lf) return libc_call(s, n, lf);
         if (!strcmp(q, "cython.parallel.threadid")) {
             region_flag(s, 1);
             return mk(s, E_THREADID, cy_type_scalar(TY_INT), n->pos);
@@ -1123,6 +1374,13 @@ static IrExpr *call_expr(S *s, ANode *n) {
         err(s, n->pos, "%s() is not supported", q);
         return mk_err(s, n->pos);
     }
+    if (f->kind == A_INDEX && f->obj->kind == A_NAME) {
+        Sym *y = lookup(s, f->obj->name);
+        if (y && y->kind == SY_FUNC && y->fn->fused_specs.len) {
+            IrFunc *sp = fused_index(s, f, y->fn);
+            return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
+        }
+    }
     if (f->kind == A_NAME) {
         if (head && head->kind == SY_FUNC) return func_call(s, n, head->fn);
         if (!head && is_py_builtin(f->name)) {
@@ -1134,6 +1392,62 @@ static IrExpr *call_expr(S *s, ANode *n) {
     return py_call(s, n, lower_expr(s, f));
 }
 
+static CyType *libc_type(S *s, char c) {
+    switch (c) {
+    case 'v': return cy_type_scalar(TY_VOID);
+    case 'V': return cy_type_ptr(s->a, cy_type_scalar(TY_VOID));
+    case 'c': return cy_type_ptr(s->a, cy_type_scalar(TY_CHAR));
+    case 'u': return cy_type_scalar(TY_UINT);
+    case 'z': return cy_type_scalar(TY_SIZE);
+    case 'l': return cy_type_scalar(TY_LONG);
+    case 'd': return cy_type_scalar(TY_DOUBLE);
+    case 'L': return cy_type_ptr(s->a, alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t"));
+    default: return cy_type_scalar(TY_INT);
+    }
+}
+
+/* An argument of a C function: a string literal is a C string there
+ * (printf's format), no Python object. */
+static IrExpr *c_arg(S *s, ANode *a) {
+    if (a->kind == A_STR && !a->is_fstring) {
+        IrExpr *e = mk(s, E_CSTR, cy_type_ptr(s->a, cy_type_scalar(TY_CHAR)), a->pos);
+        e->sval = a->sval;
+        e->slen = a->slen;
+        return e;
+    }
+    return lower_expr(s, a);
+}
+
+static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
+    const char *params = f->sig + 1, *dots = strchr(params, '.');
+    int np = dots ? (int)(dots - params) : (int)strlen(params);
+    if (n->kwnames.len || n->items.len < np || (!dots && n->items.len > np)) {
+        err(s, n->pos, "Call with wrong number of arguments (expected %s%d, got %d)", dots ? "at least " : "", np,
+            n->items.len + n->kwnames.len);
+        return mk_err(s, n->pos);
+    }
+    IrExpr *e = mk(s, E_CALL_C, libc_type(s, f->sig[0]), n->pos);
+    e->sval = f->name;
+    e->nargs = n->items.len;
+    e->args = cy_alloc(s->a, (size_t)(e->nargs + 1) * sizeof(IrExpr *));
+    for (int i = 0; i < n->items.len; i++) {
+        IrExpr *a = c_arg(s, n->items.items[i]);
+        if (a->ty == TY_ERR) return a;
+        if (i < np) {
+            a = coerce(s, a, libc_type(s, params[i]));
+        } else if (is_obj(a->ty) || is_view(a->ty) || a->ty->kind == TY_VOID) {
+            err(s, a->pos, "%s cannot be passed as a varargs parameter",
+                is_obj(a->ty) ? "Python object" : cy_fmt(s->a, "'%s'", a->ty->name));
+            return mk_err(s, n->pos);
+        } else {
+            a = decay(s, a);
+        }
+        if (a->ty == TY_ERR) return a;
+        e->args[i] = a;
+    }
+    return e;
+}
+
 static const char *int_only_ops = "<< >> & | ^";
 
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
@@ -1143,8 +1457,21 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         region_flag(s, 2);
         return mk2(s, E_OBJ_BINOP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
-    if (l->ty->kind == TY_PTR && cy_type_is_int(r->ty) && (!strcmp(op, "+") || !strcmp(op, "-")))
-        return mk2(s, E_BINOP, l->ty, p, op, l, r);
+    l = decay(s, l);
+    r = decay(s, r);
+    if (l->ty->kind == TY_PTR || r->ty->kind == TY_PTR) {
+        /* pointer arithmetic, C's: p + k, k + p, p - k, p - q */
+        int add = !strcmp(op, "+"), sub = !strcmp(op, "-");
+        IrExpr *ptr = l->ty->kind == TY_PTR ? l : r, *other = ptr == l ? r : l;
+        if (ptr->ty->base->kind != TY_VOID) {
+            if ((add || (sub && ptr == l)) && cy_type_is_int(other->ty))
+                return mk2(s, E_BINOP, ptr->ty, p, op, l, r);
+            if (sub && other->ty->kind == TY_PTR && cy_type_equal(l->ty->base, r->ty->base))
+                return mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), p, op, l, r);
+        }
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        return mk_err(s, p);
+    }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
         err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1207,11 +1534,21 @@ static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         region_flag(s, 2);
         return mk2(s, E_OBJ_CMP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
+    if (isop && (l->ty->kind == TY_PTR || l->ty->kind == TY_ARRAY) && (r->ty->kind == TY_PTR || r->ty->kind == TY_ARRAY))
+        return compare2(s, p, op[2] ? "!=" : "==", l, r);
     if (isop) {
         err(s, p, "'%s' requires Python objects", op);
         return mk_err(s, p);
     }
-    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, r);
+    l = decay(s, l);
+    r = decay(s, r);
+    if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) {
+        if (!(cy_type_equal(l->ty->base, r->ty->base) || l->ty->base->kind == TY_VOID || r->ty->base->kind == TY_VOID)) {
+            err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+            return mk_err(s, p);
+        }
+        return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, mk1(s, E_CAST, l->ty, p, r));
+    }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
         err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
@@ -1352,6 +1689,8 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         return mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
     }
     case A_COMPARE: {
+        int tv;
+        if (fused_test(s, n, &tv)) return mk_int(s, tv, TY_BINT, n->pos);
         IrExpr *res = NULL, *prev = lower_expr(s, n->items.items[0]);
         for (int i = 0; i < n->kwnames.len; i++) {
             IrExpr *next = lower_expr(s, n->items.items[i + 1]);
@@ -1372,10 +1711,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_COND, NULL, n->pos);
         e->nargs = 3;
-        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
         e->args[0] = c;
+        e->args[3] = a;
+        e->args[4] = b;
         if (is_cnum(a->ty) && is_cnum(b->ty)) {
-            e->ty = cy_type_arith(a->ty, b->ty);
+            e->ty = cy_type_span(a->ty, b->ty);
         } else if (cy_type_equal(a->ty, b->ty) && !is_obj(a->ty)) {
             e->ty = a->ty;
         } else {
@@ -1430,6 +1771,17 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     case A_ADDR: {
         IrExpr *o = lower_expr(s, n->obj);
         if (o->ty == TY_ERR) return o;
+        if (o->kind == E_VAR && is_obj(o->ty)) {
+            err(s, n->pos, "Cannot take address of Python variable '%s'", o->var->name);
+            return mk_err(s, n->pos);
+        }
+        if (o->ty->kind == TY_ARRAY) {
+            err(s, n->pos, "the address of a whole C array is not supported by cyocl (use &%s[0])",
+                o->kind == E_VAR ? o->var->name : "a");
+            return mk_err(s, n->pos);
+        }
+        /* &x does not make x private in a prange (Cython: only assignments
+           to the name do); the C backend keeps x shared for it */
         if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX) || is_obj(o->ty) || is_view(o->ty)) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
@@ -1935,6 +2287,45 @@ static int is_slice_target(S *s, ANode *t) {
     return bt != TY_ERR && bt->kind == TY_VIEW;
 }
 
+/* v = [a, b, c] for a C array v (also nested lists for int[2][3]): every
+ * item is evaluated into a temporary first, then the elements are stored,
+ * so that v = [v[1], v[0]] swaps as Cython's copy from a temporary does. */
+static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stores) {
+    CyType *t = tg->ty;
+    if (lit->kind != A_LIST && lit->kind != A_TUPLE) {
+        err(s, lit->pos, "a C array can be assigned a list literal or an array of its type; %s",
+            "other values are not supported by cyocl");
+        return 0;
+    }
+    if (lit->items.len != t->alen) {
+        err(s, lit->pos, "Assignment to slice of wrong length, expected %lld, got %d", t->alen, lit->items.len);
+        return 0;
+    }
+    for (int k = 0; k < lit->items.len; k++) {
+        ANode *it = lit->items.items[k];
+        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, NULL, tg, mk_int(s, k, TY_SSIZE, it->pos));
+        if (t->base->kind == TY_ARRAY) {
+            if (!array_literal(s, el, it, evals, stores)) return 0;
+            continue;
+        }
+        IrExpr *v = lower_expr(s, it);
+        if (v->ty == TY_ERR) return 0;
+        v = coerce(s, v, t->base);
+        if (v->ty == TY_ERR) return 0;
+        IrVar *tmp = new_temp(s, t->base, it->pos);
+        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, NULL));
+        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, NULL));
+    }
+    return 1;
+}
+
+static void lower_array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *out) {
+    CyVec evals = {0}, stores = {0};
+    if (!array_literal(s, tg, lit, &evals, &stores)) return;
+    for (int i = 0; i < evals.len; i++) cy_vec_push(s->a, out, evals.items[i]);
+    for (int i = 0; i < stores.len; i++) cy_vec_push(s->a, out, stores.items[i]);
+}
+
 static void lower_assign(S *s, ANode *n, CyVec *out) {
     /* a, b = x, y: evaluate the right side fully first */
     ANode *t0 = n->targets.items[0];
@@ -1951,8 +2342,24 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
         for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
         return;
     }
+    if (n->targets.len == 1 && t0->kind == A_INDEX && t0->items.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE)) {
+        /* v[:] = [...]: the elements are stored, v itself is not assigned
+           (in a prange it stays shared, as in Cython) */
+        ANode *sl = t0->items.items[0];
+        if (sl->kind == A_SLICE && !sl->then && !sl->other && !sl->cond && probe_type(s, t0->obj)->kind == TY_ARRAY) {
+            IrExpr *tg = lower_expr(s, t0->obj);
+            if (tg->ty != TY_ERR) lower_array_literal(s, tg, n->value, out);
+            return;
+        }
+    }
     if (n->targets.len == 1 && is_slice_target(s, t0)) {
         lower_array_assign(s, t0, n->value, out);
+        return;
+    }
+    if (n->targets.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE) &&
+        (t0->kind == A_NAME || t0->kind == A_INDEX) && probe_type(s, t0)->kind == TY_ARRAY) {
+        IrExpr *tg = lower_target(s, t0, NULL);
+        if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
     IrExpr *v = lower_expr(s, n->value);
@@ -2257,6 +2664,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     }
     /* prange: a parallel region */
     IrRegion *r = new_region(s, n->pos, 1);
+    r->from_slice = it->synthetic == 1;
     r->index = v;
     r->start = start;
     r->stop = stop;
@@ -2286,6 +2694,8 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
             if (e->ty != TY_ERR) e = coerce(s, e, cy_type_scalar(TY_INT));
             if (kw[0] == 'c') r->chunksize = e;
             else r->num_threads = e;
+        } else if (!strcmp(kw, "use_threads_if")) {
+            r->use_threads_if = as_cond(s, lower_expr(s, val));
         } else {
             err(s, kp, "Invalid keyword argument to prange: %s", kw);
         }
@@ -2376,6 +2786,8 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
                 IrExpr *nt = lower_expr(s, e->values.items[i]);
                 if (nt->ty != TY_ERR && !cy_type_is_int(nt->ty)) err(s, nt->pos, "num_threads must be a C integer");
                 else if (nt->ty != TY_ERR) r->num_threads = coerce(s, nt, cy_type_scalar(TY_INT));
+            } else if (!strcmp(kw, "use_threads_if")) {
+                r->use_threads_if = as_cond(s, lower_expr(s, e->values.items[i]));
             } else {
                 err(s, *(CyPos *)e->kwpos.items[i], "Invalid keyword argument to parallel: %s", kw);
             }
@@ -2432,6 +2844,11 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             if (!init) continue;
             Sym *y = lookup(s, n->names.items[i]);
             if (!y || !y->var) continue;
+            if (y->var->ty->kind == TY_ARRAY) {
+                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+                lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
+                continue;
+            }
             IrExpr *v = lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
@@ -2441,6 +2858,12 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         }
         return;
     case S_IF: {
+        int taken;
+        if (fused_test(s, n->cond, &taken)) {
+            /* only the branch this specialisation takes is compiled */
+            lower_block(s, taken ? &n->body : &n->orelse, out);
+            return;
+        }
         IrStmt *x = st(s, ST_IF, n->pos);
         x->cond = as_cond(s, lower_expr(s, n->cond));
         lower_block(s, &n->body, &x->body);
@@ -2568,6 +2991,7 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     case S_CTYPEDEF: case S_EXTERN:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
+    case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
     default:
         err(s, n->pos, "this statement is not supported");
         return;
@@ -2871,6 +3295,8 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
         if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
     }
+    if (af->kind == FN_CPDEF && (fn->ret->kind == TY_PTR || fn->ret->kind == TY_ARRAY || fn->ret->kind == TY_OPAQUE))
+        err(s, af->ret->pos, "Cannot convert '%s' to Python object", fn->ret->name);
     if (af->is_nogil && is_obj(fn->ret) && !is_extern)
         err(s, af->pos, "Function with Python return type cannot be declared nogil");
     int seen_default = 0;
@@ -2883,6 +3309,11 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         }
         if (af->is_nogil && is_obj(t) && !is_extern)
             err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
+        /* what Python calls must come from a Python object */
+        if (af->kind != FN_CDEF && !is_extern && (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_OPAQUE)) {
+            err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
+            t = TY_ERR;
+        }
         IrVar *p = new_var(s, ap->name ? ap->name : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
@@ -2906,6 +3337,306 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         cy_vec_push(s->a, &fn->param_not_none, (void *)(intptr_t)ap->not_none);
     }
     return fn;
+}
+
+/* ---- fused functions ----------------------------------------------------------- */
+
+/* A function with fused arguments is declared and lowered once per
+ * combination of their types (Cython's FusedCFuncDefNode copies the
+ * function the same way), with the fused types bound in s->fb_*; the
+ * copies are ordinary functions to everything after sema.  The group is
+ * what the name means: calls in the module pick a copy at compile time, and
+ * for def/cpdef it is the Python function that picks one at call time. */
+typedef struct FusedFn {
+    IrFunc *group;
+    int nf;          /* distinct fused types of the arguments, in order of first use */
+    Fused **f;
+    int *pslot;      /* per parameter: its fused type (index into f) or -1 */
+    CyVec binds;     /* per specialisation: CyType *[nf] */
+} FusedFn;
+
+static void fused_bind(S *s, FusedFn *ff, int j) {
+    s->fb_from = ff->f;
+    s->fb_to = ff->binds.items[j];
+    s->nfb = ff->nf;
+}
+
+/* Cython's ranks (PyrexTypes.rank_to_type_name, doubled: Py_ssize_t and
+ * size_t sit between long and long long) for overload resolution. */
+static int cy_rank2(const CyType *t) {
+    switch (t->kind) {
+    case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 0;
+    case TY_SHORT: case TY_USHORT: return 2;
+    case TY_BINT: case TY_INT: case TY_UINT: return 4;
+    case TY_LONG: case TY_ULONG: return 6;
+    case TY_SSIZE: case TY_SIZE: return 7;
+    case TY_LLONG: case TY_ULLONG: return 8;
+    case TY_FLOAT: return 10;
+    case TY_DOUBLE: return 12;
+    case TY_LDOUBLE: return 14;
+    case TY_CFLOAT: return 11;
+    case TY_CDOUBLE: return 13;
+    default: return 0;
+    }
+}
+
+/* CNumericType.__lt__ and CComplexType.__lt__ */
+static int fused_before(const CyType *a, const CyType *b) {
+    if (cy_type_is_complex(a))
+        return cy_type_is_complex(b) && a->kind == TY_CDOUBLE && b->kind == TY_CFLOAT;
+    return cy_rank2(a) > cy_rank2(b) && (a->is_signed || a->kind == TY_CHAR) >= (b->is_signed || b->kind == TY_CHAR);
+}
+
+/* NULL when no argument has a fused type. */
+static IrFunc *declare_fused(S *s, AFunc *af) {
+    int np = af->params.len, nf = 0;
+    Fused **fs = cy_alloc(s->a, (size_t)(np + 1) * sizeof *fs);
+    int *pslot = cy_alloc(s->a, (size_t)(np + 1) * sizeof *pslot);
+    for (int i = 0; i < np; i++) {
+        AParam *ap = af->params.items[i];
+        Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
+        pslot[i] = -1;
+        if (!f) continue;
+        if (ap->deflt) err(s, ap->deflt->pos, "a default value of a fused-type argument is not supported by cyocl");
+        int k = 0;
+        while (k < nf && fs[k] != f) k++;
+        if (k == nf) fs[nf++] = f;
+        pslot[i] = k;
+    }
+    Fused *rf = af->ret ? fused_named(s, af->ret->name) : NULL;
+    if (rf) {
+        int k = 0;
+        while (k < nf && fs[k] != rf) k++;
+        if (k == nf) {
+            err(s, af->ret->pos, "Return type is not specified as argument type");
+            return NULL;
+        }
+    }
+    if (!nf) return NULL;
+    long total = 1;
+    for (int k = 0; k < nf && total <= 256; k++) total *= fs[k]->types.len;
+    if (total > 256) {
+        err(s, af->pos, "more than 256 specialisations of fused types are not supported by cyocl");
+        return NULL;
+    }
+    IrFunc *g = cy_alloc(s->a, sizeof *g);
+    g->kind = af->kind == FN_DEF ? F_DEF : af->kind == FN_CDEF ? F_CDEF : F_CPDEF;
+    g->name = af->name;
+    g->cname = cident(s, "cy_f_", af->name);
+    g->pos = af->pos;
+    g->docstring = af->docstring;
+    g->is_nogil = af->is_nogil;
+    FusedFn *ff = cy_alloc(s->a, sizeof *ff);
+    ff->group = g;
+    ff->nf = nf;
+    ff->f = fs;
+    ff->pslot = pslot;
+    for (int j = 0; j < total; j++) {
+        /* the first fused type varies slowest, as in Cython */
+        CyType **to = cy_alloc(s->a, (size_t)nf * sizeof *to);
+        for (int k = nf - 1, r = j; k >= 0; k--) {
+            to[k] = fs[k]->types.items[r % fs[k]->types.len];
+            r /= fs[k]->types.len;
+        }
+        cy_vec_push(s->a, &ff->binds, to);
+        fused_bind(s, ff, j);
+        IrFunc *sp = declare_function(s, af, 0);
+        s->nfb = 0;
+        sp->cname = cy_fmt(s->a, "cy_fs%d_%s", j, af->name);
+        sp->fused_of = g;
+        CyBuf b = {0};
+        for (int i = 0; i < np; i++)
+            if (pslot[i] >= 0) {
+                /* without spaces: one word in listings ("f[float[:,::1]]") */
+                cy_buf_puts(&b, b.len ? "," : "");
+                for (const char *c = ((IrVar *)sp->params.items[i])->ty->name; *c; c++)
+                    if (*c != ' ' || !strchr(",:", c[-1])) cy_buf_put(&b, c, 1);
+            }
+        sp->spec_name = cy_fmt(s->a, "%s[%s]", af->name, b.s ? b.s : "");
+        cy_buf_free(&b);
+        cy_vec_push(s->a, &g->fused_specs, sp);
+        cy_vec_push(s->a, &s->m->funcs, sp);
+    }
+    IrFunc *sp0 = g->fused_specs.items[0];
+    g->params = sp0->params;
+    g->param_defaults = sp0->param_defaults;
+    g->param_not_none = sp0->param_not_none;
+    g->ret = sp0->ret;
+    for (int k = 0; k < nf; k++) {
+        int i = 0;
+        while (pslot[i] != k) i++;
+        cy_vec_push(s->a, &g->fused_slots, (void *)(intptr_t)i);
+        /* Cython's dispatch sorts the types (CNumericType.__lt__: higher
+           rank first, signed before unsigned; complex by its real type) and
+           takes the first for each Python type */
+        int n = fs[k]->types.len, *ord = cy_alloc(s->a, (size_t)n * sizeof *ord), pick[3] = {-1, -1, -1};
+        for (int q = 0; q < n; q++) ord[q] = q;
+        for (int q = 1; q < n; q++)
+            for (int r = q; r > 0 && fused_before(fs[k]->types.items[ord[r]], fs[k]->types.items[ord[r - 1]]); r--) {
+                int t = ord[r];
+                ord[r] = ord[r - 1];
+                ord[r - 1] = t;
+            }
+        for (int q = 0; q < n; q++) {
+            CyType *t = fs[k]->types.items[ord[q]];
+            int c = cy_type_is_complex(t) ? 2 : cy_type_is_float(t) ? 1 : 0;
+            if (pick[c] < 0) pick[c] = ord[q];
+        }
+        for (int c = 0; c < 3; c++) cy_vec_push(s->a, &g->fused_pick, (void *)(intptr_t)pick[c]);
+    }
+    cy_pmap_put(s->a, &s->fused_fns, g, ff);
+    return g;
+}
+
+/* Cython's best_match (PyrexTypes.py) over the fused arguments: exact
+ * beats promotion beats conversion; a tie is ambiguous; a Python object
+ * matches no specialisation. */
+static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
+    FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
+    int np = g->params.len, best = -1, tie = 0, given = 0;
+    int bscore[3] = {0, 0, 0};
+    CyType **at = cy_alloc(s->a, (size_t)(np + 1) * sizeof *at);
+    for (int i = 0; i < np; i++) {
+        at[i] = NULL;
+        if (ff->pslot[i] < 0) continue;
+        ANode *an = NULL;
+        if (i < n->items.len) an = n->items.items[i];
+        for (int k = 0; !an && k < n->kwnames.len; k++)
+            if (!strcmp(n->kwnames.items[k], ((IrVar *)g->params.items[i])->name)) an = n->values.items[k];
+        if (an) at[i] = probe_type(s, an);
+        if (at[i] == TY_ERR) return NULL;
+        given |= an != NULL;
+    }
+    /* no fused argument given: the call is wrong anyway, func_call says how */
+    if (!given) return g->fused_specs.items[0];
+    for (int j = 0; j < g->fused_specs.len; j++) {
+        IrFunc *sp = g->fused_specs.items[j];
+        int score[3] = {0, 0, 0}, ok = 1;
+        for (int i = 0; i < np && ok; i++) {
+            CyType *src = at[i], *dst = ((IrVar *)sp->params.items[i])->ty;
+            if (!src) continue;
+            if (cy_type_equal(src, dst)) continue;
+            if (is_view(dst)) {
+                if (is_view(src) && view_assignable(dst, src)) score[1]++;
+                else ok = 0;
+            } else if (!is_cnum(src) || !is_cnum(dst)) {
+                ok = 0;
+            } else if ((dst->kind == TY_INT && cy_type_is_int(src) && src->kind != TY_BINT &&
+                        !src->is_signed + cy_rank2(src) / 2 < 2) ||
+                       (dst->kind == TY_DOUBLE && cy_type_is_float(src) && cy_rank2(src) <= cy_rank2(dst))) {
+                score[2]++; /* promotion */
+            } else if ((cy_type_is_int(src) && cy_type_is_int(dst)) || (cy_type_is_float(src) && cy_type_is_float(dst))) {
+                int rs = cy_rank2(src) / 2 + !!src->is_signed, rd = cy_rank2(dst) / 2 + !!dst->is_signed;
+                score[2] += abs(rd - rs) + 1;
+                if (!src->is_signed != !dst->is_signed || cy_rank2(dst) < cy_rank2(src)) score[1]++;
+            } else {
+                score[1]++;
+            }
+        }
+        if (!ok) continue;
+        int c = best < 0 ? -1 : memcmp(score, bscore, sizeof score) ? 0 : 2;
+        if (c == 0) {
+            c = 1;
+            for (int k = 0; k < 3; k++)
+                if (score[k] != bscore[k]) {
+                    c = score[k] < bscore[k] ? -1 : 1;
+                    break;
+                }
+        }
+        if (c < 0) {
+            best = j;
+            tie = 0;
+            memcpy(bscore, score, sizeof score);
+        } else if (c == 2) {
+            tie = 1;
+        }
+    }
+    if (best < 0) {
+        err(s, n->pos, "no suitable method found (candidates: %d)", g->fused_specs.len);
+        return NULL;
+    }
+    if (tie) {
+        err(s, n->pos, "ambiguous overloaded method");
+        return NULL;
+    }
+    return g->fused_specs.items[best];
+}
+
+/* f[double](...): the specialisation named by types, in the order of the
+ * function's fused types. */
+static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g) {
+    FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
+    if (g->kind == F_DEF) {
+        err(s, idx->pos, "indexing a fused def function is not supported by cyocl");
+        return NULL;
+    }
+    if (idx->items.len != ff->nf) {
+        err(s, idx->pos, "Wrong number of types: expected %d, got %d", ff->nf, idx->items.len);
+        return NULL;
+    }
+    CyType **want = cy_alloc(s->a, (size_t)ff->nf * sizeof *want);
+    for (int k = 0; k < ff->nf; k++) {
+        ANode *t = idx->items.items[k];
+        const char *nm = t->kind == A_NAME ? t->name
+                         : t->kind == A_ATTR && t->obj->kind == A_NAME ? cy_fmt(s->a, "%s.%s", t->obj->name, t->name)
+                                                                       : NULL;
+        want[k] = nm ? scalar_by_name(s, nm) : NULL;
+        if (!want[k]) {
+            err(s, t->pos, "Can only index fused functions with types");
+            return NULL;
+        }
+        int in = 0;
+        for (int m = 0; m < ff->f[k]->types.len; m++) in |= ((CyType *)ff->f[k]->types.items[m])->kind == want[k]->kind;
+        if (!in) {
+            err(s, t->pos, "Type not in fused type");
+            return NULL;
+        }
+    }
+    for (int j = 0; j < ff->binds.len; j++) {
+        CyType **to = ff->binds.items[j];
+        int k = 0;
+        while (k < ff->nf && to[k]->kind == want[k]->kind) k++;
+        if (k == ff->nf) return g->fused_specs.items[j];
+    }
+    return NULL;
+}
+
+/* `real_t is double` (is not, ==, !=) in a specialisation: a constant,
+ * as Cython's ReplaceFusedTypeChecks makes it.  0: not such a test. */
+static int fused_test(S *s, ANode *n, int *val) {
+    if (n->kind != A_COMPARE || n->kwnames.len != 1) return 0;
+    const char *op = n->kwnames.items[0];
+    if (!strcmp(op, "in") || !strcmp(op, "not in")) {
+        for (int i = 0; i < 2; i++) {
+            ANode *t = n->items.items[i];
+            if (t->kind == A_NAME && fused_named(s, t->name)) {
+                err(s, n->pos, "an '%s' test on fused types is not supported by cyocl", op);
+                *val = 0;
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (strcmp(op, "is") && strcmp(op, "is not") && strcmp(op, "==") && strcmp(op, "!=")) return 0;
+    const char *nm[2];
+    int fused = 0;
+    for (int i = 0; i < 2; i++) {
+        ANode *t = n->items.items[i];
+        nm[i] = t->kind == A_NAME ? t->name
+                : t->kind == A_ATTR && t->obj->kind == A_NAME ? cy_fmt(s->a, "%s.%s", t->obj->name, t->name)
+                                                              : NULL;
+        if (!nm[i]) return 0;
+        fused |= fused_named(s, nm[i]) != NULL;
+    }
+    if (!fused) return 0;
+    CyType *t0 = scalar_by_name(s, nm[0]), *t1 = scalar_by_name(s, nm[1]);
+    if (!t0 || !t1) {
+        err(s, n->pos, "a fused type test is only possible inside a function of that fused type");
+        *val = 0;
+        return 1;
+    }
+    *val = cy_type_equal(t0, t1) == (op[0] == 'i' ? !strcmp(op, "is") : !strcmp(op, "=="));
+    return 1;
 }
 
 /* ---- exceptions: which expressions, regions and functions may raise ----------- */
@@ -2952,7 +3683,7 @@ static int raises_stmt(IrStmt *x) {
     case ST_PRANGE: case ST_PARALLEL: {
         IrRegion *g = x->region;
         r |= raises_expr(g->start) | raises_expr(g->stop) | raises_expr(g->step) | raises_expr(g->chunksize) |
-             raises_expr(g->num_threads);
+             raises_expr(g->num_threads) | raises_expr(g->use_threads_if);
         if (x->kind == ST_PRANGE && g->step_sign == 0) r = 1;
         g->can_raise = raises_stmts(&x->body);
         r |= g->can_raise;
@@ -2996,7 +3727,8 @@ static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
     int known = is_known_module(mod);
     if (!known && (n->is_cimport || n->kind == S_CIMPORT)) {
-        err(s, n->pos, "cimport of '%s' is not supported (known: cython, cython.parallel, libc.math, libc.stdint, numpy)", mod);
+        err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, numpy, openmp)", mod);
         return;
     }
     for (int i = 0; i < n->names.len; i++) {
@@ -3014,12 +3746,27 @@ static void cimport_names(S *s, ANode *n) {
             y->ty = t;
             continue;
         }
+        if (!strcmp(mod, "cython") && builtin_fused(s, name)) {
+            Sym *y = declare(s, s->mscope, alias, SY_FUSED);
+            y->fused = builtin_fused(s, name);
+            continue;
+        }
         if (!strcmp(mod, "cython") && !strcmp(name, "parallel")) {
             Sym *y = declare(s, s->mscope, alias, SY_CMOD);
             y->qual = "cython.parallel";
             continue;
         }
-        int ok = 0;
+        if (is_known_module(q)) { /* from libc cimport stdlib */
+            Sym *y = declare(s, s->mscope, alias, SY_CMOD);
+            y->qual = q;
+            continue;
+        }
+        if (!strcmp(mod, "openmp") && !strcmp(name, "omp_lock_t")) {
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
+            continue;
+        }
+        int ok = libc_fn(q) != NULL;
         if (!strcmp(mod, "libc.math")) {
             int f;
             ok = math_fn(q, &f) || is_math_const(q);
@@ -3027,7 +3774,7 @@ static void cimport_names(S *s, ANode *n) {
             for (int j = 0; special_names[j]; j++) ok |= !strcmp(special_names[j], q);
         }
         if (!ok) {
-            err(s, p, "'%s' is not supported from %s", name, mod);
+            err(s, p, "'%s' from %s is not supported by cyocl", name, mod);
             continue;
         }
         Sym *y = declare(s, s->mscope, alias, SY_CNAME);
@@ -3124,13 +3871,53 @@ static void declare_module(S *s, AModule *am) {
                 err(s, af->pos, "'%s' redeclared", af->name);
                 break;
             }
-            IrFunc *fn = declare_function(s, af, 0);
-            cy_vec_push(s->a, &m->funcs, fn);
+            IrFunc *fn = declare_fused(s, af);
+            if (!fn) fn = declare_function(s, af, 0);
+            if (fn->kind != F_CDEF || !fn->fused_specs.len) cy_vec_push(s->a, &m->funcs, fn);
             Sym *y = declare(s, s->mscope, fn->name, SY_FUNC);
             y->fn = fn;
             break;
         }
+        case S_FUSED: {
+            if (lookup_in(s->mscope, n->name)) {
+                err(s, n->pos, "'%s' redeclared", n->name);
+                break;
+            }
+            Fused *f = cy_alloc(s->a, sizeof *f);
+            f->name = n->name;
+            for (int k = 0; k < n->fused_types.len; k++) {
+                ATypeSyn *ts = n->fused_types.items[k];
+                Fused *inner = ts->ndim || ts->ptr ? NULL : fused_named(s, ts->name);
+                CyVec one = {0};
+                if (inner) {
+                    one = inner->types;
+                } else {
+                    CyType *t = resolve_type(s, ts);
+                    if (t == TY_ERR) continue;
+                    if (!is_cnum(t) || t->kind == TY_BINT || t->kind == TY_LDOUBLE) {
+                        err(s, ts->pos, "a fused type of '%s' is not supported by cyocl (only C numbers: "
+                                        "integers, float, double and their complex)", t->name);
+                        continue;
+                    }
+                    cy_vec_push(s->a, &one, t);
+                }
+                for (int i = 0; i < one.len; i++) {
+                    CyType *t = one.items[i];
+                    int dup = 0;
+                    for (int j = 0; j < f->types.len; j++)
+                        dup |= cy_type_equal(f->types.items[j], t) && !strcmp(((CyType *)f->types.items[j])->name, t->name);
+                    if (!dup) cy_vec_push(s->a, &f->types, t);
+                }
+            }
+            Sym *y = declare(s, s->mscope, n->name, SY_FUSED);
+            y->fused = f;
+            break;
+        }
         case S_CDEF: {
+            if (n->type && fused_named(s, n->type->name)) {
+                err(s, n->type->pos, "Fused types not allowed here");
+                break;
+            }
             CyType *t = resolve_type(s, n->type);
             for (int k = 0; k < n->names.len; k++) {
                 const char *name = n->names.items[k];
@@ -3190,13 +3977,21 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         Sym *y = lookup_in(s->mscope, n->func->name);
         if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
             continue;
-        lower_function(s, n->func, y->fn);
+        FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
+        /* as Cython, the first specialisation with errors is the last one
+           lowered: the others would only repeat them */
+        for (int j = 0, e0 = d->nerrors; ff && j < ff->binds.len && d->nerrors == e0; j++) {
+            fused_bind(s, ff, j);
+            lower_function(s, n->func, ff->group->fused_specs.items[j]);
+            s->nfb = 0;
+        }
+        if (!ff) lower_function(s, n->func, y->fn);
         fi++;
     }
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         switch (n->kind) {
-        case S_FUNC: case S_CTYPEDEF: case S_EXTERN: case S_CIMPORT: break;
+        case S_FUNC: case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;
@@ -3214,6 +4009,10 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                 ANode *init = n->inits.items[k];
                 Sym *y = lookup_in(s->mscope, n->names.items[k]);
                 if (!init || !y || !y->var) continue;
+                if (y->var->ty->kind == TY_ARRAY) {
+                    lower_array_literal(s, mk_var(s, y->var, init->pos), init, &s->m->init);
+                    continue;
+                }
                 IrExpr *v = lower_expr(s, init);
                 if (v->ty == TY_ERR) continue;
                 cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, NULL));

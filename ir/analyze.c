@@ -188,7 +188,9 @@ static const char *type_problem(const CyType *t) {
     switch (t->kind) {
     case TY_OBJECT: return "Python objects";
     case TY_VIEW: return "memoryviews";
-    case TY_PTR: case TY_FUNC: return "pointers";
+    case TY_PTR: case TY_FUNC: return "a C pointer";
+    case TY_OPAQUE: return "an OpenMP lock"; /* the one opaque type: omp_lock_t */
+    case TY_ARRAY: return type_problem(t->base); /* a private array is private memory on the device */
     case TY_LDOUBLE: return "long double";
     case TY_CFLOAT: case TY_CDOUBLE: return "complex numbers";
     default: return NULL;
@@ -310,7 +312,20 @@ static void elig_expr(Elig *g, IrExpr *e) {
         elig_func(g, e->fn);
         break;
     case E_THREADID: uses(g, "threadid()"); return;
-    case E_PTR_INDEX: case E_DEREF: case E_ADDR: uses(g, "pointers"); return;
+    case E_PTR_INDEX:
+        /* v[i] of a C array is private memory indexed; p[i] is a pointer */
+        if (e->args[0]->ty->kind != TY_ARRAY) {
+            uses(g, "a C pointer");
+            return;
+        }
+        break;
+    case E_DEREF: case E_ADDR: uses(g, "a C pointer"); return;
+    case E_CNAME:
+        if (!strcmp(e->sval, "NULL")) {
+            uses(g, "a C pointer");
+            return;
+        }
+        break;
     case E_VIEW_SLICE: uses(g, "memoryview slicing inside the loop"); return;
     case E_VAR:
         if (e->var->ty->kind == TY_VIEW && g->fn) {
@@ -391,6 +406,7 @@ static void elig_stmts(Elig *g, CyVec *v) {
 /* ---- does a kernel need cl_khr_fp64? ------------------------------------- */
 
 static int is_double(const CyType *t) {
+    if (t && t->kind == TY_ARRAY) t = cy_type_array_scalar(t);
     return t && (t->kind == TY_DOUBLE || (t->kind == TY_VIEW && t->base->kind == TY_DOUBLE));
 }
 
@@ -488,7 +504,8 @@ static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
         if (x->region) {
             const IrRegion *q = x->region;
             if (q->index == v || expr_mentions(q->start, v) || expr_mentions(q->stop, v) ||
-                expr_mentions(q->step, v) || expr_mentions(q->num_threads, v) || expr_mentions(q->chunksize, v))
+                expr_mentions(q->step, v) || expr_mentions(q->num_threads, v) || expr_mentions(q->chunksize, v) ||
+                expr_mentions(q->use_threads_if, v))
                 return 1;
             if (q == r) {
                 if (used_outside(&x->orelse, r, v)) return 1;
@@ -577,8 +594,17 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 const char *t = type_problem(u->var->ty);
                 if (t && u->var->ty->kind != TY_VIEW) g.why = t;
                 else if (u->cls == RC_PRIVATE || u->cls == RC_FIRSTPRIVATE) g.why = "private variables of a parallel() block";
+                /* a C array the iterations share, or whose last value is
+                   used after the loop, would have to travel to the device
+                   and back; one assigned in the body is private there */
+                else if (u->var->ty->kind == TY_ARRAY && u->cls == RC_SHARED)
+                    g.why = cy_fmt(a, "the C array '%s' shared by the iterations", u->var->name);
+                else if (u->var->ty->kind == TY_ARRAY && u->cls == RC_LASTPRIVATE && r->func &&
+                         used_outside(&r->func->body, r, u->var))
+                    g.why = cy_fmt(a, "the last value of the C array '%s' (used after the loop)", u->var->name);
             }
         }
+        if (x) cy_ir_loops(a, r, x);
         r->ocl_ok = g.why == NULL;
         r->ocl_reason = g.why;
         r->uses_fp64 = 0;

@@ -11,7 +11,7 @@ static const char *ekind[] = {
     K(E_OBJ_FROM_VIEW), K(E_CALL), K(E_CALL_C), K(E_THREADID), K(E_BOX), K(E_UNBOX), K(E_OBJ_BINOP),
     K(E_OBJ_UNOP), K(E_OBJ_NOT), K(E_OBJ_TRUTH), K(E_OBJ_CMP), K(E_OBJ_CMP_BINT), K(E_OBJ_ATTR),
     K(E_OBJ_CALL), K(E_OBJ_INDEX), K(E_OBJ_SLICE), K(E_TUPLE), K(E_LIST), K(E_DICT), K(E_OBJ_AND),
-    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT),
+    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT), K(E_CSTR),
 #undef K
 };
 
@@ -59,6 +59,70 @@ static void expr(CyBuf *b, const IrExpr *e) {
 
 static void stmts(CyBuf *b, const CyVec *v, int ind);
 
+/* "2*i - j + n + 1", "?" when not affine */
+static void affine(CyBuf *b, const IrNest *n, const IrAffine *x) {
+    if (!x->affine) {
+        cy_buf_puts(b, "?");
+        return;
+    }
+    int any = 0;
+    for (int k = 0; k < n->loops.len && k < IR_MAX_LOOPS; k++) {
+        int64_t c = x->coef[k];
+        if (!c) continue;
+        const char *v = ((const IrLoop *)n->loops.items[k])->var->name;
+        if (any) cy_buf_puts(b, c < 0 ? " - " : " + ");
+        else if (c < 0) cy_buf_puts(b, "-");
+        if (c != 1 && c != -1) cy_buf_printf(b, "%" PRId64 "*", c < 0 ? -c : c);
+        cy_buf_puts(b, v);
+        any = 1;
+    }
+    for (int t = 0; t < x->nterms; t++) {
+        int64_t c = x->tcoef[t];
+        if (!c) continue;
+        if (any) cy_buf_puts(b, c < 0 ? " - " : " + ");
+        else if (c < 0) cy_buf_puts(b, "-");
+        if (c != 1 && c != -1) cy_buf_printf(b, "%" PRId64 "*", c < 0 ? -c : c);
+        expr(b, x->term[t]);
+        any = 1;
+    }
+    if (x->konst || !any) {
+        if (any) cy_buf_printf(b, " %c %" PRId64, x->konst < 0 ? '-' : '+', x->konst < 0 ? -x->konst : x->konst);
+        else cy_buf_printf(b, "%" PRId64, x->konst);
+    }
+}
+
+static void nest(CyBuf *b, const IrNest *n, int ind) {
+    for (int i = 0; i < n->loops.len; i++) {
+        const IrLoop *p = n->loops.items[i];
+        cy_buf_printf(b, "%*sloop %s %s depth %d [", ind + 2 * p->depth, "", p->var ? p->var->name : "?",
+                      p->parallel ? "prange" : "range", p->depth);
+        expr(b, p->start);
+        cy_buf_puts(b, ", ");
+        expr(b, p->stop);
+        cy_buf_puts(b, ", ");
+        expr(b, p->step);
+        cy_buf_puts(b, "]");
+        if (p->trip >= 0) cy_buf_printf(b, " trip %" PRId64, p->trip);
+        if (!p->invariant_bounds) cy_buf_puts(b, " bounds-vary");
+        cy_buf_printf(b, " reads %d writes %d", p->reads.len, p->writes.len);
+        for (int k = 0; k < p->reductions.len; k++) {
+            const IrLoopRed *x = p->reductions.items[k];
+            cy_buf_printf(b, " reduction %s %s", x->op, x->var->name);
+        }
+        cy_buf_puts(b, "\n");
+    }
+    for (int i = 0; i < n->accesses.len; i++) {
+        const IrAccess *x = n->accesses.items[i];
+        cy_buf_printf(b, "%*saccess %s %s[", ind, "", x->write ? "write" : "read", x->view ? x->view->name : "(view)");
+        for (int d = 0; d < x->ndim; d++) {
+            if (d) cy_buf_puts(b, ", ");
+            affine(b, n, &x->idx[d]);
+        }
+        cy_buf_printf(b, "] in %s\n", x->loop && x->loop->var ? x->loop->var->name : "-");
+    }
+    if (n->too_deep) cy_buf_printf(b, "%*sloops deeper than %d left out\n", ind, "", IR_MAX_LOOPS);
+}
+
 static void region(CyBuf *b, const IrRegion *r, int ind) {
     cy_buf_printf(b, "%*sregion %d line %d%s ocl=%s", ind, "", r->id, r->pos.line, r->is_prange ? " prange" : " parallel",
                   r->ocl_ok ? "yes" : "no");
@@ -79,6 +143,7 @@ static void region(CyBuf *b, const IrRegion *r, int ind) {
         cy_buf_printf(b, "%*s  arg%d %s %s %s\n", ind, "", i, ak[x->kind], x->var->ty->name, x->var->name);
     }
     if (r->ocl_ok && r->uses_fp64) cy_buf_printf(b, "%*s  fp64\n", ind, "");
+    if (r->nest) nest(b, r->nest, ind + 2);
 }
 
 static void stmt(CyBuf *b, const IrStmt *x, int ind) {

@@ -32,8 +32,12 @@ typedef enum {
     TY_FLOAT, TY_DOUBLE, TY_LDOUBLE,
     TY_CFLOAT, TY_CDOUBLE,            /* float complex, double complex */
     TY_PTR,                           /* base = pointee */
+    TY_ARRAY,                         /* fixed-size C array: base = element, alen elements
+                                         (int[2][3] is an array of 2 int[3]) */
     TY_VIEW,                          /* typed memoryview: base = dtype */
     TY_OBJECT,                        /* PyObject* (owned references) */
+    TY_OPAQUE,                        /* a C type known only by its name (omp_lock_t): declared,
+                                         its address taken, nothing else */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
 } TypeKind;
 
@@ -49,21 +53,31 @@ typedef struct CyType {
     char axes[CY_MAX_NDIM]; /* TY_VIEW: 1 = contiguous ('::1') on this axis */
     const char *name;    /* Cython spelling: "double", "Py_ssize_t", "double[:, ::1]",
                             a ctypedef alias keeps its own name */
+    long long alen;      /* TY_ARRAY: number of elements */
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
 CyType *cy_type_scalar(TypeKind k);
 CyType *cy_type_view(CyArena *a, CyType *dtype, int ndim, const char *axes, int is_const);
 CyType *cy_type_ptr(CyArena *a, CyType *base);
+CyType *cy_type_array(CyArena *a, CyType *elem, long long n);
+/* The scalar under any number of array dimensions (int for int[2][3]). */
+const CyType *cy_type_array_scalar(const CyType *t);
 int cy_type_is_int(const CyType *t);      /* char..size_t and bint */
 int cy_type_is_float(const CyType *t);    /* float, double, long double */
 int cy_type_is_complex(const CyType *t);
 int cy_type_is_numeric(const CyType *t);  /* int, float or complex */
 int cy_type_equal(const CyType *a, const CyType *b);
-const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *" */
+const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *",
+                                                           arrays as a type name: "int[2][3]" */
 /* Usual arithmetic conversions, Cython's rules (C's, with Py_ssize_t
  * ranking as long and complex winning over floats). */
 CyType *cy_type_arith(const CyType *a, const CyType *b);
+/* The type of `x if c else y` and of min()/max() on C numbers: Cython's
+ * widest_numeric_type, with no promotion to int (min(signed char, unsigned
+ * short) is an unsigned short, so -2 becomes 65534).  With a bint and
+ * another type (Cython: a Python object) or a complex: cy_type_arith. */
+CyType *cy_type_span(const CyType *a, const CyType *b);
 
 /* ---- variables and functions ------------------------------------------ */
 
@@ -115,7 +129,9 @@ typedef enum {
                        decides (`a or b` is a when a is true, else b); args[0]
                        is evaluated once, args[1] only when needed */
     E_CMP,          /* op: < <= > >= == != ; type bint */
-    E_COND,         /* cond ? a : b */
+    E_COND,         /* cond ? a : b; args[3], args[4]: a and b before their conversion to
+                       the node's type (sema converts them to a destination instead, as
+                       Cython's CondExprNode.coerce_to does) */
     E_CAST,         /* C conversion of a[0] to ty */
     E_SIZEOF,       /* sizeof(ty2), type size_t */
     E_ADDR,         /* &a[0] */
@@ -161,6 +177,7 @@ typedef enum {
                        import_top (`import a.b` binds a), else the module itself;
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
+    E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
 } ExprKind;
 
 typedef struct IrSliceAxis {
@@ -255,6 +272,7 @@ typedef struct IrRegion {
     int id;                    /* unique in the module: kernels and traces name it */
     CyPos pos;                 /* of the 'for' (prange) or 'with' (parallel) */
     int is_prange;
+    int from_slice;            /* the loops of an element-wise slice expression (sema's rewrite) */
     /* prange iteration space: index var from start to stop by step (all Py_ssize_t-converted
        to the index var's type); n = max(0, ceil((stop-start)/step)) */
     IrVar *index;
@@ -263,6 +281,8 @@ typedef struct IrRegion {
     Schedule schedule;
     struct IrExpr *chunksize;  /* or NULL */
     struct IrExpr *num_threads;/* or NULL */
+    struct IrExpr *use_threads_if; /* or NULL: when false at run time, one thread runs the
+                                  iterations in order (natively: OpenMP's if clause) */
     int nogil;                 /* the region runs without the GIL (prange(nogil=True) or inside nogil) */
     int gil_warning;           /* prange without nogil (Cython >= 3.1 accepts it, with a warning) */
     CyVec vars;                /* IrVarUse*: every variable the body touches, classified */
@@ -286,6 +306,7 @@ typedef struct IrRegion {
        kernel that keeps the loop serial. */
     struct IrStmt *collapse;
     CyVec collapse_pairs;
+    struct IrNest *nest;       /* ir/loops.c (prange regions) */
     struct IrFunc *func;       /* enclosing function */
 } IrRegion;
 
@@ -302,6 +323,59 @@ typedef struct IrStmt {
     int ntargets;
     IrRegion *region;          /* ST_PRANGE, ST_PARALLEL */
 } IrStmt;
+
+/* ---- loop nests (ir/loops.c) -------------------------------------------
+ * The nest of a prange region as the planner sees it: loops, affine
+ * accesses, per-loop read/write sets and reductions (see loops.c). */
+#define IR_MAX_LOOPS 8
+#define IR_MAX_TERMS 4
+
+/* An index: konst + sum coef[k] * (loop k's variable) + sum tcoef[t] *
+ * term[t], each term an expression the nest does not change (n, a.shape[0]).
+ * affine == 0: none of that holds (an index read from memory, i * j, ...). */
+typedef struct IrAffine {
+    int affine;
+    int64_t coef[IR_MAX_LOOPS];
+    int64_t konst;
+    const struct IrExpr *term[IR_MAX_TERMS];
+    int64_t tcoef[IR_MAX_TERMS];
+    int nterms;
+} IrAffine;
+
+typedef struct IrLoop IrLoop;
+
+typedef struct IrAccess {
+    IrVar *view;               /* NULL: an element of a view expression (a slice) */
+    int write;
+    CyPos pos;
+    int ndim;
+    IrAffine idx[CY_MAX_NDIM];
+    IrLoop *loop;              /* the innermost loop around it */
+} IrAccess;
+
+typedef struct IrLoopRed {
+    IrVar *var;
+    const char *op;            /* "+", "*", "-", "&", "|", "^" */
+} IrLoopRed;
+
+struct IrLoop {
+    IrVar *var;
+    struct IrStmt *stmt;       /* ST_PRANGE (loop 0) or ST_FOR_RANGE */
+    int depth;                 /* 0: the prange */
+    int parallel;
+    IrLoop *parent;
+    struct IrExpr *start, *stop, *step;
+    int invariant_bounds;      /* start, stop and step are the same in every iteration of the nest */
+    int64_t trip;              /* constant trip count, or -1 */
+    CyVec reads, writes;       /* IrAccess* anywhere inside this loop */
+    CyVec reductions;          /* IrLoopRed*: scalars this (serial) loop reduces */
+};
+
+typedef struct IrNest {
+    CyVec loops;               /* IrLoop*, preorder: loops[0] is the prange */
+    CyVec accesses;            /* IrAccess*, in evaluation order */
+    int too_deep;              /* deeper than IR_MAX_LOOPS: the inner loops are left out */
+} IrNest;
 
 /* ---- functions and module ---------------------------------------------- */
 
@@ -329,6 +403,17 @@ struct IrFunc {
     const char *docstring;
     /* F_EXTERN */
     const char *header;
+    /* Fused types (sema): a function with fused arguments is one function
+       per combination of their types, each pointing to its group by
+       fused_of.  A def/cpdef group is in funcs too, with no body: the Python
+       function, which picks a specialisation by its arguments at call time
+       as Cython's fused dispatch does. */
+    struct IrFunc *fused_of;
+    const char *spec_name;     /* a specialisation: Cython's name for it, "f[double[:],double]" */
+    CyVec fused_specs;         /* the group: IrFunc*, in Cython's order (first fused type slowest) */
+    CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
+    CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
+                                  float and complex picks (three (void *)(intptr_t), -1: none) */
 };
 
 typedef struct IrModule {
@@ -355,6 +440,10 @@ IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
  * r->collapse and r->collapse_pairs.  Needs r->args (call after the
  * eligibility analysis). */
 void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x);
+
+/* The loop nest of prange region r, whose statement is x (ir/loops.c):
+ * sets r->nest. */
+void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x);
 
 /* The variables a statement list uses (first use first), assigns (targets
  * and loop variables), and counts up from >= 0 in range() loops. */

@@ -6,30 +6,32 @@
  * process compiles many modules (the fuzzer), so they live in static
  * storage, never in an arena. */
 static CyType scalars[TY_FUNC + 1] = {
-    [TY_VOID] = {TY_VOID, 0, 0, 0, 0, 0, {0}, "void"},
-    [TY_BINT] = {TY_BINT, 4, 1, 0, 0, 0, {0}, "bint"},
-    [TY_CHAR] = {TY_CHAR, 1, 1, 0, 0, 0, {0}, "char"},
-    [TY_SCHAR] = {TY_SCHAR, 1, 1, 0, 0, 0, {0}, "signed char"},
-    [TY_UCHAR] = {TY_UCHAR, 1, 0, 0, 0, 0, {0}, "unsigned char"},
-    [TY_SHORT] = {TY_SHORT, 2, 1, 0, 0, 0, {0}, "short"},
-    [TY_USHORT] = {TY_USHORT, 2, 0, 0, 0, 0, {0}, "unsigned short"},
-    [TY_INT] = {TY_INT, 4, 1, 0, 0, 0, {0}, "int"},
-    [TY_UINT] = {TY_UINT, 4, 0, 0, 0, 0, {0}, "unsigned int"},
-    [TY_LONG] = {TY_LONG, sizeof(long), 1, 0, 0, 0, {0}, "long"},
-    [TY_ULONG] = {TY_ULONG, sizeof(long), 0, 0, 0, 0, {0}, "unsigned long"},
-    [TY_LLONG] = {TY_LLONG, 8, 1, 0, 0, 0, {0}, "long long"},
-    [TY_ULLONG] = {TY_ULLONG, 8, 0, 0, 0, 0, {0}, "unsigned long long"},
-    [TY_SSIZE] = {TY_SSIZE, sizeof(size_t), 1, 0, 0, 0, {0}, "Py_ssize_t"},
-    [TY_SIZE] = {TY_SIZE, sizeof(size_t), 0, 0, 0, 0, {0}, "size_t"},
-    [TY_FLOAT] = {TY_FLOAT, 4, 1, 0, 0, 0, {0}, "float"},
-    [TY_DOUBLE] = {TY_DOUBLE, 8, 1, 0, 0, 0, {0}, "double"},
-    [TY_LDOUBLE] = {TY_LDOUBLE, sizeof(long double), 1, 0, 0, 0, {0}, "long double"},
-    [TY_CFLOAT] = {TY_CFLOAT, 8, 1, 0, 0, 0, {0}, "float complex"},
-    [TY_CDOUBLE] = {TY_CDOUBLE, 16, 1, 0, 0, 0, {0}, "double complex"},
-    [TY_PTR] = {TY_PTR, sizeof(void *), 0, 0, 0, 0, {0}, "void *"},
-    [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview"},
-    [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object"},
-    [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function"},
+    [TY_VOID] = {TY_VOID, 0, 0, 0, 0, 0, {0}, "void", 0},
+    [TY_BINT] = {TY_BINT, 4, 1, 0, 0, 0, {0}, "bint", 0},
+    [TY_CHAR] = {TY_CHAR, 1, 1, 0, 0, 0, {0}, "char", 0},
+    [TY_SCHAR] = {TY_SCHAR, 1, 1, 0, 0, 0, {0}, "signed char", 0},
+    [TY_UCHAR] = {TY_UCHAR, 1, 0, 0, 0, 0, {0}, "unsigned char", 0},
+    [TY_SHORT] = {TY_SHORT, 2, 1, 0, 0, 0, {0}, "short", 0},
+    [TY_USHORT] = {TY_USHORT, 2, 0, 0, 0, 0, {0}, "unsigned short", 0},
+    [TY_INT] = {TY_INT, 4, 1, 0, 0, 0, {0}, "int", 0},
+    [TY_UINT] = {TY_UINT, 4, 0, 0, 0, 0, {0}, "unsigned int", 0},
+    [TY_LONG] = {TY_LONG, sizeof(long), 1, 0, 0, 0, {0}, "long", 0},
+    [TY_ULONG] = {TY_ULONG, sizeof(long), 0, 0, 0, 0, {0}, "unsigned long", 0},
+    [TY_LLONG] = {TY_LLONG, 8, 1, 0, 0, 0, {0}, "long long", 0},
+    [TY_ULLONG] = {TY_ULLONG, 8, 0, 0, 0, 0, {0}, "unsigned long long", 0},
+    [TY_SSIZE] = {TY_SSIZE, sizeof(size_t), 1, 0, 0, 0, {0}, "Py_ssize_t", 0},
+    [TY_SIZE] = {TY_SIZE, sizeof(size_t), 0, 0, 0, 0, {0}, "size_t", 0},
+    [TY_FLOAT] = {TY_FLOAT, 4, 1, 0, 0, 0, {0}, "float", 0},
+    [TY_DOUBLE] = {TY_DOUBLE, 8, 1, 0, 0, 0, {0}, "double", 0},
+    [TY_LDOUBLE] = {TY_LDOUBLE, sizeof(long double), 1, 0, 0, 0, {0}, "long double", 0},
+    [TY_CFLOAT] = {TY_CFLOAT, 8, 1, 0, 0, 0, {0}, "float complex", 0},
+    [TY_CDOUBLE] = {TY_CDOUBLE, 16, 1, 0, 0, 0, {0}, "double complex", 0},
+    [TY_PTR] = {TY_PTR, sizeof(void *), 0, 0, 0, 0, {0}, "void *", 0},
+    [TY_ARRAY] = {TY_ARRAY, 0, 0, 0, 0, 0, {0}, "array", 0},
+    [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview", 0},
+    [TY_OPAQUE] = {TY_OPAQUE, 0, 0, 0, 0, 0, {0}, "opaque", 0},
+    [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object", 0},
+    [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function", 0},
 };
 
 CyType *cy_type_scalar(TypeKind k) { return &scalars[k]; }
@@ -60,6 +62,24 @@ CyType *cy_type_ptr(CyArena *a, CyType *base) {
     return t;
 }
 
+CyType *cy_type_array(CyArena *a, CyType *elem, long long n) {
+    CyType *t = cy_alloc(a, sizeof *t);
+    t->kind = TY_ARRAY;
+    t->size = (int)(n * elem->size);
+    t->base = elem;
+    t->alen = n;
+    /* the outer dimension comes first: int[2] of int[3] is "int[2][3]" */
+    const CyType *sc = cy_type_array_scalar(elem);
+    const char *inner = elem->kind == TY_ARRAY ? elem->name + strlen(sc->name) : "";
+    t->name = cy_fmt(a, "%s[%lld]%s", sc->name, n, inner);
+    return t;
+}
+
+const CyType *cy_type_array_scalar(const CyType *t) {
+    while (t->kind == TY_ARRAY) t = t->base;
+    return t;
+}
+
 int cy_type_is_int(const CyType *t) { return t->kind >= TY_BINT && t->kind <= TY_SIZE; }
 int cy_type_is_float(const CyType *t) { return t->kind >= TY_FLOAT && t->kind <= TY_LDOUBLE; }
 int cy_type_is_complex(const CyType *t) { return t->kind == TY_CFLOAT || t->kind == TY_CDOUBLE; }
@@ -69,6 +89,7 @@ int cy_type_equal(const CyType *a, const CyType *b) {
     if (a == b) return 1;
     if (a->kind != b->kind) return 0;
     if (a->kind == TY_PTR) return cy_type_equal(a->base, b->base);
+    if (a->kind == TY_ARRAY) return a->alen == b->alen && cy_type_equal(a->base, b->base);
     if (a->kind == TY_VIEW) {
         if (a->ndim != b->ndim || a->is_const != b->is_const || !cy_type_equal(a->base, b->base)) return 0;
         return memcmp(a->axes, b->axes, CY_MAX_NDIM) == 0;
@@ -83,9 +104,14 @@ const char *cy_type_cname(CyArena *a, const CyType *t) {
     case TY_CFLOAT: return "float _Complex";
     case TY_CDOUBLE: return "double _Complex";
     case TY_PTR: return cy_fmt(a, "%s *", cy_type_cname(a, t->base));
+    case TY_ARRAY: {
+        const CyType *sc = cy_type_array_scalar(t);
+        return cy_fmt(a, "%s%s", cy_type_cname(a, sc), t->name + strlen(sc->name));
+    }
     case TY_VIEW: return "cy_view";
     case TY_OBJECT: return "PyObject *";
     case TY_FUNC: return "void";
+    case TY_OPAQUE: return t->name;
     default: return scalars[t->kind].name;
     }
 }
@@ -125,4 +151,40 @@ CyType *cy_type_arith(const CyType *a, const CyType *b) {
     if (ra == rb && ra == 4 && a->is_signed && b->is_signed)
         return cy_type_scalar(a->kind == TY_SSIZE || b->kind == TY_SSIZE ? TY_SSIZE : TY_LONG);
     return (CyType *)hi;
+}
+
+/* Cython's rank, doubled so that Py_ssize_t and size_t (long + 0.5) fit. */
+static int cython_rank(const CyType *t) {
+    switch (t->kind) {
+    case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 0;
+    case TY_SHORT: case TY_USHORT: return 2;
+    case TY_BINT: case TY_INT: case TY_UINT: return 4;
+    case TY_LONG: case TY_ULONG: return 6;
+    case TY_SSIZE: case TY_SIZE: return 7;
+    case TY_LLONG: case TY_ULLONG: return 8;
+    case TY_FLOAT: return 10;
+    case TY_DOUBLE: return 12;
+    case TY_LDOUBLE: return 14;
+    default: return -1;
+    }
+}
+
+/* Cython's signedness order: unsigned < plain char < signed. */
+static int cython_signed(const CyType *t) {
+    return t->kind == TY_CHAR ? 1 : t->is_signed ? 2 : 0;
+}
+
+CyType *cy_type_span(const CyType *a, const CyType *b) {
+    if (cy_type_equal(a, b)) return (CyType *)a;
+    if (cy_type_is_complex(a) || cy_type_is_complex(b) || a->kind == TY_BINT || b->kind == TY_BINT ||
+        cython_rank(a) < 0 || cython_rank(b) < 0)
+        return cy_type_arith(a, b);
+    int ra = cython_rank(a), rb = cython_rank(b);
+    if (ra != rb) return (CyType *)(ra > rb ? a : b);
+    int sa = cython_signed(a), sb = cython_signed(b);
+    if (sa != sb) return (CyType *)(sa < sb ? a : b);
+    /* Cython prefers the typedef (int32_t over int): the same C type */
+    int ta = a->name && strcmp(a->name, cy_type_scalar(a->kind)->name);
+    int tb = b->name && strcmp(b->name, cy_type_scalar(b->kind)->name);
+    return (CyType *)(ta > tb ? a : b);
 }

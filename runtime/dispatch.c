@@ -244,7 +244,7 @@ static struct cyrt_disp *disp_get(cyrt_rt *rt) {
                 char *text = NULL, hex[65];
                 size_t len;
                 if (cyrt_cache_key(parts, 4, &text, &len, hex) == 0) {
-                    snprintf(d->path, sizeof d->path, "%s/dispatch-%.32s.calib", dir, hex);
+                    snprintf(d->path, sizeof d->path, "%s/" CYRT_CALIB_PREFIX "%.32s" CYRT_CALIB_SUFFIX, dir, hex);
                     d->writable = mode == CYRT_CACHE_RW;
                 }
                 free(text);

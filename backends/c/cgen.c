@@ -207,15 +207,20 @@ static const char *cty(Gen *G, const CyType *t) {
     return cy_type_cname(G->a, t);
 }
 
-/* A declarator "T name" (pointer types keep the star on the name). */
+/* A declarator "T name" (pointer types keep the star on the name; arrays
+ * put their dimensions after it: "int name[2][3]"). */
 static const char *decl(Gen *G, const CyType *t, const char *name) {
+    if (t->kind == TY_ARRAY) {
+        const CyType *sc = cy_type_array_scalar(t);
+        return FMT("%s%s", decl(G, sc, name), t->name + strlen(sc->name));
+    }
     const char *c = cty(G, t);
     size_t n = strlen(c);
     return n && c[n - 1] == '*' ? FMT("%s%s", c, name) : FMT("%s %s", c, name);
 }
 
 static const char *zero_init(const CyType *t) {
-    if (is_view(t)) return "{0}";
+    if (is_view(t) || t->kind == TY_ARRAY || t->kind == TY_OPAQUE) return "{0}";
     if (is_obj(t) || t->kind == TY_PTR) return "NULL";
     return "0";
 }
@@ -1027,6 +1032,7 @@ static Val gen(Gen *G, IrExpr *e) {
         v.c = FMT("CYRT_CMPLX(0.0, %s)", float_lit(G, cy_type_scalar(TY_DOUBLE), e->fval));
         return v;
     case E_CNAME: v.c = e->sval; return v;
+    case E_CSTR: v.c = c_str(G, e->sval, e->slen); return v;
     case E_STR: v.c = konst(G, 1, e->sval, e->slen); return v;
     case E_BYTES: v.c = konst(G, 2, e->sval, e->slen); return v;
     case E_BIGINT: v.c = konst(G, 3, e->sval, (int)strlen(e->sval)); return v;
@@ -1235,6 +1241,9 @@ static void gen_assign(Gen *G, IrStmt *s) {
         } else if (is_view(x->ty)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", x->cname, r.c);
+        } else if (x->ty->kind == TY_ARRAY) {
+            const char *rv = genc(G, v);
+            out(G, "memcpy(%s, %s, sizeof %s);", x->cname, rv, x->cname);
         } else {
             const char *rv = genc(G, v);
             out(G, "%s = %s;", x->cname, rv);
@@ -1260,6 +1269,11 @@ static void gen_assign(Gen *G, IrStmt *s) {
     }
     default: {
         const char *rv = genc(G, v);
+        if (t->ty->kind == TY_ARRAY) {
+            const char *lv = lvalue(G, t);
+            out(G, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
+            return;
+        }
         out(G, "%s = %s;", lvalue(G, t), rv);
         return;
     }
@@ -1362,6 +1376,7 @@ static void scan_stmts(Gen *G, Scan *sc, CyVec *body) {
             scan_expr(G, sc, r->step);
             scan_expr(G, sc, r->chunksize);
             scan_expr(G, sc, r->num_threads);
+            scan_expr(G, sc, r->use_threads_if);
             if (r->index) {
                 vec_add(G, &sc->assigned, r->index);
                 vec_add(G, &sc->used, r->index);
@@ -1473,6 +1488,7 @@ static void hs_stmt_own(HostScan *h, const IrStmt *s) {
         hs_expr(h, r->stop);
         hs_expr(h, r->step);
         hs_expr(h, r->num_threads);
+        hs_expr(h, r->use_threads_if);
         hs_expr(h, r->chunksize);
         break;
     }
@@ -1979,7 +1995,10 @@ static void gen_break_continue(Gen *G, IrStmt *s) {
             G->e.ind++;
             for (int i = 0; i < t->lastp.len; i++) {
                 IrVar *v = t->lastp.items[i];
-                out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
+                if (v->ty->kind == TY_ARRAY)
+                    out(G, "memcpy(cy_lp%d_%s, %s, sizeof %s);", t->region->id, v->cname, v->cname, v->cname);
+                else
+                    out(G, "cy_lp%d_%s = %s;", t->region->id, v->cname, v->cname);
             }
             G->e.ind--;
             out(G, "}");
@@ -2141,7 +2160,10 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
             break;
         case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
         case RC_SHARED:
-            if (!assigned && !nested && v->kind != V_MODULE) clause_add(G, &c->fpriv, v->cname);
+            /* an array stays shared: its elements may be written (Cython
+               shares it), and copying it per thread gains nothing */
+            if (!assigned && !nested && v->kind != V_MODULE && v->ty->kind != TY_ARRAY)
+                clause_add(G, &c->fpriv, v->cname);
             break;
         }
     }
@@ -2192,7 +2214,8 @@ static int is_zero_lit(const IrExpr *e) {
  * runtime (prelude: cyrt_ocl_launch; kernel ABI: backends/opencl/oclgen.h)
  * before its native code; a region the device ran jumps to L_ocl<id>_done.
  * Returns 1 when it emitted the dispatch. */
-static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T) {
+static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T,
+                            const char *uti) {
     IrRegion *R = s->region;
     const CyCOptions *o = G->opt;
     int id = R->id;
@@ -2207,7 +2230,8 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "static void *cy_ds%d;", id);
     /* the runtime's launch state of the region (device, program, kernel) */
     out(G, "static void *cy_ls%d;", id);
-    out(G, "if (cyrt_force != 1 && cyrt_ocl) {");
+    /* use_threads_if false: the iterations run in order on one thread, natively */
+    out(G, "if (cyrt_force != 1 && cyrt_ocl%s) {", uti ? FMT(" && %s", uti) : "");
     G->e.ind++;
     out(G, "cyrt_ocl_arg cy_oa%d[%d];", id, na ? na : 1);
     out(G, "memset(cy_oa%d, 0, sizeof cy_oa%d);", id, id);
@@ -2309,7 +2333,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     return 1;
 }
 
-static void gen_region(Gen *G, IrStmt *s) {
+static void gen_region_code(Gen *G, IrStmt *s) {
     IrRegion *R = s->region;
     int prange = s->kind == ST_PRANGE, id = R->id;
     Frame *parent = region_frame(G);
@@ -2357,6 +2381,8 @@ static void gen_region(Gen *G, IrStmt *s) {
     const char *nt = NULL, *chunk = NULL;
     if (R->num_threads && !nested) nt = stmp_c(G, "const int", genc(G, R->num_threads));
     if (R->chunksize) chunk = stmp_c(G, "const int", genc(G, R->chunksize));
+    /* evaluated once: it decides both the OpenMP team and whether a device may run it */
+    const char *uti = R->use_threads_if && !nested ? stmp_c(G, "const int", genc(G, R->use_threads_if)) : NULL;
     release_to(G, mark);
 
     /* the body, generated first: what it uses decides what to emit around it */
@@ -2471,7 +2497,7 @@ static void gen_region(Gen *G, IrStmt *s) {
         G->e.ind--;
         out(G, "}");
     }
-    int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T);
+    int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T, uti);
     /* the native team works on host memory: what a device holds comes back
        (a region OpenCL can take touches only its view arguments: those) */
     if (G->opt->opencl && R->ocl_ok) {
@@ -2503,6 +2529,7 @@ static void gen_region(Gen *G, IrStmt *s) {
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
     const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
+    if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)
         out(G, "#pragma omp parallel%s%s", ntc, clause(G, "firstprivate", &cl.fpriv));
@@ -2541,7 +2568,8 @@ static void gen_region(Gen *G, IrStmt *s) {
         G->e.ind++;
         for (int i = 0; i < f->lastp.len; i++) {
             IrVar *v = f->lastp.items[i];
-            out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
+            if (v->ty->kind == TY_ARRAY) out(G, "memcpy(%s, cy_lp%d_%s, sizeof %s);", v->cname, id, v->cname, v->cname);
+            else out(G, "%s = cy_lp%d_%s;", v->cname, id, v->cname);
         }
         G->e.ind--;
         out(G, "}");
@@ -2572,6 +2600,17 @@ static void gen_region(Gen *G, IrStmt *s) {
     if (ocl) out(G, "L_ocl%d_done: ;", id);
     G->e.ind--;
     out(G, "}");
+}
+
+/* A region's code is one block in whatever buffer is current; it is moved
+ * later only as a whole (captures are pasted verbatim), so a copy taken
+ * here is the text the module will have (`cyocl annotate` shows it). */
+static void gen_region(Gen *G, IrStmt *s) {
+    size_t start = G->e.out->len;
+    gen_region_code(G, s);
+    int id = s->region->id;
+    if (G->opt->region_code && id >= 0 && id < G->m->nregions)
+        G->opt->region_code[id] = cy_strndup(G->a, G->e.out->s + start, G->e.out->len - start);
 }
 
 static void gen_stmt(Gen *G, IrStmt *s) {
@@ -2820,6 +2859,11 @@ static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
     return NULL;
 }
 
+/* A specialisation of a fused function is reached through its group's. */
+static const char *wrapper_name(Gen *G, const IrFunc *f) {
+    return f->fused_of ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
+}
+
 static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     reset_func(G);
     G->fname = f->name;
@@ -2935,8 +2979,8 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     }
     G->e.out = dst;
     G->e.ind = 0;
-    out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
-        f->name);
+    out(G, "static PyObject *%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
+        wrapper_name(G, f));
     G->e.ind = 1;
     CyBuf names = {0};
     for (int i = 0; i < np; i++)
@@ -2997,6 +3041,86 @@ static void emit_defaults_before(Gen *G, CyVec *defaults, int line) {
 
 static int is_def_like(const IrFunc *f) { return f->kind == F_DEF || f->kind == F_CPDEF; }
 
+/* The Python function of a fused def/cpdef: per fused type, the type of
+ * its first argument (cyrt_fused_scalar/cyrt_fused_view), then the
+ * specialisation those types name, whose wrapper takes the call as is. */
+static void emit_fused_dispatch(Gen *G, IrFunc *g, CyBuf *dst) {
+    int ns = g->fused_slots.len, nsp = g->fused_specs.len, minpos = 0;
+    for (int i = 0; i < g->params.len; i++)
+        if (!g->param_defaults.items[i]) minpos++;
+    G->e.out = dst;
+    G->e.ind = 0;
+    out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
+        g->name);
+    G->e.ind = 1;
+    CyBuf tb = {0};
+    for (int j = 0; j < nsp; j++) {
+        IrFunc *sp = g->fused_specs.items[j];
+        for (int k = 0; k < ns; k++) {
+            int pi = (int)(intptr_t)g->fused_slots.items[k];
+            const CyType *t = ((IrVar *)sp->params.items[pi])->ty;
+            /* the index of t among this slot's types (those of the first specialisations) */
+            int idx = 0;
+            for (int jj = 0; jj < nsp; jj++) {
+                const CyType *u = ((IrVar *)((IrFunc *)g->fused_specs.items[jj])->params.items[pi])->ty;
+                if (cy_type_equal(u, t) && !strcmp(u->name, t->name)) break;
+                int seen = 0;
+                for (int j2 = 0; j2 < jj && !seen; j2++) {
+                    const CyType *w = ((IrVar *)((IrFunc *)g->fused_specs.items[j2])->params.items[pi])->ty;
+                    seen = cy_type_equal(u, w) && !strcmp(u->name, w->name);
+                }
+                if (!seen) idx++;
+            }
+            cy_buf_printf(&tb, "%d, ", idx);
+        }
+    }
+    out(G, "static const int cy_table[] = {%s};", tb.s);
+    cy_buf_free(&tb);
+    out(G, "int cy_sig[%d];", ns);
+    out(G, "PyObject *cy_a;");
+    out(G, "(void)cy_self;");
+    for (int k = 0; k < ns; k++) {
+        int pi = (int)(intptr_t)g->fused_slots.items[k];
+        IrVar *p0 = g->params.items[pi];
+        out(G, "if (!(cy_a = cyrt_fused_arg(cy_args, cy_nargs, cy_kwnames, %d, %s, %d))) return NULL;", pi,
+            c_strz(G, p0->name), minpos);
+        /* this slot's distinct types, in the specialisations' order */
+        CyVec ts = {0};
+        for (int j = 0; j < nsp; j++) {
+            const CyType *t = ((IrVar *)((IrFunc *)g->fused_specs.items[j])->params.items[pi])->ty;
+            int seen = 0;
+            for (int q = 0; q < ts.len && !seen; q++)
+                seen = cy_type_equal(ts.items[q], t) && !strcmp(((CyType *)ts.items[q])->name, t->name);
+            if (!seen) cy_vec_push(G->a, &ts, (void *)t);
+        }
+        if (is_view(p0->ty)) {
+            CyBuf cb = {0};
+            for (int q = 0; q < ts.len; q++) cy_buf_printf(&cb, "&%s, ", view_spec(G, ts.items[q]));
+            out(G, "{");
+            G->e.ind++;
+            out(G, "static const cyrt_vspec *const cy_cand[] = {%s};", cb.s);
+            out(G, "if ((cy_sig[%d] = cyrt_fused_view(cy_a, cy_cand, %d, %d)) == -2) return NULL;", k, ts.len,
+                !(int)(intptr_t)g->param_not_none.items[pi]);
+            G->e.ind--;
+            out(G, "}");
+            cy_buf_free(&cb);
+        } else {
+            int *pick = cy_alloc(G->a, 3 * sizeof *pick);
+            for (int c = 0; c < 3; c++) pick[c] = (int)(intptr_t)g->fused_pick.items[3 * k + c];
+            out(G, "cy_sig[%d] = cyrt_fused_scalar(cy_a, %d, %d, %d);", k, pick[0], pick[1], pick[2]);
+        }
+    }
+    out(G, "switch (cyrt_fused_pick(cy_sig, %d, cy_table, %d)) {", ns, nsp);
+    for (int j = 0; j < nsp; j++)
+        out(G, "case %d: return %s(cy_self, cy_args, cy_nargs, cy_kwnames);", j,
+            wrapper_name(G, g->fused_specs.items[j]));
+    out(G, "default: return NULL;");
+    out(G, "}");
+    G->e.ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+}
+
 int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, CyBuf *out_buf) {
     Gen G0 = {0}, *G = &G0;
     G->a = G->e.a = a;
@@ -3009,7 +3133,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
 
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f)) continue;
+        if (!is_def_like(f) || f->fused_specs.len) continue;
         for (int k = 0; k < f->params.len; k++)
             if (needs_static_default(f->params.items[k], f->param_defaults.items[k])) {
                 Default *df = cy_alloc(a, sizeof *df);
@@ -3020,9 +3144,13 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
             }
     }
     if (opt->opencl && opt->opencl_source && *opt->opencl_source) find_launchers(G);
-    for (int i = 0; i < m->funcs.len; i++) emit_func(G, m->funcs.items[i], &funcs);
     for (int i = 0; i < m->funcs.len; i++)
-        if (is_def_like(m->funcs.items[i])) emit_wrapper(G, m->funcs.items[i], &defaults, &wraps);
+        if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) emit_func(G, m->funcs.items[i], &funcs);
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        if (f->fused_specs.len) emit_fused_dispatch(G, f, &wraps);
+        else if (is_def_like(f)) emit_wrapper(G, f, &defaults, &wraps);
+    }
 
     /* module init */
     reset_func(G);
@@ -3099,7 +3227,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         int ok = opt->opencl && r->ocl_ok;
         const char *why = !opt->opencl ? "built with --no-opencl" : r->ocl_reason ? r->ocl_reason : "";
         out(G, "static const cyrt_region_info cy_ri%d = {%s, %d, %d, %d, %s};", r->id,
-            c_strz(G, r->func ? r->func->name : "<module>"), r->pos.line, r->id, ok, c_strz(G, ok ? "" : json_text(G, why)));
+            c_strz(G, r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>"), r->pos.line, r->id, ok, c_strz(G, ok ? "" : json_text(G, why)));
     }
     if (opt->opencl && opt->opencl_source && *opt->opencl_source) {
         /* the kernels of the eligible regions (backends/opencl/oclgen.h),
@@ -3148,7 +3276,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "}");
     out(G, "%s", "");
     out(G, "/* ---- functions ---- */");
-    for (int i = 0; i < m->funcs.len; i++) out(G, "%s;", func_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < m->funcs.len; i++)
+        if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
     out(G, "%s", "");
     cy_buf_put(out_buf, hdr.s, hdr.len);
     cy_buf_put(out_buf, funcs.s ? funcs.s : "", funcs.len);
@@ -3160,7 +3289,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f)) continue;
+        if (!is_def_like(f) || f->fused_of) continue;
         out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }

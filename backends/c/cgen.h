@@ -18,6 +18,9 @@ typedef struct {
     const char *version;   /* cyocl version string, recorded in the output */
     const char *opencl_source; /* the module's OpenCL program (backends/opencl), embedded
                                   as cy_ocl_source when opencl is on; NULL or "": none */
+    const char **region_code;  /* NULL, or IrModule.nregions slots: each region's C (the block
+                                  that runs it, #line directives included) is stored in its
+                                  id's slot, in the arena (`cyocl annotate`) */
 } CyCOptions;
 
 /* Returns 0 and appends the C file to out; -1 after an internal error was

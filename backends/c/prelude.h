@@ -676,6 +676,107 @@ fail:
     return -1;
 }
 
+/* ---- fused def functions: Cython's dispatch (Compiler/FusedNode.py) ---------- */
+
+/* The argument a fused type is read from: positional i, or by name. */
+CYRT_FN PyObject *cyrt_fused_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Py_ssize_t i,
+                                 const char *name, Py_ssize_t min_pos) {
+    Py_ssize_t k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (i < nargs) return args[i];
+    for (k = 0; k < nkw; k++)
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), name) == 0) return args[nargs + k];
+    PyErr_Format(PyExc_TypeError, "Expected at least %zd argument%s, got %zd", min_pos, min_pos != 1 ? "s" : "",
+                 nargs);
+    return NULL;
+}
+
+/* A scalar argument: the type Cython prefers for a Python int, float or
+ * complex (each index -1 when the fused type has none); -1: no match. */
+CYRT_FN int cyrt_fused_scalar(PyObject *arg, int for_int, int for_float, int for_complex) {
+    if (PyFloat_Check(arg)) return for_float;
+    if (PyLong_Check(arg)) return for_int;
+    if (PyComplex_Check(arg)) return for_complex;
+    return -1;
+}
+
+CYRT_FN int cyrt_is_ndarray(PyObject *o) {
+    for (PyTypeObject *t = Py_TYPE(o); t; t = t->tp_base)
+        if (!strcmp(t->tp_name, "numpy.ndarray")) return 1;
+    return 0;
+}
+
+/* A buffer argument, candidates c[0..n): a numpy array by its dtype's kind,
+ * item size and ndim; None as the first; then any buffer of a fitting
+ * item size and ndim that converts.  -1: no match, -2: an error. */
+CYRT_FN int cyrt_fused_view(PyObject *arg, const cyrt_vspec *const *c, int n, int accept_none) {
+    Py_ssize_t itemsize = -1;
+    int i;
+    if (cyrt_is_ndarray(arg)) {
+        PyObject *dt = PyObject_GetAttrString(arg, "dtype"), *is = NULL, *kd = NULL, *nd = NULL;
+        Py_ssize_t ndim = -1;
+        int kind = 0;
+        if (dt && (is = PyObject_GetAttrString(dt, "itemsize")) && (kd = PyObject_GetAttrString(dt, "kind")) &&
+            (nd = PyObject_GetAttrString(arg, "ndim"))) {
+            itemsize = PyLong_AsSsize_t(is);
+            ndim = PyLong_AsSsize_t(nd);
+            if (PyUnicode_Check(kd) && PyUnicode_GET_LENGTH(kd) == 1) kind = (int)PyUnicode_READ_CHAR(kd, 0);
+        }
+        Py_XDECREF(dt);
+        Py_XDECREF(is);
+        Py_XDECREF(kd);
+        Py_XDECREF(nd);
+        if (PyErr_Occurred()) return -2;
+        for (i = 0; i < n; i++) {
+            char k = c[i]->kind;
+            int cat = k == 'f' ? kind == 'f' : k == 'c' ? kind == 'c'
+                    : (kind == 'i' || kind == 'u') && (kind == 'i') == (k == 'i' || k == 'C');
+            if (cat && c[i]->itemsize == itemsize && c[i]->ndim == ndim) return i;
+        }
+    }
+    if (accept_none && arg == Py_None) return 0;
+    PyObject *mv = PyMemoryView_FromObject(arg);
+    if (!mv) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) return -2;
+        PyErr_Clear();
+        return -1;
+    }
+    Py_buffer *b = PyMemoryView_GET_BUFFER(mv);
+    for (i = 0; i < n; i++) {
+        if (!((itemsize == -1 && b->itemsize == c[i]->itemsize) || itemsize == c[i]->itemsize) || b->ndim != c[i]->ndim)
+            continue;
+        cyrt_vspec sp = *c[i];
+        cy_view v;
+        sp.writable = 0; /* only the match here: the specialisation checks the rest */
+        if (cyrt_view_from_obj(mv, &v, &sp, NULL, 0) == 0) {
+            cyrt_view_release(&v);
+            Py_DECREF(mv);
+            return i;
+        }
+        PyErr_Clear();
+    }
+    Py_DECREF(mv);
+    return -1;
+}
+
+/* The specialisation whose types (table[j * nslots + k]) fit the
+ * arguments' (sig[k], -1 for unknown: with several fused types it fits
+ * any), with Cython's TypeErrors; -1 after raising. */
+CYRT_FN int cyrt_fused_pick(const int *sig, int nslots, const int *table, int nspecs) {
+    int j, k, found = -1;
+    for (j = 0; j < nspecs; j++) {
+        for (k = 0; k < nslots; k++)
+            if (table[j * nslots + k] != sig[k] && (nslots == 1 || sig[k] != -1)) break;
+        if (k < nslots) continue;
+        if (found >= 0) {
+            PyErr_SetString(PyExc_TypeError, "Function call with ambiguous argument types");
+            return -1;
+        }
+        found = j;
+    }
+    if (found < 0) PyErr_SetString(PyExc_TypeError, "No matching signature found");
+    return found;
+}
+
 /* One axis of a view slice with Python's slice semantics: start/stop/step
  * clamped, negative values counted from the end. */
 CYRT_FN int cyrt_slice_axis(const cy_view *src, int axis, int has_start, Py_ssize_t start, int has_stop,

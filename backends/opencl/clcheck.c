@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,16 +248,306 @@ static int parse_once(Clang *c, const char *src, size_t len, int own_decls, CyCl
     return missing_header;
 }
 
-static void check_in_child(const char *src, size_t len, CyClResult *res) {
+/* ---- one of each kind of kernel ------------------------------------------
+ *
+ * A large module repeats a few kernel shapes many times: the same loop over
+ * other arrays, other cdef functions of one form.  Two kernels (or helpers)
+ * whose texts are equal once the names the backend made up are renamed
+ * consistently are both valid OpenCL or both invalid, so the check parses
+ * the first of each set and leaves blank lines for the others (the program's
+ * line numbers stay valid).  The comparison is exact: comments become a
+ * space and runs of blanks one (as C's translation phase 3 has it), newlines
+ * stay; a name is renamed only when the backend made it up (prefix v_ or
+ * cy_) and the shared part of the program (support code, prototypes) does
+ * not declare it; a call of another helper becomes the set of that helper's
+ * definition; literals, built-ins and types must be equal. */
+
+typedef struct {
+    const char *s;
+    int len, id;
+    unsigned gen;
+} LocalName;
+
+typedef struct {
+    LocalName *ents;
+    int cap, used;
+    unsigned gen; /* entries of older generations are free: no clearing per span */
+} Locals;
+
+static unsigned hash_bytes(const char *s, int n) {
+    unsigned h = 2166136261u;
+    for (int i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int local_id(Locals *t, const char *s, int n) {
+    if (t->used * 2 >= t->cap) { /* grow; keeps only the current generation */
+        int cap = t->cap ? t->cap * 2 : 256;
+        LocalName *e = calloc((size_t)cap, sizeof *e);
+        if (!e) return -1;
+        for (int i = 0; i < t->cap; i++)
+            if (t->ents[i].s && t->ents[i].gen == t->gen) {
+                unsigned k = hash_bytes(t->ents[i].s, t->ents[i].len) & (unsigned)(cap - 1);
+                while (e[k].s) k = (k + 1) & (unsigned)(cap - 1);
+                e[k] = t->ents[i];
+            }
+        free(t->ents);
+        t->ents = e;
+        t->cap = cap;
+    }
+    unsigned k = hash_bytes(s, n) & (unsigned)(t->cap - 1);
+    for (;; k = (k + 1) & (unsigned)(t->cap - 1)) {
+        LocalName *e = &t->ents[k];
+        if (!e->s || e->gen != t->gen) {
+            *e = (LocalName){s, n, t->used++, t->gen};
+            return e->id;
+        }
+        if (e->len == n && !memcmp(e->s, s, (size_t)n)) return e->id;
+    }
+}
+
+static int ident_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int ident_char(int c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Calls f(ctx, p, n) for each identifier of text[0..len), comments and
+ * literals skipped. */
+static void each_ident(const char *t, size_t len, void (*f)(void *, const char *, int), void *ctx) {
+    size_t i = 0;
+    while (i < len) {
+        char c = t[i];
+        if (c == '/' && i + 1 < len && t[i + 1] == '*') {
+            const char *e = memmem(t + i + 2, len - i - 2, "*/", 2);
+            i = e ? (size_t)(e - t) + 2 : len;
+        } else if (c == '/' && i + 1 < len && t[i + 1] == '/') {
+            while (i < len && t[i] != '\n') i++;
+        } else if (c == '"' || c == '\'') {
+            for (i++; i < len && t[i] != c && t[i] != '\n'; i++)
+                if (t[i] == '\\') i++;
+            i++;
+        } else if (c >= '0' && c <= '9') {
+            while (i < len && (ident_char(t[i]) || t[i] == '.')) i++;
+        } else if (ident_start(c)) {
+            size_t b = i;
+            while (i < len && ident_char(t[i])) i++;
+            f(ctx, t + b, (int)(i - b));
+        } else {
+            i++;
+        }
+    }
+}
+
+typedef struct {
+    CyArena *a;
+    CyMap *globals;
+} GlobalsCtx;
+
+static void add_global(void *ctx, const char *s, int n) {
+    GlobalsCtx *g = ctx;
+    if (!cy_map_get(g->globals, s, (size_t)n)) cy_map_put(g->a, g->globals, s, (size_t)n, (void *)1);
+}
+
+static int made_up(const char *s, int n) {
+    return (n > 2 && !memcmp(s, "v_", 2)) || (n > 3 && !memcmp(s, "cy_", 3));
+}
+
+/* The normalised text of one span into key (see above). */
+static void span_key(const char *t, size_t len, const char *self, const CyMap *globals, const CyMap *helpers,
+                     const int *cls, Locals *loc, CyBuf *key) {
+    size_t selflen = self ? strlen(self) : 0;
+    int blank = 0;
+    key->len = 0;
+    loc->gen++;
+    loc->used = 0;
+    size_t i = 0;
+    while (i < len) {
+        char c = t[i];
+        if (c == '/' && i + 1 < len && t[i + 1] == '*') {
+            const char *e = memmem(t + i + 2, len - i - 2, "*/", 2);
+            i = e ? (size_t)(e - t) + 2 : len;
+            blank = 1;
+            continue;
+        }
+        if (c == '/' && i + 1 < len && t[i + 1] == '/') {
+            while (i < len && t[i] != '\n') i++;
+            blank = 1;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+            blank = 1;
+            continue;
+        }
+        if (c == '\n') {
+            cy_buf_put(key, "\n", 1);
+            blank = 0;
+            i++;
+            continue;
+        }
+        if (blank) cy_buf_put(key, " ", 1);
+        blank = 0;
+        size_t b = i;
+        if (c == '"' || c == '\'') {
+            for (i++; i < len && t[i] != c && t[i] != '\n'; i++)
+                if (t[i] == '\\') i++;
+            i = i < len ? i + 1 : len;
+            cy_buf_put(key, t + b, i - b);
+        } else if (c >= '0' && c <= '9') {
+            while (i < len && (ident_char(t[i]) || t[i] == '.' ||
+                               ((t[i] == '+' || t[i] == '-') && strchr("eEpP", t[i - 1]))))
+                i++;
+            cy_buf_put(key, t + b, i - b);
+        } else if (ident_start(c)) {
+            while (i < len && ident_char(t[i])) i++;
+            int n = (int)(i - b);
+            void *h;
+            if ((size_t)n == selflen && !memcmp(t + b, self, selflen)) {
+                cy_buf_put(key, "\1S\2", 3);
+            } else if ((h = cy_map_get(helpers, t + b, (size_t)n)) != NULL && cls[(intptr_t)h - 1] >= 0) {
+                cy_buf_printf(key, "\1H%d\2", cls[(intptr_t)h - 1]);
+            } else if (!cy_map_get(globals, t + b, (size_t)n) && made_up(t + b, n)) {
+                cy_buf_printf(key, "\1L%d\2", local_id(loc, t + b, n));
+            } else {
+                cy_buf_put(key, t + b, (size_t)n);
+            }
+        } else {
+            i++;
+            cy_buf_put(key, t + b, 1);
+        }
+    }
+}
+
+int cy_ocl_span_classes(const CyOclProgram *p, int *cls) {
+    int n = p->spans.len, distinct = 0;
+    const char *src = p->source ? p->source : "";
+    size_t len = p->len;
+    /* line starts: a span is a range of lines */
+    int nl = 1;
+    for (size_t i = 0; i < len; i++) nl += src[i] == '\n';
+    size_t *ls = malloc(((size_t)nl + 2) * sizeof *ls);
+    char *shared = malloc((size_t)nl + 2); /* per line: outside every helper and kernel */
+    CyArena *a = cy_arena_new();
+    Locals loc = {0};
+    CyBuf key = {0};
+    if (!ls || !shared || !a) {
+        for (int i = 0; i < n; i++) cls[i] = i;
+        free(ls);
+        free(shared);
+        if (a) cy_arena_free(a);
+        return n;
+    }
+    int ln = 1;
+    ls[1] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (src[i] == '\n') ls[++ln] = i + 1;
+    ls[nl + 1] = len;
+    memset(shared, 1, (size_t)nl + 2);
+    CyMap helpers = {0}, globals = {0}, classes = {0};
+    for (int i = 0; i < n; i++) {
+        const CyOclSpan *s = p->spans.items[i];
+        if (s->kind == CY_SPAN_SHARED || s->first_line < 1 || s->last_line > nl || s->first_line > s->last_line)
+            continue;
+        for (int l = s->first_line; l <= s->last_line; l++) shared[l] = 0;
+        if (s->kind == CY_SPAN_HELPER && s->name)
+            cy_map_put(a, &helpers, s->name, strlen(s->name), (void *)(intptr_t)(i + 1));
+    }
+    GlobalsCtx g = {a, &globals};
+    for (int l = 1; l <= nl; l++) {
+        if (!shared[l]) continue;
+        int e = l;
+        while (e + 1 <= nl && shared[e + 1]) e++;
+        each_ident(src + ls[l], ls[e + 1] - ls[l], add_global, &g);
+        l = e;
+    }
+    for (int i = 0; i < n; i++) cls[i] = -1;
+    for (int i = 0; i < n; i++) {
+        const CyOclSpan *s = p->spans.items[i];
+        if (s->kind == CY_SPAN_SHARED || s->first_line < 1 || s->last_line > nl || s->first_line > s->last_line) {
+            cls[i] = i;
+            distinct++;
+            continue;
+        }
+        const char *t = src + ls[s->first_line];
+        span_key(t, ls[s->last_line + 1] - ls[s->first_line], s->name, &globals, &helpers, cls, &loc, &key);
+        /* the kind (kernel or helper) is part of the key */
+        cy_buf_put(&key, s->kind == CY_SPAN_KERNEL ? "K" : "F", 1);
+        void *rep = cy_map_get(&classes, key.s, key.len);
+        if (rep) {
+            cls[i] = (int)(intptr_t)rep - 1;
+        } else {
+            cls[i] = i;
+            distinct++;
+            cy_map_put(a, &classes, cy_strndup(a, key.s, key.len), key.len, (void *)(intptr_t)(i + 1));
+        }
+    }
+    cy_buf_free(&key);
+    free(loc.ents);
+    free(ls);
+    free(shared);
+    cy_arena_free(a);
+    return distinct;
+}
+
+/* The program with only the first span of each class left (the others'
+ * lines blank), malloc'ed; NULL when nothing is left out or out of memory. */
+static char *one_of_each(const CyOclProgram *p, size_t *outlen, CyClResult *res) {
+    int n = p->spans.len;
+    res->parts = res->checked = 0;
+    if (!n) return NULL;
+    int *cls = malloc((size_t)n * sizeof *cls);
+    if (!cls) return NULL;
+    cy_ocl_span_classes(p, cls);
+    const char *src = p->source;
+    int nl = 1;
+    for (size_t i = 0; i < p->len; i++) nl += src[i] == '\n';
+    char *drop = calloc((size_t)nl + 2, 1);
+    if (!drop) {
+        free(cls);
+        return NULL;
+    }
+    int dropped = 0;
+    for (int i = 0; i < n; i++) {
+        const CyOclSpan *s = p->spans.items[i];
+        if (s->kind == CY_SPAN_SHARED) continue;
+        res->parts++;
+        if (cls[i] == i) {
+            res->checked++;
+            continue;
+        }
+        for (int l = s->first_line; l <= s->last_line && l <= nl; l++) drop[l] = 1;
+        dropped = 1;
+    }
+    free(cls);
+    char *out = dropped ? malloc(p->len + 1) : NULL;
+    if (out) {
+        size_t o = 0;
+        int l = 1;
+        for (size_t i = 0; i < p->len; i++) {
+            if (!drop[l] || src[i] == '\n') out[o++] = src[i];
+            l += src[i] == '\n';
+        }
+        out[o] = 0;
+        *outlen = o;
+    }
+    free(drop);
+    return out;
+}
+
+static void check_in_child(const CyOclProgram *p, CyClResult *res) {
+    size_t len = p->len;
+    char *reduced = one_of_each(p, &len, res);
+    const char *src = reduced ? reduced : p->source;
+    if (!reduced) len = p->len;
     Clang c;
     void *h = open_libclang(&c, res);
     if (!h) {
         res->status = CY_CLCHECK_SKIPPED;
+        free(reduced);
         return;
     }
     const char *own = getenv("CYOCL_CLCHECK_OWN_DECLS");
     int force_own = own && *own && strcmp(own, "0");
     if (force_own || parse_once(&c, src, len, 0, res)) parse_once(&c, src, len, 1, res);
+    free(reduced);
     /* no dlclose: LLVM's static destructors are not worth running */
 }
 
@@ -272,7 +563,7 @@ static int write_all(int fd, const void *p, size_t n) {
     return 0;
 }
 
-void cy_ocl_check_start(const char *source, size_t len, CyClJob *c) {
+void cy_ocl_check_start(const CyOclProgram *p, CyClJob *c) {
     CyClResult *res = &c->res;
     memset(c, 0, sizeof *c);
     c->fd = -1;
@@ -296,7 +587,7 @@ void cy_ocl_check_start(const char *source, size_t len, CyClJob *c) {
         alarm(120); /* a libclang that hangs: the check is skipped, not cyocl stuck */
         CyClResult r;
         memset(&r, 0, sizeof r);
-        check_in_child(source, len, &r);
+        check_in_child(p, &r);
         int rc = write_all(fds[1], &r, sizeof r) == 0 ? 0 : 1;
         _exit(rc); /* no atexit handlers, no leak checks of LLVM's memory */
     }
@@ -338,8 +629,8 @@ void cy_ocl_check_finish(CyClJob *c, CyClResult *res) {
         snprintf(res->msg, sizeof res->msg, "the libclang check failed to report");
 }
 
-void cy_ocl_check(const char *source, size_t len, CyClResult *res) {
+void cy_ocl_check(const CyOclProgram *p, CyClResult *res) {
     CyClJob c;
-    cy_ocl_check_start(source, len, &c);
+    cy_ocl_check_start(p, &c);
     cy_ocl_check_finish(&c, res);
 }

@@ -140,6 +140,14 @@ static const char *oty(OG *G, const CyType *t, CyPos p) {
     return s;
 }
 
+/* A private variable's declaration with its zero initialiser: "double v = 0",
+ * "int m[2][3] = {0}" (a C array is private memory of the work-item). */
+static const char *odecl(OG *G, IrVar *v, const char *init) {
+    if (v->ty->kind != TY_ARRAY) return FMT("%s %s = %s", oty(G, v->ty, v->pos), v->cname, init);
+    const CyType *sc = cy_type_array_scalar(v->ty);
+    return FMT("%s %s%s = {0}", oty(G, sc, v->pos), v->cname, v->ty->name + strlen(sc->name));
+}
+
 
 
 
@@ -566,6 +574,8 @@ static const char *gen(OG *G, IrExpr *e) {
     case E_VAND: case E_VOR: return gen_vandor(G, e);
     case E_CAST: return gen_cast(G, e);
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
+    case E_PTR_INDEX: /* only of a private C array (analyze.c) */
+        return FMT("%s[%s]", cy_c_paren(G->a, gen(G, e->args[0])), gen(G, e->args[1]));
     case E_VIEW_ELEM: return view_elem(G, e);
     case E_VIEW_SHAPE: return view_shape(G, e, 0);
     case E_VIEW_STRIDE: return view_shape(G, e, 1);
@@ -604,6 +614,7 @@ static void gen_assign(OG *G, IrStmt *s) {
     const char *lv;
     if (t->kind == E_VAR) lv = t->var->cname;
     else if (t->kind == E_VIEW_ELEM) lv = view_elem(G, t);
+    else if (t->kind == E_PTR_INDEX) lv = gen(G, t);
     else {
         internal(G, s->pos, "unexpected assignment target in a kernel");
         return;
@@ -613,6 +624,14 @@ static void gen_assign(OG *G, IrStmt *s) {
         /* `s -= x` over the loop: the kernel sums the x, the host subtracts */
         if (t->kind == E_VAR && !strcmp(op, "-") && is_reduction(G, t->var, &rop) && !strcmp(rop, "-")) op = "+";
         out(G, "%s %s= %s;", lv, op, rv);
+        return;
+    }
+    if (t->ty->kind == TY_ARRAY) {
+        /* a whole C array: element by element, as memcpy would */
+        const CyType *sc = cy_type_array_scalar(t->ty);
+        const char *T = oty(G, sc, s->pos);
+        out(G, "for (int cy_k = 0; cy_k < %d; cy_k++) ((%s *)%s)[cy_k] = ((%s *)%s)[cy_k];", t->ty->size / sc->size, T,
+            cy_c_paren(G->a, lv), T, cy_c_paren(G->a, rv));
         return;
     }
     out(G, "%s = %s;", lv, rv);
@@ -1086,7 +1105,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     CyBuf *o = dst;
     G->e.out = o;
     G->e.ind = 0;
-    const char *fname = R->func ? R->func->name : "<module>";
+    const char *fname = R->func ? (R->func->spec_name ? R->func->spec_name : R->func->name) : "<module>";
     out(G, "/* region %d: prange in %s(), %s:%d%s */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line,
         R->collapse && !L ? "; the range() loop stays serial (for views that overlap)" : "");
     const char *lead = FMT("__kernel void %s(", name);
@@ -1136,7 +1155,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
         IrVar *v = decls.items[i];
         const char *rop;
         const char *init = is_reduction(G, v, &rop) ? identity(G, rop, v->ty) : "0";
-        out(G, "%s %s = %s;", oty(G, v->ty, v->pos), v->cname, init);
+        out(G, "%s;", odecl(G, v, init));
     }
     const char *it = "cy_it", *total = "cy_n";
     if (L) {
@@ -1358,7 +1377,7 @@ static void emit_helper(OG *G, IrFunc *f, CyBuf *dst) {
     G->e.ind = 1;
     for (int i = 0; i < f->locals.len; i++) {
         IrVar *v = f->locals.items[i];
-        out(G, "%s %s = 0;", oty(G, v->ty, v->pos), v->cname);
+        out(G, "%s;", odecl(G, v, "0"));
     }
     put(G, body.s ? body.s : "");
     cy_buf_free(&body);
@@ -1483,22 +1502,26 @@ static int count_lines(OG *G, const CyBuf *b) {
     return G->nlines;
 }
 
-static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r) {
+static void add_span(OG *G, CyOclProgram *p, int first, int last, IrRegion *r, CySpanKind kind,
+                     const char *name) {
     CyOclSpan *s = cy_alloc(G->a, sizeof *s);
     s->first_line = first;
     s->last_line = last;
     s->region = r;
+    s->kind = kind;
+    s->name = name;
     cy_vec_push(G->a, &p->spans, s);
 }
 
 /* Appends text (a kernel or helper) to the program, guarded by
  * `#ifdef cl_khr_fp64` when it needs doubles, and records its lines. */
-static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int fp64, IrRegion *r, int blank) {
+static void append(OG *G, CyBuf *prog, CyOclProgram *p, const CyBuf *text, int fp64, IrRegion *r, int blank,
+                   CySpanKind kind, const char *name) {
     if (blank) cy_buf_puts(prog, "\n");
     if (fp64) cy_buf_puts(prog, "#ifdef cl_khr_fp64\n");
     int first = count_lines(G, prog) + 1;
     cy_buf_put(prog, text->s ? text->s : "", text->len);
-    add_span(G, p, first, count_lines(G, prog), r);
+    add_span(G, p, first, count_lines(G, prog), r, kind, name);
     if (fp64) cy_buf_puts(prog, "#endif\n");
 }
 
@@ -1510,20 +1533,24 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
     int errs0 = d->nerrors;
     memset(po, 0, sizeof *po);
 
-    CyVec ktexts = {0}, kregions = {0};
+    CyVec ktexts = {0}, kregions = {0}, knames = {0};
     for (int i = 0; i < m->regions.len; i++) {
         IrRegion *r = m->regions.items[i];
         if (!r->ocl_ok) continue;
         CyBuf *k = cy_alloc(a, sizeof *k);
-        emit_kernel(G, r, r->collapse, cy_fmt(a, "cyk_%d", r->id), k);
+        const char *name = cy_fmt(a, "cyk_%d", r->id);
+        emit_kernel(G, r, r->collapse, name, k);
         cy_vec_push(a, &ktexts, k);
         cy_vec_push(a, &kregions, r);
+        cy_vec_push(a, &knames, (void *)name);
         if (r->collapse && r->collapse_pairs.len) {
             /* for calls whose views overlap (nest.c) */
             k = cy_alloc(a, sizeof *k);
-            emit_kernel(G, r, NULL, cy_fmt(a, "cyk_%d_serial", r->id), k);
+            name = cy_fmt(a, "cyk_%d_serial", r->id);
+            emit_kernel(G, r, NULL, name, k);
             cy_vec_push(a, &ktexts, k);
             cy_vec_push(a, &kregions, r);
+            cy_vec_push(a, &knames, (void *)name);
         }
     }
     /* helpers called by helpers: their calls were collected while emitting
@@ -1568,7 +1595,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         if (!(G->need & sup[i].bit)) continue;
         CyBuf t = {0};
         cy_buf_puts(&t, sup[i].text);
-        append(G, &prog, po, &t, sup[i].fp64, first, 1);
+        append(G, &prog, po, &t, sup[i].fp64, first, 1, CY_SPAN_SHARED, NULL);
         cy_buf_free(&t);
     }
     if (G->helpers.len) {
@@ -1579,18 +1606,20 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
             cy_buf_printf(helper_fp64(f) ? &protos64 : &protos, "%s;\n", helper_sig(G, f));
         }
         cy_buf_puts(&prog, "\n/* cdef functions called by the kernels */\n");
-        if (protos.len) append(G, &prog, po, &protos, 0, first, 0);
-        if (protos64.len) append(G, &prog, po, &protos64, 1, first, 0);
+        if (protos.len) append(G, &prog, po, &protos, 0, first, 0, CY_SPAN_SHARED, NULL);
+        if (protos64.len) append(G, &prog, po, &protos64, 1, first, 0, CY_SPAN_SHARED, NULL);
         cy_buf_free(&protos);
         cy_buf_free(&protos64);
         for (int i = 0; i < htexts.len; i++) {
-            append(G, &prog, po, htexts.items[i], helper_fp64(G->helpers.items[i]), G->helper_region.items[i], 1);
+            IrFunc *f = G->helpers.items[i];
+            append(G, &prog, po, htexts.items[i], helper_fp64(f), G->helper_region.items[i], 1, CY_SPAN_HELPER,
+                   f->cname);
             cy_buf_free(htexts.items[i]);
         }
     }
     for (int i = 0; i < ktexts.len; i++) {
         IrRegion *r = kregions.items[i];
-        append(G, &prog, po, ktexts.items[i], r->uses_fp64, r, 1);
+        append(G, &prog, po, ktexts.items[i], r->uses_fp64, r, 1, CY_SPAN_KERNEL, knames.items[i]);
         cy_buf_free(ktexts.items[i]);
     }
     po->source = cy_strndup(a, prog.s, prog.len);

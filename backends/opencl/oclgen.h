@@ -92,10 +92,20 @@ typedef struct {
 } CyOclOptions;
 
 /* Where each kernel and helper lies in the program text, so that a
- * diagnostic on a program line can name its region. */
+ * diagnostic on a program line can name its region, and the libclang check
+ * can tell the program's parts apart (it checks one of each set of kernels
+ * or helpers that differ only in the names the backend made up). */
+typedef enum {
+    CY_SPAN_SHARED, /* support code, prototypes: every kernel may use it */
+    CY_SPAN_HELPER, /* a cdef function's OpenCL version, named `name` */
+    CY_SPAN_KERNEL, /* a kernel, named `name` */
+} CySpanKind;
+
 typedef struct {
     int first_line, last_line; /* 1-based, inclusive */
     IrRegion *region;          /* the kernel's region, or the first region that calls the helper */
+    CySpanKind kind;
+    const char *name;          /* HELPER, KERNEL: the function it defines */
 } CyOclSpan;
 
 typedef struct {
@@ -129,9 +139,17 @@ typedef struct {
     int line, col;        /* CY_CLCHECK_ERROR: where, in the program text */
     char msg[1024];
     char library[256];    /* the libclang that was used */
+    int parts, checked;   /* kernels and helpers; how many were parsed (the rest are renamings of those) */
 } CyClResult;
 
-void cy_ocl_check(const char *source, size_t len, CyClResult *res);
+void cy_ocl_check(const CyOclProgram *p, CyClResult *res);
+
+/* Sorts the program's spans into classes of kernels (or helpers) that
+ * differ only in names the backend made up: cls[i] is the first span of
+ * span i's class (i itself for shared spans).  Returns the number of
+ * classes.  The check parses one span per class; after an error, every
+ * span of the failing class fails. */
+int cy_ocl_span_classes(const CyOclProgram *p, int *cls);
 
 /* The same check in two halves, so that the caller can generate the C
  * module while libclang parses (a large program takes seconds): start
@@ -142,7 +160,7 @@ typedef struct {
     int pid;
     CyClResult res;
 } CyClJob;
-void cy_ocl_check_start(const char *source, size_t len, CyClJob *c);
+void cy_ocl_check_start(const CyOclProgram *p, CyClJob *c);
 void cy_ocl_check_finish(CyClJob *c, CyClResult *res);
 
 #endif

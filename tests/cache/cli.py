@@ -2,7 +2,9 @@
 """`cyocl cache stats|list|clear|prune` on a cache directory of entries
 written here by hand in the format docs/cache.md gives (so the format is
 checked too): listing, damaged entries, pruning to a size (least recently
-used first), stale temporary files, clearing, usage errors and exit codes.
+used first), stale temporary files, clearing, the dispatcher's calibration
+files (kept by prune and clear, removed by clear --calibration), usage
+errors and exit codes.
 No OpenCL needed.
 
 Usage: cli.py [--cyocl PATH]
@@ -82,6 +84,14 @@ def main():
               "list marks the damaged entry")
         check(any("test device" in l and "5ms" in l for l in lines), "device and build time")
 
+        # the dispatcher's calibration (runtime/dispatch.c) shares the directory:
+        # prune and clear keep it, clear --calibration removes it
+        calib = os.path.join(d, "dispatch-" + "0123456789abcdef" * 2 + ".calib")
+        with open(calib, "w") as f:
+            f.write("cyocl-dispatch 1\n" + "x" * 500)
+        rc, out, err = cache("stats")
+        check(rc == 0 and "calibration: 1 file(s), 517 B" in out and "entries:   4" in out,
+              "stats counts the calibration file apart from the entries")
         rc, out, err = cache("prune", "--max-size", str(size + size // 2))
         check(rc == 0 and "removed 3 entries" in out, "prune: %s" % out.strip())
         check(os.path.exists(new) and not any(map(os.path.exists, (old, mid, bad, stale))),
@@ -91,7 +101,16 @@ def main():
         rc, out, err = cache("prune", "--max-size=1G")
         check(rc == 0 and "removed 0 entries" in out, "prune under the cap removes nothing")
         rc, out, err = cache("clear")
-        check(rc == 0 and "removed 2 entries" in out and not os.listdir(d), "clear")
+        check(rc == 0 and "removed 2 entries" in out and os.listdir(d) == [os.path.basename(calib)],
+              "clear removes every entry and keeps the calibration")
+        # a directory with no entry (only the calibration) lists and prunes to nothing
+        rc, out, err = cache("list")
+        check(rc == 0 and "0 entries" in out, "list with no entry")
+        rc, out, err = cache("prune")
+        check(rc == 0 and "removed 0 entries" in out and os.path.exists(calib), "prune with no entry")
+        rc, out, err = cache("clear", "--calibration")
+        check(rc == 0 and "removed 0 entries" in out and "removed 1 calibration file (517 B)" in out
+              and not os.listdir(d), "clear --calibration removes the calibration: %s" % out.strip())
 
         write_entry(d, b"kernel void e() {}", b"E" * 100)
         rc, out, err = cache("stats", env_extra={"CYOCL_CACHE": "0"})
@@ -103,7 +122,8 @@ def main():
         check(rc == 0 and "(67108864 bytes)" in out, "CYOCL_CACHE_MAX_SIZE sets the cap")
 
         for args in (("frob",), (), ("prune", "--max-size", "lots"), ("stats", "--max-size", "1M"),
-                     ("prune", "--max-size"), ("list", "list"), ("clear", "--force")):
+                     ("prune", "--max-size"), ("list", "list"), ("clear", "--force"),
+                     ("prune", "--calibration"), ("stats", "--calibration")):
             rc, out, err = cache(*args)
             check(rc == 2 and "error" in err, "usage error exits 2: cache %s" % " ".join(args))
         rc, out, err = cache("--help")

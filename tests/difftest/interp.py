@@ -545,14 +545,16 @@ class Interp:
             last = {p: self.vars[p] for p in privs}
         self.acc = None
         red, self.red = self.red, saved_red
+        # a race makes the outcome undefined, exception or not (an iteration
+        # that raised may still have read what another one wrote)
+        for ad, (rd, wr) in amap.items():
+            if len(wr) > 1 or (wr and rd - wr):
+                raise Invalid("race between prange iterations")
         if excs:
             if len(set(excs)) > 1:
                 raise Invalid("several different exceptions in one prange")
             self.exc_in_prange = True
             raise PyExc(*excs[0])
-        for ad, (rd, wr) in amap.items():
-            if len(wr) > 1 or (wr and rd - wr):
-                raise Invalid("race between prange iterations")
         if last is None:
             for p in privs:
                 if p in self.saved_before:

@@ -136,3 +136,26 @@ def value_and_or(double a, double b, long k):
     cdef double ka = k and a, chain = (k or 0) and (a or b) and 7.5
     r = (counted(a) or b, counted(a) and b, ka, chain)
     return r, n_calls
+
+
+# min()/max() and `x if c else y` on C numbers of different types (H100
+# difftest finding): min's value has Cython's spanning type, without
+# promotion to int (min(signed char -2, unsigned short) is 65534); a
+# conditional expression converts each arm to where its value goes.
+def spans(signed char a, unsigned short b, int c, unsigned int d, long e, float f):
+    cdef bint flag = c > 0
+    return (min(a, b), max(a, b), (a if flag else b), (b if flag else a), min(c, d), max(c, d),
+            min(a, e), min(a, f), min(d, a, b), (c if flag else d), (a if not flag else e))
+
+def spans_prange(signed char[:] a, unsigned short[:] b, int[:] out):
+    cdef Py_ssize_t i
+    cdef unsigned short u
+    for i in prange(a.shape[0], nogil=True):
+        if min(a[i], b[i]) < <unsigned short>9:
+            out[i] = 1
+        else:
+            out[i] = 2
+        if (a[i] if out[i] == 1 else b[i]) > 100:
+            out[i] += 10
+        u = (a[i] if out[i] > 5 else b[i])
+        out[i] += 100 * (u > 1000)

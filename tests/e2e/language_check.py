@@ -73,3 +73,13 @@ def check(m):
         want = ((a_ or b_, a_ and b_, float(k_ and a_), float((k_ or 0) and (a_ or b_) and 7.5)), 2)
         got = m.value_and_or(a_, b_, k_)
         assert repr(got) == repr(want), (a_, b_, k_, got, want)
+
+    # values from Cython 3.3 on the same functions
+    assert m.spans(-2, 3, 1, 7, -5, 1.5) == (65534, 3, -2, 3, 1, 7, -5, -2.0, 3, 1, -5)
+    assert m.spans(-2, 3, -1, 7, -5, 1.5) == (65534, 3, 3, -2, 7, 4294967295, -5, -2.0, 3, 7, -2)
+    assert m.spans(5, 3, -3, 2, 9, -1.5) == (3, 5, 3, 5, 2, 4294967293, 5, -1.5, 2, 2, 5)
+    a = np.array([-2, 5, 10, -128, 127, -3], dtype=np.int8)
+    b = np.array([3, 3, 20, 0, 65535, 2000], dtype=np.uint16)
+    out = np.zeros(6, dtype=np.intc)
+    m.spans_prange(a, b, out)
+    assert out.tolist() == [2, 1, 2, 2, 12, 112], out

@@ -10,6 +10,7 @@ one (4x the input: linear is 4, quadratic 16), and that the larger one takes
 less than LIMIT seconds.
 
 Usage: compile_scaling.py --cyocl PATH [--small BYTES] [--ratio R] [--limit S]
+                          [--big BYTES --big-limit S]
        compile_scaling.py --generate BYTES OUT.pyx   (just write a file)
 """
 import argparse, os, subprocess, sys, tempfile, time
@@ -80,6 +81,8 @@ def main():
     ap.add_argument("--small", type=int, default=1 << 20)
     ap.add_argument("--ratio", type=float, default=6.0)
     ap.add_argument("--limit", type=float, default=60.0)
+    ap.add_argument("--big", type=int, default=0, help="also compile a file of BYTES (issue 15: 5 MB)")
+    ap.add_argument("--big-limit", type=float, default=10.0, help="seconds the --big file may take")
     ap.add_argument("--generate", nargs=2, metavar=("BYTES", "OUT"))
     a = ap.parse_args()
     if a.generate:
@@ -96,12 +99,21 @@ def main():
         compile_time(a.cyocl, generate(4000)[0], work, "warm")  # page in, libclang found
         ts = compile_time(a.cyocl, small, work, "small")
         tl = compile_time(a.cyocl, large, work, "large")
+        tb = kb = 0
+        if a.big:
+            big, kb = generate(a.big)
+            tb = compile_time(a.cyocl, big, work, "big")
     ratio = tl / max(ts, 1e-3)
     print("small: %d bytes, %d functions, %.2f s" % (len(small), ks, ts))
     print("large: %d bytes, %d functions, %.2f s" % (len(large), kl, tl))
     print("ratio %.2f (bound %.1f), large limit %.0f s" % (ratio, a.ratio, a.limit))
+    if a.big:
+        print("big: %d bytes, %d functions, %.2f s (limit %.0f s)" % (a.big, kb, tb, a.big_limit))
     if ratio >= a.ratio or tl >= a.limit:
         print("FAIL: compile time is not linear in the input")
+        sys.exit(1)
+    if a.big and tb >= a.big_limit:
+        print("FAIL: the big file took too long")
         sys.exit(1)
     print("ok")
 

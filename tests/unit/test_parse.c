@@ -726,7 +726,7 @@ static void test_errors(void) {
     ERROR("def f(x: cython.double):\n    pass\n", 1, 7, "not supported");
     ERROR("f(a=1, b)\n", 1, 8, "positional argument follows keyword argument");
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");
-    ERROR("cdef double x[10]\n", 1, 14, "C array");
+    ERROR("ctypedef double vec[10]\n", 1, 20, "C array types");
     ERROR("cdef double[:, :, :, :, :, :, :, :, :] v\n", 1, 37, "more than 8 dimensions");
     ERROR("cdef np.ndarray[double, ndim=2] v\n", 1, 17, "memoryview");
     ERROR("x = {1, 2}\n", 1, 5, "set literals are not supported");

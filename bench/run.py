@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""Issue 16's benchmark in one command: every kernel, size and implementation
+in one run, each result checked against numpy (docs/benchmarks.md).
+
+    python3 bench/run.py [--quick] [--out DIR] [--label TEXT] [--kernels c01,c04|triad,...]
+                         [--impls auto,auto2,native,opencl,cython,numpy,clref,cupy] [--cyocl build/cyocl]
+
+Implementations (each in processes of its own, run one after the other):
+  auto       cyocl as users get it (the dispatcher), a new process with an
+             empty calibration: timed from the third call of each point
+  auto2      the same in a second process that finds auto's stored
+             calibration and kernel cache: timed from the first call
+  native     cyocl, CYOCL_FORCE=native
+  opencl:K   cyocl, CYOCL_FORCE=opencl, CYOCL_DEVICE=K, for every device of `cyocl devices`
+  cython     Cython 3 + OpenMP on the same .pyx (-O3 -fopenmp)
+  numpy      the same computation with numpy (the reference)
+  cupy       the same with CuPy, where it imports and finds a GPU
+  clref:P    ../shared/reference/clref.c (hand-written OpenCL) on platform P:
+             its fixed-size figures, placed at the points they measure
+
+Writes DIR/results.csv, DIR/results.md (ratios to the fastest), DIR/<kernel>.png.
+"""
+import argparse, csv, datetime, glob, json, math, os, platform, re, shutil, statistics, subprocess, sys
+import tempfile, textwrap, time, zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import kernels as K  # noqa: E402
+
+SHARED = os.environ.get("CYOCL_SHARED") or os.path.abspath(os.path.join(ROOT, "..", "shared"))
+CASES = os.path.join(SHARED, "conformance", "cases")
+CLREF = os.path.join(SHARED, "reference", "clref.c")
+ALL_IMPLS = ["auto", "auto2", "native", "opencl", "cython", "numpy", "clref", "cupy"]
+CYOCL_IMPLS = ("auto", "auto2", "native")
+
+
+def say(*a):
+    print("bench:", *a, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- builds
+
+def build_cyocl(cyocl, cases, out):
+    os.makedirs(out, exist_ok=True)
+    env = dict(os.environ, CYOCL_PYTHON=sys.executable)   # modules for this Python (a venv's)
+    import concurrent.futures as cf
+    with cf.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        for p in ex.map(lambda c: subprocess.run([cyocl, "build", "-o", out, os.path.join(CASES, c + ".pyx")],
+                                                 capture_output=True, text=True, env=env), cases):
+            if p.returncode:
+                raise SystemExit("bench: cyocl build failed:\n" + p.stderr)
+
+
+def build_cython(cases, out):
+    os.makedirs(out, exist_ok=True)
+    built = lambda c: [f for f in glob.glob(os.path.join(out, c + ".*.so"))  # noqa: E731
+                       if os.path.getmtime(f) > os.path.getmtime(os.path.join(CASES, c + ".pyx"))]
+    if all(built(c) for c in cases):
+        return   # a --work directory of an earlier run: the same sources, already built
+    for c in cases:
+        shutil.copy(os.path.join(CASES, c + ".pyx"), out)
+    setup = os.path.join(out, "setup_bench.py")
+    with open(setup, "w") as f:
+        f.write(textwrap.dedent(f"""
+            from setuptools import setup, Extension
+            from Cython.Build import cythonize
+            import os
+            setup(script_args=["build_ext", "--inplace", "-q", "-j", os.environ["CYOCL_BENCH_JOBS"]],
+                  ext_modules=cythonize([Extension(n, [n + ".pyx"], extra_compile_args=["-O3", "-fopenmp", "-g0"],
+                                                   extra_link_args=["-fopenmp"]) for n in {cases!r}],
+                                        language_level=3, quiet=True,
+                                        nthreads=int(os.environ["CYOCL_BENCH_JOBS"])))
+        """))
+    subprocess.run([sys.executable, setup], cwd=out, check=True, capture_output=True, text=True,
+                   env=dict(os.environ, CYOCL_BENCH_JOBS=str(os.cpu_count() or 1)))
+
+
+def devices(moddir, env):
+    code = "import json, sys; sys.path.insert(0, sys.argv[1]); import cyocl; print(json.dumps(cyocl.devices()))"
+    p = subprocess.run([sys.executable, "-c", code, moddir], env=env, capture_output=True, text=True)
+    try:
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return []
+
+
+def short(name):
+    s = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
+    return s[:24]
+
+
+# ---------------------------------------------------------------- clref
+
+def run_clref(work, dev, quick, timeout):
+    """clref on the device's platform; its figures as rows at the points they measure."""
+    exe = os.path.join(work, "clref")
+    if not os.path.exists(exe):
+        cc = os.environ.get("CC", "cc")
+        p = subprocess.run([cc, "-O2", "-o", exe, CLREF, "-lOpenCL", "-lm"], capture_output=True, text=True)
+        if p.returncode:   # an ICD loader without its development link (libOpenCL.so)
+            p = subprocess.run([cc, "-O2", "-o", exe, CLREF, "-l:libOpenCL.so.1", "-lm"], capture_output=True,
+                               text=True)
+        if p.returncode:
+            return None, "clref did not build: " + p.stderr.strip()[-300:]
+    small = quick or dev["type"] != "gpu"   # full sizes on a CPU device take minutes
+    env = dict(os.environ, REF_PLATFORM=dev["platform"])
+    if small:
+        env["REF_SMALL"] = "1"
+    try:
+        p = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "clref ran past %d s" % timeout
+    if p.returncode:
+        return None, "clref failed: " + (p.stderr or p.stdout).strip()[-300:]
+    v = {}
+    for line in p.stdout.splitlines():
+        k, _, x = line.partition(":")
+        v[k.strip()] = x.strip()
+    note = "clref%s: fixed size, data on the device; result not returned, so unchecked" % (
+        " REF_SMALL" if small else "")
+    rows = []
+
+    def row(kernel, size, mode, secs, extra=""):
+        k = K.BY_NAME[kernel]
+        rows.append({"kernel": kernel, "size": size, "shape": k.shape_str(size), "mode": mode, "status": "unchecked",
+                     "median_s": secs, "min_s": secs, "repeats": "", "note": note + extra})
+    f = lambda key: float(v[key])  # noqa: E731
+    try:
+        row("triad", int(v["triad_n"]), "resident", f("triad_ms") / 1e3, " (mean of 20 launches)")
+        m, sweeps = int(v["jacobi_m"]), int(v["jacobi_sweeps"])
+        if sweeps == 2 * K.jacobi_steps(quick):
+            row("jacobi", m * m, "resident", f("jacobi_ms") / 1e3)
+        mn = int(v["mm_n"])
+        row("matmul", mn * mn, "resident", f("mm_naive_ms") / 1e3, " (naive kernel, like c04)")
+        row("sigmoid", mn * mn, "resident", f("sigmoid_layer_ms") / 1e3, " (16x16 tiled kernel)")
+        row("sigmoid", mn * mn, "plain", f("sigmoid_layer_with_copies_ms") / 1e3,
+            " (16x16 tiled; x, w in and out back, one run)")
+    except (KeyError, ValueError) as e:
+        return None, "clref output not understood (%s): %s" % (e, p.stdout[-300:])
+    extra = {k: v[k] for k in ("launch_finish_us", "h2d_pageable_GBps", "d2h_pageable_GBps", "h2d_pinned_GBps",
+                               "d2h_pinned_GBps", "triad_GBps", "mm_tiled_ms", "build_s") if k in v}
+    extra["device"] = v.get("device", "")
+    return (rows, extra), None
+
+
+# ---------------------------------------------------------------- workers
+
+def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout):
+    args = [sys.executable, os.path.join(HERE, "worker.py"), "--kind", kind, "--kernels",
+            ",".join(k.name for k in kernels), "--refdir", refdir, "--warmup", str(warmup)]
+    if moddir:
+        args += ["--moddir", moddir]
+    args += ["--rmin", "3", "--rmax", "51", "--budget", str(a.budget), "--cap", str(a.cap)]
+    if a.quick:
+        args.append("--quick")
+    t0 = time.time()
+    say("%-28s ..." % name)
+    try:
+        p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+        out, err, rc = p.stdout, p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err, rc = "ran past %d s" % timeout, "timeout"
+    rows, unavailable = [], None
+    for line in out.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if "unavailable" in r:
+            unavailable = r["unavailable"]
+            continue
+        r["impl"] = name
+        rows.append(r)
+    say("%-28s %d points, %.0f s%s" % (name, len(rows), time.time() - t0,
+                                       "" if rc == 0 else ", exit %s: %s" % (rc, err.strip()[-400:])))
+    if rc != 0:
+        rows.append({"kernel": "", "size": "", "mode": "", "impl": name, "status": "error",
+                     "note": "worker exit %s: %s" % (rc, err.strip()[-300:].replace("\n", " | "))})
+    return rows, unavailable
+
+
+# ---------------------------------------------------------------- reports
+
+FIELDS = ["kernel", "size", "shape", "mode", "impl", "status", "median_s", "min_s", "first_s", "repeats", "err",
+          "calls_native", "calls_opencl", "note"]
+
+
+def fmt_t(s):
+    if s is None:
+        return ""
+    if s < 1e-3:
+        return "%.1f µs" % (s * 1e6)
+    if s < 1:
+        return "%.2f ms" % (s * 1e3)
+    return "%.2f s" % s
+
+
+def summarise(rows, impls, kernels):
+    """Per point: the fastest time; the automatic choices' ratios."""
+    pts = {}
+    for r in rows:
+        if r.get("kernel") and r.get("median_s") is not None and r["status"] in ("ok", "unchecked"):
+            pts.setdefault((r["kernel"], r["size"], r["mode"]), {})[r["impl"]] = r["median_s"]
+    return pts
+
+
+def auto_stats(pts, which):
+    """Ratio of `which` to the fastest cyocl option (native, opencl:*) and to the fastest of all."""
+    rs_opt, rs_all = [], []
+    for key, t in pts.items():
+        if which not in t:
+            continue
+        opts = [v for k, v in t.items() if k == "native" or k.startswith("opencl:")]
+        if opts:
+            rs_opt.append((t[which] / min(opts), key))
+        rs_all.append((t[which] / min(t.values()), key))
+    return rs_opt, rs_all
+
+
+def stat_line(rs):
+    if not rs:
+        return "no points"
+    within = sum(1 for r, _ in rs if r <= 1.10)
+    worst = max(rs)
+    return "%d of %d points within 1.10x (%.0f%%), worst %.2fx (%s %s, %s)" % (
+        within, len(rs), 100.0 * within / len(rs), worst[0], worst[1][0], K.BY_NAME[worst[1][0]].shape_str(
+            worst[1][1]), worst[1][2])
+
+
+def write_md(path, rows, impls, kernels, meta, clextra):
+    pts = summarise(rows, impls, kernels)
+    bad = [r for r in rows if r["status"] in ("MISMATCH", "error")]
+    L = ["# cyocl benchmark: %s" % meta["label"], "",
+         "Command: `%s`  " % meta["command"],
+         "Date: %s; %s; %s  " % (meta["date"], meta["host"], meta["python"]),
+         "OpenCL devices: %s  " % (meta["devices"] or "none"),
+         "Implementations: %s  " % ", ".join(impls),
+         "Skipped: %s  " % (meta["unavailable"] or "none"),
+         "Machine: %s; the run took %.0f s%s" % (meta["load"], meta["seconds"], (
+             " so far (INCOMPLETE: the run is going on or was cut short)" if meta["partial"] else "")), ""]
+    L += ["Each cell is the implementation's median time divided by the fastest time at that point "
+          "(1.00 = fastest); the fastest is named with its time.  `MISMATCH` / `error`: the result differs "
+          "from numpy's or the call failed (excluded from the ratios); `skip`: a smaller size took too long; "
+          "`u`: clref's result is not checked; after `auto`'s ratios, where its timed calls ran: `n` native, `o` OpenCL, `n+o` both.  Host implementations (cython, numpy) have no residency: their "
+          "resident figure is their plain one.  `auto` is timed from the third call, `auto2` (a second "
+          "process) from the first.", ""]
+    L += ["## The automatic choice", ""]
+    for which in ("auto", "auto2"):
+        if which not in impls:
+            continue
+        ro, ra = auto_stats(pts, which)
+        L.append("- `%s` against the fastest cyocl option (native, OpenCL per device): %s" % (which, stat_line(ro)))
+        L.append("- `%s` against the fastest of all: %s" % (which, stat_line(ra)))
+    if "auto2" in impls:
+        firsts = []
+        for k in kernels:
+            r2 = sorted((r for r in rows if r.get("impl") == "auto2" and r.get("kernel") == k.name and
+                         r.get("mode") == "plain" and r.get("first_s") is not None), key=lambda r: r["size"])
+            if r2:
+                firsts.append("%s %s: %s − %s = %s" % (k.name, k.shape_str(r2[0]["size"]), fmt_t(r2[0]["first_s"]),
+                                                       fmt_t(r2[0]["median_s"]),
+                                                       fmt_t(max(r2[0]["first_s"] - r2[0]["median_s"], 0))))
+        L.append("- `auto2`, the first call of each kernel in the second process (warm kernel cache, stored "
+                 "calibration) minus its median call: " + "; ".join(firsts))
+    L.append("- results that differ from numpy's, or errors: %d%s" % (
+        len(bad), "" if not bad else " — " + "; ".join("%s %s %s %s: %s" % (
+            r.get("impl"), r.get("kernel"), r.get("shape", ""), r.get("mode"), r["status"] + (
+                " (err %.3g)" % r["err"] if isinstance(r.get("err"), float) else "") + (
+                " " + r["note"] if r.get("note") else "")) for r in bad[:20])))
+    L.append("")
+    if clextra:
+        L += ["## clref's other figures", ""]
+        for name, ex in clextra.items():
+            L.append("- `%s` (%s): %s" % (name, ex.get("device", ""), ", ".join(
+                "%s %s" % (k, v) for k, v in ex.items() if k != "device")))
+        L.append("")
+    idx = {(r.get("kernel"), r.get("size"), r.get("mode"), r.get("impl")): r for r in rows}
+    for k in kernels:
+        L += ["## %s" % k.label, "", "![%s](%s.png)" % (k.name, k.name), ""]
+        cols = [i for i in impls if any(key[0] == k.name and key[3] == i for key in idx)]
+        L.append("| size | mode | fastest | " + " | ".join(cols) + " |")
+        L.append("|---|---|---|" + "---|" * len(cols))
+        sizes = sorted({key[1] for key in idx if key[0] == k.name and isinstance(key[1], int)})
+        for mode in ("plain", "resident"):
+            for s in sizes:
+                t = pts.get((k.name, s, mode), {})
+                cells = []
+                for i in cols:
+                    r = idx.get((k.name, s, mode, i))
+                    if r is None:
+                        cells.append("")
+                    elif r["status"] in ("MISMATCH", "error"):
+                        cells.append("**%s**" % r["status"])
+                    elif r["status"] == "skipped":
+                        cells.append("skip")
+                    elif i in t:
+                        c = "%.2f" % (t[i] / min(t.values()))
+                        if i in ("auto", "auto2") and isinstance(r.get("calls_native"), int):
+                            nn, no = r["calls_native"], r.get("calls_opencl", 0)
+                            c += " n" if no == 0 else " o" if nn == 0 else " n+o"
+                        cells.append(c + (" u" if r["status"] == "unchecked" else ""))
+                    else:
+                        cells.append("")
+                if not any(cells):
+                    continue
+                fast = min(t, key=t.get) if t else None
+                L.append("| %s | %s | %s | %s |" % (k.shape_str(s), mode, "%s %s" % (fast, fmt_t(t[fast])) if fast
+                                                     else "", " | ".join(cells)))
+        L.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+def write_plots(out, rows, impls, kernels):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        say("matplotlib is not installed: no plots (./dev setup installs it)")
+        return
+    for k in kernels:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+        for ax, mode in zip(axes, ("plain", "resident")):
+            for n, i in enumerate(impls):
+                pts = sorted((r["size"], r["median_s"]) for r in rows if r.get("kernel") == k.name and
+                             r.get("mode") == mode and r.get("impl") == i and r.get("median_s") is not None
+                             and r["status"] in ("ok", "unchecked"))
+                badp = sorted((r["size"], r["median_s"]) for r in rows if r.get("kernel") == k.name and
+                              r.get("mode") == mode and r.get("impl") == i and r["status"] == "MISMATCH")
+                if not pts and not badp:
+                    continue
+                style = "--" if i in ("numpy", "cython", "cupy") or i.startswith("clref") else "-"
+                marker = "s" if i.startswith("clref") else "o"
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker=marker, ms=4, label=i,
+                            color="C%d" % (n % 10))
+                if badp:
+                    ax.plot([p[0] for p in badp], [p[1] for p in badp], "x", color="red", ms=9,
+                            label=i + " MISMATCH")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("size (elements)")
+            ax.set_title("%s, %s" % (k.name, "plain calls" if mode == "plain" else "inside cyocl.resident"))
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0].set_ylabel("time per call (s)")
+        axes[1].legend(fontsize=7, loc="upper left")
+        fig.suptitle(k.label)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, k.name + ".png"), dpi=90)
+        plt.close(fig)
+
+
+def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots):
+    rows = list(rows)
+
+    def sort_key(r):
+        return (K.KERNELS.index(K.BY_NAME[r["kernel"]]) if r.get("kernel") in K.BY_NAME else 99,
+                r.get("mode") or "", r.get("size") if isinstance(r.get("size"), int) else 0,
+                impls.index(r["impl"]) if r.get("impl") in impls else 99)
+    rows.sort(key=sort_key)
+    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
+    cmd = "python3 bench/run.py " + " ".join(sys.argv[1:])
+    meta = {"label": a.label or platform.node(), "command": cmd.strip(),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "host": "%s, %d cores" % (platform.processor() or platform.machine(), os.cpu_count()),
+            "python": "Python %s, numpy %s" % (platform.python_version(), __import__("numpy").__version__),
+            "devices": "; ".join("%s = %s (%s)" % (dev_names[d["index"]], d["name"], d["platform"]) for d in devs),
+            "unavailable": "; ".join(unavailable),
+            "load": "load average %.1f at the start, %.1f at the end, %d cores" % (
+                load0, os.getloadavg()[0], os.cpu_count()), "seconds": time.time() - t_start,
+            "partial": not plots}
+    with open(os.path.join(a.out, "run.json"), "w") as f:
+        json.dump({"meta": meta, "impls": impls, "kernels": [k.name for k in kernels], "clextra": clextra}, f,
+                  indent=1)
+    write_md(os.path.join(a.out, "results.md"), rows, impls, kernels, meta, clextra)
+    if plots:
+        write_plots(a.out, rows, impls, kernels)
+
+
+def report_only(out):
+    """Rewrites results.md and the plots of an earlier run from its results.csv and run.json."""
+    with open(os.path.join(out, "run.json")) as f:
+        run = json.load(f)
+    rows = []
+    with open(os.path.join(out, "results.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            for k in ("size", "repeats", "calls_native", "calls_opencl"):
+                r[k] = int(r[k]) if r.get(k) not in (None, "") else None
+            for k in ("median_s", "min_s", "first_s", "err"):
+                r[k] = float(r[k]) if r.get(k) not in (None, "") else None
+            rows.append({k: v for k, v in r.items() if v is not None and v != ""})
+    kernels = [K.BY_NAME[n] for n in run["kernels"]]
+    write_md(os.path.join(out, "results.md"), rows, run["impls"], kernels, run["meta"], run["clextra"])
+    write_plots(out, rows, run["impls"], kernels)
+    return 0
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes, few repeats (CI, a 2-core machine)")
+    ap.add_argument("--out", default="bench-results", help="output directory (created)")
+    ap.add_argument("--label", default=None, help="the machine, for the report's title")
+    ap.add_argument("--kernels", default="all", help="c01..c06 or names: " + ",".join(K.BY_NAME))
+    ap.add_argument("--impls", default=",".join(ALL_IMPLS), help="subset of " + ",".join(ALL_IMPLS))
+    ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
+    ap.add_argument("--work", default=None, help="build and scratch directory (default: a temporary one)")
+    ap.add_argument("--worker-timeout", type=int, default=None, help="seconds per implementation")
+    ap.add_argument("--time-limit", type=int, default=None,
+                    help="seconds for the whole run: what would start later is not run (and said so)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds of timed calls per point (default 0.15, --quick 0.03)")
+    ap.add_argument("--cap", type=float, default=None,
+                    help="skip a size predicted to take longer per call (default 2 s, --quick 0.5 s)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite results.md and the plots in --out from its results.csv and run.json")
+    a = ap.parse_args()
+    if a.report_only:
+        return report_only(a.out)
+    a.worker_timeout = a.worker_timeout or (300 if a.quick else 900)
+    a.budget = a.budget if a.budget is not None else (0.03 if a.quick else 0.15)
+    a.cap = a.cap if a.cap is not None else (0.5 if a.quick else 2.0)
+    kernels = K.select(a.kernels)
+    want = [s.strip() for s in a.impls.split(",") if s.strip()]
+    for w in want:
+        if w.split(":")[0] not in ALL_IMPLS:
+            raise SystemExit("bench: unknown implementation %r (known: %s)" % (w, ", ".join(ALL_IMPLS)))
+    if not os.path.exists(a.cyocl):
+        raise SystemExit("bench: no cyocl at %s (build it, or --cyocl)" % a.cyocl)
+    if not os.path.isdir(CASES):
+        print("bench: no conformance cases at %s (CYOCL_SHARED): skipped" % CASES, file=sys.stderr)
+        return 77
+    t_start = time.time()
+    load0 = os.getloadavg()[0]
+    work = a.work or tempfile.mkdtemp(prefix="cyocl-bench-")
+    # references are kept per version of the kernels' inputs
+    with open(os.path.join(HERE, "kernels.py"), "rb") as f:
+        refdir = os.path.join(work, "ref-%08x" % zlib.crc32(f.read()))
+    os.makedirs(refdir, exist_ok=True)
+    os.makedirs(a.out, exist_ok=True)
+    cases = sorted({k.case for k in kernels})
+    unavailable = []
+
+    moddir = os.path.join(work, "cyocl")
+    say("building %s with cyocl" % ", ".join(cases))
+    build_cyocl(os.path.abspath(a.cyocl), cases, moddir)
+    cydir = None
+    if "cython" in want:
+        try:
+            import Cython  # noqa: F401
+            say("building them with Cython")
+            cydir = os.path.join(work, "cython")
+            build_cython(cases, cydir)
+        except (ImportError, subprocess.CalledProcessError) as e:
+            unavailable.append("cython (%s)" % (getattr(e, "stderr", "") or e)[-200:])
+            cydir = None
+    say("built in %.0f s" % (time.time() - t_start))
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CYOCL_")}
+    for k in ("CYOCL_OPENCL_LIBRARY", "CYOCL_DEVICE_TYPE"):
+        if k in os.environ:
+            base[k] = os.environ[k]
+    forced_cache = os.path.join(work, "cache-forced")
+    auto_cache = os.path.join(work, "cache-auto")
+    for d in (forced_cache, auto_cache):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d, mode=0o700)
+    devs = devices(moddir, dict(base, CYOCL_CACHE_DIR=forced_cache))
+    dev_names = {}
+    for d in devs:
+        nm = "opencl:" + short(d["name"] if "pthread" not in d["name"] and "cpu" != d["type"] else
+                               "pocl" if "Portable" in d["platform"] else d["name"])
+        while nm in dev_names.values():
+            nm += "'"
+        dev_names[d["index"]] = nm
+    devs_by_name = {dev_names[d["index"]]: d for d in devs}
+
+    impls, plan = [], []
+    if "native" in want:
+        plan.append(("native", "cyocl", moddir, dict(base, CYOCL_FORCE="native", CYOCL_CACHE_DIR=forced_cache), 2))
+    if any(w.startswith("opencl") for w in want):
+        only = [w.split(":", 1)[1] for w in want if w.startswith("opencl:")]
+        for d in devs:
+            if only and not any(o.lower() in (d["name"] + d["platform"]).lower() for o in only):
+                continue
+            plan.append((dev_names[d["index"]], "cyocl", moddir,
+                         dict(base, CYOCL_FORCE="opencl", CYOCL_DEVICE=str(d["index"]),
+                              CYOCL_CACHE_DIR=forced_cache), 2))
+        if not devs:
+            unavailable.append("opencl (no OpenCL device)")
+    if "auto" in want:
+        plan.append(("auto", "cyocl", moddir, dict(base, CYOCL_CACHE_DIR=auto_cache), 2))
+    if "auto2" in want:
+        plan.append(("auto2", "cyocl", moddir, dict(base, CYOCL_CACHE_DIR=auto_cache), 0))
+    if "cython" in want and cydir:
+        plan.append(("cython", "cython", cydir, base, 2))
+    if "numpy" in want:
+        plan.append(("numpy", "numpy", None, base, 2))
+    if "cupy" in want:
+        plan.append(("cupy", "cupy", None, base, 2))
+
+    # clref before the workers of CPU devices: those are the slow ones, and a
+    # --time-limit should cut them first
+    steps = [("worker", x) for x in plan if not x[0].startswith("opencl:") or
+             devs_by_name[x[0]]["type"] == "gpu"]
+    if "clref" in want:
+        steps += [("clref", d) for d in devs]
+        if not devs:
+            unavailable.append("clref (no OpenCL device)")
+    steps += [("worker", x) for x in plan if x[0].startswith("opencl:") and devs_by_name[x[0]]["type"] != "gpu"]
+
+    rows, clextra = [], {}
+    names = {k.name for k in kernels}
+    for what, x in steps:
+        left = a.worker_timeout
+        if a.time_limit:
+            left = min(left, int(a.time_limit - (time.time() - t_start)))
+            if left < 10:
+                unavailable.append("%s (not run: --time-limit %d s reached)" % (
+                    x[0] if what == "worker" else "clref:" + dev_names[x["index"]].split(":", 1)[1], a.time_limit))
+                continue
+        if what == "worker":
+            name, kind, md, env, warm = x
+            r, unav = run_worker(name, kind, md, env, kernels, a, refdir, warm, left)
+            if unav:
+                unavailable.append("%s (%s)" % (name, unav))
+                continue
+            if kind in ("cython", "numpy"):   # no residency: the resident point is the plain one
+                r += [dict(y, mode="resident", note=(y.get("note", "") + " host: plain call").strip())
+                      for y in r if y.get("mode") == "plain"]
+            rows += r
+            impls.append(name)
+        else:
+            nm = "clref:" + dev_names[x["index"]].split(":", 1)[1]
+            say("%-28s ..." % nm)
+            res, why = run_clref(work, x, a.quick, left)
+            if why:
+                unavailable.append("%s (%s)" % (nm, why))
+                continue
+            r, extra = res
+            rows += [dict(y, impl=nm) for y in r if y["kernel"] in names]
+            clextra[nm] = extra
+            impls.append(nm)
+        # what is there so far, in case the run is cut short
+        write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=False)
+    write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=True)
+    pts = summarise(rows, impls, kernels)
+    for which in ("auto", "auto2"):
+        if which in impls:
+            ro, _ = auto_stats(pts, which)
+            say("%s against the fastest cyocl option: %s" % (which, stat_line(ro)))
+    bad = [r for r in rows if r["status"] in ("MISMATCH", "error")]
+    say("%d points, %d mismatches or errors, %.0f s; results in %s" % (len(rows), len(bad), time.time() - t_start,
+                                                                       a.out))
+    if not a.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

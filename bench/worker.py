@@ -1,0 +1,219 @@
+"""One implementation of issue 16's benchmark in a process of its own (run by
+bench/run.py, which sets the environment: CYOCL_FORCE, CYOCL_DEVICE,
+CYOCL_CACHE_DIR are read by the runtime when it starts, so every
+implementation gets a fresh process).
+
+Per (kernel, size, mode), on fresh inputs: the first call's result is checked
+against numpy's (kept in --refdir, computed once per point by the first
+process that needs it); then --warmup more calls; then timed calls until
+--rmax of them or --budget seconds (at least --rmin, or one second).  With --warmup 0 the
+first call counts too (the automatic choice in a second process: from the
+first call).  One JSON line per point on stdout.
+"""
+import argparse, json, os, statistics, sys, time, traceback, zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+import kernels as K  # noqa: E402
+
+
+def seed(kernel, size):
+    return zlib.crc32(("%s/%d" % (kernel.case, size)).encode())
+
+
+def fresh(kernel, size, quick):
+    return kernel.make(size, np.random.default_rng(seed(kernel, size)), quick)
+
+
+def ref_for(kernel, size, quick, refdir):
+    path = os.path.join(refdir, "%s_%d%s.npy" % (kernel.name, size, "_q" if quick else ""))
+    if os.path.exists(path):
+        return np.load(path)
+    want = np.asarray(K.reference(kernel, fresh(kernel, size, quick)))
+    os.makedirs(refdir, exist_ok=True)
+    tmp = path + ".%d.tmp.npy" % os.getpid()
+    np.save(tmp, want)
+    os.replace(tmp, path)
+    return want
+
+
+class Host:
+    """cyocl (any CYOCL_FORCE), Cython or numpy: arrays on the host."""
+
+    def __init__(self, kind, moddir):
+        self.kind = kind
+        self.mods = {}
+        self.cyocl = None
+        if kind in ("cyocl", "cython"):
+            sys.path.insert(0, moddir)
+        if kind == "cyocl":
+            import cyocl
+            self.cyocl = cyocl
+
+    def module(self, case):
+        if case not in self.mods:
+            self.mods[case] = __import__(case)
+        return self.mods[case]
+
+    def modes(self):
+        return ["plain", "resident"] if self.kind == "cyocl" else ["plain"]
+
+    def prepare(self, kernel, d, mode):
+        if self.kind == "numpy":
+            return (lambda: kernel.array_impl(np, d)), (lambda r: kernel.result(d, r)), None
+        mod = self.module(kernel.case)
+        call = lambda: kernel.compiled(mod, d)  # noqa: E731
+        if mode == "plain":
+            return call, (lambda r: kernel.result(d, r)), None
+        arrays = [d[a] for a in kernel.arrays]
+        scope = self.cyocl.resident(*arrays)
+
+        def fetch(r):
+            self.cyocl.to_host(*arrays)   # the check reads them inside the scope
+            return kernel.result(d, r)
+        return call, fetch, scope
+
+    def sides(self):
+        if not self.cyocl:
+            return None
+        s = self.cyocl.stats()
+        return s.get("calls_native", 0), s.get("calls_opencl", 0)
+
+
+class CuPy:
+    """CuPy: plain calls copy the inputs in and the outputs out (CuPy's own
+    copy-in/copy-out); resident calls find everything on the GPU."""
+
+    def __init__(self):
+        import cupy
+        self.cp = cupy
+        cupy.cuda.Device().synchronize()
+
+    def modes(self):
+        return ["plain", "resident"]
+
+    def sides(self):
+        return None
+
+    def prepare(self, kernel, d, mode):
+        cp = self.cp
+        sync = cp.cuda.Device().synchronize
+        if mode == "resident":
+            g = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in d.items()}
+            sync()
+
+            def call():
+                r = kernel.array_impl(cp, g)
+                sync()
+                return r
+            return call, (lambda r: cp.asnumpy(kernel.result(g, r)) if not isinstance(r, float)
+                          else kernel.result(g, r)), None
+
+        def call():
+            g = {}
+            for k, v in d.items():
+                if isinstance(v, np.ndarray):
+                    g[k] = cp.empty(v.shape, v.dtype) if k in kernel.outputs else cp.asarray(v)
+                else:
+                    g[k] = v
+            r = kernel.array_impl(cp, g)
+            if isinstance(r, float):   # a reduction: the value came back with float()
+                return r
+            for k in K.WRITTEN[kernel.name]:
+                g[k].get(out=d[k])
+            sync()
+            return r
+        return call, (lambda r: kernel.result(d, r)), None
+
+
+def run_point(impl, kernel, size, mode, a, ref):
+    d = fresh(kernel, size, a.quick)
+    call, fetch, scope = impl.prepare(kernel, d, mode)
+    row = {"kernel": kernel.name, "size": size, "shape": kernel.shape_str(size), "mode": mode}
+    if scope is not None:
+        scope.__enter__()
+    try:
+        sides0 = impl.sides() if a.warmup == 0 else None
+        t0 = time.perf_counter()
+        r = call()
+        first = time.perf_counter() - t0
+        got = fetch(r)
+        ok, err = kernel.check(got, ref)
+        row.update(status="ok" if ok else "MISMATCH", err=err, first_s=first)
+        times = [first] if a.warmup == 0 else []
+        for _ in range(max(a.warmup - 1, 0)):
+            call()
+        if sides0 is None:
+            sides0 = impl.sides()
+        spent = sum(times)
+        # at least --rmin calls, unless they are slow: a second of timed calls is enough
+        while len(times) < a.rmax and (spent < a.budget or (len(times) < a.rmin and spent < 1.0)):
+            t0 = time.perf_counter()
+            call()
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            spent += dt
+        sides1 = impl.sides()
+        if sides0 and sides1:
+            row["calls_native"] = sides1[0] - sides0[0]
+            row["calls_opencl"] = sides1[1] - sides0[1]
+    finally:
+        if scope is not None:
+            scope.__exit__(None, None, None)
+    row.update(median_s=statistics.median(times), min_s=min(times), repeats=len(times))
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kind", required=True, choices=["cyocl", "cython", "numpy", "cupy"])
+    ap.add_argument("--moddir")
+    ap.add_argument("--kernels", required=True)
+    ap.add_argument("--refdir", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--warmup", type=int, default=2, help="calls before timing, the checked call included")
+    ap.add_argument("--rmin", type=int, default=3)
+    ap.add_argument("--rmax", type=int, default=9)
+    ap.add_argument("--budget", type=float, default=0.3, help="seconds of timed calls per point")
+    ap.add_argument("--cap", type=float, default=3.0,
+                    help="a size whose call is predicted (from the last size) to take longer is skipped")
+    a = ap.parse_args()
+    out = sys.stdout
+    try:
+        impl = CuPy() if a.kind == "cupy" else Host(a.kind, a.moddir)
+    except Exception as e:  # e.g. CuPy without a GPU
+        print(json.dumps({"unavailable": "%s: %s" % (type(e).__name__, e)}), flush=True)
+        return 0
+    for name in a.kernels.split(","):
+        kernel = K.BY_NAME[name]
+        sizes = kernel.sizes_quick if a.quick else kernel.sizes_full
+        for mode in impl.modes():
+            slow = None   # (size, seconds per call) of the last size measured
+            for size in sizes:
+                # only from a size that is slow itself: on a loaded machine a tiny call can take
+                # milliseconds, which must not stop the measurement of the larger sizes
+                if slow is not None and slow[1] > a.cap / 4 and slow[1] * (size / slow[0]) ** kernel.cost_exp > a.cap:
+                    row = {"kernel": kernel.name, "size": size, "shape": kernel.shape_str(size), "mode": mode,
+                           "status": "skipped", "note": "predicted > %.1f s per call (%s took %.3g s)" % (
+                               a.cap, kernel.shape_str(slow[0]), slow[1])}
+                    print(json.dumps(row), flush=True)
+                    continue
+                try:
+                    ref = ref_for(kernel, size, a.quick, a.refdir)
+                    row = run_point(impl, kernel, size, mode, a, ref)
+                    slow = (size, row["min_s"])
+                except MemoryError as e:
+                    row = {"kernel": kernel.name, "size": size, "shape": kernel.shape_str(size), "mode": mode,
+                           "status": "error", "note": "MemoryError %s" % e}
+                    slow = (size, float("inf"))
+                except Exception as e:
+                    row = {"kernel": kernel.name, "size": size, "shape": kernel.shape_str(size), "mode": mode,
+                           "status": "error", "note": "%s: %s" % (type(e).__name__, str(e)[:200])}
+                    traceback.print_exc()
+                print(json.dumps(row), flush=True)
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

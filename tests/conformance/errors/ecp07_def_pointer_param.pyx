@@ -1,0 +1,3 @@
+# expect-error: 2:7 Cannot convert Python object argument
+def f(double *p):
+    return p[0]

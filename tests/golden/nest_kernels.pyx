@@ -1,0 +1,55 @@
+# Golden (ir/loops.c): the loop nest of each prange region — loops with
+# bounds and constant trip counts, every view access as an affine map over
+# the loops ("?" where the index is not affine), and the scalar reductions
+# a serial loop carries (matmul's s over k; none where the variable is read
+# elsewhere in the loop, or set by a plain assignment inside it).
+from cython.parallel import prange
+
+def matmul(double[:, ::1] a, double[:, ::1] b, double[:, ::1] c):
+    cdef Py_ssize_t i, j, k, n = a.shape[0], m = b.shape[1], p = a.shape[1]
+    cdef double s
+    for i in prange(n, nogil=True):
+        for j in range(m):
+            s = 0
+            for k in range(p):
+                s = s + a[i, k] * b[k, j]
+            c[i, j] = s
+
+def matmul_commuted(float[:, :] a, float[:, :] b, float[:, :] c):
+    cdef Py_ssize_t i, j, k
+    cdef float s
+    for i in prange(a.shape[0], nogil=True):
+        for j in range(b.shape[1]):
+            s = 0
+            for k in range(a.shape[1]):
+                s = b[k, j] * a[i, k] + s
+            c[i, j] = s
+
+def jacobi(double[:, ::1] u, double[:, ::1] t):
+    cdef Py_ssize_t i, j
+    for i in prange(1, u.shape[0] - 1, nogil=True):
+        for j in range(1, u.shape[1] - 1):
+            t[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+
+def affine_forms(double[:] a, long[:] idx, double[:] out, int n):
+    cdef Py_ssize_t i, j
+    cdef double acc, bad
+    for i in prange(4, nogil=True):
+        acc = 1
+        bad = 0
+        for j in range(0, 10, 3):
+            out[2 * i + j + n] = a[idx[i]] * a[i * j] + a[-j + 3 - 2 * i]
+            acc = acc * a[j]
+            out[i] = acc + 1
+            bad = bad + 1
+            bad = a[j]
+        out[i] += bad
+
+def strided_rows(double[:, :] x, double[:] out):
+    cdef Py_ssize_t i, j
+    cdef double m
+    for i in prange(x.shape[0], nogil=True):
+        m = 0
+        for j in range(x.shape[1] - 1, -1, -1):
+            m = m + x[i, j] * x[i, j]
+        out[i] = m
