@@ -138,6 +138,8 @@ def run_point(impl, kernel, size, mode, a, ref):
         r = call()
         first = time.perf_counter() - t0
         got = fetch(r)
+        if a.corrupt:   # bench/selftest.py: a wrong result must be reported
+            got = np.asarray(got) + 1
         ok, err = kernel.check(got, ref)
         row.update(status="ok" if ok else "MISMATCH", err=err, first_s=first)
         times = [first] if a.warmup == 0 else []
@@ -177,6 +179,7 @@ def main():
     ap.add_argument("--budget", type=float, default=0.3, help="seconds of timed calls per point")
     ap.add_argument("--cap", type=float, default=3.0,
                     help="a size whose call is predicted (from the last size) to take longer is skipped")
+    ap.add_argument("--corrupt", action="store_true", help="add 1 to every result before the check (self-test)")
     a = ap.parse_args()
     out = sys.stdout
     try:

@@ -354,9 +354,12 @@ int cy_trace_skipped(const CyTrace *t, int *first_line) {
     return t ? t->nskipped : 0;
 }
 
+/* The function as the trace and `compile -v` name it (a fused
+ * specialisation: "f[double[::1]]"). */
 static const char *func_name(const IrRegion *r) {
     return r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>";
 }
+
 
 static int has_function(const IrModule *m, const char *name) {
     if (!strcmp(name, "<module>")) return 1;
@@ -498,7 +501,24 @@ static int last_line(const CyVec *body, int line) {
 typedef struct {
     int first, last;           /* source lines */
     CyVec calls;               /* TRec* */
+    CyVec kernels;             /* CyOclSpan*: its kernels in the program */               /* TRec* */
 } RInfo;
+
+/* qsort has no context argument in C11: the page being written. */
+static const RInfo *sort_info;
+
+static int cmp_first(const void *x, const void *y) {
+    const RInfo *a = &sort_info[*(const int *)x], *b = &sort_info[*(const int *)y];
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    return *(const int *)x - *(const int *)y;
+}
+
+static int cmp_last(const void *x, const void *y) {
+    const RInfo *a = &sort_info[*(const int *)x], *b = &sort_info[*(const int *)y];
+    if (a->last != b->last) return a->last < b->last ? -1 : 1;
+    if (a->first != b->first) return a->first > b->first ? -1 : 1;
+    return *(const int *)x - *(const int *)y;
+}
 
 static const char *CSS =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d232a;background:#f6f7f9}"
@@ -565,18 +585,32 @@ static void code_block(CyBuf *b, const char *title, const char *cls, const char 
     cy_buf_puts(b, "</pre></div>");
 }
 
-/* The text of program lines first..last (1-based, inclusive). */
-static void program_lines(const char *prog, size_t len, int first, int last, const char **s, size_t *n) {
-    int line = 1;
-    size_t i = 0, start = len;
-    for (; i < len && line < first; i++) line += prog[i] == '\n';
-    start = i;
-    for (; i < len && line <= last; i++) line += prog[i] == '\n';
-    *s = prog + start;
-    *n = i - start;
+/* The OpenCL program by lines: where each starts (line_off[nlines] = len). */
+typedef struct {
+    const char *text;
+    size_t len;
+    size_t *line_off;
+    int nlines;
+} ProgLines;
+
+static int prog_lines_init(ProgLines *p, const CyOclProgram *ocl) {
+    memset(p, 0, sizeof *p);
+    if (!ocl || !ocl->len) return 0;
+    p->text = ocl->source;
+    p->len = ocl->len;
+    int n = 1;
+    for (size_t i = 0; i < p->len; i++) n += p->text[i] == '\n';
+    if (!(p->line_off = malloc((size_t)(n + 1) * sizeof *p->line_off))) return -1;
+    int k = 0;
+    p->line_off[k++] = 0;
+    for (size_t i = 0; i < p->len; i++)
+        if (p->text[i] == '\n') p->line_off[k++] = i + 1;
+    p->nlines = k;
+    p->line_off[k] = p->len;
+    return 0;
 }
 
-static void opencl_side(CyBuf *b, const CyReport *rep, const IrRegion *r) {
+static void opencl_side(CyBuf *b, const CyReport *rep, const IrRegion *r, const CyVec *kernels, const ProgLines *p) {
     if (!rep->opencl || !r->ocl_ok || !rep->ocl) {
         cy_buf_puts(b, "<div class=\"side ocl\"><h4>OpenCL C</h4><div class=\"none\">No kernel: this region runs "
                        "natively only (");
@@ -585,15 +619,13 @@ static void opencl_side(CyBuf *b, const CyReport *rep, const IrRegion *r) {
         return;
     }
     CyBuf k = {0};
-    for (int i = 0; i < rep->ocl->spans.len; i++) {
-        const CyOclSpan *sp = rep->ocl->spans.items[i];
-        if (sp->kind != CY_SPAN_KERNEL || sp->region != r) continue;
-        const char *s;
-        size_t n;
-        program_lines(rep->ocl->source, rep->ocl->len, sp->first_line, sp->last_line, &s, &n);
+    for (int i = 0; i < kernels->len; i++) {
+        const CyOclSpan *sp = kernels->items[i];
+        int first = sp->first_line < 1 ? 1 : sp->first_line, last = sp->last_line > p->nlines ? p->nlines : sp->last_line;
+        if (first > last) continue;
         if (k.len) cy_buf_puts(&k, "\n");
         cy_buf_printf(&k, "/* program lines %d-%d */\n", sp->first_line, sp->last_line);
-        cy_buf_put(&k, s, n);
+        cy_buf_put(&k, p->text + p->line_off[first - 1], p->line_off[last] - p->line_off[first - 1]);
     }
     if (!k.len) cy_buf_puts(&k, "(no kernel found)");
     code_block(b, "OpenCL C (kernel, runs on the device)", "ocl", k.s, k.len);
@@ -666,7 +698,7 @@ static void calls_table(CyBuf *b, const RInfo *ri, int id) {
         cy_buf_printf(b, "<p class=\"note\">The first %d of %d calls are listed.</p>\n", MAX_ROWS, ri->calls.len);
 }
 
-static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const RInfo *ri) {
+static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const RInfo *ri, const ProgLines *p) {
     int ocl = rep->opencl && r->ocl_ok;
     cy_buf_printf(b, "<details class=\"region\" id=\"region-%d\" data-region=\"%d\" data-decision=\"%s\" "
                      "data-kind=\"%s\" data-line=\"%d\" data-last-line=\"%d\" data-function=\"",
@@ -679,7 +711,9 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
         cy_buf_puts(b, "\"");
     }
     if (rep->trace) cy_buf_printf(b, " data-calls=\"%d\"", ri->calls.len);
-    cy_buf_printf(b, "><summary>region %d · %s in %s() · ", r->id, kind_words(r), func_name(r));
+    cy_buf_printf(b, "><summary>region %d · %s in ", r->id, kind_words(r));
+    esc(b, func_name(r));
+    cy_buf_puts(b, "() · ");
     if (ocl) {
         cy_buf_puts(b, "<span class=\"badge ocl\">OpenCL and native</span>the dispatcher picks per call");
     } else {
@@ -694,7 +728,7 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
     const char *c = rep->region_code ? rep->region_code[r->id] : NULL;
     code_block(b, "C (native: OpenMP, and the host side of a launch)", "c", c ? c : "(not generated)",
                strlen(c ? c : "(not generated)"));
-    opencl_side(b, rep, r);
+    opencl_side(b, rep, r, &ri->kernels, p);
     cy_buf_puts(b, "</div>");
     if (rep->trace) {
         if (ri->calls.len)
@@ -727,6 +761,11 @@ void cy_report_html(CyBuf *b, const CyReport *rep) {
         info[i].first = r->pos.line;
         info[i].last = s ? last_line(&s->body, r->pos.line) : r->pos.line;
         nocl += rep->opencl && r->ocl_ok;
+    }
+    for (int i = 0; rep->ocl && i < rep->ocl->spans.len; i++) {
+        CyOclSpan *sp = rep->ocl->spans.items[i];
+        if (sp->kind == CY_SPAN_KERNEL && sp->region && sp->region->id >= 0 && sp->region->id < nreg)
+            cy_vec_push(a, &info[sp->region->id].kernels, sp);
     }
     CyVec syncs = {0};
     int ncalls = 0, nother = 0;
@@ -777,33 +816,55 @@ void cy_report_html(CyBuf *b, const CyReport *rep) {
        line a link to the block) */
     cy_buf_puts(b, "<div class=\"src\" id=\"source\">\n");
     int nlines = source_lines(src);
+    /* linear in lines + regions: the innermost region of each line (regions
+       painted in order of their first line, so an inner one paints last),
+       and the regions in the order of their first and of their last line */
+    int *inner = malloc((size_t)(nlines + 2) * sizeof *inner);
+    int *by_first = malloc((size_t)(nreg + 1) * sizeof *by_first);
+    int *by_last = malloc((size_t)(nreg + 1) * sizeof *by_last);
+    ProgLines prog;
+    if (!inner || !by_first || !by_last || prog_lines_init(&prog, rep->ocl) != 0) {
+        free(inner), free(by_first), free(by_last), free(info);
+        cy_arena_free(a);
+        return;
+    }
+    for (int i = 0; i < nreg; i++) by_first[i] = by_last[i] = i;
+    sort_info = info;
+    qsort(by_first, (size_t)nreg, sizeof *by_first, cmp_first);
+    qsort(by_last, (size_t)nreg, sizeof *by_last, cmp_last);
+    for (int ln = 0; ln <= nlines + 1; ln++) inner[ln] = -1;
+    for (int k = 0; k < nreg; k++) {
+        const RInfo *f = &info[by_first[k]];
+        for (int ln = f->first < 1 ? 1 : f->first; ln <= f->last && ln <= nlines; ln++) inner[ln] = by_first[k];
+    }
     size_t off = 0;
+    int kf = 0, kl = 0;
     for (int ln = 1; ln <= nlines; ln++) {
         const char *s = src->text + off;
         const char *nl = memchr(s, '\n', src->len - off);
         size_t n = nl ? (size_t)(nl - s) : src->len - off;
         off += n + (nl != NULL);
         if (n && s[n - 1] == '\r') n--;
-        const IrRegion *in = NULL;
-        for (int i = 0; i < nreg; i++)
-            if (ln >= info[i].first && ln <= info[i].last &&
-                (!in || info[i].first >= info[in->id].first))
-                in = m->regions.items[i];
+        const IrRegion *in = inner[ln] >= 0 ? m->regions.items[inner[ln]] : NULL;
         const char *cls = !in ? "" : rep->opencl && in->ocl_ok ? " in-ocl" : " in-native";
         cy_buf_printf(b, "<div class=\"line%s\" id=\"L%d\" data-line=\"%d\"><span class=\"ln\">%d</span>"
                          "<span class=\"code\">", cls, ln, ln, ln);
         esc_n(b, s, n);
-        for (int i = 0; i < nreg; i++) {
-            const IrRegion *r = m->regions.items[i];
-            if (info[i].first == ln)
-                cy_buf_printf(b, "<a class=\"rmark %s\" href=\"#region-%d\">region %d</a>",
-                              rep->opencl && r->ocl_ok ? "ocl" : "native", r->id, r->id);
+        for (; kf < nreg && info[by_first[kf]].first <= ln; kf++) {
+            const IrRegion *r = m->regions.items[by_first[kf]];
+            cy_buf_printf(b, "<a class=\"rmark %s\" href=\"#region-%d\">region %d</a>",
+                          rep->opencl && r->ocl_ok ? "ocl" : "native", r->id, r->id);
         }
         cy_buf_puts(b, n ? "</span></div>\n" : " </span></div>\n");
-        /* innermost (latest) first, so that an enclosing block follows its inner ones */
-        for (int i = nreg - 1; i >= 0; i--)
-            if (info[i].last == ln) region_block(b, rep, m->regions.items[i], &info[i]);
+        /* the blocks of the regions ending here: an enclosing region (it
+           starts earlier) after those inside it, else in region order */
+        for (; kl < nreg && (info[by_last[kl]].last <= ln || ln == nlines); kl++)
+            region_block(b, rep, m->regions.items[by_last[kl]], &info[by_last[kl]], &prog);
     }
+    free(inner);
+    free(by_first);
+    free(by_last);
+    free(prog.line_off);
     cy_buf_puts(b, "</div>\n");
 
     if (rep->trace && syncs.len) {

@@ -77,6 +77,12 @@ typedef struct ATypeSyn {
     int narr;           /* > 0: a C array "double[3]" / "int[2][3]" (also "double v[3]"):
                            dimension expressions, outermost first */
     struct ANode *arr[8];
+    /* buffer syntax on an ndarray: "np.ndarray[DTYPE_t, ndim=2, mode='c']"
+       (name is the ndarray's; buf_dtype NULL: no buffer) */
+    struct ATypeSyn *buf_dtype;
+    int buf_ndim;             /* default 1 */
+    const char *buf_mode;     /* "c", "fortran", "strided", "full"; NULL: default (strided) */
+    CyPos buf_pos;            /* of the '[' */
 } ATypeSyn;
 
 typedef enum {

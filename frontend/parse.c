@@ -330,6 +330,71 @@ static void view_axes(P *p, ATypeSyn *ty) {
     }
 }
 
+static ATypeSyn *parse_type(P *p);
+
+static int is_ndarray_name(const char *name) {
+    const char *dot = strrchr(name, '.');
+    return !strcmp(dot ? dot + 1 : name, "ndarray");
+}
+
+/* Buffer options after 'ndarray[': the dtype (first, or dtype=), ndim=,
+ * mode=, with Cython's messages (Buffer.py). */
+static void buffer_args(P *p, ATypeSyn *ty) {
+    static const char *const opts[] = {"dtype", "ndim", "mode", "negative_indices", "cast", NULL};
+    int seen[5] = {0}, npos = 0;
+    ty->buf_pos = adv(p)->pos; /* '[' */
+    ty->buf_ndim = 1;
+    for (;;) {
+        const Token *t = tok(p);
+        int k;
+        if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
+            for (k = 0; opts[k]; k++)
+                if (!strcmp(opts[k], t->text)) break;
+            if (!opts[k]) err_at(p, t->pos, "\"%s\" is not a buffer option", t->text);
+            adv(p);
+            adv(p);
+        } else {
+            /* only the dtype may be positional (Buffer.py) */
+            if (npos++) err_at(p, t->pos, "Too many buffer options");
+            k = 0;
+        }
+        if (seen[k]) err_at(p, t->pos, "\"%s\" buffer option already supplied", opts[k]);
+        seen[k] = 1;
+        const Token *v = tok(p);
+        if (k == 0) {
+            ty->buf_dtype = parse_type(p);
+        } else if (k == 1) {
+            if (v->kind != TK_INT)
+                err_at(p, v->pos, "ndim must be a non-negative integer");
+            if (v->int_overflow || v->ival > 64)
+                err_at(p, v->pos, "buffers of %s dimensions are not supported by cyocl", v->text);
+            ty->buf_ndim = (int)adv(p)->ival;
+        } else if (k == 2) {
+            if (v->kind != TK_STR || (strcmp(v->sval, "c") && strcmp(v->sval, "fortran") &&
+                                      strcmp(v->sval, "full") && strcmp(v->sval, "strided")))
+                err_at(p, v->pos, "Only allowed buffer modes are: \"c\", \"fortran\", \"full\", \"strided\" "
+                                  "(as a compile-time string)");
+            ty->buf_mode = adv(p)->sval;
+        } else {
+            /* negative_indices=False / cast=True change indexing and dtype
+               checks in ways cyocl does not implement */
+            if (is_kw(v, "True") && k == 3) {
+                adv(p);
+            } else if (is_kw(v, "False") && k == 4) {
+                adv(p);
+            } else if (is_kw(v, "True") || is_kw(v, "False")) {
+                err_at(p, v->pos, "buffer option '%s=%s' is not supported by cyocl", opts[k], v->text);
+            } else {
+                err_at(p, v->pos, "\"%s\" must be a boolean", opts[k]);
+            }
+        }
+        if (accept_punct(p, ",") && !at_punct(p, "]")) continue;
+        expect_punct(p, "]");
+        break;
+    }
+    if (!seen[0]) err_at(p, ty->buf_pos, "\"dtype\" missing");
+}
+
 static ANode *parse_test(P *p);
 
 /* The dimensions of a C array type: "[3]", "[2][3]", "[N * 2]". */
@@ -372,9 +437,11 @@ static ATypeSyn *parse_type_ex(P *p, int with_stars) {
     }
     if (with_stars)
         ty->ptr = count_stars(p);
+    if (at_punct(p, "[") && !ty->ptr && is_ndarray_name(ty->name) && !is_punct(ahead(p, 1), ":"))
+        buffer_args(p, ty);
     /* "double[3]" and "int[N]" are C arrays; "ndarray[double, ndim=2]" is not */
-    if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
-        (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
+    else if (at_punct(p, "[") && !is_punct(ahead(p, 1), ":") &&
+             (ahead(p, 1)->kind == TK_INT || is_c_word(t->text)))
         array_dims(p, ty);
     else if (at_punct(p, "["))
         view_axes(p, ty);
@@ -382,6 +449,108 @@ static ATypeSyn *parse_type_ex(P *p, int with_stars) {
 }
 
 static ATypeSyn *parse_type(P *p) { return parse_type_ex(p, 1); }
+
+/* ---- pure-Python mode: types written as annotations ----------------------
+ * `cython.double`, `cython.Py_ssize_t`, `cython.p_int` (a pointer),
+ * `cython.double[:, ::1]` (a memoryview), `cython.floating` (a name sema
+ * resolves), and `float` (Cython 3 reads it as a C double).  Anything else
+ * is a Python annotation: the value stays an object, as in Cython. */
+static const char *pure_scalar(const char *n) {
+    static const char *const map[][2] = {
+        {"char", "char"}, {"schar", "signed char"}, {"uchar", "unsigned char"},
+        {"short", "short"}, {"sshort", "short"}, {"ushort", "unsigned short"},
+        {"int", "int"}, {"sint", "int"}, {"uint", "unsigned int"},
+        {"long", "long"}, {"slong", "long"}, {"ulong", "unsigned long"},
+        {"longlong", "long long"}, {"slonglong", "long long"}, {"ulonglong", "unsigned long long"},
+        {"float", "float"}, {"double", "double"}, {"longdouble", "long double"},
+        {"complex", "double complex"}, {"floatcomplex", "float complex"}, {"doublecomplex", "double complex"},
+        {"bint", "bint"}, {"Py_ssize_t", "Py_ssize_t"}, {"size_t", "size_t"}, {"void", "void"},
+        {NULL, NULL}};
+    for (int i = 0; map[i][0]; i++)
+        if (!strcmp(n, map[i][0])) return map[i][1];
+    return NULL;
+}
+
+/* The C type an annotation expression names, or NULL when it names none
+ * (a Python annotation). */
+static ATypeSyn *pure_type_of(P *p, const ANode *x) {
+    if (x->kind == A_NAME && !strcmp(x->name, "float")) {
+        ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
+        ty->pos = x->pos;
+        ty->name = "double";
+        return ty;
+    }
+    const ANode *base = x->kind == A_INDEX ? x->obj : x;
+    if (base->kind != A_ATTR || base->obj->kind != A_NAME || strcmp(base->obj->name, "cython"))
+        return NULL;
+    const char *n = base->name;
+    int stars = 0;
+    if (!strncmp(n, "pp_", 3)) { /* pp_int: int ** */
+        stars = 2;
+        n += 3;
+    } else if (!strncmp(n, "p_", 2)) { /* p_int: int * */
+        stars = 1;
+        n += 2;
+    }
+    const char *c = pure_scalar(n);
+    if (!c && stars) return NULL;
+    ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
+    ty->pos = x->pos;
+    ty->name = c ? c : cy_fmt(p->a, "cython.%s", n);
+    ty->ptr = stars;
+    if (x->kind == A_INDEX) { /* cython.double[:, ::1] */
+        if (stars || x->items.len < 1 || x->items.len > 8) return NULL;
+        for (int i = 0; i < x->items.len; i++) {
+            const ANode *it = x->items.items[i];
+            if (it->kind != A_SLICE || it->then || it->other) return NULL;
+            int contig = it->cond && it->cond->kind == A_INT && it->cond->ival == 1;
+            if (it->cond && !contig) return NULL;
+            ty->axes[i] = (char)contig;
+            ty->axes_pos[i] = it->pos;
+        }
+        ty->ndim = x->items.len;
+    }
+    return ty;
+}
+
+/* Pure-Python mode's spellings of C operators: cython.cast(T, x[,
+ * typecheck=True]) is <T>x (<T?>x), cython.address(x) is &x,
+ * cython.sizeof(T or x) is sizeof. */
+static ANode *pure_call(P *p, ANode *c) {
+    const ANode *f = c->obj;
+    if (f->kind != A_ATTR || f->obj->kind != A_NAME || strcmp(f->obj->name, "cython")) return c;
+    ATypeSyn *ty;
+    if (!strcmp(f->name, "cast") && c->items.len == 2 && (ty = pure_type_of(p, c->items.items[0])) != NULL) {
+        ANode *n = new_node(p, A_CAST, c->pos);
+        n->type = ty;
+        n->obj = c->items.items[1];
+        for (int k = 0; k < c->kwnames.len; k++) {
+            if (strcmp(c->kwnames.items[k], "typecheck"))
+                err_at(p, ((ANode *)c->values.items[k])->pos, "cython.cast() takes a type, a value and typecheck=");
+            n->checked_cast = ((ANode *)c->values.items[k])->kind == A_TRUE;
+        }
+        return n;
+    }
+    if (!strcmp(f->name, "address") && c->items.len == 1 && !c->kwnames.len) {
+        ANode *n = new_node(p, A_ADDR, c->pos);
+        n->obj = c->items.items[0];
+        return n;
+    }
+    if (!strcmp(f->name, "sizeof") && c->items.len == 1 && !c->kwnames.len) {
+        ANode *n = new_node(p, A_SIZEOF, c->pos);
+        n->type = pure_type_of(p, c->items.items[0]);
+        if (!n->type) n->obj = c->items.items[0];
+        return n;
+    }
+    return c;
+}
+
+/* At an annotation: parses it; the C type it names, or NULL (a Python
+ * annotation, parsed and ignored: the value stays an object, as in
+ * Cython). */
+static ATypeSyn *pure_type(P *p) {
+    return pure_type_of(p, parse_test(p));
+}
 
 static ATypeSyn *type_with_stars(P *p, ATypeSyn *base, int stars) {
     if (!stars)
@@ -597,7 +766,7 @@ static ANode *parse_call(P *p, ANode *callee) {
             break;
     }
     expect_punct(p, ")");
-    return c;
+    return pure_call(p, c);
 }
 
 /* One subscript item: an expression or a slice lo:hi:step. */
@@ -1068,6 +1237,21 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             e = parse_testlist(p);
         }
         a->value = e;
+        ATypeSyn *ty;
+        if (a->targets.len == 1 && ((ANode *)a->targets.items[0])->kind == A_NAME && e->kind == A_CALL &&
+            e->obj->kind == A_ATTR && e->obj->obj->kind == A_NAME && !strcmp(e->obj->obj->name, "cython") &&
+            !strcmp(e->obj->name, "declare") && e->items.len >= 1 && e->items.len <= 2 && !e->kwnames.len &&
+            (ty = pure_type_of(p, e->items.items[0])) != NULL) {
+            /* x = cython.declare(cython.int, 5) */
+            ANode *d = new_node(p, S_CDEF, a->pos);
+            ANode *x = a->targets.items[0];
+            d->type = ty;
+            push(p, &d->names, (void *)x->name);
+            push(p, &d->name_pos, pos_dup(p, x->pos));
+            push(p, &d->inits, e->items.len == 2 ? e->items.items[1] : NULL);
+            push(p, out, d);
+            return;
+        }
         push(p, out, a);
         return;
     }
@@ -1087,8 +1271,27 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             return;
         }
     }
-    if (is_punct(t, ":"))
-        err_at(p, e->pos, "variable annotations are not supported; use 'cdef TYPE name'");
+    if (is_punct(t, ":")) { /* pure-Python mode: `x: cython.double = 0` declares a C variable */
+        if (e->kind != A_NAME)
+            err_at(p, e->pos, "only a name can be declared with an annotation");
+        adv(p);
+        ATypeSyn *ty = pure_type(p);
+        ANode *init = accept_punct(p, "=") ? parse_testlist(p) : NULL;
+        if (ty) {
+            ANode *d = new_node(p, S_CDEF, e->pos);
+            d->type = ty;
+            push(p, &d->names, (void *)e->name);
+            push(p, &d->name_pos, pos_dup(p, e->pos));
+            push(p, &d->inits, init);
+            push(p, out, d);
+        } else if (init) {
+            ANode *a = new_node(p, S_ASSIGN, e->pos);
+            push(p, &a->targets, e);
+            a->value = init;
+            push(p, out, a);
+        }
+        return;
+    }
     ANode *s = new_node(p, S_EXPR, e->pos);
     s->value = e;
     push(p, out, s);
@@ -1210,10 +1413,12 @@ static AParam *parse_param(P *p, int mode) {
     AParam *a = cy_alloc(p->a, sizeof *a);
     a->pos = t->pos;
     const Token *u = ahead(p, 1);
-    if (t->kind == TK_NAME && is_punct(u, ":"))
-        err_at(p, t->pos, "Python type annotations on parameters are not supported; "
-                          "write 'double %s' instead", t->text);
-    if (t->kind == TK_NAME && (is_punct(u, ",") || is_punct(u, ")") || is_punct(u, "=")) &&
+    if (t->kind == TK_NAME && is_punct(u, ":")) { /* pure-Python mode: `x: cython.double` */
+        adv(p);
+        adv(p);
+        a->name = t->text;
+        a->type = pure_type(p);
+    } else if (t->kind == TK_NAME && (is_punct(u, ",") || is_punct(u, ")") || is_punct(u, "=")) &&
         !(mode != PM_DEF && is_builtin_type(t->text))) {
         adv(p);
         a->name = t->text;
@@ -1325,17 +1530,97 @@ static ANode *new_func(P *p, FuncKind kind, CyPos pos, const Token *name, CyVec 
     return n;
 }
 
+static int is_cython_attr(const ANode *x, const char *name) {
+    return x->kind == A_ATTR && x->obj->kind == A_NAME && !strcmp(x->obj->name, "cython") && !strcmp(x->name, name);
+}
+
+/* Pure-Python mode's function decorators: @cython.cfunc / ccall make a
+ * cdef / cpdef function; nogil, inline, noexcept, exceptval(...),
+ * returns(T) and locals(name=T, ...) say what the cdef syntax says.  The
+ * others (directives) stay for sema. */
+static void pure_decorators(P *p, AFunc *f, ATypeSyn *ret) {
+    CyVec keep = {0}, decls = {0};
+    int is_c = 0;
+    for (int i = 0; i < f->decorators.len; i++) {
+        ANode *d = f->decorators.items[i];
+        ANode *callee = d->kind == A_CALL ? d->obj : d;
+        if (d->kind != A_CALL && is_cython_attr(d, "cfunc")) {
+            f->kind = FN_CDEF;
+            is_c = 1;
+        } else if (d->kind != A_CALL && is_cython_attr(d, "ccall")) {
+            f->kind = FN_CPDEF;
+            is_c = 1;
+        } else if (d->kind != A_CALL && is_cython_attr(d, "nogil")) {
+            f->is_nogil = 1;
+        } else if (d->kind != A_CALL && is_cython_attr(d, "inline")) {
+            f->is_inline = 1;
+        } else if (d->kind != A_CALL && is_cython_attr(d, "noexcept")) {
+            f->is_noexcept = 1;
+        } else if (d->kind == A_CALL && is_cython_attr(callee, "exceptval")) {
+            int check = 0;
+            for (int k = 0; k < d->kwnames.len; k++) {
+                ANode *v = d->values.items[k];
+                if (strcmp(d->kwnames.items[k], "check"))
+                    err_at(p, v->pos, "exceptval() takes a value and check=");
+                check = v->kind == A_TRUE;
+            }
+            if (d->items.len > 1) err_at(p, d->pos, "exceptval() takes one value");
+            if (d->items.len) {
+                f->has_except = check ? 2 : 1;
+                f->except_value = d->items.items[0];
+            } else {
+                f->has_except = check ? 3 : 0;
+                f->is_noexcept = !check;
+            }
+        } else if (d->kind == A_CALL && is_cython_attr(callee, "returns") && d->items.len == 1) {
+            ret = pure_type_of(p, d->items.items[0]);
+            if (!ret) err_at(p, d->pos, "cython.returns() needs a C type (cython.double, ...)");
+        } else if (d->kind == A_CALL && is_cython_attr(callee, "locals") && !d->items.len) {
+            for (int k = 0; k < d->kwnames.len; k++) {
+                ANode *v = d->values.items[k];
+                ATypeSyn *ty = pure_type_of(p, v);
+                if (!ty) err_at(p, v->pos, "cython.locals() needs C types (cython.int, cython.double[:], ...)");
+                int is_param = 0;
+                for (int j = 0; j < f->params.len; j++) {
+                    AParam *a = f->params.items[j];
+                    if (!strcmp(a->name, d->kwnames.items[k])) {
+                        a->type = ty;
+                        is_param = 1;
+                    }
+                }
+                if (is_param) continue;
+                ANode *x = new_node(p, S_CDEF, v->pos);
+                x->type = ty;
+                push(p, &x->names, d->kwnames.items[k]);
+                push(p, &x->name_pos, pos_dup(p, v->pos));
+                push(p, &x->inits, NULL);
+                push(p, &decls, x);
+            }
+        } else {
+            push(p, &keep, d);
+        }
+    }
+    f->decorators = keep;
+    if (is_c && ret) f->ret = ret;
+    if (decls.len) { /* the declarations first, then the body */
+        for (int i = 0; i < f->body.len; i++) push(p, &decls, f->body.items[i]);
+        f->body = decls;
+    }
+}
+
 static ANode *parse_def(P *p, CyVec *decorators) {
     const Token *kw = adv(p);
     const Token *name = expect_name(p, "a function name");
     ANode *n = new_func(p, FN_DEF, kw->pos, name, decorators);
     expect_punct(p, "(");
     parse_params(p, n->func, PM_DEF);
+    ATypeSyn *ret = NULL;
     if (accept_punct(p, "->"))
-        parse_test(p); /* a Python annotation: ignored, as Cython does for def */
+        ret = pure_type(p); /* the return type of a @cython.cfunc; for a def, ignored as Cython does */
     block_colon(p);
     parse_suite(p, &n->func->body);
     take_docstring(n->func);
+    pure_decorators(p, n->func, ret);
     return n;
 }
 

@@ -36,6 +36,8 @@ typedef struct Sym {
     IrFunc *fn;
     CyType *ty;
     const char *qual;
+    IrVar *buf;             /* SY_VAR of a buffer type (np.ndarray[double, ndim=2]): the view its
+                               element accesses go through, acquired on each assignment */
     Fused *fused;           /* SY_FUSED */
     struct Sym *next;
 } Sym;
@@ -102,6 +104,9 @@ typedef struct {
     int ntmp;               /* for unique C names */
     int nvar;
     int nae;                /* array expressions lowered so far (unique names) */
+    int buf_ok;             /* > 0: a buffer type may be declared here (arguments, locals) */
+    CyVec *fbody;           /* the AST body of the function being lowered */
+    CyVec bufvars;          /* IrVar* pairs of this function: a buffer-typed variable, its view */
     /* fused types: Cython's builtin ones (made on first use), the
        specialisation being declared or lowered (fused type -> its type
        there), and the fused functions (IrFunc group -> FusedFn) */
@@ -112,7 +117,7 @@ typedef struct {
     CyMap fused_fns;
 } S;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0};
+static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -241,6 +246,13 @@ static const NamedType base_types[] = {
     {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
     {"npy_intp", TY_SSIZE}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
     {"npy_int64", TY_LONG}, {"npy_int32", TY_INT}, {"npy_uint8", TY_UCHAR},
+    {"npy_uintp", TY_SIZE}, {"npy_int8", TY_SCHAR}, {"npy_int16", TY_SHORT}, {"npy_uint16", TY_USHORT},
+    {"npy_uint32", TY_UINT}, {"npy_uint64", TY_ULONG}, {"npy_bool", TY_UCHAR}, {"npy_byte", TY_SCHAR},
+    {"npy_ubyte", TY_UCHAR}, {"npy_short", TY_SHORT}, {"npy_ushort", TY_USHORT}, {"npy_int", TY_INT},
+    {"npy_uint", TY_UINT}, {"npy_long", TY_LONG}, {"npy_ulong", TY_ULONG}, {"npy_longlong", TY_LLONG},
+    {"npy_ulonglong", TY_ULLONG}, {"npy_float", TY_FLOAT}, {"npy_double", TY_DOUBLE},
+    {"npy_longdouble", TY_LDOUBLE}, {"longdouble_t", TY_LDOUBLE}, {"cfloat_t", TY_CFLOAT},
+    {"cdouble_t", TY_CDOUBLE},
     {"omp_lock_t", TY_OPAQUE},
     /* Cython's pure-Python type names (cython.double, ...) */
     {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
@@ -414,6 +426,9 @@ static CyType *fused_bound(S *s, Fused *f) {
 
 /* ---- types from syntax --------------------------------------------------- */
 
+static int is_cnum(const CyType *t);
+static CyType *resolve_type(S *s, ATypeSyn *t);
+
 static CyType *scalar_by_name(S *s, const char *name) {
     Fused *fu = fused_named(s, name);
     if (fu) return fused_bound(s, fu);
@@ -437,6 +452,66 @@ static CyType *scalar_by_name(S *s, const char *name) {
     for (int i = 0; base_types[i].name; i++)
         if (!strcmp(base_types[i].name, n)) return alias_type(s, cy_type_scalar(base_types[i].kind), n);
     return NULL;
+}
+
+/* numpy.ndarray as a declared type: an object whose assignments are
+ * type-tested; with buffer syntax its base is the view its elements are
+ * read through (written-or-not decides constness per variable). */
+static CyType *ndarray_type(S *s, CyType *view) {
+    CyType *t = cy_alloc(s->a, sizeof *t);
+    *t = *cy_type_scalar(TY_OBJECT);
+    t->name = "ndarray";
+    t->pyclass = "numpy.ndarray";
+    t->base = view;
+    return t;
+}
+
+static int is_ndarray(const CyType *t) { return t->kind == TY_OBJECT && t->pyclass; }
+static int is_buffer(const CyType *t) { return is_ndarray(t) && t->base; }
+
+/* "np.ndarray" / "cnp.ndarray" / "numpy.ndarray" with np a cimport of numpy. */
+static int names_ndarray(S *s, const char *name) {
+    const char *dot = strrchr(name, '.');
+    if (!dot || strcmp(dot + 1, "ndarray") || strchr(name, '.') != dot) return 0;
+    char head[128];
+    size_t hl = (size_t)(dot - name);
+    if (hl >= sizeof head) return 0;
+    memcpy(head, name, hl);
+    head[hl] = 0;
+    Sym *y = lookup(s, head);
+    return y && (y->kind == SY_CMOD || y->kind == SY_PYGLOBAL) && y->qual && !strcmp(y->qual, "numpy");
+}
+
+static CyType *buffer_type(S *s, ATypeSyn *t, CyType *base) {
+    if (!is_ndarray(base)) {
+        err(s, t->buf_pos, "buffer syntax on '%s' is not supported by cyocl (only on numpy.ndarray)", t->name);
+        return TY_ERR;
+    }
+    if (!s->buf_ok) {
+        err(s, t->pos, "Buffer types only allowed as function local variables");
+        return TY_ERR;
+    }
+    CyType *dt = resolve_type(s, t->buf_dtype);
+    if (dt == TY_ERR) return dt;
+    if (dt->kind == TY_OBJECT) {
+        err(s, t->buf_dtype->pos, "buffers of Python objects are not supported by cyocl");
+        return TY_ERR;
+    }
+    if (!is_cnum(dt) || dt->kind == TY_BINT) {
+        err(s, t->buf_dtype->pos, "buffers of '%s' are not supported by cyocl", dt->name);
+        return TY_ERR;
+    }
+    if (t->buf_ndim < 1 || t->buf_ndim > CY_MAX_NDIM) {
+        err(s, t->buf_pos, "buffers of %d dimensions are not supported by cyocl", t->buf_ndim);
+        return TY_ERR;
+    }
+    char ax[CY_MAX_NDIM] = {0};
+    if (t->buf_mode && !strcmp(t->buf_mode, "c")) ax[t->buf_ndim - 1] = 1;
+    else if (t->buf_mode && !strcmp(t->buf_mode, "fortran")) ax[0] = 1;
+    CyType *r = ndarray_type(s, cy_type_view(s->a, dt, t->buf_ndim, ax, 0));
+    r->name = cy_fmt(s->a, "ndarray[%s, ndim=%d%s%s%s]", dt->name, t->buf_ndim, t->buf_mode ? ", mode='" : "",
+                     t->buf_mode ? t->buf_mode : "", t->buf_mode ? "'" : "");
+    return r;
 }
 
 /* A C array dimension: an integer constant expression, as Cython folds it. */
@@ -468,11 +543,16 @@ static int const_dim(S *s, ANode *n, long long *v) {
 
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
-    CyType *base = scalar_by_name(s, t->name);
+    CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
     if (!base && fused_named(s, t->name)) {
         err(s, t->pos, "Invalid use of fused types, type cannot be specialized");
         return TY_ERR;
     }
+    if (base && is_ndarray(base) && (t->ptr || t->ndim)) {
+        err(s, t->pos, "%s of numpy.ndarray are not supported by cyocl", t->ptr ? "pointers" : "memoryviews");
+        return TY_ERR;
+    }
+    if (base && t->buf_dtype) return buffer_type(s, t, base);
     if (!base) {
         err(s, t->pos, "'%s' is not a type identifier", t->name);
         return TY_ERR;
@@ -575,6 +655,10 @@ static IrExpr *mk_var(S *s, IrVar *v, CyPos p) {
 static int is_obj(const CyType *t) { return t->kind == TY_OBJECT; }
 static int is_view(const CyType *t) { return t->kind == TY_VIEW; }
 static int is_cnum(const CyType *t) { return cy_type_is_numeric(t); }
+static int is_numpy_init(const char *q) {
+    return q && (!strcmp(q, "numpy.import_array") || !strcmp(q, "numpy.import_umath") ||
+                 !strcmp(q, "numpy.import_ufunc"));
+}
 
 /* The GIL is needed for this; report once at p. */
 static int need_gil(S *s, CyPos p, const char *what) {
@@ -663,6 +747,22 @@ static IrExpr *decay(S *s, IrExpr *e) {
 static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
     CyType *from = e->ty;
     if (from == TY_ERR || to == TY_ERR) return e;
+    if (is_ndarray(to) && !is_ndarray(from) && e->kind != E_NONE) {
+        static const struct { ExprKind k; const char *n; } lits[] = {
+            {E_LIST, "list"}, {E_TUPLE, "tuple"}, {E_DICT, "dict"}, {E_STR, "str"}, {E_BYTES, "bytes"},
+            {E_PYBOOL, "bool"}, {E_BIGINT, "int"}};
+        for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++)
+            if (e->kind == lits[i].k) {
+                err(s, e->pos, "Cannot coerce %s to type 'ndarray'", lits[i].n);
+                return mk_err(s, e->pos);
+            }
+        if (!is_obj(from)) {
+            err(s, e->pos, "Cannot assign type '%s' to 'ndarray'", from->name);
+            return mk_err(s, e->pos);
+        }
+        if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
+        return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
+    }
     if (from == to || cy_type_equal(from, to)) {
         if (from != to && from->kind != TY_VIEW && from->kind != TY_PTR) {
             /* aliases of one scalar: keep the target's name for the C cast */
@@ -1018,7 +1118,49 @@ static IrExpr *view_index(S *s, ANode *n, IrExpr *v) {
     return e;
 }
 
+/* The view of a buffer-typed variable named by n, or NULL. */
+static IrVar *buf_of(S *s, ANode *n) {
+    if (n->kind != A_NAME) return NULL;
+    Sym *y = lookup(s, n->name);
+    return y && y->kind == SY_VAR ? y->buf : NULL;
+}
+
 static IrExpr *index_expr(S *s, ANode *n) {
+    /* a buffer's a[i, j] with a C integer per axis reads the buffer
+       (anything else indexes the ndarray object, as in Cython) */
+    IrVar *bv = buf_of(s, n->obj);
+    if (bv && n->items.len == bv->ty->ndim) {
+        int ints = 1;
+        for (int i = 0; i < n->items.len && ints; i++) {
+            ANode *it = n->items.items[i];
+            ints = !is_slice_item(it) && cy_type_is_int(probe_type(s, it));
+        }
+        if (ints) {
+            record_read(s, bv, n->obj->pos);
+            return view_index(s, n, mk_var(s, bv, n->obj->pos));
+        }
+    }
+    if (n->obj->kind == A_ATTR && n->items.len == 1 && !is_slice_item(n->items.items[0]) &&
+        (!strcmp(n->obj->name, "shape") || !strcmp(n->obj->name, "strides"))) {
+        /* ndarray.shape[k]: npy_intp; a buffer's from its view (no GIL needed) */
+        IrVar *sv = buf_of(s, n->obj->obj);
+        if (sv) {
+            IrExpr *k = to_ssize(s, lower_expr(s, n->items.items[0]));
+            record_read(s, sv, n->obj->obj->pos);
+            if (k->kind == E_INT && (int64_t)k->ival >= sv->ty->ndim) return mk_int(s, 0, TY_SSIZE, n->pos);
+            return mk2(s, n->obj->name[1] == 'h' ? E_VIEW_SHAPE : E_VIEW_STRIDE, cy_type_scalar(TY_SSIZE), n->pos,
+                       NULL, mk_var(s, sv, n->obj->obj->pos), k);
+        }
+        if (is_ndarray(probe_type(s, n->obj->obj))) {
+            IrExpr *o = lower_expr(s, n->obj->obj);
+            if (o->ty == TY_ERR || !need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
+            IrExpr *at = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->obj->pos, o);
+            at->sval = n->obj->name;
+            IrExpr *it = mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, NULL, at,
+                             box(s, lower_expr(s, n->items.items[0])));
+            return coerce(s, it, cy_type_scalar(TY_SSIZE));
+        }
+    }
     /* view.shape[k] / view.strides[k] */
     if (n->obj->kind == A_ATTR && n->items.len == 1 && !is_slice_item(n->items.items[0]) &&
         (!strcmp(n->obj->name, "shape") || !strcmp(n->obj->name, "strides") ||
@@ -1109,6 +1251,25 @@ static IrExpr *attr_expr(S *s, ANode *n) {
     }
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
+    if (is_ndarray(o->ty)) {
+        /* the C fields of numpy's ndarray declaration (numpy/__init__.pxd) */
+        const char *a = n->name;
+        if (!strcmp(a, "shape") || !strcmp(a, "strides")) {
+            err(s, n->pos, "Cannot convert 'npy_intp *' to Python object");
+            return mk_err(s, n->pos);
+        }
+        if (!strcmp(a, "data") || !strcmp(a, "descr") || !strcmp(a, "base")) {
+            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl", a);
+            return mk_err(s, n->pos);
+        }
+        if (!strcmp(a, "ndim")) {
+            if (is_buffer(o->ty)) return mk_int(s, o->ty->base->ndim, TY_INT, n->pos);
+            if (!need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
+            IrExpr *e = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->pos, o);
+            e->sval = a;
+            return coerce(s, e, cy_type_scalar(TY_INT));
+        }
+    }
     if (is_view(o->ty)) {
         const char *a = n->name;
         if (!strcmp(a, "ndim")) return mk_int(s, o->ty->ndim, TY_INT, n->pos);
@@ -1319,6 +1480,14 @@ python:
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (is_numpy_init(qual_of(s, f))) {
+        /* numpy's C API is never used by the generated code: nothing to import */
+        if (n->items.len || n->kwnames.len) {
+            err(s, n->pos, "Call with wrong number of arguments (expected 0, got %d)", n->items.len + n->kwnames.len);
+            return mk_err(s, n->pos);
+        }
+        return mk_int(s, 0, TY_INT, n->pos);
+    }
     Sym *head = f->kind == A_NAME ? lookup(s, f->name) : NULL;
     const char *q = NULL;
     if ((f->kind == A_NAME && head && (head->kind == SY_CNAME || head->kind == SY_CMOD)) ||
@@ -2745,8 +2914,11 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
     }
     AWithItem *wi = n->with_items.items[item];
     ANode *e = wi->expr;
-    if (e->kind == A_NAME && (!strcmp(e->name, "nogil") || !strcmp(e->name, "gil")) && !lookup(s, e->name)) {
-        int release = e->name[0] == 'n';
+    const char *wq = e->kind == A_ATTR ? qual_of(s, e) : NULL; /* pure-Python mode: with cython.nogil: */
+    if (wq && (!strcmp(wq, "cython.nogil") || !strcmp(wq, "cython.gil"))) wq += 7;
+    else wq = NULL;
+    if (wq || (e->kind == A_NAME && (!strcmp(e->name, "nogil") || !strcmp(e->name, "gil")) && !lookup(s, e->name))) {
+        int release = (wq ? wq : e->name)[0] == 'n';
         if (release && s->nogil) {
             err(s, e->pos, "Trying to release the GIL while it was previously released.");
             return;
@@ -3066,6 +3238,77 @@ static void file_directives(S *s, AModule *am) {
 
 /* ---- functions ---------------------------------------------------------------- */
 
+/* Does this statement list assign an element of `name` (a[i] = ..., a[i] += ...)? */
+static int writes_elem(ANode *t, const char *name) {
+    if (!t) return 0;
+    if (t->kind == A_INDEX) return t->obj->kind == A_NAME && !strcmp(t->obj->name, name);
+    if (t->kind == A_TUPLE || t->kind == A_LIST)
+        for (int i = 0; i < t->items.len; i++)
+            if (writes_elem(t->items.items[i], name)) return 1;
+    return 0;
+}
+
+static int body_writes_elem(CyVec *body, const char *name) {
+    for (int i = 0; body && i < body->len; i++) {
+        ANode *n = body->items[i];
+        if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN || n->kind == S_FOR)
+            for (int k = 0; k < n->targets.len; k++)
+                if (writes_elem(n->targets.items[k], name)) return 1;
+        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name)) return 1;
+    }
+    return 0;
+}
+
+/* The view through which buffer variable v's elements are accessed: read-only
+ * unless the function assigns an element, so that read-only arrays are
+ * accepted where Cython accepts them ("buffer source array is read-only"
+ * otherwise, at acquisition, from numpy). */
+static IrVar *buffer_view(S *s, IrVar *v) {
+    CyType *vt = v->ty->base;
+    int ro = !body_writes_elem(s->fbody, v->name);
+    IrVar *b = new_var(s, v->name, cy_type_view(s->a, vt->base, vt->ndim, vt->axes, ro), V_LOCAL, v->pos);
+    b->cname = cy_fmt(s->a, "cybuf_%s", v->name);
+    cy_vec_push(s->a, &s->fn->locals, b);
+    cy_vec_push(s->a, &s->bufvars, v);
+    cy_vec_push(s->a, &s->bufvars, b);
+    return b;
+}
+
+/* After every assignment of a buffer variable, its view is acquired again
+ * (None gives an empty view, as in Cython indexing it raises IndexError). */
+static IrStmt *buffer_acquire(S *s, IrVar *v, CyPos p) {
+    for (int i = 0; i + 1 < s->bufvars.len; i += 2)
+        if (s->bufvars.items[i] == v) {
+            IrVar *b = s->bufvars.items[i + 1];
+            return assign_stmt(s, mk_var(s, b, p), mk1(s, E_VIEW_FROM_OBJ, b->ty, p, mk_var(s, v, p)), p, NULL);
+        }
+    return NULL;
+}
+
+static void buffer_reacquire(S *s, CyVec *body) {
+    CyVec out = {0};
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *x = body->items[i];
+        buffer_reacquire(s, &x->body);
+        buffer_reacquire(s, &x->orelse);
+        if (x->kind == ST_FOR_ITER && x->var) {
+            IrStmt *a = buffer_acquire(s, x->var, x->pos);
+            if (a) {
+                CyVec nb = {0};
+                cy_vec_push(s->a, &nb, a);
+                for (int k = 0; k < x->body.len; k++) cy_vec_push(s->a, &nb, x->body.items[k]);
+                x->body = nb;
+            }
+        }
+        cy_vec_push(s->a, &out, x);
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR) {
+            IrStmt *a = buffer_acquire(s, x->target->var, x->pos);
+            if (a) cy_vec_push(s->a, &out, a);
+        }
+    }
+    *body = out;
+}
+
 typedef struct Untyped {
     const char *name;
     CyPos pos;
@@ -3126,7 +3369,9 @@ static void pre_stmt(Pre *pr, ANode *n) {
     S *s = pr->s;
     switch (n->kind) {
     case S_CDEF: {
+        s->buf_ok++;
         CyType *t = resolve_type(s, n->type);
+        s->buf_ok--;
         for (int i = 0; i < n->names.len; i++) {
             const char *name = n->names.items[i];
             CyPos p = *(CyPos *)n->name_pos.items[i];
@@ -3142,6 +3387,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
             Sym *y = declare(s, pr->scope, name, SY_VAR);
             y->var = new_var(s, name, t, V_LOCAL, p);
             cy_vec_push(s->a, &s->fn->locals, y->var);
+            if (is_buffer(t)) y->buf = buffer_view(s, y->var);
         }
         return;
     }
@@ -3256,6 +3502,8 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         err(s, d->pos, "this decorator is not supported (only cython directives such as "
                        "@cython.boundscheck(False), with 'cimport cython')");
     }
+    s->fbody = &af->body;
+    s->bufvars.len = 0;
     for (int i = 0; i < fn->params.len; i++) {
         IrVar *p = fn->params.items[i];
         if (lookup_in(&fsc, p->name)) {
@@ -3264,6 +3512,20 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         }
         Sym *y = declare(s, &fsc, p->name, SY_VAR);
         y->var = p;
+        if (!is_ndarray(p->ty)) continue;
+        /* a def argument is type-tested on entry (cdef callers test what they pass) */
+        if (fn->kind != F_CDEF) {
+            IrStmt *x = st(s, ST_EXPR, p->pos);
+            x->value = mk1(s, E_PYTYPE_TEST, p->ty, p->pos, mk_var(s, p, p->pos));
+            x->value->sval = p->name;
+            /* 'not None': Cython's message is the type test's ("... got NoneType") */
+            x->value->ival = (uint64_t)(intptr_t)fn->param_not_none.items[i];
+            fn->param_not_none.items[i] = (void *)(intptr_t)0;
+            cy_vec_push(s->a, &fn->body, x);
+        }
+        if (!is_buffer(p->ty)) continue;
+        y->buf = buffer_view(s, p);
+        cy_vec_push(s->a, &fn->body, buffer_acquire(s, p, p->pos));
     }
     Pre pr = {s, NULL, &fsc, {0}};
     pre_block(&pr, &af->body);
@@ -3271,6 +3533,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     s->nogil = fn->is_nogil && !fn->with_gil;
     s->loop_depth = 0;
     lower_block(s, &af->body, &fn->body);
+    if (s->bufvars.len) buffer_reacquire(s, &fn->body);
     s->dir = saved;
     s->scope = s->mscope;
     s->fn = NULL;
@@ -3302,7 +3565,9 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     int seen_default = 0;
     for (int i = 0; i < af->params.len; i++) {
         AParam *ap = af->params.items[i];
+        s->buf_ok += !is_extern;
         CyType *t = resolve_type(s, ap->type);
+        s->buf_ok -= !is_extern;
         if (t->kind == TY_VOID && t != TY_ERR) {
             err(s, ap->pos, "argument '%s' cannot be void", ap->name);
             t = TY_ERR;
@@ -3397,7 +3662,6 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
         pslot[i] = -1;
         if (!f) continue;
-        if (ap->deflt) err(s, ap->deflt->pos, "a default value of a fused-type argument is not supported by cyocl");
         int k = 0;
         while (k < nf && fs[k] != f) k++;
         if (k == nf) fs[nf++] = f;
@@ -3413,6 +3677,8 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
         }
     }
     if (!nf) return NULL;
+    for (int k = 0; k < nf; k++)
+        if (!fs[k]->types.len) return NULL; /* all its types were refused (reported) */
     long total = 1;
     for (int k = 0; k < nf && total <= 256; k++) total *= fs[k]->types.len;
     if (total > 256) {
@@ -3483,6 +3749,18 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
             if (pick[c] < 0) pick[c] = ord[q];
         }
         for (int c = 0; c < 3; c++) cy_vec_push(s->a, &g->fused_pick, (void *)(intptr_t)pick[c]);
+        /* a missing argument is its default value as a Python object */
+        AParam *ap = af->params.items[i];
+        ANode *d = ap->deflt;
+        while (d && d->kind == A_UNOP) d = d->obj;
+        int dp = -3;
+        if (d) {
+            AParam *ap0 = af->params.items[i];
+            dp = d->kind == A_INT || d->kind == A_TRUE || d->kind == A_FALSE ? pick[0]
+                 : d->kind == A_FLOAT ? pick[1] : d->kind == A_IMAG ? pick[2]
+                 : d->kind == A_NONE && ap0->type->ndim && !ap0->not_none ? 0 : -1;
+        }
+        cy_vec_push(s->a, &g->fused_dflt, (void *)(intptr_t)dp);
     }
     cy_pmap_put(s->a, &s->fused_fns, g, ff);
     return g;
@@ -3660,7 +3938,7 @@ static int raises_expr(IrExpr *e) {
     case E_PYGLOBAL: case E_VIEW_FROM_OBJ: case E_OBJ_FROM_VIEW: case E_BOX: case E_UNBOX: case E_OBJ_BINOP:
     case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH: case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR:
     case E_OBJ_CALL: case E_OBJ_INDEX: case E_OBJ_SLICE: case E_TUPLE: case E_LIST: case E_DICT:
-    case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_IMPORT:
+    case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_IMPORT: case E_PYTYPE_TEST:
         r = 1;
         break;
     case E_VAR: r |= e->var->ty->kind == TY_OBJECT && e->var->kind == V_LOCAL; break; /* unbound local */
@@ -3736,6 +4014,16 @@ static void cimport_names(S *s, ANode *n) {
         const char *alias = n->aliases.items[i] ? n->aliases.items[i] : name;
         CyPos p = *(CyPos *)n->name_pos.items[i];
         const char *q = cy_fmt(s->a, "%s.%s", mod, name);
+        if (!strcmp(mod, "numpy") && !strcmp(name, "ndarray")) {
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = ndarray_type(s, NULL);
+            continue;
+        }
+        if (is_numpy_init(q)) {
+            Sym *y = declare(s, s->mscope, alias, SY_CNAME);
+            y->qual = q;
+            continue;
+        }
         if (!strcmp(mod, "libc.stdint") || (!strcmp(mod, "numpy") && scalar_by_name(s, name))) {
             CyType *t = scalar_by_name(s, name);
             if (!t) {

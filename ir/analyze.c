@@ -517,6 +517,24 @@ static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
     return 0;
 }
 
+/* Does a statement in body store into an element of the C array v? */
+static int array_stored(const CyVec *body, const IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN) {
+            const IrExpr *t = x->target;
+            while (t->kind == E_PTR_INDEX) t = t->args[0];
+            if (t->kind == E_VAR && t->var == v) return 1;
+        }
+        if (array_stored(&x->body, v) || array_stored(&x->orelse, v)) return 1;
+    }
+    return 0;
+}
+
+/* The largest C array a kernel takes by value: OpenCL promises 1024 bytes
+ * of kernel arguments in all, the views and scalars included. */
+enum { OCL_MAX_ARRAY_ARG = 512 };
+
 static void region_args(CyArena *a, IrRegion *r) {
     /* a view the body uses only for .shape/.strides is not in r->views
        (no element is read or written): it is an argument all the same */
@@ -597,8 +615,13 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 /* a C array the iterations share, or whose last value is
                    used after the loop, would have to travel to the device
                    and back; one assigned in the body is private there */
-                else if (u->var->ty->kind == TY_ARRAY && u->cls == RC_SHARED)
-                    g.why = cy_fmt(a, "the C array '%s' shared by the iterations", u->var->name);
+                /* a shared array the body only reads is a kernel argument
+                   (by value); one it stores into is shared memory the
+                   iterations write */
+                else if (u->var->ty->kind == TY_ARRAY && u->cls == RC_SHARED &&
+                         (array_stored(&x->body, u->var) || u->var->ty->size > OCL_MAX_ARRAY_ARG))
+                    g.why = cy_fmt(a, "the C array '%s' shared by the iterations%s", u->var->name,
+                                   u->var->ty->size > OCL_MAX_ARRAY_ARG ? " (too large for a kernel argument)" : "");
                 else if (u->var->ty->kind == TY_ARRAY && u->cls == RC_LASTPRIVATE && r->func &&
                          used_outside(&r->func->body, r, u->var))
                     g.why = cy_fmt(a, "the last value of the C array '%s' (used after the loop)", u->var->name);

@@ -54,6 +54,9 @@ typedef struct CyType {
     const char *name;    /* Cython spelling: "double", "Py_ssize_t", "double[:, ::1]",
                             a ctypedef alias keeps its own name */
     long long alen;      /* TY_ARRAY: number of elements */
+    const char *pyclass; /* TY_OBJECT of a known extension type ("numpy.ndarray"):
+                            values assigned to it are type-tested (E_PYTYPE_TEST);
+                            base is then its buffer's view type, or NULL (no buffer) */
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
@@ -178,6 +181,10 @@ typedef enum {
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
     E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
+    E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
+                       ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
+                       type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is
+                       refused too (a def argument declared 'not None') */
 } ExprKind;
 
 typedef struct IrSliceAxis {
@@ -414,6 +421,8 @@ struct IrFunc {
     CyVec fused_slots;         /* the group: per fused type, its first parameter ((void *)(intptr_t)index) */
     CyVec fused_pick;          /* the group: per fused type, the index among its types that a Python int,
                                   float and complex picks (three (void *)(intptr_t), -1: none) */
+    CyVec fused_dflt;          /* the group: per fused type, the index its argument's default value picks
+                                  when the argument is missing (-1: none, -3: the argument has no default) */
 };
 
 typedef struct IrModule {

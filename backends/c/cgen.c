@@ -1197,6 +1197,12 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_OBJ_COND: return gen_obj_cond(G, e);
     case E_IMPORT:
         return (Val){new_obj(G, FMT("cyrt_import(%s, %d)", c_strz(G, e->sval), e->import_top)), 1};
+    case E_PYTYPE_TEST: {
+        Val a = gen(G, e->args[0]);
+        goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, e->sval ? c_strz(G, e->sval) : "NULL",
+                                 (int)e->ival));
+        return a;
+    }
     }
     cy_error(G->d, e->pos, "internal error: C backend: unhandled expression kind %d", (int)e->kind);
     return v;
@@ -3082,8 +3088,18 @@ static void emit_fused_dispatch(Gen *G, IrFunc *g, CyBuf *dst) {
     for (int k = 0; k < ns; k++) {
         int pi = (int)(intptr_t)g->fused_slots.items[k];
         IrVar *p0 = g->params.items[pi];
-        out(G, "if (!(cy_a = cyrt_fused_arg(cy_args, cy_nargs, cy_kwnames, %d, %s, %d))) return NULL;", pi,
-            c_strz(G, p0->name), minpos);
+        int dflt = (int)(intptr_t)g->fused_dflt.items[k];
+        out(G, "cy_a = cyrt_fused_arg(cy_args, cy_nargs, cy_kwnames, %d, %s, %d, %d);", pi, c_strz(G, p0->name),
+            minpos, dflt != -3);
+        if (dflt == -3) {
+            out(G, "if (!cy_a) return NULL;");
+        } else {
+            out(G, "if (!cy_a) {");
+            G->e.ind++;
+            out(G, "cy_sig[%d] = %d;", k, dflt);
+            G->e.ind--;
+            out(G, "} else");
+        }
         /* this slot's distinct types, in the specialisations' order */
         CyVec ts = {0};
         for (int j = 0; j < nsp; j++) {

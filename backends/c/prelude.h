@@ -592,6 +592,31 @@ CYRT_FN int cyrt_is_contig(const Py_buffer *b, const Py_ssize_t *shape, const Py
     return 1;
 }
 
+/* A value for an argument or variable declared numpy.ndarray: None (unless
+ * not_none) or an instance, else Cython's TypeError.  The type is looked up by name first,
+ * so the module needs neither numpy's C API nor a cached type object. */
+CYRT_FN int cyrt_ndarray_check(PyObject *o, const char *arg, int not_none) {
+    PyObject *np, *t;
+    int r = 0;
+    if ((o == Py_None && !not_none) || !strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray")) return 0;
+    if (o == Py_None) goto wrong;
+    np = PyImport_ImportModule("numpy");
+    if (!np) return -1;
+    t = PyObject_GetAttrString(np, "ndarray");
+    Py_DECREF(np);
+    if (!t) return -1;
+    r = PyObject_IsInstance(o, t);
+    Py_DECREF(t);
+    if (r) return r < 0 ? -1 : 0;
+wrong:
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected numpy.ndarray, got %.200s)", arg,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Cannot convert %.200s to numpy.ndarray", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
 /* Acquires obj's buffer as a view of spec's type, with Cython's checks and
  * messages.  arg names the def argument for the message, or NULL. */
 CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp, const char *arg, int not_none) {
@@ -678,13 +703,15 @@ fail:
 
 /* ---- fused def functions: Cython's dispatch (Compiler/FusedNode.py) ---------- */
 
-/* The argument a fused type is read from: positional i, or by name. */
+/* The argument a fused type is read from: positional i, or by name; NULL
+ * without an exception when it is missing and has a default. */
 CYRT_FN PyObject *cyrt_fused_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, Py_ssize_t i,
-                                 const char *name, Py_ssize_t min_pos) {
+                                 const char *name, Py_ssize_t min_pos, int has_default) {
     Py_ssize_t k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     if (i < nargs) return args[i];
     for (k = 0; k < nkw; k++)
         if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), name) == 0) return args[nargs + k];
+    if (has_default) return NULL;
     PyErr_Format(PyExc_TypeError, "Expected at least %zd argument%s, got %zd", min_pos, min_pos != 1 ? "s" : "",
                  nargs);
     return NULL;

@@ -1112,6 +1112,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     size_t w = strlen(lead);
     out(G, "%sconst long cy_start, const long cy_step, const long cy_n,", lead);
     CyVec decls = {0}; /* private variables: IrVar* */
+    CyVec arrdecls = {0}; /* const char*: the arrays passed by value */
     for (int i = 0; i < R->args.len; i++) {
         IrRegionArg *ra = R->args.items[i];
         IrVar *v = ra->var;
@@ -1123,6 +1124,14 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
                           oty(G, vt->base, v->pos), p, p);
             for (int k = 0; k < vt->ndim; k++) cy_buf_printf(&b, ", const long %s_s%d", p, k);
             for (int k = 0; k < vt->ndim; k++) cy_buf_printf(&b, ", const long %s_n%d", p, k);
+        } else if (ra->kind == RA_SCALAR && v->ty->kind == TY_ARRAY) {
+            /* a C array the iterations read: passed by value as a struct
+               (the host's array has its layout), read through a pointer */
+            const CyType *sc = cy_type_array_scalar(v->ty);
+            cy_buf_printf(&b, "const struct %s_t { %s a%s; } %s_val", p, oty(G, sc, v->pos), v->ty->name + strlen(sc->name), p);
+            const char *inner = v->ty->base->kind == TY_ARRAY ? v->ty->base->name + strlen(sc->name) : "";
+            cy_vec_push(G->a, &arrdecls, (void *)(*inner ? FMT("const %s (*%s)%s = %s_val.a;", oty(G, sc, v->pos), v->cname, inner, p)
+                                                         : FMT("const %s *%s = %s_val.a;", oty(G, sc, v->pos), v->cname, p)));
         } else if (ra->kind == RA_SCALAR) {
             cy_buf_printf(&b, "const %s %s", oty(G, v->ty, v->pos), v->cname);
         } else if (ra->kind == RA_REDUCTION) {
@@ -1140,6 +1149,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     if (G->nred) out(G, "__local int cy_lastg; /* this group finished last (reductions) */");
     /* private copies: the index, lastprivates, reductions (at the
        operator's identity), anything else the body assigns */
+    for (int i = 0; i < arrdecls.len; i++) out(G, "%s", (const char *)arrdecls.items[i]);
     int use_index = vec_has(&sc.used, R->index);
     if (use_index) vec_add(G, &decls, R->index);
     for (int i = 0; i < sc.used.len; i++) {

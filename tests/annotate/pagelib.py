@@ -68,7 +68,7 @@ def regions_of(cyocl, pyx, extra=()):
     """`cyocl compile -v`'s list: {id: (line, function, 'opencl' or reason)}."""
     p = subprocess.run([cyocl, "compile", "-v", *extra, "-o", "/dev/null", pyx], capture_output=True, text=True)
     out = {}
-    for m in re.finditer(r"^\S+:(\d+): region (\d+) \(function (\S+)\): (opencl|native only: (.*))$",
+    for m in re.finditer(r"^\S+:(\d+): region (\d+) \(function (.+?)\): (opencl|native only: (.*))$",
                          p.stderr, re.M):
         out[int(m.group(2))] = (int(m.group(1)), m.group(3), "opencl" if m.group(4) == "opencl" else m.group(5))
     return p.returncode, out

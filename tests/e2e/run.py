@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""End-to-end tests: build each tests/e2e/NAME.pyx with `cyocl build`, import
+"""End-to-end tests: build each tests/e2e/NAME.pyx (and NAME_pure.py, a
+module in Cython's pure-Python mode) with `cyocl build`, import
 it and run NAME_check.py's check(mod).
 
 Each case is built twice: with --no-opencl (run once) and by default (run
@@ -77,11 +78,13 @@ def main():
         if not ok and detail:
             print(textwrap.indent(detail.strip()[-4000:], "    "), flush=True)
 
-    names = sorted(fn[:-4] for fn in os.listdir(a.dir) if fn.endswith(".pyx"))
+    # NAME.pyx, and NAME_pure.py: a module in Cython's pure-Python mode
+    names = sorted(fn[:-4] if fn.endswith(".pyx") else fn[:-3] for fn in os.listdir(a.dir)
+                   if fn.endswith(".pyx") or fn.endswith("_pure.py"))
     for name in names:
         if (a.only and name not in a.only) or a.k not in name:
             continue
-        pyx = os.path.join(a.dir, name + ".pyx")
+        pyx = os.path.join(a.dir, name + (".py" if name.endswith("_pure") else ".pyx"))
         chk = os.path.join(a.dir, name + "_check.py")
         if not os.path.exists(chk):
             record(False, name, "missing %s" % chk)

@@ -51,6 +51,11 @@ static void dump_type(Out *o, const ATypeSyn *t) {
             put(o, "%s%s", k ? "," : "", t->axes[k] ? "::1" : ":");
         put(o, "]");
     }
+    if (t->buf_dtype) {
+        put(o, "[");
+        dump_type(o, t->buf_dtype);
+        put(o, ",ndim=%d%s%s]", t->buf_ndim, t->buf_mode ? ",mode=" : "", t->buf_mode ? t->buf_mode : "");
+    }
 }
 
 static void dump_expr(Out *o, const ANode *e);
@@ -630,6 +635,10 @@ static void test_cdef(void) {
     SHAPE("ctypedef double real\nctypedef unsigned char* bytes_t\n",
           "(ctypedef double real) (ctypedef unsigned char* bytes_t)");
     SHAPE("ctypedef np.float64_t DTYPE_t\n", "(ctypedef np.float64_t DTYPE_t)");
+    SHAPE("cdef np.ndarray[double, ndim=2, mode='c'] v\n", "(cdef np.ndarray[double,ndim=2,mode=c] v)");
+    SHAPE("cdef cnp.ndarray[DTYPE_t, mode='fortran', ndim=3] v\n", "(cdef cnp.ndarray[DTYPE_t,ndim=3,mode=fortran] v)");
+    SHAPE("cdef ndarray[dtype=np.int32_t, ndim=1,] v\n", "(cdef ndarray[np.int32_t,ndim=1] v)");
+    SHAPE("cdef np.ndarray h = x\n", "(cdef np.ndarray h=x)");
 }
 
 static void test_funcs(void) {
@@ -656,6 +665,12 @@ static void test_funcs(void) {
     SHAPE("@cython.cdivision(True)\ncdef int f(int a) nogil:\n    return a // 2\n",
           "(cdef f (int a) -> int nogil @(call (. cython cdivision) True) (body (return (// a 2))))");
     SHAPE("def f(): return 1\n", "(def f () -> _ (body (return 1)))");
+    /* pure-Python mode */
+    SHAPE("@cython.cfunc\n@cython.nogil\ndef f(x: cython.double, p: cython.p_int, v: cython.float[:, ::1], "
+          "y: float, o: list) -> cython.long:\n    s: cython.Py_ssize_t = 0\n    t = cython.declare(cython.int, 1)\n"
+          "    u: object = 2\n    w: cython.double\n",
+          "(cdef f (double x, int* p, float[:,::1] v, double y, o) -> long nogil (body (cdef Py_ssize_t s=0) "
+          "(cdef int t=1) (= u 2) (cdef double w)))");
     SHAPE("def f():\n    '''only a docstring'''\n", "(def f () -> _ doc=\"only a docstring\" (body))");
 }
 
@@ -723,12 +738,18 @@ static void test_errors(void) {
     ERROR("def f(*args):\n    pass\n", 1, 7, "not supported");
     ERROR("raise X from Y\n", 1, 9, "not supported");
     ERROR("with open(f) as g:\n    pass\n", 1, 14, "not supported");
-    ERROR("def f(x: cython.double):\n    pass\n", 1, 7, "not supported");
     ERROR("f(a=1, b)\n", 1, 8, "positional argument follows keyword argument");
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");
     ERROR("ctypedef double vec[10]\n", 1, 20, "C array types");
     ERROR("cdef double[:, :, :, :, :, :, :, :, :] v\n", 1, 37, "more than 8 dimensions");
-    ERROR("cdef np.ndarray[double, ndim=2] v\n", 1, 17, "memoryview");
+    ERROR("cdef np.ndarray[double, ndim=x] v\n", 1, 30, "ndim must be a non-negative integer");
+    ERROR("cdef np.ndarray[double, mode='z'] v\n", 1, 30, "Only allowed buffer modes are");
+    ERROR("cdef np.ndarray[double, foo=1] v\n", 1, 25, "\"foo\" is not a buffer option");
+    ERROR("cdef np.ndarray[ndim=2] v\n", 1, 16, "\"dtype\" missing");
+    ERROR("cdef np.ndarray[double, 2] v\n", 1, 25, "Too many buffer options");
+    ERROR("cdef np.ndarray[double, ndim=1, ndim=2] v\n", 1, 33, "already supplied");
+    ERROR("cdef np.ndarray[double, negative_indices=False] v\n", 1, 42, "not supported by cyocl");
+    ERROR("cdef object[double, ndim=2] v\n", 1, 13, "memoryview");
     ERROR("x = {1, 2}\n", 1, 5, "set literals are not supported");
     ERROR("x = (y := 3)\n", 1, 6, "not supported");
     ERROR("cdef unsigned double d\n", 1, 6, "invalid C type");

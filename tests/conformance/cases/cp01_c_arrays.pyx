@@ -3,7 +3,7 @@
 # nested arrays, sizeof, indexing. In a prange an array assigned as a whole
 # in the body is private to each iteration (Cython makes it lastprivate) and
 # can become a private array of the kernel; one the iterations only read is
-# shared and keeps its region native.
+# shared: a kernel takes it by value when the body only reads it.
 # cython: boundscheck=False, wraparound=False
 from cython.parallel import prange
 
@@ -38,7 +38,7 @@ def private_array(double[:] a, double[:] out):
         out[i] = acc
 
 def smooth3x3(double[:, ::1] img, double[:, ::1] out):
-    # the weights are read by every iteration: a shared array, native region
+    # the weights are read by every iteration: a shared array, passed to a kernel by value
     cdef double[3][3] wts = [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
     cdef Py_ssize_t i, j
     cdef int di, dj

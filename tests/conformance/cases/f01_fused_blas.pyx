@@ -46,3 +46,7 @@ def first_twice(real_t[:] x):
 
 def direct(double d, float f):
     return fma3(d, d, d), fma3(f, f, f), fma3[double](2, 3, 4)
+
+def with_default(real_t[:] x, real_t s=2, real_t t=0.5):
+    # defaults convert to each specialisation's type
+    return x[0] * s + t

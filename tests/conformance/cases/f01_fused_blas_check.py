@@ -38,3 +38,6 @@ def check(mod):
     mod.axpy(np.ones(2, np.float32), y, 1 / 3)
     assert y[0] == np.float32(1) + np.float32(1 / 3)
     assert mod.direct(1.5, 2.0) == (1.5 * 1.5 + 1.5, 6.0, 10.0)
+    assert mod.with_default(np.ones(1, np.float32)) == 2.5
+    assert mod.with_default(np.ones(1), 3) == 3.5
+    assert mod.with_default(np.ones(1), t=1) == 3.0
