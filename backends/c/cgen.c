@@ -3109,9 +3109,12 @@ static void emit_fused_dispatch(Gen *G, IrFunc *g, CyBuf *dst) {
                 seen = cy_type_equal(ts.items[q], t) && !strcmp(((CyType *)ts.items[q])->name, t->name);
             if (!seen) cy_vec_push(G->a, &ts, (void *)t);
         }
-        if (is_view(p0->ty)) {
+        /* an np.ndarray[T, ndim=N] buffer argument matches as a T[:, ...] view */
+        int buffer = p0->ty->kind == TY_OBJECT && p0->ty->base && is_view(p0->ty->base);
+        if (is_view(p0->ty) || buffer) {
             CyBuf cb = {0};
-            for (int q = 0; q < ts.len; q++) cy_buf_printf(&cb, "&%s, ", view_spec(G, ts.items[q]));
+            for (int q = 0; q < ts.len; q++)
+                cy_buf_printf(&cb, "&%s, ", view_spec(G, buffer ? ((CyType *)ts.items[q])->base : ts.items[q]));
             out(G, "{");
             G->e.ind++;
             out(G, "static const cyrt_vspec *const cy_cand[] = {%s};", cb.s);
