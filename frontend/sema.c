@@ -659,6 +659,17 @@ static IrExpr *mk_var(S *s, IrVar *v, CyPos p) {
 static int is_obj(const CyType *t) { return t->kind == TY_OBJECT; }
 static int is_view(const CyType *t) { return t->kind == TY_VIEW; }
 static int is_cnum(const CyType *t) { return cy_type_is_numeric(t); }
+/* numpy.PyArray_DIMS, numpy.NPY_DOUBLE, ...: declared by numpy's .pxd for
+ * C, absent from the Python module of the same name (cimport numpy as np +
+ * import numpy as np), so a Python call would fail only at run time. */
+static int is_numpy_capi(const char *q) {
+    static const char *const pre[] = {"PyArray_", "PyDataType_", "PyTypeNum_", "NPY_", "npy_", "PyUFunc_", NULL};
+    if (!q || strncmp(q, "numpy.", 6)) return 0;
+    for (int i = 0; pre[i]; i++)
+        if (!strncmp(q + 6, pre[i], strlen(pre[i]))) return 1;
+    return 0;
+}
+
 static int is_numpy_init(const char *q) {
     return q && (!strcmp(q, "numpy.import_array") || !strcmp(q, "numpy.import_umath") ||
                  !strcmp(q, "numpy.import_ufunc"));
@@ -678,20 +689,28 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to);
  * the value is -2 as an object or a long, 65534 only where it stays an
  * unsigned short (cy_type_span). */
 static int cond_arms_convert(const IrExpr *e, const CyType *to) {
-    return e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4] && is_cnum(e->ty) &&
+    int arms = (e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4]) ||
+               ((e->kind == E_VAND || e->kind == E_VOR) && e->nargs == 2 && e->args[2] && e->args[3]);
+    return arms && is_cnum(e->ty) &&
            (is_obj(to) || (is_cnum(to) && !(cy_type_is_complex(e->ty) && !cy_type_is_complex(to))));
 }
 
+/* Also Python's `a or b` / `a and b` on C numbers (Cython's
+ * BoolBinopNode.coerce_to does the same): boxed, `k and x` with k == 0 is
+ * the int 0, not 0.0. */
 static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
-    IrExpr *r = mk(s, is_obj(to) ? E_OBJ_COND : E_COND, to, e->pos);
-    r->nargs = 3;
-    r->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
-    r->args[0] = e->args[0];
-    r->args[1] = coerce(s, e->args[3], to);
-    r->args[2] = coerce(s, e->args[4], to);
+    int vbool = e->kind != E_COND, n = vbool ? 2 : 3, o = vbool ? 2 : 3;
+    ExprKind k = vbool ? (is_obj(to) ? (e->kind == E_VAND ? E_OBJ_AND : E_OBJ_OR) : e->kind)
+                       : (is_obj(to) ? E_OBJ_COND : E_COND);
+    IrExpr *r = mk(s, k, to, e->pos);
+    r->nargs = n;
+    r->args = cy_alloc(s->a, (size_t)(n + 2) * sizeof(IrExpr *));
+    if (!vbool) r->args[0] = e->args[0];
+    r->args[n - 2] = coerce(s, e->args[o], to);
+    r->args[n - 1] = coerce(s, e->args[o + 1], to);
     if (!is_obj(to)) {
-        r->args[3] = e->args[3];
-        r->args[4] = e->args[4];
+        r->args[n] = e->args[o];
+        r->args[n + 1] = e->args[o + 1];
     }
     return r;
 }
@@ -1253,6 +1272,10 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             return mk_err(s, n->pos);
         }
     }
+    if (is_numpy_capi(qual_of(s, n))) {
+        err(s, n->pos, "'%s' (numpy's C API) is not supported by cyocl", qual_of(s, n));
+        return mk_err(s, n->pos);
+    }
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
     if (is_ndarray(o->ty)) {
@@ -1484,6 +1507,10 @@ python:
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (is_numpy_capi(qual_of(s, f))) {
+        err(s, n->pos, "%s() (numpy's C API) is not supported by cyocl", qual_of(s, f));
+        return mk_err(s, n->pos);
+    }
     if (is_numpy_init(qual_of(s, f))) {
         /* numpy's C API is never used by the generated code: nothing to import */
         if (n->items.len || n->kwnames.len) {
@@ -1867,8 +1894,14 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         /* C values keep Python's meaning: `a or b` is a if a is true, else
            b (a node of its own: a is evaluated once, and a chain of them is
            a tree, not a graph that walkers would visit 2^n times) */
-        CyType *t = cy_type_arith(l->ty, r->ty);
-        return mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
+        CyType *t = cy_type_span(l->ty, r->ty);
+        IrExpr *e = mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
+        IrExpr **args = cy_alloc(s->a, 4 * sizeof *args);
+        memcpy(args, e->args, 2 * sizeof *args);
+        args[2] = l; /* as for `x if c else y`: converted to a destination one by one */
+        args[3] = r;
+        e->args = args;
+        return e;
     }
     case A_COMPARE: {
         int tv;
@@ -3676,7 +3709,9 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
     int *pslot = cy_alloc(s->a, (size_t)(np + 1) * sizeof *pslot);
     for (int i = 0; i < np; i++) {
         AParam *ap = af->params.items[i];
-        Fused *f = ap->type ? fused_named(s, ap->type->name) : NULL;
+        Fused *f = !ap->type ? NULL
+                   : ap->type->buf_dtype ? fused_named(s, ap->type->buf_dtype->name) /* np.ndarray[floating, ndim=2] */
+                                         : fused_named(s, ap->type->name);
         pslot[i] = -1;
         if (!f) continue;
         int k = 0;

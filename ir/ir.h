@@ -130,7 +130,8 @@ typedef enum {
     E_AND, E_OR,    /* short-circuit on C values, type bint */
     E_VAND, E_VOR,  /* Python's and/or on C numbers, type ty: the operand that
                        decides (`a or b` is a when a is true, else b); args[0]
-                       is evaluated once, args[1] only when needed */
+                       is evaluated once, args[1] only when needed; args[2],
+                       args[3]: the operands before their conversion (as E_COND) */
     E_CMP,          /* op: < <= > >= == != ; type bint */
     E_COND,         /* cond ? a : b; args[3], args[4]: a and b before their conversion to
                        the node's type (sema converts them to a destination instead, as

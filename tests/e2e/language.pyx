@@ -130,7 +130,7 @@ cdef double counted(double v) noexcept nogil:
 def value_and_or(double a, double b, long k):
     # Python's and/or on C numbers give an operand; the left one is evaluated once
     # (mixed types in a C context: the result is a double; boxed directly,
-    # Cython would box each operand as it is, a difference cyocl has)
+    # each operand is boxed as it is: value_and_or_boxed)
     global n_calls
     n_calls = 0
     cdef double ka = k and a, chain = (k or 0) and (a or b) and 7.5
@@ -159,3 +159,8 @@ def spans_prange(signed char[:] a, unsigned short[:] b, int[:] out):
             out[i] += 10
         u = (a[i] if out[i] > 5 else b[i])
         out[i] += 100 * (u > 1000)
+
+
+def value_and_or_boxed(double a, long k, signed char c, unsigned short u):
+    # boxed directly, Cython boxes the operand that decides as it is
+    return (k and a), (k or a), (a and k), (c or u), (u and c), (c and u) + 0

@@ -83,3 +83,8 @@ def check(m):
     out = np.zeros(6, dtype=np.intc)
     m.spans_prange(a, b, out)
     assert out.tolist() == [2, 1, 2, 2, 12, 112], out
+    # Python's and/or boxed directly: the deciding operand as it is (Cython 3.3's values)
+    for args, want in (((2.5, 0, -2, 7), (0, 2.5, 0, -2, -2, 7)), ((2.5, 3, 0, 7), (2.5, 3, 3, 7, 0, 0)),
+                       ((0.0, -4, -3, 0), (0.0, -4, 0.0, -3, 0, 0)), ((-1.5, 0, 5, 9), (0, -1.5, 0, 5, 5, 9))):
+        got = m.value_and_or_boxed(*args)
+        assert repr(got) == repr(want), (args, got, want)
