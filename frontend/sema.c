@@ -491,12 +491,6 @@ static CyType *buffer_type(S *s, ATypeSyn *t, CyType *base) {
         err(s, t->pos, "Buffer types only allowed as function local variables");
         return TY_ERR;
     }
-    Fused *fu = fused_named(s, t->buf_dtype->name);
-    if (fu && !fused_bound(s, fu)) {
-        err(s, t->buf_dtype->pos, "a fused dtype in np.ndarray[...] is not supported by cyocl "
-                                  "(a fused memoryview '%s[:]' is)", t->buf_dtype->name);
-        return TY_ERR;
-    }
     CyType *dt = resolve_type(s, t->buf_dtype);
     if (dt == TY_ERR) return dt;
     if (dt->kind == TY_OBJECT) {
