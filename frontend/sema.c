@@ -604,6 +604,10 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
                 err(s, t->arr[k]->pos, "C array dimension must be between 1 and %d", 1 << 24);
                 return TY_ERR;
             }
+            if ((long long)r->size * n > (1LL << 30)) {
+                err(s, t->pos, "C array of more than %d bytes is not supported by cyocl", 1 << 30);
+                return TY_ERR;
+            }
             r = cy_type_array(s->a, r, n);
         }
     }

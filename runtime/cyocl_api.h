@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 6
+#define CYOCL_API_VERSION 7
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -52,7 +52,20 @@ typedef struct {
     /* the dispatcher (automatic choice; NULL dslot under CYOCL_FORCE) */
     void **dslot;             /* in: the module's slot for this region's record, NULL at first */
     long long pred_native, pred_opencl; /* out (decide): predicted ns, -1 not considered */
+    /* in: the module's slot for the region's launch state (the device,
+       program and kernel objects its first launch looked up; the runtime
+       checks that they are still its own), NULL at first */
+    void **lslot;
+    int kernel_time;          /* in: measure kernel_ns (profiling events cost a round trip on some drivers) */
 } cyocl_launch;
+
+/* A view generated code touches on the host (host_views). */
+typedef struct {
+    const void *data;
+    int ndim;
+    const ptrdiff_t *shape, *strides; /* strides in bytes */
+    ptrdiff_t itemsize;
+} cyocl_hview;
 
 /* What a host synchronisation moved (trace lines "event": "sync"). */
 typedef struct {
@@ -88,6 +101,9 @@ typedef struct {
     int (*decide)(cyocl_launch *L);
     /* the region decide sent to native ran in ns nanoseconds */
     void (*native_done)(cyocl_launch *L, long long ns);
+    /* as host_use, for a statement that touches only the n views v: only
+       their regions come back (write: and lose their device copies) */
+    void (*host_views)(int write, int n, const cyocl_hview *v, cyocl_sync *S);
 } cyocl_api;
 
 #endif

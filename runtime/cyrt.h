@@ -4,7 +4,8 @@
  *
  * Everything lives in one cyrt_rt: cyrt_rt_global() is the process's,
  * cyrt_rt_new() makes private ones (tests, a fake memory backend).  Every
- * call takes the runtime's mutex; none exits, aborts or prints except the
+ * call takes the runtime's mutex for its bookkeeping (copies and builds
+ * run without it, docs/runtime.md "Threads"); none exits, aborts or prints except the
  * one-time warnings (stderr, "cyocl: warning: ...").  Functions return a
  * cyrt_status and fill an optional cyrt_err with the details.
  *

@@ -131,12 +131,18 @@ struct cyrt_rt {
     cyrt_xfer stats;
     cyrt_counts counts; /* updated with __atomic builtins, no lock */
     int state; /* CYRT_STATE_* bits, read without the lock by generated code */
-    /* launch.c: programs built in this process, by (source text, device) */
+    /* launch.c: programs built in this process, by (source text, device);
+     * prog_lock is never held during a build (prog_cond: one finished) */
     pthread_mutex_t prog_lock;
+    pthread_cond_t prog_cond;
     struct cyrt_prog *progs;
     size_t nprogs;
     struct cyrt_kent **kents; /* kernel objects kept between launches */
     size_t nkents;
+    struct cyrt_lstate **lstates; /* regions' launch states, named by modules' slots */
+    size_t nlstates;
+    unsigned lgen;  /* changes whenever lstates is emptied: older slots name nothing */
+    int verbose;    /* CYOCL_VERBOSE as read once: 0 not yet, 1 off, 2 "1", 3 "2" */
     cyrt_tscope *tscopes;
     size_t ntscopes, captscopes;
 
@@ -213,6 +219,8 @@ int cyrt_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdif
                 size_t itemsize, uintptr_t *lo, uintptr_t *hi, int *empty, cyrt_err *err);
 /* launch.c (no lock held) */
 void cyrt_progs_free(cyrt_rt *rt);
+/* 1 when the calling thread is building a program (prog_lock held). */
+int cyrt_progs_building(cyrt_rt *rt);
 /* In a forked child (single-threaded, locks fresh): the host memory of the
  * program and kernel lists goes, their OpenCL objects are the parent's
  * and are left alone. */

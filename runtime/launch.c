@@ -1,7 +1,19 @@
 /* launch.c: runs one region's kernel as the ABI in backends/opencl/oclgen.h
- * says (DESIGN §2-§4): views through the registry, partial sums for
- * reductions, lastprivate slots, the error buffer.  No Python here: pymod.c
- * turns the results into exceptions. */
+ * says (DESIGN §2-§4): views through the registry, reductions finished on
+ * the device, the error word, reduction results and lastprivates in one
+ * small buffer read once.  No Python here: pymod.c turns the results into
+ * exceptions.
+ *
+ * A launch's set-up (device, program, kernel object, scratch buffers) is
+ * looked up once per region and kept in the region's launch state, which
+ * the generated module's static slot names; later launches take it with
+ * one short lock.  Builds run outside every lock: launches of other
+ * programs go on meanwhile, launches of the program being built wait for
+ * it.  Each program has an in-order queue of its own, so that a kernel of
+ * one module (or a driver compiling it at its first enqueue, as PoCL does)
+ * never holds up another module's launches; transfers stay on the device's
+ * queue, and all of them are blocking, as is the read that ends a launch,
+ * so no command of one queue can be pending while another uses its data. */
 #include "internal.h"
 #include "cyocl_api.h"
 
@@ -15,7 +27,10 @@
 struct cyrt_prog {
     const char *src;
     int dev;
+    int building;    /* a thread is building it (outside the lock): wait on prog_cond */
+    pthread_t owner; /* that thread */
     cl_program prog; /* NULL: the build failed (not retried) */
+    cl_command_queue q; /* its own queue; NULL: the device's */
 };
 
 static uint64_t now_ns(void);
@@ -35,16 +50,47 @@ static int fallback(cyocl_launch *L, const char *fmt, const char *what) {
     return 1;
 }
 
-static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build, cyrt_err *err) {
-    cl_program p = NULL;
-    pthread_mutex_lock(&rt->prog_lock);
+static struct cyrt_prog *prog_find(cyrt_rt *rt, const char *src, int dev) {
     for (size_t i = 0; i < rt->nprogs; i++)
-        if (rt->progs[i].src == src && rt->progs[i].dev == dev) {
-            p = rt->progs[i].prog;
-            pthread_mutex_unlock(&rt->prog_lock);
-            if (!p) cyrt_seterr(err, CL_BUILD_PROGRAM_FAILURE, "the program did not build");
-            return p;
-        }
+        if (rt->progs[i].src == src && rt->progs[i].dev == dev) return &rt->progs[i];
+    return NULL;
+}
+
+int cyrt_progs_building(cyrt_rt *rt) {
+    /* prog_lock held by the caller (fork_prepare) */
+    for (size_t i = 0; i < rt->nprogs; i++)
+        if (rt->progs[i].building && pthread_equal(rt->progs[i].owner, pthread_self())) return 1;
+    return 0;
+}
+
+/* The program of src on dev, built (or loaded from the kernel cache) at
+ * its first use.  The build runs without prog_lock, so that launches of
+ * other programs are not held up by it. */
+static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build, cl_command_queue *q,
+                              cyrt_err *err) {
+    *q = NULL;
+    pthread_mutex_lock(&rt->prog_lock);
+    struct cyrt_prog *e;
+    while ((e = prog_find(rt, src, dev)) && e->building) pthread_cond_wait(&rt->prog_cond, &rt->prog_lock);
+    if (e) {
+        cl_program p = e->prog;
+        *q = e->q;
+        pthread_mutex_unlock(&rt->prog_lock);
+        if (!p) cyrt_seterr(err, CL_BUILD_PROGRAM_FAILURE, "the program did not build");
+        return p;
+    }
+    struct cyrt_prog *np = realloc(rt->progs, (rt->nprogs + 1) * sizeof *np);
+    if (!np) {
+        pthread_mutex_unlock(&rt->prog_lock);
+        cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        return NULL;
+    }
+    rt->progs = np;
+    rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, 1, pthread_self(), NULL, NULL};
+    unsigned gen = rt->lgen;
+    pthread_mutex_unlock(&rt->prog_lock);
+
+    cl_program p = NULL;
     char *log = NULL;
     int how = 0;
     cyrt_status s = cyrt_program_get(rt, dev, src, "-cl-std=CL1.2", &p, &how, &log, err);
@@ -58,120 +104,199 @@ static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build,
         *build = how;
     }
     free(log);
-    struct cyrt_prog *np = realloc(rt->progs, (rt->nprogs + 1) * sizeof *np);
-    if (np) {
-        rt->progs = np;
-        rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, p};
+    cl_command_queue pq = NULL;
+    if (p) {
+        /* in order; profiling for the trace's kernel_ns where offered; none
+           at all (a failure): the device's queue serves */
+        cl_context ctx = NULL;
+        cl_command_queue dq = NULL;
+        cyrt_err e2 = {0};
+        if (cyrt_device_open(rt, dev, &ctx, &dq, &e2) == CYRT_OK) {
+            cl_int rc = CL_SUCCESS;
+            cl_device_id id = rt->devs[dev].id;
+            pq = rt->cl.clCreateCommandQueue(ctx, id, CL_QUEUE_PROFILING_ENABLE, &rc);
+            if (!pq) pq = rt->cl.clCreateCommandQueue(ctx, id, 0, &rc);
+        }
+    }
+    pthread_mutex_lock(&rt->prog_lock);
+    /* the list may have moved (realloc) or been emptied (cyrt_rt_free) */
+    e = rt->lgen == gen ? prog_find(rt, src, dev) : NULL;
+    if (e) {
+        e->prog = p;
+        e->q = pq;
+        e->building = 0;
+        *q = pq;
     } else if (p) {
-        /* not remembered, so not kept: the region runs natively this time */
+        if (pq) rt->cl.clReleaseCommandQueue(pq);
         cyrt_program_release(rt, p);
         p = NULL;
-        cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        cyrt_seterr(err, CL_INVALID_CONTEXT, "the runtime was reset during the build");
     }
+    pthread_cond_broadcast(&rt->prog_cond);
     pthread_mutex_unlock(&rt->prog_lock);
     return p;
 }
 
-void cyrt_progs_free(cyrt_rt *rt) {
-    pthread_mutex_lock(&rt->prog_lock);
-    for (size_t i = 0; i < rt->nkents; i++) kent_free(rt, rt->kents[i]);
-    free(rt->kents);
-    rt->kents = NULL;
-    rt->nkents = 0;
-    for (size_t i = 0; i < rt->nprogs; i++)
-        if (rt->progs[i].prog) cyrt_program_release(rt, rt->progs[i].prog);
-    free(rt->progs);
-    rt->progs = NULL;
-    rt->nprogs = 0;
-    pthread_mutex_unlock(&rt->prog_lock);
-}
-
-/* A kernel object with its scratch buffers (error buffer, reduction
- * partials, lastprivate slots), kept for the next launch of the same
- * kernel: creating and releasing them cost more than a small kernel runs.
- * An entry is used by one launch at a time (busy); a second thread
- * launching the same kernel meanwhile gets an entry of its own. */
+/* A kernel object with its scratch buffers (the launch's one small buffer
+ * with its host images, reduction partials), kept for the next launch of
+ * the same kernel: creating and releasing them cost more than a small
+ * kernel runs.  An entry is used by one launch at a time (busy); a second
+ * thread launching the same kernel meanwhile gets an entry of its own. */
 struct cyrt_kent {
     cl_program prog;
     const char *name; /* the generated module's static string */
     cl_kernel k;
-    cl_mem errm;      /* 4 ints */
-    cl_mem *bufs;     /* per kernel argument group: partials or lastprivate slots */
+    cl_mem scr;       /* oclgen.h's cy_err: error word, count, results */
+    size_t scr_bytes;
+    unsigned char *img_in, *img_out; /* host images of scr: before the launch, read back */
+    int scr_dirty;    /* scr's first 32 bytes are not all zero (an error or break was left there) */
+    cl_mem *bufs;     /* per kernel argument group: reduction partials */
     size_t *sizes;
     int nbufs;
+    /* the values last given to clSetKernelArg, so that a launch sets only
+     * what changed (a value of up to 8 bytes; local memory by its size) */
+    unsigned nka;
+    unsigned char (*kval)[8];
+    size_t *ksize;
+    unsigned char *kset; /* 0 unset, 1 a value, 2 local memory (NULL value) */
     int busy;
+};
+
+/* What a region's first launch looked up, for the next ones (the
+ * module's slot holds lgen << 32 | index + 1: a reset runtime changes
+ * lgen, so a slot from before it names nothing). */
+struct cyrt_lstate {
+    const char *src;
+    int cpu_only;
+    int dev;
+    cl_context ctx;
+    cl_command_queue q;
+    char device[128];
+    int fp64;
+    size_t local;
+    cl_program prog;
+    struct cyrt_kent *ke[2]; /* the kernel, the serial kernel: kept, not owned (rt->kents) */
 };
 
 static void kent_free(cyrt_rt *rt, struct cyrt_kent *e) {
     const cyrt_cl *cl = &rt->cl;
     for (int i = 0; i < e->nbufs; i++)
         if (e->bufs[i]) cl->clReleaseMemObject(e->bufs[i]);
-    if (e->errm) cl->clReleaseMemObject(e->errm);
+    if (e->scr) cl->clReleaseMemObject(e->scr);
     cyrt_kernel_release(rt, e->k);
     free(e->bufs);
     free(e->sizes);
+    free(e->img_in);
+    free(e->kval);
+    free(e->ksize);
+    free(e->kset);
     free(e);
 }
 
-/* A free entry for (prog, name), made when there is none. */
-static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_program prog, const char *name, int nargs,
-                                  cyrt_err *err) {
+static void lstates_drop(cyrt_rt *rt) {
+    for (size_t i = 0; i < rt->nlstates; i++) free(rt->lstates[i]);
+    free(rt->lstates);
+    rt->lstates = NULL;
+    rt->nlstates = 0;
+    rt->lgen++;
+}
+
+void cyrt_progs_free(cyrt_rt *rt) {
     pthread_mutex_lock(&rt->prog_lock);
+    lstates_drop(rt);
+    for (size_t i = 0; i < rt->nkents; i++) kent_free(rt, rt->kents[i]);
+    free(rt->kents);
+    rt->kents = NULL;
+    rt->nkents = 0;
+    for (size_t i = 0; i < rt->nprogs; i++) {
+        if (rt->progs[i].q) rt->cl.clReleaseCommandQueue(rt->progs[i].q);
+        if (rt->progs[i].prog) cyrt_program_release(rt, rt->progs[i].prog);
+    }
+    free(rt->progs);
+    rt->progs = NULL;
+    rt->nprogs = 0;
+    pthread_mutex_unlock(&rt->prog_lock);
+}
+
+/* The scratch layout of oclgen.h: 32 bytes, 8 per reduction, 16 per lastprivate. */
+static size_t scratch_bytes(const cyocl_launch *L) {
+    size_t b = 32;
+    for (int i = 0; i < L->nargs; i++) b += L->args[i].kind == CYOCL_A_RED ? 8 : L->args[i].kind == CYOCL_A_LAST ? 16 : 0;
+    return b;
+}
+
+/* A free entry for (prog, name), made when there is none.  Prog_lock held
+ * on entry and on return (dropped while an entry is made). */
+static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_program prog, const char *name,
+                                  const cyocl_launch *L, cyrt_err *err) {
     for (size_t i = 0; i < rt->nkents; i++) {
         struct cyrt_kent *e = rt->kents[i];
         if (!e->busy && e->prog == prog && e->name == name) {
             e->busy = 1;
-            pthread_mutex_unlock(&rt->prog_lock);
             return e;
         }
     }
     pthread_mutex_unlock(&rt->prog_lock);
+    int nargs = L->nargs;
+    size_t sb = scratch_bytes(L);
     struct cyrt_kent *e = calloc(1, sizeof *e);
     if (!e || !(e->bufs = calloc((size_t)nargs + 1, sizeof *e->bufs)) ||
-        !(e->sizes = calloc((size_t)nargs + 1, sizeof *e->sizes))) {
-        if (e) free(e->bufs);
+        !(e->sizes = calloc((size_t)nargs + 1, sizeof *e->sizes)) || !(e->img_in = calloc(2, sb))) {
+        if (e) {
+            free(e->bufs);
+            free(e->sizes);
+        }
         free(e);
         cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        pthread_mutex_lock(&rt->prog_lock);
         return NULL;
     }
+    e->img_out = e->img_in + sb;
+    e->scr_bytes = sb;
     e->prog = prog;
     e->name = name;
     e->nbufs = nargs;
     e->busy = 1;
     if (cyrt_kernel_create(rt, prog, name, &e->k, err) != CYRT_OK) {
         kent_free(rt, e);
+        pthread_mutex_lock(&rt->prog_lock);
         return NULL;
     }
     cl_int ce = 0;
-    /* zero now; a launch that leaves it non-zero puts the zeros back */
-    static const int zero[4] = {0, 0, 0, 0};
-    e->errm = rt->cl.clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, (void *)zero, &ce);
-    if (!e->errm || ce) {
-        e->errm = NULL;
+    /* zero now (the count included); a launch that leaves an error or a
+       break there puts the zeros back with the next launch's write */
+    e->scr = rt->cl.clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sb, e->img_in, &ce);
+    if (!e->scr || ce) {
+        e->scr = NULL;
         cyrt_seterr(err, ce ? ce : CL_OUT_OF_RESOURCES, "creating the error buffer failed");
         kent_free(rt, e);
+        pthread_mutex_lock(&rt->prog_lock);
         return NULL;
     }
     pthread_mutex_lock(&rt->prog_lock);
     struct cyrt_kent **v = realloc(rt->kents, (rt->nkents + 1) * sizeof *v);
-    if (v) {
-        rt->kents = v;
-        rt->kents[rt->nkents++] = e;
-    }
-    pthread_mutex_unlock(&rt->prog_lock);
     if (!v) {
+        pthread_mutex_unlock(&rt->prog_lock);
         kent_free(rt, e);
         cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        pthread_mutex_lock(&rt->prog_lock);
         return NULL;
     }
+    rt->kents = v;
+    rt->kents[rt->nkents++] = e;
     return e;
 }
 
 void cyrt_progs_forget(cyrt_rt *rt) {
     for (size_t i = 0; i < rt->nkents; i++) {
-        free(rt->kents[i]->bufs);
-        free(rt->kents[i]->sizes);
-        free(rt->kents[i]);
+        struct cyrt_kent *e = rt->kents[i];
+        free(e->bufs);
+        free(e->sizes);
+        free(e->img_in);
+        free(e->kval);
+        free(e->ksize);
+        free(e->kset);
+        free(e);
     }
     free(rt->kents);
     rt->kents = NULL;
@@ -179,18 +304,24 @@ void cyrt_progs_forget(cyrt_rt *rt) {
     free(rt->progs);
     rt->progs = NULL;
     rt->nprogs = 0;
+    lstates_drop(rt);
 }
 
 /* Back to the pool; after an OpenCL failure the entry is dropped instead
- * (its objects may be what failed). */
+ * (its objects may be what failed), and so is every launch state naming
+ * it. */
 static void kent_put(cyrt_rt *rt, struct cyrt_kent *e, int drop) {
     pthread_mutex_lock(&rt->prog_lock);
-    if (drop)
+    if (drop) {
         for (size_t i = 0; i < rt->nkents; i++)
             if (rt->kents[i] == e) {
                 rt->kents[i] = rt->kents[--rt->nkents];
                 break;
             }
+        for (size_t i = 0; i < rt->nlstates; i++)
+            for (int k = 0; k < 2; k++)
+                if (rt->lstates[i]->ke[k] == e) rt->lstates[i]->ke[k] = NULL;
+    }
     e->busy = 0;
     pthread_mutex_unlock(&rt->prog_lock);
     if (drop) kent_free(rt, e);
@@ -209,6 +340,34 @@ static cl_mem kent_buf(cyrt_rt *rt, cl_context ctx, struct cyrt_kent *e, int i, 
     }
     e->sizes[i] = bytes;
     return e->bufs[i];
+}
+
+/* clSetKernelArg unless the kernel has that value already (a local-memory
+ * argument: value NULL, by its size). */
+static cl_int kent_arg(cyrt_rt *rt, struct cyrt_kent *e, unsigned i, size_t size, const void *value) {
+    if (i < e->nka && size <= 8) {
+        unsigned char want = value ? 1 : 2;
+        if (e->kset[i] == want && e->ksize[i] == size && (!value || !memcmp(e->kval[i], value, size))) return CL_SUCCESS;
+        cl_int rc = rt->cl.clSetKernelArg(e->k, i, size, value);
+        e->kset[i] = rc == CL_SUCCESS ? want : 0;
+        e->ksize[i] = size;
+        if (value) memcpy(e->kval[i], value, size);
+        return rc;
+    }
+    return rt->cl.clSetKernelArg(e->k, i, size, value);
+}
+
+/* Room for remembering nka argument values (a failure only means every
+ * argument is set every time). */
+static void kent_args_init(struct cyrt_kent *e, unsigned nka) {
+    if (e->nka == nka) return;
+    free(e->kval);
+    free(e->ksize);
+    free(e->kset);
+    e->kval = calloc(nka, sizeof *e->kval);
+    e->ksize = calloc(nka, sizeof *e->ksize);
+    e->kset = calloc(nka, 1);
+    e->nka = e->kval && e->ksize && e->kset ? nka : 0;
 }
 
 static void combine(cyocl_arg *a, const void *parts, size_t ng) {
@@ -287,27 +446,108 @@ static int pairs_overlap(const cyocl_launch *L) {
 /* Phase times of one launch, for CYOCL_VERBOSE=2. */
 enum { PH_SETUP, PH_VIEWS, PH_ARGS, PH_KERNEL, PH_READ, PH_DONE, PH_N };
 
+/* The region's launch state named by its slot, when it is still this
+ * runtime's (prog_lock held). */
+static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L) {
+    if (!L->lslot) return NULL;
+    uintptr_t v = (uintptr_t)__atomic_load_n(L->lslot, __ATOMIC_ACQUIRE);
+    size_t idx = (size_t)(v & 0xffffffffu);
+    if (!idx || (unsigned)(v >> 32) != rt->lgen || idx > rt->nlstates) return NULL;
+    struct cyrt_lstate *s = rt->lstates[idx - 1];
+    return s->src == L->source && s->cpu_only == L->cpu_only ? s : NULL;
+}
+
+/* The device, program and a kernel entry for L (from its launch state, or
+ * looked up and then kept there).  1 with *st and *ke filled; else the
+ * launch's rc (fallback or failure, L->reason set). */
+static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int serial, struct cyrt_lstate *st,
+                 struct cyrt_kent **ke) {
+    cyrt_err err = {0};
+    pthread_mutex_lock(&rt->prog_lock);
+    struct cyrt_lstate *ls = lstate_of(rt, L);
+    if (ls) {
+        *st = *ls;
+        struct cyrt_kent *e = ls->ke[serial];
+        if (e && !e->busy) {
+            e->busy = 1;
+            pthread_mutex_unlock(&rt->prog_lock);
+            *ke = e;
+            snprintf(L->device, sizeof L->device, "%s", st->device);
+            return -1;
+        }
+    }
+    pthread_mutex_unlock(&rt->prog_lock);
+    if (!ls) {
+        /* the first launch of the region (in this runtime): look everything up */
+        memset(st, 0, sizeof *st);
+        int dev;
+        if (cyrt_select_device(rt, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err) != CYRT_OK)
+            return fallback(L, "fallback: %s", "no OpenCL device");
+        const cyrt_devinfo *infos;
+        int ndev;
+        if (cyrt_devices(rt, &infos, &ndev, &err) != CYRT_OK || dev >= ndev)
+            return fallback(L, "fallback: %s", "no OpenCL device");
+        snprintf(L->device, sizeof L->device, "%s", infos[dev].name);
+        if (L->uses_fp64 && !infos[dev].fp64) return fallback(L, "not-eligible: %s", "device has no fp64");
+        if (cyrt_device_open(rt, dev, &st->ctx, &st->q, &err) != CYRT_OK)
+            return failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : cyrt_status_name(CYRT_ECL));
+        int build = 0;
+        cl_command_queue pq = NULL;
+        cl_program prog = get_program(rt, dev, L->source, &build, &pq, &err);
+        if (!prog)
+            return failed(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
+        if (pq) st->q = pq;
+        L->build = build;
+        st->src = L->source;
+        st->cpu_only = L->cpu_only;
+        st->dev = dev;
+        snprintf(st->device, sizeof st->device, "%s", infos[dev].name);
+        st->fp64 = infos[dev].fp64;
+        st->local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
+        if (!st->local) st->local = 1;
+        st->prog = prog;
+    }
+    snprintf(L->device, sizeof L->device, "%s", st->device);
+    pthread_mutex_lock(&rt->prog_lock);
+    unsigned gen = rt->lgen;
+    struct cyrt_kent *e = kent_get(rt, st->ctx, st->prog, kname, L, &err);
+    if (e && rt->lgen == gen) {
+        /* kept for the next launch: in the slot's state, made now if new */
+        ls = lstate_of(rt, L);
+        if (!ls && L->lslot && rt->nlstates < 0xffffffffu) {
+            struct cyrt_lstate **v = realloc(rt->lstates, (rt->nlstates + 1) * sizeof *v);
+            if (v) rt->lstates = v;
+            if (v && (ls = malloc(sizeof *ls))) {
+                *ls = *st;
+                ls->ke[0] = ls->ke[1] = NULL;
+                rt->lstates[rt->nlstates++] = ls;
+                __atomic_store_n(L->lslot, (void *)((uintptr_t)rt->lgen << 32 | rt->nlstates), __ATOMIC_RELEASE);
+            }
+        }
+        if (ls && !ls->ke[serial]) ls->ke[serial] = e;
+    }
+    pthread_mutex_unlock(&rt->prog_lock);
+    if (!e)
+        return L->uses_fp64 ? fallback(L, "not-eligible: %s", "device has no fp64")
+                            : failed(L, "fallback: %s", cyrt_cl_error_name(err.code));
+    *ke = e;
+    return -1;
+}
+
 static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
-    int dev, rc = 1;
+    int rc = 1;
     memset(kerr, 0, 4 * sizeof *kerr);
     L->break_it = -1;
     L->failure = 0;
     L->serial = 0;
+    L->kernel_ns = 0;
     if (L->npairs && L->kernel_serial && pairs_overlap(L)) {
         L->serial = 1;
         L->inner = 0;
     }
     const char *kname = L->serial ? L->kernel_serial : L->kernel;
-    if (cyrt_select_device(rt, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err) != CYRT_OK)
-        return fallback(L, "fallback: %s", "no OpenCL device");
-    const cyrt_devinfo *infos;
-    int ndev;
-    if (cyrt_devices(rt, &infos, &ndev, &err) != CYRT_OK || dev >= ndev)
-        return fallback(L, "fallback: %s", "no OpenCL device");
-    snprintf(L->device, sizeof L->device, "%s", infos[dev].name);
-    if (L->uses_fp64 && !infos[dev].fp64) return fallback(L, "not-eligible: %s", "device has no fp64");
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW) continue;
@@ -316,42 +556,50 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
             if (a->strides[k] % a->size) return fallback(L, "fallback: %s", "unaligned view");
         if ((uintptr_t)a->ptr % (uintptr_t)a->size) return fallback(L, "fallback: %s", "unaligned view");
     }
-    cl_context ctx;
-    cl_command_queue q;
-    if (cyrt_device_open(rt, dev, &ctx, &q, &err) != CYRT_OK)
-        return failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : cyrt_status_name(CYRT_ECL));
-    if (cyrt_registry_device(rt) != dev && cyrt_use_device(rt, dev, &err) != CYRT_OK)
+    struct cyrt_lstate st;
+    struct cyrt_kent *ke = NULL;
+    int s = setup(rt, L, kname, L->serial, &st, &ke);
+    if (s >= 0) return s;
+    int dev = st.dev;
+    if (cyrt_registry_device(rt) != dev && cyrt_use_device(rt, dev, &err) != CYRT_OK) {
+        kent_put(rt, ke, 0);
         return err.code ? failed(L, "fallback: %s", cyrt_cl_error_name(err.code))
                         : fallback(L, "fallback: %s", "the regions are in use on another device");
-    int build = 0;
-    cl_program prog = get_program(rt, dev, L->source, &build, &err);
-    if (!prog) return failed(L, "fallback: %s", cyrt_cl_error_name(err.code ? err.code : CL_BUILD_PROGRAM_FAILURE));
-    L->build = build;
-    struct cyrt_kent *ke = kent_get(rt, ctx, prog, kname, L->nargs, &err);
-    if (!ke)
-        return L->uses_fp64 ? fallback(L, "not-eligible: %s", "device has no fp64")
-                            : failed(L, "fallback: %s", cyrt_cl_error_name(err.code));
-    cl_kernel k = ke->k;
+    }
+    cl_context ctx = st.ctx;
+    cl_command_queue q = st.q;
 
     const cyrt_cl *cl = &rt->cl;
     ph[PH_SETUP] = now_ns();
+    /* per argument group: small calls keep these on the stack */
+    enum { NSTACK = 16 };
     size_t nv = 0, cap = (size_t)L->nargs + 1;
-    cyrt_handle **hs = calloc(cap, sizeof *hs);
-    unsigned *modes = calloc(cap, sizeof *modes);
-    int *kept = calloc(cap, sizeof *kept);
-    cyrt_devref *refs = calloc(cap, sizeof *refs);
-    int *hview = calloc(cap, sizeof *hview); /* arg index -> handle index, -1 none */
-    cl_mem *mems = calloc(cap, sizeof *mems);   /* per arg: partials / lastprivate (ke's) */
-    void **parts = calloc(cap, sizeof *parts);
-    int acquired = 0, ran = 0;
-    cl_mem errm = ke->errm;
+    cyrt_handle *hs_s[NSTACK];
+    unsigned modes_s[NSTACK];
+    int kept_s[NSTACK], hview_s[NSTACK];
+    cyrt_devref refs_s[NSTACK];
+    cyrt_handle **hs = hs_s;
+    unsigned *modes = modes_s;
+    int *kept = kept_s, *hview = hview_s;
+    cyrt_devref *refs = refs_s;
+    if (cap > NSTACK) {
+        hs = calloc(cap, sizeof *hs);
+        modes = calloc(cap, sizeof *modes);
+        kept = calloc(cap, sizeof *kept);
+        refs = calloc(cap, sizeof *refs);
+        hview = calloc(cap, sizeof *hview); /* arg index -> handle index, -1 none */
+    } else {
+        memset(hs_s, 0, sizeof hs_s);
+        memset(kept_s, 0, sizeof kept_s);
+    }
+    int acquired = 0, ran = 0, enqueued = 0, nlast = 0;
+    cl_mem scr = ke->scr;
     cl_event ev = NULL;
-    if (!hs || !modes || !kept || !refs || !hview || !mems || !parts) {
+    if (!hs || !modes || !kept || !refs || !hview) {
         failed(L, "fallback: %s", "out of memory");
         goto done;
     }
-    size_t local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
-    if (!local) local = 1;
+    size_t local = st.local;
     /* a work-item per iteration, per (i, j) pair for a collapsed nest; the
        kernels' grid-stride loops take whatever is beyond the cap below */
     size_t n = (size_t)L->n, work = n;
@@ -384,18 +632,26 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
     acquired = nv > 0;
     ph[PH_VIEWS] = now_ns();
     cl_int ce = 0;
-    unsigned ai = 0;
-#define ARG(sz, val)                                                                            \
-    do {                                                                                        \
-        if (cyrt_kernel_arg(rt, k, ai++, (sz), (val), &err) != CYRT_OK) {                       \
-            failed(L, "fallback: %s", cyrt_cl_error_name(err.code));                            \
-            goto done;                                                                          \
-        }                                                                                       \
+    unsigned ai = 0, nka = 4;
+    for (int i = 0; i < L->nargs; i++)
+        nka += L->args[i].kind == CYOCL_A_VIEW ? 2 + 2 * (unsigned)L->args[i].ndim : L->args[i].kind == CYOCL_A_LAST ? 0
+               : L->args[i].kind == CYOCL_A_RED                                   ? 2
+                                                                                  : 1;
+    kent_args_init(ke, nka);
+#define ARG(sz, val)                                                                                               \
+    do {                                                                                                           \
+        if ((ce = kent_arg(rt, ke, ai++, (sz), (val))) != CL_SUCCESS) {                                            \
+            failed(L, "fallback: %s", cyrt_cl_error_name(ce));                                                     \
+            goto done;                                                                                             \
+        }                                                                                                          \
     } while (0)
     long start = (long)L->start, step = (long)L->step, cnt = (long)L->n;
     ARG(sizeof start, &start);
     ARG(sizeof step, &step);
     ARG(sizeof cnt, &cnt);
+    /* the scratch image before the launch: zeros, then the lastprivates'
+       values in both slots (oclgen.h) */
+    size_t roff = 32;
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
         switch (a->kind) {
@@ -414,8 +670,8 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
             ARG(sizeof(cl_mem), &mem);
             ARG(sizeof off, &off);
             for (int d = 0; d < a->ndim; d++) {
-                long st = (long)(a->strides[d] / a->size);
-                ARG(sizeof st, &st);
+                long sv = (long)(a->strides[d] / a->size);
+                ARG(sizeof sv, &sv);
             }
             for (int d = 0; d < a->ndim; d++) {
                 long sh = (long)a->shape[d];
@@ -424,65 +680,67 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
             break;
         }
         case CYOCL_A_SCALAR: ARG((size_t)a->size, a->ptr); break;
-        case CYOCL_A_RED:
-            if (!(mems[i] = kent_buf(rt, ctx, ke, i, ng * (size_t)a->size, &ce))) {
+        case CYOCL_A_RED: {
+            cl_mem m = kent_buf(rt, ctx, ke, i, ng * (size_t)a->size, &ce);
+            if (!m) {
                 failed(L, "fallback: %s", cyrt_cl_error_name(ce));
                 goto done;
             }
-            ARG(sizeof(cl_mem), &mems[i]);
+            ARG(sizeof(cl_mem), &m);
             ARG(local * (size_t)a->size, NULL);
-            break;
-        case CYOCL_A_LAST: {
-            unsigned char init[16];
-            memcpy(init, a->ptr, (size_t)a->size);
-            memcpy(init + a->size, a->ptr, (size_t)a->size);
-            size_t bytes = (size_t)a->size * (L->has_break ? 2 : 1);
-            /* blocking: init is on this stack */
-            if (!(mems[i] = kent_buf(rt, ctx, ke, i, bytes, &ce)) ||
-                (ce = cl->clEnqueueWriteBuffer(q, mems[i], CL_TRUE, 0, bytes, init, 0, NULL, NULL))) {
-                failed(L, "fallback: %s", cyrt_cl_error_name(ce));
-                goto done;
-            }
-            ARG(sizeof(cl_mem), &mems[i]);
+            roff += 8;
             break;
         }
+        case CYOCL_A_LAST:
+            nlast++;
+            roff += 16;
+            break;
         }
     }
-    ARG(sizeof errm, &errm);
+    ARG(sizeof scr, &scr);
 #undef ARG
+    if (nlast || ke->scr_dirty) {
+        /* not blocking: the image is the entry's, which stays busy until
+           the blocking read below (the queue is in order) */
+        unsigned char *img = ke->img_in;
+        memset(img, 0, 32);
+        size_t o = roff - 16 * (size_t)nlast;
+        for (int i = 0; i < L->nargs; i++) {
+            cyocl_arg *a = &L->args[i];
+            if (a->kind != CYOCL_A_LAST) continue;
+            memcpy(img + o, a->ptr, (size_t)a->size);
+            memcpy(img + o + 8, a->ptr, (size_t)a->size);
+            o += 16;
+        }
+        size_t bytes = nlast ? ke->scr_bytes : 32;
+        if ((ce = cl->clEnqueueWriteBuffer(q, scr, CL_FALSE, 0, bytes, img, 0, NULL, NULL))) {
+            failed(L, "fallback: %s", cyrt_cl_error_name(ce));
+            goto done;
+        }
+        enqueued = 1;
+        ke->scr_dirty = 0;
+    }
     ph[PH_ARGS] = now_ns();
-    /* not waited for here: the blocking read of the error buffer below
-       waits for it, one round trip instead of two */
-    if ((ce = cl->clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, &ev))) {
+    /* not waited for here: the blocking read of the scratch below waits
+       for it, one round trip in all; an event only for the trace */
+    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, 1, NULL, &global, &local, 0, NULL, L->kernel_time ? &ev : NULL))) {
         ev = NULL;
         failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;
     }
+    enqueued = 1;
     ph[PH_KERNEL] = now_ns();
-    /* blocking reads: a read still in flight after a failure would write
-       into memory this function gives back */
-    ce = cl->clEnqueueReadBuffer(q, errm, CL_TRUE, 0, 4 * sizeof(int), kerr, 0, NULL, NULL);
-    for (int i = 0; !ce && i < L->nargs; i++) {
-        cyocl_arg *a = &L->args[i];
-        if (a->kind == CYOCL_A_RED) {
-            parts[i] = malloc(ng * (size_t)a->size);
-            if (!parts[i]) ce = CL_OUT_OF_HOST_MEMORY;
-            else ce = cl->clEnqueueReadBuffer(q, mems[i], CL_TRUE, 0, ng * (size_t)a->size, parts[i], 0, NULL, NULL);
-        } else if (a->kind == CYOCL_A_LAST) {
-            parts[i] = malloc(2 * (size_t)a->size);
-            if (!parts[i]) ce = CL_OUT_OF_HOST_MEMORY;
-            else ce = cl->clEnqueueReadBuffer(q, mems[i], CL_TRUE, 0, (size_t)a->size * (L->has_break ? 2 : 1),
-                                              parts[i], 0, NULL, NULL);
-        }
-    }
-    if (!ce && (kerr[0] || kerr[1] || kerr[2] || kerr[3])) {
-        static const int zero[4] = {0, 0, 0, 0};
-        ce = cl->clEnqueueWriteBuffer(q, errm, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL);
-    }
+    /* blocking: a read still in flight after a failure would write into
+       memory that may go away */
+    unsigned char *res = ke->img_out;
+    ce = cl->clEnqueueReadBuffer(q, scr, CL_TRUE, 0, roff, res, 0, NULL, NULL);
+    enqueued = 0;
     if (ce) {
         failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;
     }
+    memcpy(kerr, res, 4 * sizeof *kerr);
+    if (kerr[0] || kerr[1] || kerr[2] || kerr[3]) ke->scr_dirty = 1;
     /* outside a def call nothing brings the data back later: now, while
        the host copies from before the launch can still stand in */
     for (size_t i = 0, first = 1; i < nv; i++) {
@@ -504,41 +762,51 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) 
     /* the device ran: from here on the results are the region's */
     ran = 1;
     cl_ulong t0 = 0, t1 = 0;
-    if (cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
+    if (ev && cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) == CL_SUCCESS &&
         cl->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) == CL_SUCCESS && t1 >= t0)
         L->kernel_ns = t1 - t0;
     rc = kerr[0] && kerr[0] != 3 ? 2 : 0;
     if (rc == 0) {
         int broke = kerr[0] == 3;
         if (broke) L->break_it = (long long)((unsigned long long)(unsigned)kerr[2] | (unsigned long long)(unsigned)kerr[3] << 32);
+        size_t o = 32;
         for (int i = 0; i < L->nargs; i++) {
             cyocl_arg *a = &L->args[i];
-            if (a->kind == CYOCL_A_RED) combine(a, parts[i], ng);
-            else if (a->kind == CYOCL_A_LAST)
-                memcpy(a->ptr, (char *)parts[i] + (broke ? a->size : 0), (size_t)a->size);
+            if (a->kind == CYOCL_A_RED) {
+                combine(a, res + o, 1);
+                o += 8;
+            }
+        }
+        for (int i = 0; i < L->nargs; i++) {
+            cyocl_arg *a = &L->args[i];
+            if (a->kind != CYOCL_A_LAST) continue;
+            memcpy(a->ptr, res + o + (broke ? 8 : 0), (size_t)a->size);
+            o += 16;
         }
     }
     ph[PH_READ] = now_ns();
 done:
+    /* a failure after something was enqueued: it must be over before the
+       entry (whose image a write may still read) can go */
+    if (enqueued) cl->clFinish(q);
     /* a launch that failed leaves the host copies as they were before it
      * where they were valid then, so the native rerun starts from them */
     if (acquired) {
         if (ran) cyrt_device_done(rt, nv, hs);
         else cyrt_device_abandon(rt, nv, hs);
     }
-    for (size_t i = 0; i < nv; i++)
+    for (size_t i = 0; hs && kept && i < nv; i++)
         if (hs[i] && !kept[i]) cyrt_release(rt, hs[i], &acc, &err);
-    for (int i = 0; parts && i < L->nargs; i++) free(parts[i]);
     if (ev) cl->clReleaseEvent(ev);
     /* a kernel whose launch failed in OpenCL goes with its buffers */
     kent_put(rt, ke, rc == 1 && L->failure);
-    free(hs);
-    free(modes);
-    free(kept);
-    free(refs);
-    free(hview);
-    free(mems);
-    free(parts);
+    if (hs != hs_s) {
+        free(hs);
+        free(modes);
+        free(kept);
+        free(refs);
+        free(hview);
+    }
     L->bytes_to_device = acc.bytes_to_device;
     L->bytes_to_host = acc.bytes_to_host;
     ph[PH_DONE] = now_ns();
@@ -554,9 +822,16 @@ static uint64_t now_ns(void) {
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     uint64_t t0 = now_ns(), ph[PH_N] = {0};
     L->build = 0;
+    int verbose = __atomic_load_n(&rt->verbose, __ATOMIC_RELAXED);
+    if (!verbose) {
+        /* read once: getenv walks the environment */
+        const char *v = getenv("CYOCL_VERBOSE");
+        verbose = v && !strcmp(v, "2") ? 3 : v && !strcmp(v, "1") ? 2 : 1;
+        __atomic_store_n(&rt->verbose, verbose, __ATOMIC_RELAXED);
+    }
+    if (verbose == 3) L->kernel_time = 1;
     int rc = launch(rt, L, kerr, ph);
-    const char *v = getenv("CYOCL_VERBOSE");
-    if (v && !strcmp(v, "2") && ph[PH_DONE]) {
+    if (verbose == 3 && ph[PH_DONE]) {
         /* where a launch's time goes: set-up (device, program, kernel),
            views (registry, transfers), arguments, kernel (enqueue and wait),
            results (error buffer, partials), release */

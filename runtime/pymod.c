@@ -15,6 +15,7 @@
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]);
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L);
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns);
+cyrt_status cyrt_host_views(cyrt_rt *rt, int write, size_t n, const cyocl_hview *v, cyrt_xfer *acc, cyrt_err *err);
 
 /* Where a region is, for messages: "heat.pyx:12 in step()" (the module
  * name is the .pyx file's; never the kernel's internal name). */
@@ -179,6 +180,20 @@ static void host_use(int write, cyocl_sync *S) {
     S->ns = mono_ns() - t0;
 }
 
+/* With or without the GIL: no Python here. */
+static void host_views(int write, int n, const cyocl_hview *v, cyocl_sync *S) {
+    cyrt_err err = {0};
+    cyrt_xfer acc = {0};
+    long long t0 = mono_ns();
+    if (cyrt_host_views(cyrt_rt_global(), write, (size_t)(n > 0 ? n : 0), v, &acc, &err) != CYRT_OK) {
+        char line[600];
+        snprintf(line, sizeof line, "copying data back from the device failed: %s", err.msg);
+        cyrt_warning(cyrt_rt_global(), line);
+    }
+    S->bytes_to_host = acc.bytes_to_host;
+    S->ns = mono_ns() - t0;
+}
+
 static void host_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
                         ptrdiff_t itemsize) {
     cyrt_err err = {0};
@@ -203,7 +218,7 @@ static int decide(cyocl_launch *L) {
 static void native_done(cyocl_launch *L, long long ns) { cyrt_dispatch_native_done(cyrt_rt_global(), L, ns); }
 
 static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent,
-                        native_ran, decide, native_done};
+                        native_ran, decide, native_done, host_views};
 
 /* ---- views of Python objects: resident(), pin_host(), to_host() ---------------------- */
 

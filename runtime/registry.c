@@ -8,6 +8,7 @@
  * exactly its extent: a top, or a child inside a top (children are flat
  * and share the top's buffer).  Every entry point takes rt->lock. */
 #include "internal.h"
+#include "cyocl_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -175,19 +176,6 @@ static cyrt_status to_host(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err
     cyrt_status st = download(rt, t, t->lo, t->hi, acc, err);
     if (st == CYRT_OK)
         t->host_valid = 1;
-    return st;
-}
-
-/* Makes a top's device copy valid: the whole extent goes over, since a
- * kernel that writes some elements leaves the others as they were. */
-static cyrt_status to_device(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err *err) {
-    if (t->dev_valid)
-        return CYRT_OK;
-    cyrt_status st = buf_alloc(rt, t, err);
-    if (st == CYRT_OK)
-        st = upload(rt, t, t->lo, t->hi, acc, err);
-    if (st == CYRT_OK)
-        t->dev_valid = 1;
     return st;
 }
 
@@ -704,9 +692,34 @@ retry:
                 t->host_before = t->host_valid;
             t->pin_owner = pthread_self();
         }
-    for (size_t i = 0; i < n && st == CYRT_OK; i++)
-        if (hs[i]->r)
-            st = to_device(rt, top_of(hs[i]->r), acc, err);
+    for (size_t i = 0; i < n && st == CYRT_OK; i++) {
+        cyrt_region *t = hs[i]->r ? top_of(hs[i]->r) : NULL;
+        if (!t || t->dev_valid)
+            continue;
+        if ((st = buf_alloc(rt, t, err)) != CYRT_OK)
+            break;
+        /* the whole extent goes over, since a kernel that writes some
+         * elements leaves the others as they were.  The copy runs without the lock, so that other threads' launches
+         * and host uses of other regions go on meanwhile: t is pinned by
+         * this thread, and every path that would change, merge, move or
+         * free a pinned top (or rebind the device) waits or refuses */
+        cyrt_membackend be = rt->be;
+        void *buf = t->buf;
+        uintptr_t lo = t->lo, org = t->org;
+        size_t bytes = (size_t)(t->hi - t->lo);
+        int rc = 0;
+        if (bytes) {
+            pthread_mutex_unlock(&rt->lock);
+            rc = be.write(be.ctx, buf, lo - org, (const void *)lo, bytes);
+            pthread_mutex_lock(&rt->lock);
+        }
+        if (rc != 0) {
+            st = be_fail(rt, err, rc, "copying to the device", bytes);
+        } else {
+            account(rt, acc, TO_DEVICE, bytes);
+            t->dev_valid = 1;
+        }
+    }
     if (st != CYRT_OK) {
         for (size_t i = 0; i < n; i++)
             if (hs[i]->r)
@@ -839,7 +852,10 @@ retry:
             break;
         if (skip_resident && t->mark)
             continue;
-        if (t->host_valid && !(invalidate && t->dev_valid))
+        /* a host write waits for another thread's launch on t even
+         * while t has no device copy yet: that launch's upload may be
+         * reading the host copy (cyrt_device_acquire copies unlocked) */
+        if (t->host_valid && !(invalidate && (t->dev_valid || pinned_by_other(t))))
             continue;
         if (pinned_by_other(t)) {
             pthread_cond_wait(&rt->unpinned, &rt->lock);
@@ -847,7 +863,34 @@ retry:
         }
         if (t->pins > 0)
             continue; /* this thread's own launch is using it */
-        cyrt_status st = to_host(rt, t, acc, err);
+        cyrt_status st = CYRT_OK;
+        if (!t->host_valid && !t->lost && rt->have_be && t->hi > t->lo) {
+            /* the copy back runs without the lock (as uploads do): t is
+             * pinned meanwhile, so no other thread touches it; the tops
+             * may change around it, so the walk starts again */
+            cyrt_membackend be = rt->be;
+            void *buf = t->buf;
+            uintptr_t tlo = t->lo;
+            size_t bytes = (size_t)(t->hi - t->lo), off = (size_t)(t->lo - t->org);
+            t->pins = 1;
+            t->host_before = t->host_valid;
+            t->pin_owner = pthread_self();
+            pthread_mutex_unlock(&rt->lock);
+            int rc = be.read(be.ctx, buf, off, (void *)tlo, bytes);
+            pthread_mutex_lock(&rt->lock);
+            unpin(rt, t);
+            if (rc != 0) {
+                st = be_fail(rt, err, rc, "copying back from the device", bytes);
+            } else {
+                account(rt, acc, TO_HOST, bytes);
+                t->host_valid = 1;
+                if (invalidate)
+                    t->dev_valid = 0;
+                goto retry;
+            }
+        } else {
+            st = to_host(rt, t, acc, err);
+        }
         if (st != CYRT_OK) {
             cyrt_restate_locked(rt);
             return st;
@@ -865,6 +908,37 @@ cyrt_status cyrt_host_use(cyrt_rt *rt, int write, cyrt_xfer *acc, cyrt_err *err)
     cyrt_status st = cyrt_host_range_locked(rt, 0, 0, write, 0, acc, &e);
     /* the host code goes on with what host memory holds: the call it is
      * part of must not return as if that were the data */
+    if (st != CYRT_OK)
+        cyrt_scope_note_failure_locked(rt, st, &e);
+    pthread_mutex_unlock(&rt->lock);
+    if (err)
+        *err = e;
+    return st;
+}
+
+/* cyrt_host_use for a statement that touches only the views v (generated
+ * code knows which): their regions come back, other regions stay where
+ * they are (inside cyocl.resident, on the device). */
+cyrt_status cyrt_host_views(cyrt_rt *rt, int write, size_t n, const cyocl_hview *v, cyrt_xfer *acc,
+                            cyrt_err *err) {
+    cyrt_err e = {0};
+    cyrt_status st = CYRT_OK;
+    pthread_mutex_lock(&rt->lock);
+    for (size_t i = 0; i < n && st == CYRT_OK; i++) {
+        uintptr_t lo, hi;
+        int empty;
+        if (!v[i].data || v[i].itemsize <= 0 || v[i].ndim < 0 || v[i].ndim > CYOCL_API_MAX_NDIM)
+            continue; /* an unset view: nothing there to touch */
+        if (cyrt_extent(v[i].data, v[i].ndim, v[i].shape, v[i].strides, (size_t)v[i].itemsize, &lo, &hi, &empty,
+                        &e) < 0) {
+            st = CYRT_EINVAL;
+            break;
+        }
+        if (!empty)
+            st = cyrt_host_range_locked(rt, lo, hi, write, 0, acc, &e);
+    }
+    /* as in cyrt_host_use: the call this is part of must not return as if
+     * host memory held the data */
     if (st != CYRT_OK)
         cyrt_scope_note_failure_locked(rt, st, &e);
     pthread_mutex_unlock(&rt->lock);

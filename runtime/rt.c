@@ -15,6 +15,7 @@ static cyrt_rt cyrt_the_rt = {
     .lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .unpinned = PTHREAD_COND_INITIALIZER,
     .prog_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
+    .prog_cond = PTHREAD_COND_INITIALIZER,
     .disp_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP,
     .disp_cond = PTHREAD_COND_INITIALIZER,
     .is_global = 1,
@@ -30,10 +31,16 @@ static cyrt_rt cyrt_the_rt = {
 static void fork_prepare(void) {
     cyrt_rt *rt = &cyrt_the_rt;
     for (;;) {
-        /* the order every other path takes them in (get_program holds the
+        /* the order every other path takes them in (launch.c holds the
          * program lock while it asks for the runtime's) */
         if (pthread_mutex_lock(&rt->prog_lock) == EDEADLK) {
-            rt->fork_nested = 1; /* a driver's helper, forked inside a build */
+            rt->fork_nested = 1;
+            return;
+        }
+        if (cyrt_progs_building(rt)) {
+            /* a driver's helper, forked inside a build (which holds no lock) */
+            pthread_mutex_unlock(&rt->prog_lock);
+            rt->fork_nested = 1;
             return;
         }
         if (pthread_mutex_lock(&rt->lock) == EDEADLK) {
@@ -87,6 +94,7 @@ static void fork_child(void) {
     int checked = have_attr && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK) == 0;
     pthread_mutex_init(&rt->lock, checked ? &attr : NULL);
     pthread_mutex_init(&rt->prog_lock, checked ? &attr : NULL);
+    pthread_cond_init(&rt->prog_cond, NULL);
     pthread_mutex_init(&rt->disp_lock, checked ? &attr : NULL);
     pthread_cond_init(&rt->disp_cond, NULL);
     if (have_attr)
@@ -147,6 +155,8 @@ cyrt_status cyrt_rt_new(const cyrt_config *cfg, cyrt_rt **out) {
         goto no_lock;
     if (pthread_mutex_init(&rt->prog_lock, NULL) != 0)
         goto no_prog_lock;
+    if (pthread_cond_init(&rt->prog_cond, NULL) != 0)
+        goto no_prog_cond;
     if (pthread_mutex_init(&rt->disp_lock, NULL) != 0)
         goto no_disp_lock;
     if (pthread_cond_init(&rt->disp_cond, NULL) != 0)
@@ -167,6 +177,8 @@ no_unpinned:
 no_disp_cond:
     pthread_mutex_destroy(&rt->disp_lock);
 no_disp_lock:
+    pthread_cond_destroy(&rt->prog_cond);
+no_prog_cond:
     pthread_mutex_destroy(&rt->prog_lock);
 no_prog_lock:
     pthread_mutex_destroy(&rt->lock);
@@ -209,6 +221,7 @@ cyrt_status cyrt_rt_free(cyrt_rt *rt, cyrt_err *err) {
     pthread_cond_destroy(&rt->unpinned);
     pthread_cond_destroy(&rt->disp_cond);
     pthread_mutex_destroy(&rt->disp_lock);
+    pthread_cond_destroy(&rt->prog_cond);
     pthread_mutex_destroy(&rt->prog_lock);
     pthread_mutex_destroy(&rt->lock);
     free(rt->loader);

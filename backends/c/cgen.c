@@ -1407,7 +1407,9 @@ static CyVec assigned_vars(Gen *G, CyVec *body) {
  * writing it.  Each serial statement that touches view memory (or hands
  * anything to Python, which may touch it) is preceded by CYRT_HOST(mask),
  * one load and a branch when nothing is on a device.  A loop whose body
- * cannot start a device region is checked once, before it. */
+ * cannot start a device region is checked once, before it.  Where every
+ * access goes through named views, only those views are synchronised
+ * (CYRT_HOSTV): inside cyocl.resident the other arrays stay on the device. */
 
 enum { HM_READ = 1, HM_WRITE = 3 };
 
@@ -1415,15 +1417,29 @@ typedef struct {
     const Gen *G;
     int mask;   /* HM_* bits of what was scanned */
     int launch; /* it may start a device region (directly, by a call, or through Python) */
+    int all;    /* some access is not through a named view (a pointer, Python) */
+    CyVec views; /* IrVar*: the views accessed, when !all */
+    CyVec vset;  /* IrVar*: view variables assigned (a check hoisted before them would see old values) */
 } HostScan;
+
+static void hs_view(HostScan *h, const IrExpr *v) {
+    if (!v || v->kind != E_VAR || !v->var || v->var->kind == V_PYGLOBAL || !v->ty || v->ty->kind != TY_VIEW) {
+        h->all = 1;
+        return;
+    }
+    for (int i = 0; i < h->views.len; i++)
+        if (h->views.items[i] == v->var) return;
+    cy_vec_push(h->G->a, &h->views, v->var);
+}
 
 static int is_launcher(const Gen *G, const IrFunc *f) { return f && cy_pmap_get(&G->launchers, f) != NULL; }
 
 static void hs_expr(HostScan *h, const IrExpr *e) {
     if (!e) return;
     switch (e->kind) {
-    case E_VIEW_ELEM: case E_PTR_INDEX: case E_DEREF: h->mask |= HM_READ; break;
-    case E_ADDR: h->mask |= HM_WRITE; break; /* a pointer into the memory escapes */
+    case E_VIEW_ELEM: h->mask |= HM_READ; hs_view(h, e->args[0]); break;
+    case E_PTR_INDEX: case E_DEREF: h->mask |= HM_READ; h->all = 1; break;
+    case E_ADDR: h->mask |= HM_WRITE; h->all = 1; break; /* a pointer into the memory escapes */
     case E_CALL:
         if (is_launcher(h->G, e->fn)) h->launch = 1;
         break;
@@ -1433,6 +1449,7 @@ static void hs_expr(HostScan *h, const IrExpr *e) {
         /* Python code runs: it may read or write any array, or call a module that launches */
         h->mask |= HM_WRITE;
         h->launch = 1;
+        h->all = 1;
         break;
     default: break;
     }
@@ -1459,10 +1476,13 @@ static void hs_stmt_own(HostScan *h, const IrStmt *s) {
         hs_expr(h, s->value);
         hs_expr(h, s->target);
         if (writes_memory(s->target)) h->mask |= HM_WRITE;
+        if (s->target && s->target->kind == E_VAR && s->target->ty && s->target->ty->kind == TY_VIEW)
+            cy_vec_push(h->G->a, &h->vset, s->target->var);
         break;
     case ST_UNPACK: case ST_FOR_ITER: case ST_RAISE:
         h->mask |= HM_WRITE;
         h->launch = 1;
+        h->all = 1;
         hs_expr(h, s->value);
         break;
     case ST_IF: case ST_WHILE: hs_expr(h, s->cond); break;
@@ -1559,8 +1579,20 @@ static int host_checks_on(Gen *G) {
     return G->opt->opencl && G->opt->opencl_source && *G->opt->opencl_source && !G->hoisted && !region_frame(G);
 }
 
-static void emit_host_check(Gen *G, int mask, int line) {
-    if (mask) out(G, "CYRT_HOST(%d, %s, %d);", mask == HM_READ ? 1 : 3, c_strz(G, G->fname), line);
+static void emit_host_check(Gen *G, const HostScan *h, int line) {
+    if (!h->mask) return;
+    int m = h->mask == HM_READ ? 1 : 3;
+    if (h->all || !h->views.len || h->views.len > 8) {
+        out(G, "CYRT_HOST(%d, %s, %d);", m, c_strz(G, G->fname), line);
+        return;
+    }
+    CyBuf b = {0};
+    for (int i = 0; i < h->views.len; i++) {
+        const IrVar *v = h->views.items[i];
+        cy_buf_printf(&b, ", CYRT_HV(%s, %d, sizeof(%s))", v->cname, v->ty->ndim, cty(G, v->ty->base));
+    }
+    out(G, "CYRT_HOSTV(%d, %s, %d, %d%s);", m, c_strz(G, G->fname), line, h->views.len, b.s);
+    cy_buf_free(&b);
 }
 
 static void gen_while(Gen *G, IrStmt *s) {
@@ -1568,9 +1600,9 @@ static void gen_while(Gen *G, IrStmt *s) {
     int mark = G->live.len;
     cap_begin(G, &cap, G->e.ind + 1);
     if (host_checks_on(G)) {
-        HostScan h = {G, 0, 0};
+        HostScan h = {G, 0, 0, 0, {0}, {0}};
         hs_expr(&h, s->cond);
-        emit_host_check(G, h.mask, s->pos.line);
+        emit_host_check(G, &h, s->pos.line);
     }
     const char *c = cond_expr(G, s->cond, mark);
     const char *code = cap_end(G, &cap);
@@ -2202,6 +2234,8 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
+    /* the runtime's launch state of the region (device, program, kernel) */
+    out(G, "static void *cy_ls%d;", id);
     /* use_threads_if false: the iterations run in order on one thread, natively */
     out(G, "if (cyrt_force != 1 && cyrt_ocl%s) {", uti ? FMT(" && %s", uti) : "");
     G->e.ind++;
@@ -2274,6 +2308,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         }
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
+    out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);
     out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
     out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);
     G->e.ind++;
@@ -2469,8 +2504,23 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "}");
     }
     int ocl = prange && gen_ocl_dispatch(G, s, start, step, n, T, uti);
-    /* the native team works on host memory: what a device holds comes back */
-    if (G->opt->opencl) out(G, "CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), R->pos.line);
+    /* the native team works on host memory: what a device holds comes back
+       (a region OpenCL can take touches only its view arguments: those) */
+    if (G->opt->opencl && R->ocl_ok) {
+        for (int w = 0; w < 2; w++) {
+            HostScan h = {G, 0, 0, 0, {0}, {0}};
+            for (int i = 0; i < R->args.len; i++) {
+                IrRegionArg *a = R->args.items[i];
+                if (a->kind != RA_VIEW || !(a->read || a->written) || a->written != w) continue;
+                IrExpr ve = {.kind = E_VAR, .var = a->var, .ty = a->var->ty};
+                hs_view(&h, &ve);
+                h.mask = w ? HM_WRITE : HM_READ;
+            }
+            emit_host_check(G, &h, R->pos.line);
+        }
+    } else if (G->opt->opencl) {
+        out(G, "CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), R->pos.line);
+    }
     if (prange) {
         out(G, "if (%s > 0) {", n);
         G->e.ind++;
@@ -2574,21 +2624,29 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     int mark = G->live.len;
     int hoist = 0;
     if (host_checks_on(G) && s->kind != ST_PRANGE && s->kind != ST_PARALLEL) {
-        HostScan h = {G, 0, 0};
+        HostScan h = {G, 0, 0, 0, {0}, {0}};
         hs_stmt_own(&h, s);
         if (s->kind == ST_FOR_RANGE || s->kind == ST_WHILE) {
-            HostScan b = {G, 0, 0};
+            HostScan b = {G, 0, 0, 0, {0}, {0}};
             hs_stmts(&b, &s->body);
             hs_stmts(&b, &s->orelse);
             if (!b.launch && !h.launch) {
                 /* nothing in the loop can put data on a device: one check covers it */
                 h.mask |= b.mask;
+                h.all |= b.all;
+                for (int i = 0; i < b.views.len && !h.all; i++)
+                    for (int k = 0; k < b.vset.len; k++)
+                        if (b.vset.items[k] == b.views.items[i]) h.all = 1;
+                for (int i = 0; i < b.views.len; i++) {
+                    IrExpr ve = {.kind = E_VAR, .var = b.views.items[i], .ty = ((IrVar *)b.views.items[i])->ty};
+                    hs_view(&h, &ve);
+                }
                 hoist = 1;
             } else if (s->kind == ST_WHILE) {
                 h.mask = 0; /* the condition is checked where it is evaluated, each time */
             }
         }
-        emit_host_check(G, h.mask, s->pos.line);
+        emit_host_check(G, &h, s->pos.line);
     }
     G->hoisted += hoist;
     switch (s->kind) {

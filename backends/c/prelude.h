@@ -1039,7 +1039,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 6
+#define CYRT_OCL_API_VERSION 7
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -1073,12 +1073,22 @@ typedef struct {
     int serial;
     void **dslot;      /* the dispatcher's record of this region (a static of the module) */
     long long pred_native, pred_opencl;
+    void **lslot;      /* the runtime's launch state of this region (a static of the module) */
+    int kernel_time;   /* the trace wants kernel_ns */
 } cyrt_ocl_launch;
 
 typedef struct {
     unsigned long long bytes_to_host;
     long long ns;
 } cyrt_ocl_sync;
+
+/* A view a host statement touches (host_views). */
+typedef struct {
+    const void *data;
+    int ndim;
+    const Py_ssize_t *shape, *strides;
+    Py_ssize_t itemsize;
+} cyrt_ocl_hview;
 
 typedef struct {
     int version;
@@ -1092,6 +1102,7 @@ typedef struct {
     void (*native_ran)(long long ns);
     int (*decide)(cyrt_ocl_launch *L);
     void (*native_done)(cyrt_ocl_launch *L, long long ns);
+    void (*host_views)(int write, int n, const cyrt_ocl_hview *v, cyrt_ocl_sync *S);
 } cyrt_ocl_api;
 
 /* The runtime's residency word (1: some data only on a device, 2: some
@@ -1163,6 +1174,24 @@ CYRT_COLD void cyrt_host_sync(int mask, const char *function, int line) {
 }
 #define CYRT_HOST(mask, function, line) \
     do { if (cyrt_unlikely(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & (mask))) cyrt_host_sync((mask), (function), (line)); } while (0)
+
+/* The same for a statement that touches only the n views listed
+ * (CYRT_HV(view, ndim, itemsize), ...): only their data comes back, other
+ * arrays stay where they are. */
+CYRT_COLD void cyrt_host_sync_views(int mask, const char *function, int line, int n, const cyrt_ocl_hview *v) {
+    cyrt_ocl_sync S = {0, 0};
+    if (!cyrt_ocl) return;
+    cyrt_ocl->host_views(mask & 2, n, v, &S);
+    if (cyrt_trace_fd >= 0 && S.bytes_to_host) cyrt_trace_sync(function, line, "host use", &S);
+}
+#define CYRT_HV(view, nd, isz) {(view).data, (nd), (view).shape, (view).strides, (Py_ssize_t)(isz)}
+#define CYRT_HOSTV(mask, function, line, n, ...)                                                 \
+    do {                                                                                         \
+        if (cyrt_unlikely(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & (mask))) {         \
+            const cyrt_ocl_hview cyrt_hv_[] = {__VA_ARGS__};                                     \
+            cyrt_host_sync_views((mask), (function), (line), (n), cyrt_hv_);                     \
+        }                                                                                        \
+    } while (0)
 
 /* A def that may run regions on a device: its arrays are brought back
  * before it returns to Python. */

@@ -68,7 +68,8 @@ typedef struct {
     int next_used;    /* some statement jumped to cy_next */
     CyVec params;     /* Param* of the current kernel */
     CyVec nonneg;     /* IrVar* that are never negative (no wraparound needed) */
-    CyVec lastp;      /* IrVar* lastprivate, written to V_last */
+    CyVec lastp;      /* IrVar* lastprivate, written to their slots in cy_err */
+    int nred;         /* reductions of the kernel (their results precede the lastprivate slots) */
     CyVec helpers;    /* IrFunc* the kernels call, in discovery order */
     CyVec helper_region; /* IrRegion*: the first region calling helpers[i] */
     CyVec lins;       /* Lin*: view elements addressed through loop pointers */
@@ -897,6 +898,13 @@ static void gen_for_range(OG *G, IrStmt *s) {
     if (l->brk_used) out(G, "%s: ;", l->brk_label);
 }
 
+/* Lastprivate i's slot (0: the last iteration's value, 1: the breaking
+ * one's) in the result area of cy_err (oclgen.h). */
+static const char *last_slot(OG *G, int i, int slot) {
+    IrVar *v = G->lastp.items[i];
+    return FMT("*(__global %s *)((__global char *)cy_err + %d)", oty(G, v->ty, v->pos), 32 + 8 * G->nred + 16 * i + 8 * slot);
+}
+
 /* break at the region's own level: the first work-item to break records
  * its iteration and its lastprivate values (slot 1), then stops. */
 static void gen_region_break(OG *G) {
@@ -904,10 +912,7 @@ static void gen_region_break(OG *G) {
     G->e.ind++;
     out(G, "cy_err[2] = (int)cy_it;");
     out(G, "cy_err[3] = (int)(cy_it >> 32);");
-    for (int i = 0; i < G->lastp.len; i++) {
-        IrVar *v = G->lastp.items[i];
-        out(G, "%s_last[1] = %s;", pfx_of(G, v), v->cname);
-    }
+    for (int i = 0; i < G->lastp.len; i++) out(G, "%s = %s;", last_slot(G, i, 1), ((IrVar *)G->lastp.items[i])->cname);
     G->e.ind--;
     out(G, "}");
     out(G, "break;");
@@ -1013,6 +1018,29 @@ static const char *pick_pfx(OG *G, IrVar *v, CyVec *taken) {
     }
 }
 
+/* The tree over V_loc[0 .. get_local_size(0)) of every reduction, into
+ * V_loc[0]; all work-items of the group reach its barriers. */
+static void emit_tree(OG *G, IrRegion *R) {
+    int ind = G->e.ind;
+    out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    out(G, "for (uint cy_w = get_local_size(0); cy_w > 1;) {");
+    G->e.ind = ind + 1;
+    out(G, "const uint cy_h = (cy_w + 1) / 2;");
+    out(G, "if (cy_lid + cy_h < cy_w) {");
+    G->e.ind = ind + 2;
+    for (int i = 0; i < R->args.len; i++) {
+        IrRegionArg *ra = R->args.items[i];
+        const char *p = ((Param *)G->params.items[i])->pfx;
+        if (ra->kind == RA_REDUCTION) out(G, "%s_loc[cy_lid] %s= %s_loc[cy_lid + cy_h];", p, combine_op(ra->redop), p);
+    }
+    G->e.ind = ind + 1;
+    out(G, "}");
+    out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    out(G, "cy_w = cy_h;");
+    G->e.ind = ind;
+    out(G, "}");
+}
+
 /* The kernel of region R named name; L: the range() loop it runs as one
  * iteration space with the prange (R->collapse), or NULL to keep every
  * loop in the body serial. */
@@ -1028,6 +1056,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     G->loop = NULL;
     G->next_used = 0;
     G->params.len = G->nonneg.len = G->lastp.len = 0;
+    G->nred = 0;
 
     IrScan sc = {0};
     cy_ir_scan(G->a, &sc, &x->body);
@@ -1040,6 +1069,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
         p->pfx = pick_pfx(G, ra->var, &taken);
         cy_vec_push(G->a, &G->params, p);
         if (ra->kind == RA_LASTPRIVATE) cy_vec_push(G->a, &G->lastp, ra->var);
+        if (ra->kind == RA_REDUCTION) G->nred++;
     }
     /* variables that never go negative need no wraparound: the prange
        index counting up from >= 0, range() counters from >= 0 upwards
@@ -1108,7 +1138,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
             const char *T = oty(G, v->ty, v->pos);
             cy_buf_printf(&b, "__global %s *%s_part, __local %s *%s_loc", T, p, T, p);
         } else {
-            cy_buf_printf(&b, "__global %s *%s_last", oty(G, v->ty, v->pos), p);
+            continue; /* a slot in cy_err */
         }
         out(G, "%*s%s,", (int)w, "", b.s);
         cy_buf_free(&b);
@@ -1116,6 +1146,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     out(G, "%*s__global int *cy_err)", (int)w, "");
     out(G, "{");
     G->e.ind = 1;
+    if (G->nred) out(G, "__local int cy_lastg; /* this group finished last (reductions) */");
     /* private copies: the index, lastprivates, reductions (at the
        operator's identity), anything else the body assigns */
     for (int i = 0; i < arrdecls.len; i++) out(G, "%s", (const char *)arrdecls.items[i]);
@@ -1192,10 +1223,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     if (G->lastp.len) {
         out(G, "if (cy_it == %s - 1) {", total);
         G->e.ind++;
-        for (int i = 0; i < G->lastp.len; i++) {
-            IrVar *v = G->lastp.items[i];
-            out(G, "%s_last[0] = %s;", pfx_of(G, v), v->cname);
-        }
+        for (int i = 0; i < G->lastp.len; i++) out(G, "%s = %s;", last_slot(G, i, 0), ((IrVar *)G->lastp.items[i])->cname);
         G->e.ind--;
         out(G, "}");
     }
@@ -1210,35 +1238,20 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     G->e.ind = 1;
     out(G, "}");
     /* reductions: a tree in local memory per work-group (any local size),
-       one partial per group; every work-item reaches the barriers */
-    int nred = 0;
-    for (int i = 0; i < R->args.len; i++) nred += ((IrRegionArg *)R->args.items[i])->kind == RA_REDUCTION;
-    if (nred) {
+       one partial per group; the last group to finish (a counter in
+       cy_err[4]) reduces the partials the same way and writes the results
+       where the host reads cy_err, so a launch ends with one small read.
+       Every work-item reaches the barriers (cy_lastg is the same for the
+       whole group). */
+    if (G->nred) {
         out(G, "{");
         G->e.ind = 2;
-        out(G, "const uint cy_lid = get_local_id(0);");
+        out(G, "const uint cy_lid = get_local_id(0), cy_ng = get_num_groups(0);");
         for (int i = 0; i < R->args.len; i++) {
             IrRegionArg *ra = R->args.items[i];
             if (ra->kind == RA_REDUCTION) out(G, "%s_loc[cy_lid] = %s;", ((Param *)G->params.items[i])->pfx, ra->var->cname);
         }
-        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
-        out(G, "for (uint cy_w = get_local_size(0); cy_w > 1;) {");
-        G->e.ind = 3;
-        out(G, "const uint cy_h = (cy_w + 1) / 2;");
-        out(G, "if (cy_lid + cy_h < cy_w) {");
-        G->e.ind = 4;
-        for (int i = 0; i < R->args.len; i++) {
-            IrRegionArg *ra = R->args.items[i];
-            const char *p = ((Param *)G->params.items[i])->pfx;
-            if (ra->kind == RA_REDUCTION)
-                out(G, "%s_loc[cy_lid] %s= %s_loc[cy_lid + cy_h];", p, combine_op(ra->redop), p);
-        }
-        G->e.ind = 3;
-        out(G, "}");
-        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
-        out(G, "cy_w = cy_h;");
-        G->e.ind = 2;
-        out(G, "}");
+        emit_tree(G, R);
         out(G, "if (cy_lid == 0) {");
         G->e.ind = 3;
         for (int i = 0; i < R->args.len; i++) {
@@ -1246,6 +1259,36 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
             const char *p = ((Param *)G->params.items[i])->pfx;
             if (ra->kind == RA_REDUCTION) out(G, "%s_part[get_group_id(0)] = %s_loc[0];", p, p);
         }
+        out(G, "mem_fence(CLK_GLOBAL_MEM_FENCE); /* the partial before the count */");
+        out(G, "cy_lastg = atomic_inc((volatile __global int *)cy_err + 4) == (int)cy_ng - 1;");
+        G->e.ind = 2;
+        out(G, "}");
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+        out(G, "if (cy_lastg) {");
+        G->e.ind = 3;
+        out(G, "mem_fence(CLK_GLOBAL_MEM_FENCE);");
+        for (int i = 0; i < R->args.len; i++) {
+            IrRegionArg *ra = R->args.items[i];
+            if (ra->kind != RA_REDUCTION) continue;
+            const char *p = ((Param *)G->params.items[i])->pfx;
+            const char *T = oty(G, ra->var->ty, ra->var->pos);
+            out(G, "%s cy_a%d = %s;", T, i, identity(G, ra->redop, ra->var->ty));
+            out(G, "for (uint cy_g = cy_lid; cy_g < cy_ng; cy_g += get_local_size(0)) cy_a%d %s= ((volatile __global %s *)%s_part)[cy_g];",
+                i, combine_op(ra->redop), T, p);
+            out(G, "%s_loc[cy_lid] = cy_a%d;", p, i);
+        }
+        emit_tree(G, R);
+        out(G, "if (cy_lid == 0) {");
+        G->e.ind = 4;
+        for (int i = 0, k = 0; i < R->args.len; i++) {
+            IrRegionArg *ra = R->args.items[i];
+            if (ra->kind != RA_REDUCTION) continue;
+            out(G, "*(__global %s *)((__global char *)cy_err + %d) = %s_loc[0];", oty(G, ra->var->ty, ra->var->pos),
+                32 + 8 * k++, ((Param *)G->params.items[i])->pfx);
+        }
+        out(G, "cy_err[4] = 0; /* ready for the next launch */");
+        G->e.ind = 3;
+        out(G, "}");
         G->e.ind = 2;
         out(G, "}");
         G->e.ind = 1;

@@ -24,17 +24,19 @@
  *       V_loc: local memory of get_local_size(0) elements (clSetKernelArg
  *       with a size and NULL).  Each work-group writes one partial,
  *       V_part[get_group_id(0)]; V_part needs one element per work-group.
- *       The host combines the partials with the variable's value before the
- *       region:  +: v0 + sum   -: v0 - sum (the kernel accumulates the
- *       subtracted terms)   *: v0 * prod   &, |, ^: v0 OP (all partials).
- *   RA_LASTPRIVATE, type T:    __global T *V_last
- *       V_last[0] is written by the work-item that runs the last iteration.
- *       The host fills V_last with the variable's value before the launch,
- *       so that a slot no iteration writes leaves the variable as it was
- *       (cy_n == 0, or an inner loop with no iterations).  When the
- *       region has a `break` (IrRegion.has_break), V_last has 2 elements and
- *       V_last[1] holds the values of the first iteration that broke; the
- *       host takes [1] when cy_err[0] == 3, else [0].
+ *       The last work-group to finish (counted in cy_err[4]) combines the
+ *       partials and writes the result into cy_err's result area (below);
+ *       the host combines it with the variable's value before the region:
+ *       +: v0 + sum   -: v0 - sum (the kernel accumulates the subtracted
+ *       terms)   *: v0 * prod   &, |, ^: v0 OP (all partials).
+ *   RA_LASTPRIVATE: no argument; two slots in cy_err's result area.
+ *       Slot 0 is written by the work-item that runs the last iteration.
+ *       The host fills both slots with the variable's value before the
+ *       launch, so that a slot no iteration writes leaves the variable as
+ *       it was (cy_n == 0, or an inner loop with no iterations).  When the
+ *       region has a `break` (IrRegion.has_break), slot 1 holds the values
+ *       of the first iteration that broke; the host takes slot 1 when
+ *       cy_err[0] == 3, else slot 0.
  *   T is the OpenCL spelling of the C type: bint -> int, 8/16/32/64-bit
  *   integers -> char/uchar, short/ushort, int/uint, long/ulong (Cython's
  *   long, long long, Py_ssize_t -> long; size_t -> ulong), float, double;
@@ -51,8 +53,13 @@
  * as its iteration space ("collapsed": a work-item per element of a 2-D
  * stencil or matrix product, not per row).
  *
- * cy_err: at least 4 ints, zeroed by the host before the launch.  The first
- * writer wins (atomic_cmpxchg on cy_err[0]):
+ * cy_err: the launch's one small buffer, read back with one read.  Bytes
+ * 0..15 (4 ints) are zeroed by the host before the launch; int 4 counts the
+ * work-groups that finished their reductions and is 0 before and after a
+ * launch (the last group puts it back).  From byte 32 the result area:
+ * an 8-byte slot per RA_REDUCTION (in IrRegion.args order, the result as a
+ * T at the slot's start), then 16 bytes per RA_LASTPRIVATE (slot 0 at +0,
+ * slot 1 at +8).  The first error writer wins (atomic_cmpxchg on cy_err[0]):
  *   cy_err[0] = 1  IndexError "Out of bounds on buffer access (axis cy_err[1])"
  *             = 2  ZeroDivisionError; cy_err[1]: 0 "integer division or modulo by zero",
  *                  1 "float division", 2 "float modulo", 3 "float divmod()"

@@ -18,6 +18,11 @@
  * appends "NAME CALLS" lines for every entry point called, at exit: the
  * tests learn from a run without faults which calls a workload makes.
  *
+ *   CYOCL_SHIM_BUILD_DELAY_MS=MS
+ *
+ * makes every clBuildProgram sleep MS milliseconds first: a build that
+ * takes seconds on any driver (tests/robust/run.py, build_threads).
+ *
  * Used through CYOCL_OPENCL_LIBRARY (the process's runtime) or
  * cyrt_config.loader (a private one). */
 #ifndef _GNU_SOURCE
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SHIM_FUNCS(X)                                                                              \
     X(clGetPlatformIDs, -1001 /* CL_PLATFORM_NOT_FOUND_KHR */)                                     \
@@ -92,6 +98,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned long from[NFUNCS]; /* fail from this call on; 0: never */
 static unsigned long calls[NFUNCS];
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+static long build_delay_ms;
 
 static void setup(void) {
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -106,6 +113,8 @@ static void setup(void) {
         SHIM_FUNCS(SHIM_RESOLVE)
 #undef SHIM_RESOLVE
     }
+    const char *delay = getenv("CYOCL_SHIM_BUILD_DELAY_MS");
+    build_delay_ms = delay ? strtol(delay, NULL, 10) : 0;
     const char *spec = getenv("CYOCL_FAULT");
     while (spec && *spec) {
         size_t len = strcspn(spec, ",");
@@ -136,6 +145,11 @@ static int fails(int f) {
     pthread_mutex_lock(&count_lock);
     unsigned long n = ++calls[f];
     pthread_mutex_unlock(&count_lock);
+    if (build_delay_ms > 0 && strcmp(names[f], "clBuildProgram") == 0) {
+        struct timespec ts = {build_delay_ms / 1000, build_delay_ms % 1000 * 1000000L};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    }
     return from[f] && n >= from[f];
 }
 

@@ -3,6 +3,8 @@
 # statements that read view memory (mask 1) or write it / run Python (mask 3),
 # once before a loop that cannot start a device region, at every test of a
 # while condition when the loop can, before a region that runs natively;
+# only the views the statement touches where they are all named views
+# (CYRT_HOSTV), every array otherwise (CYRT_HOST);
 # and the call scope around a def that may launch (also when it raises).
 # cython: boundscheck=False, wraparound=False
 from cython.parallel import prange

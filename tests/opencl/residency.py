@@ -121,6 +121,30 @@ if OPENCL:
 
 
 @scenario
+def host_use_syncs_its_views_only():
+    """
+a = np.arange(4096, dtype=np.float64); b = np.ones(8192); c = np.full(1024, 2.0)
+with cyocl.resident(a, b, c):
+    m.scale(a, 2.0); m.scale(b, 3.0); m.scale(c, 5.0)
+    n0 = len(T())
+    assert m.peek(a, 7) == 14.0          # a comes back, b and c stay
+    assert m.peek(a, 9) == 18.0          # nothing moves any more
+    m.poke(c, 0, -1.0)                   # c: host write (its device copy goes)
+    m.scale(b, 2.0); m.scale(c, 2.0)
+    if OPENCL:
+        recs = T()[n0:]
+        syncs = [r for r in recs if r.get('event') == 'sync']
+        assert [(s['function'], s['bytes_to_host']) for s in syncs] == [('peek', a.nbytes), ('poke', c.nbytes)], syncs
+        regs = [r for r in recs if r.get('impl') == 'opencl']
+        # b never moved; c went up again after the host wrote it
+        assert [(r['bytes_to_device'], r['bytes_to_host']) for r in regs] == [(0, 0), (c.nbytes, 0)], regs
+assert np.array_equal(a, np.arange(4096) * 2.0)
+assert np.all(b == 6.0)
+assert c[0] == -2.0 and np.all(c[1:] == 20.0)
+"""
+
+
+@scenario
 def serial_loop():
     """
 a = np.arange(10000, dtype=np.float64)

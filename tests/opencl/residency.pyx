@@ -91,3 +91,11 @@ cpdef double scale_twice(double[::1] a, double k):
     for i in prange(a.shape[0], nogil=True):
         a[i] = a[i] * k
     return k
+
+def peek(double[::1] a, Py_ssize_t i):
+    """a host read of one array (the others stay on the device)."""
+    return a[i]
+
+def poke(double[::1] a, Py_ssize_t i, double v):
+    """a host write of one array: its device copy goes, the others' stay."""
+    a[i] = v

@@ -36,6 +36,20 @@
                CYOCL_FORCE=opencl: the final counts are exact only if the
                calls on overlapping regions wait for each other (§4.7).
                Three processes.
+  build_threads  two modules, many Python threads: while one thread's
+               first call of `big` builds its OpenCL program, 4 threads
+               keep calling mod_a on OpenCL.  The build takes 3 s on any
+               driver: the loader is tests/fault/clshim.c (--shim) with
+               CYOCL_SHIM_BUILD_DELAY_MS=3000 (no kernel cache).  No mod_a
+               call that overlapped the build may take half as long as the
+               build did (one that waited for it would), and some must
+               finish inside it.  (The driver's own compile may still hold
+               its device: PoCL runs no command while it compiles.)
+  resident_threads  12 Python threads with OMP_NUM_THREADS=16 (above the
+               core count), each inside its own cyocl.resident() over its
+               own array and a shared one it only reads, calling mod_a's
+               regions and reading results on the host between calls;
+               forced to OpenCL and automatic: exact results, no hang.
 
 The parts that need an OpenCL device are skipped when `cyocl devices`
 exits non-zero; the run then exits 77 (CTest: skipped) if the rest passed.
@@ -149,6 +163,110 @@ THREADS = textwrap.dedent("""
     print("OK")
 """)
 
+
+BUILD_THREADS = textwrap.dedent("""
+    import sys, threading, time, numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import mod_a, big
+    # mod_a's program is built before the race starts
+    w = np.zeros(64, dtype=np.int64)
+    mod_a.add_one(w)
+    assert w[0] == 1
+    done = threading.Event()
+    window = []
+    calls = [[] for _ in range(4)]
+    def builder():
+        a = np.ones(256)
+        t0 = time.perf_counter()
+        big.f0(a, 1.0)
+        window.extend([t0, time.perf_counter()])
+        done.set()
+    def launcher(k):
+        a = np.zeros(1000 + k, dtype=np.int64)
+        n = 0
+        while not done.is_set():
+            t0 = time.perf_counter()
+            mod_a.add_one(a)
+            calls[k].append((t0, time.perf_counter()))
+            n += 1
+        assert int(a.min()) == n and int(a.max()) == n, "wrong counts"
+    ts = [threading.Thread(target=launcher, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    time.sleep(0.05)
+    b = threading.Thread(target=builder)
+    b.start()
+    b.join(timeout=240)
+    done.set()
+    for t in ts:
+        t.join(timeout=60)
+    if b.is_alive() or any(t.is_alive() for t in ts):
+        print("HANG", flush=True)
+        sys.exit(3)
+    b0, b1 = window
+    build = b1 - b0
+    over = [e - s for c in calls for (s, e) in c if s < b1 and e > b0]
+    inside = [1 for c in calls for (s, e) in c if s >= b0 and e <= b1]
+    longest = max(((e - s, k, i) for k, c in enumerate(calls) for i, (s, e) in enumerate(c) if s < b1 and e > b0),
+                  default=(-1, -1, -1))
+    print("build %.3f s; mod_a calls overlapping it %d, inside it %d, longest %.3f s (thread %d, call %d)"
+          % ((build, len(over), len(inside)) + longest), flush=True)
+    if build < 0.5:
+        sys.exit("the build took only %.3f s: too short to show anything" % build)
+    if not over or max(over) >= 0.5 * build:
+        sys.exit("a mod_a call waited for big's build (%.3f s of %.3f s)" % (max(over) if over else -1, build))
+    if len(inside) < 5:
+        sys.exit("only %d mod_a calls finished during big's build" % len(inside))
+    print("OK", flush=True)
+""")
+
+RESIDENT_THREADS = textwrap.dedent("""
+    import sys, threading, numpy as np
+    sys.path.insert(0, sys.argv[1])
+    import mod_a, cyocl
+    shared = (np.arange(30011, dtype=np.int64) % 101) - 50
+    want_shared = int(shared.sum())
+    errors = []
+    def work(k):
+        try:
+            a = (np.arange(20000 + 17 * k, dtype=np.int64) % 7) + k
+            ref = a.copy()
+            with cyocl.resident(a, shared):
+                for r in range(25):
+                    mod_a.add_one(a)
+                    ref += 1
+                    if r % 3 == 0:
+                        mod_a.twice_plus(a[k::3])
+                        ref[k::3] = ref[k::3] * 2 + 1
+                    if r % 5 == 0:
+                        cyocl.to_host(a)  # Python reads it: inside resident() it asks first
+                        if not np.array_equal(a, ref):
+                            errors.append("thread %d round %d: host sees stale data" % (k, r))
+                            return
+                    if mod_a.total_a(shared) != want_shared:
+                        errors.append("thread %d: the shared array's total changed" % k)
+                        return
+                    if mod_a.total_a(a) != int(ref.sum()):
+                        errors.append("thread %d round %d: wrong total" % (k, r))
+                        return
+            if not np.array_equal(a, ref):
+                errors.append("thread %d: wrong after the resident scope" % k)
+        except Exception as e:  # noqa: BLE001
+            errors.append("thread %d: %r" % (k, e))
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(12)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=240)
+    if any(t.is_alive() for t in ts):
+        print("HANG", flush=True)
+        sys.exit(3)
+    if errors:
+        sys.exit("; ".join(errors[:10]))
+    if int(shared.sum()) != want_shared:
+        sys.exit("the shared array changed")
+    print("OK", flush=True)
+""")
 
 FORK_POOL = textwrap.dedent("""
     import sys, os, multiprocessing as mp, numpy as np
@@ -549,12 +667,74 @@ class Tests:
             self.record(not bad, "threads [9 threads, overlapping slices, run %d]" % (i + 1),
                         "\n".join(bad))
 
+    def build_threads(self):
+        if not self.have_device:
+            self.skip("build_threads")
+            return
+        if not self.a.shim:
+            print("SKIP build_threads (no --shim)", flush=True)
+            self.skipped.append("build_threads")
+            return
+        src = os.path.join(self.a.work, "big.pyx")
+        with open(src, "w") as f:
+            f.write("# generated by run.py (build_threads): its program's build is made slow by the shim\n"
+                    "from cython.parallel import prange\n\n"
+                    "def f0(double[:] a, double s):\n"
+                    "    cdef Py_ssize_t i\n"
+                    "    for i in prange(a.shape[0], nogil=True):\n"
+                    "        a[i] = a[i] * s + 1.0\n")
+        out = os.path.join(self.a.work, "build_threads")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        for path, flags in ((os.path.join(HERE, "mod_a.pyx"), []), (src, ["-O", "0"])):
+            rc, o, e = run([self.a.cyocl, "build", *flags, "-o", out, path])
+            if rc != 0:
+                self.record(False, "build %s [build_threads]" % path, o + e)
+                return
+        env, trace = self.env("build-threads", CYOCL_FORCE="opencl", CYOCL_CACHE="0",
+                              CYOCL_OPENCL_LIBRARY=self.a.shim, CYOCL_SHIM_BUILD_DELAY_MS="3000")
+        rc, o, e = self.py(BUILD_THREADS, out, env)
+        bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
+        recs = trace_regions(trace)
+        if any(r.get("impl") != "opencl" for r in recs) or not recs:
+            bad.append("not every call ran on OpenCL: %r" %
+                       sorted({"%s: %s" % (r.get("impl"), r.get("reason")) for r in recs}))
+        if not any(r.get("module") == "big" and r.get("build") == "compiled" for r in recs):
+            bad.append("big's program was not compiled in the run")
+        detail = "\n".join(bad) or o.strip()
+        self.record(not bad, "build_threads [no launch of mod_a waits for big's build]", detail)
+        if not bad:
+            print("    " + o.strip().splitlines()[0], flush=True)
+
+    def resident_threads(self):
+        if not self.have_device:
+            self.skip("resident_threads")
+            return
+        out = os.path.join(self.a.work, "default")
+        if not os.path.isdir(out):
+            out = self.build("default", [], ["mod_a", "mod_b"])
+            if not out:
+                return
+        for force in ("opencl", None):
+            env, trace = self.env("resident-threads-%s" % force, CYOCL_FORCE=force, OMP_NUM_THREADS="16")
+            rc, o, e = self.py(RESIDENT_THREADS, out, env)
+            bad = [] if rc == 0 and "OK" in o else ["exit %d\n%s%s" % (rc, o, e)]
+            recs = trace_regions(trace)
+            if force and (any(r.get("impl") != "opencl" for r in recs) or not recs):
+                bad.append("not every call ran on OpenCL: %r" %
+                           sorted({"%s: %s" % (r.get("impl"), r.get("reason")) for r in recs}))
+            if WARN_RE.search(e):
+                bad.append("warnings: %s" % e[-1000:])
+            self.record(not bad, "resident_threads [12 threads, OMP_NUM_THREADS=16, CYOCL_FORCE=%s]"
+                        % (force or "unset"), "\n".join(bad))
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
     ap.add_argument("--work")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--shim", help="tests/fault/clshim.c built (build_threads)")
     ap.add_argument("-k", default="", help="only the tests whose name contains this")
     ap.add_argument("-x", default="", help="not the tests whose name contains this")
     a = ap.parse_args()
@@ -565,7 +745,8 @@ def main():
     t = Tests(a, rc == 0)
     if rc != 0:
         print("note: `cyocl devices` exited %d: the OpenCL parts are skipped" % rc)
-    for name in ("two_modules", "ldd", "empty_icd", "no_opencl", "fork_pool", "fork_resident", "threads"):
+    for name in ("two_modules", "ldd", "empty_icd", "no_opencl", "fork_pool", "fork_resident", "threads",
+                 "build_threads", "resident_threads"):
         if a.k in name and not (a.x and a.x in name):
             getattr(t, name)()
     passed = sum(t.results)

@@ -128,9 +128,20 @@ static void launch(Args *a, size_t global, size_t local) {
     CK(clFinish(q));
 }
 
+/* cy_err: the error word, the count of finished groups, then from byte 32
+ * the reductions' results (8 bytes each) and the lastprivates' slots (16
+ * bytes each) (oclgen.h) */
 static cl_mem errbuf(void) {
-    int z[4] = {0, 0, 0, 0};
+    unsigned char z[512] = {0};
     return buf(z, sizeof z);
+}
+/* a lastprivate's value before the launch, in both its slots */
+static void set_last(cl_mem err, size_t off, const void *v, size_t n) {
+    CK(clEnqueueWriteBuffer(q, err, CL_TRUE, off, n, v, 0, NULL, NULL));
+    CK(clEnqueueWriteBuffer(q, err, CL_TRUE, off + 8, n, v, 0, NULL, NULL));
+}
+static void rd_at(cl_mem m, size_t off, void *host, size_t bytes) {
+    CK(clEnqueueReadBuffer(q, m, CL_TRUE, off, bytes, host, 0, NULL, NULL));
 }
 
 /* ---- Python semantics, as backends/c/prelude.h computes them ---- */
@@ -210,27 +221,22 @@ static void test_reductions(cl_program p) {
         }
         a_mem(&A, err);
         launch(&A, G, L);
-        double dp[9][2000];
-        long lp[9][2000];
-        for (int k = 0; k < 9; k++) {
-            if (k < 3) rd(part[k], dp[k], ng * 8);
-            else rd(part[k], lp[k], ng * 8);
+        /* the results the last group wrote; twice, so that the count in
+           cy_err[4] must have been put back to 0 */
+        double dp[9];
+        long lp[9];
+        int cnt;
+        for (int rep = 0; rep < 2; rep++) {
+            if (rep) launch(&A, G, L);
+            rd_at(err, 32, dp, sizeof dp);
+            rd_at(err, 32, lp, sizeof lp);
+            rd_at(err, 16, &cnt, sizeof cnt);
+            check(cnt == 0, "reductions (G=%zu L=%zu): the count is %d after the launch", G, L, cnt);
         }
         /* the host's combination (oclgen.h) with the values before the loop */
-        double gfp = 1.0, gfd = 0.0, gfs = 0.0;
-        long ge = 0, go = 0, ga = -1, gd = 100, gs = 0;
-        unsigned long gp = 1;
-        for (size_t g = 0; g < ng; g++) {
-            gfp *= dp[0][g];
-            gfd -= dp[1][g];
-            gfs += dp[2][g];
-            ge ^= lp[3][g];
-            go |= lp[4][g];
-            ga &= lp[5][g];
-            gp *= (unsigned long)lp[6][g];
-            gd -= lp[7][g];
-            gs += lp[8][g];
-        }
+        double gfp = 1.0 * dp[0], gfd = 0.0 - dp[1], gfs = 0.0 + dp[2];
+        long ge = 0 ^ lp[3], go = 0 | lp[4], ga = -1 & lp[5], gd = 100 - lp[7], gs = 0 + lp[8];
+        unsigned long gp = 1 * (unsigned long)lp[6];
         check(gs == s && gd == 100 - s && gp == pu && ga == a && go == o && ge == e,
               "reductions (G=%zu L=%zu): ints s=%ld/%ld d=%ld p=%lu/%lu a=%ld/%ld o=%ld/%ld e=%ld/%ld", G, L, gs, s,
               gd, gp, pu, ga, a, go, o, ge, e);
@@ -251,17 +257,18 @@ static void test_first_big(cl_program p) {
         double x[5] = {-1, 2, 3, -4, 5};
         long at[2] = {-7, -7};
         double last[2] = {-7, -7};
-        cl_mem mx = buf(x, sizeof x), mat = buf(at, sizeof at), mlast = buf(last, sizeof last), err = errbuf();
+        cl_mem mx = buf(x, sizeof x), err = errbuf();
+        set_last(err, 32, &at[0], sizeof at[0]);
+        set_last(err, 48, &last[0], sizeof last[0]);
         Args A = args(p, "cyk_1", 0, 1, 5);
         a_view1(&A, mx, 0, 1, 5);
         a_double(&A, 100.0);
-        a_mem(&A, mat);
-        a_mem(&A, mlast);
         a_mem(&A, err);
         launch(&A, 8, 4);
         int e[4];
         rd(mx, x, sizeof x);
-        rd(mlast, last, sizeof last);
+        rd_at(err, 48, &last[0], 8);
+        rd_at(err, 56, &last[1], 8);
         rd(err, e, sizeof e);
         check(e[0] == 0, "first_big: no break, cy_err %d", e[0]);
         check(x[0] == -1 && x[1] == 4 && x[2] == 6 && x[3] == -4 && x[4] == 10, "first_big: x = %g %g %g %g %g", x[0],
@@ -275,17 +282,17 @@ static void test_first_big(cl_program p) {
         for (int i = 0; i < N; i++) x[i] = i;
         long at[2] = {-7, -7};
         double last[2] = {-7, -7};
-        cl_mem mx = buf(x, sizeof x), mat = buf(at, sizeof at), mlast = buf(last, sizeof last), err = errbuf();
+        cl_mem mx = buf(x, sizeof x), err = errbuf();
+        set_last(err, 32, &at[0], sizeof at[0]);
+        set_last(err, 48, &last[0], sizeof last[0]);
         Args A = args(p, "cyk_1", 0, 1, N);
         a_view1(&A, mx, 0, 1, N);
         a_double(&A, 500.5);
-        a_mem(&A, mat);
-        a_mem(&A, mlast);
         a_mem(&A, err);
         launch(&A, 64, 16);
         int e[4];
-        rd(mat, at, sizeof at);
-        rd(mlast, last, sizeof last);
+        rd_at(err, 32, at, sizeof at);
+        rd_at(err, 48, last, sizeof last);
         rd(err, e, sizeof e);
         long it = (long)((unsigned long)(unsigned)e[2] | (unsigned long)(unsigned)e[3] << 32);
         check(e[0] == 3 && it >= 501 && it < N, "first_big: break: cy_err %d, iteration %ld", e[0], it);
@@ -301,18 +308,17 @@ static void test_loops(cl_program p) {
     enum { N = 50 };
     for (int n = 0; n <= 12; n += 4) {
         int out[N], want[N], mlast = -7, klast = -7;
-        cl_mem mo = buf(out, sizeof out), mm = buf(&mlast, sizeof mlast), mk = buf(&klast, sizeof klast),
-               err = errbuf();
+        cl_mem mo = buf(out, sizeof out), err = errbuf();
+        set_last(err, 32, &mlast, sizeof mlast);
+        set_last(err, 48, &klast, sizeof klast);
         Args A = args(p, "cyk_2", 0, 1, N);
         a_view1(&A, mo, 0, 1, N);
         a_int(&A, n);
-        a_mem(&A, mm);
-        a_mem(&A, mk);
         a_mem(&A, err);
         launch(&A, 16, 4);
         rd(mo, out, sizeof out);
-        rd(mm, &mlast, sizeof mlast);
-        rd(mk, &klast, sizeof klast);
+        rd_at(err, 32, &mlast, sizeof mlast);
+        rd_at(err, 48, &klast, sizeof klast);
         int k = 0, m = 0;
         for (int i = 0; i < N; i++) {
             k = 0;
@@ -523,16 +529,16 @@ static void test_stencil(cl_program p) {
             for (int j = 1; j < M - 1; j++)
                 want[i * M + j] = 0.25 * (u[(i - 1) * M + j] + u[(i + 1) * M + j] + u[i * M + j - 1] + u[i * M + j + 1]);
         long jl = -7;
-        cl_mem mu = buf(u, sizeof u), mo = buf(out, sizeof out), mj = buf(&jl, sizeof jl), err = errbuf();
+        cl_mem mu = buf(u, sizeof u), mo = buf(out, sizeof out), err = errbuf();
+        set_last(err, 32, &jl, sizeof jl);
         Args A = args(p, "cyk_0", 1, 1, N - 2);
         a_view2(&A, mu, 0, M, 1, N, M);
         a_view2(&A, mo, 0, M, 1, N, M);
         a_long(&A, M);
-        a_mem(&A, mj);
         a_mem(&A, err);
         launch(&A, grids[g][0], grids[g][1]);
         rd(mo, out, sizeof out);
-        rd(mj, &jl, sizeof jl);
+        rd_at(err, 32, &jl, sizeof jl);
         check(!memcmp(out, want, sizeof out), "stencil (G=%zu): values differ", grids[g][0]);
         check(jl == M - 2, "stencil (G=%zu): j lastprivate %ld", grids[g][0], jl);
         clReleaseKernel(A.k);
@@ -553,21 +559,20 @@ static void test_matmul(cl_program p) {
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         long kl = -7, jl = -7;
         float sl = -7;
-        cl_mem ma = buf(a, sizeof a), mb = buf(b, sizeof b), mc = buf(c, sizeof c), mk = buf(&kl, sizeof kl),
-               ms = buf(&sl, sizeof sl), mj = buf(&jl, sizeof jl), err = errbuf();
+        cl_mem ma = buf(a, sizeof a), mb = buf(b, sizeof b), mc = buf(c, sizeof c), err = errbuf();
+        set_last(err, 32, &kl, sizeof kl);
+        set_last(err, 48, &sl, sizeof sl);
+        set_last(err, 64, &jl, sizeof jl);
         Args A = args(p, "cyk_1", 0, 1, N);
         a_view2(&A, ma, 0, K, 1, N, K);
         a_view2(&A, mb, 0, M, 1, K, M);
         a_view2(&A, mc, 0, M, 1, N, M);
-        a_mem(&A, mk);
-        a_mem(&A, ms);
-        a_mem(&A, mj);
         a_mem(&A, err);
         launch(&A, grids[g][0], grids[g][1]);
         rd(mc, c, sizeof c);
-        rd(mk, &kl, sizeof kl);
-        rd(ms, &sl, sizeof sl);
-        rd(mj, &jl, sizeof jl);
+        rd_at(err, 32, &kl, sizeof kl);
+        rd_at(err, 48, &sl, sizeof sl);
+        rd_at(err, 64, &jl, sizeof jl);
         check(!memcmp(c, want, sizeof c), "matmul (G=%zu): values differ", grids[g][0]);
         check(kl == K - 1 && jl == M - 1 && sl == want[N * M - 1], "matmul (G=%zu): lastprivates k=%ld j=%ld s=%g",
               grids[g][0], kl, jl, sl);
@@ -600,23 +605,22 @@ static void test_energy(cl_program p) {
         double dl = -7;
         long jl = -7;
         for (int k = 0; k < N * PAD; k++) out[k] = -9;
-        cl_mem mu = buf(u, sizeof u), mo = buf(out, sizeof out), mp = buf(part, sizeof part), md = buf(&dl, sizeof dl),
-               mj = buf(&jl, sizeof jl), err = errbuf();
+        cl_mem mu = buf(u, sizeof u), mo = buf(out, sizeof out), mp = buf(part, sizeof part), err = errbuf();
+        set_last(err, 40, &dl, sizeof dl);
+        set_last(err, 56, &jl, sizeof jl);
         Args A = args(p, "cyk_2", 0, 1, N);
         a_view2(&A, mu, 0, PAD, 1, N, M);
         a_view2(&A, mo, 0, PAD, 1, N, M);
         a_mem(&A, mp);
         a_local(&A, L * 8);
-        a_mem(&A, md);
-        a_mem(&A, mj);
         a_mem(&A, err);
         launch(&A, G, L);
         rd(mo, out, sizeof out);
-        rd(mp, part, ng * 8);
-        rd(md, &dl, sizeof dl);
-        rd(mj, &jl, sizeof jl);
+        (void)ng;
         double t = 0;
-        for (size_t k = 0; k < ng; k++) t += part[k];
+        rd_at(err, 32, &t, sizeof t);
+        rd_at(err, 40, &dl, sizeof dl);
+        rd_at(err, 56, &jl, sizeof jl);
         check(!memcmp(out, want, sizeof out), "energy (G=%zu): values differ", G);
         check(fabs(t - total) < 1e-9 * total, "energy (G=%zu): total %g, want %g", G, t, total);
         /* the last (i, j) is skipped by `continue` when u < 0: d keeps its
@@ -649,18 +653,17 @@ static void test_running(cl_program p) {
     }
     double gacc = -7;
     long gj = -7;
-    cl_mem ma = buf(a, sizeof a), mo = buf(out, sizeof out), mj = buf(&gj, sizeof gj), mc = buf(&gacc, sizeof gacc),
-           err = errbuf();
+    cl_mem ma = buf(a, sizeof a), mo = buf(out, sizeof out), err = errbuf();
+    set_last(err, 32, &gj, sizeof gj);
+    set_last(err, 48, &gacc, sizeof gacc);
     Args A = args(p, "cyk_3", 0, 1, N);
     a_view2(&A, ma, 0, PAD, 1, N, M);
     a_view2(&A, mo, 0, PAD, 1, N, M);
-    a_mem(&A, mj);
-    a_mem(&A, mc);
     a_mem(&A, err);
     launch(&A, 4, 2);
     rd(mo, out, sizeof out);
-    rd(mj, &gj, sizeof gj);
-    rd(mc, &gacc, sizeof gacc);
+    rd_at(err, 32, &gj, sizeof gj);
+    rd_at(err, 48, &gacc, sizeof gacc);
     check(!memcmp(out, want, sizeof out), "running: values differ");
     check(gj == jl && gacc == accl, "running: lastprivates j=%ld acc=%g, want %ld %g", gj, gacc, jl, accl);
     clReleaseKernel(A.k);
@@ -672,10 +675,10 @@ static void test_carried(cl_program p) {
     static double a[N * M];
     for (int k = 0; k < N * M; k++) a[k] = k % M == 0 ? k / M : -1;
     long jl = -7;
-    cl_mem ma = buf(a, sizeof a), mj = buf(&jl, sizeof jl), err = errbuf();
+    cl_mem ma = buf(a, sizeof a), err = errbuf();
+    set_last(err, 32, &jl, sizeof jl);
     Args A = args(p, "cyk_4", 0, 1, N);
     a_view2(&A, ma, 0, M, 1, N, M);
-    a_mem(&A, mj);
     a_mem(&A, err);
     launch(&A, 4, 2);
     rd(ma, a, sizeof a);
