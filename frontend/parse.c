@@ -588,6 +588,154 @@ static _Noreturn void unsupported_expr(P *p, const Token *t) {
     err_unexpected(p);
 }
 
+static ANode *parse_test(P *p);
+
+/* ---- f-strings -------------------------------------------------------------
+ * f"a{x!r:>8}b" is ''.join(("a", format(repr(x), ">8"), "b")), as Python
+ * defines it; each replacement field's expression is lexed and parsed on its
+ * own (a problem there is reported at the f-string). */
+
+static ANode *str_node(P *p, CyPos pos, const char *s, size_t n) {
+    ANode *x = new_node(p, A_STR, pos);
+    x->sval = cy_strndup(p->a, s, n);
+    x->slen = (int)n;
+    return x;
+}
+
+static ANode *name_node(P *p, CyPos pos, const char *name) {
+    ANode *x = new_node(p, A_NAME, pos);
+    x->name = name;
+    return x;
+}
+
+static ANode *call1(P *p, CyPos pos, ANode *callee, ANode *a, ANode *b) {
+    ANode *c = new_node(p, A_CALL, pos);
+    c->obj = callee;
+    push(p, &c->items, a);
+    if (b) push(p, &c->items, b);
+    return c;
+}
+
+/* Every node of a field's expression is placed at the f-string. */
+static void place(ANode *x, CyPos pos) {
+    if (!x) return;
+    x->pos = pos;
+    place(x->obj, pos);
+    place(x->lhs, pos);
+    place(x->rhs, pos);
+    place(x->cond, pos);
+    place(x->then, pos);
+    place(x->other, pos);
+    for (int i = 0; i < x->items.len; i++) place(x->items.items[i], pos);
+    for (int i = 0; i < x->values.len; i++) place(x->values.items[i], pos);
+}
+
+static ANode *fstring_expr(P *p, CyPos pos, const char *s, size_t n) {
+    CySource src = {"<f-string>", "<f-string>", "f", NULL, 0};
+    char *text = cy_alloc(p->a, n + 4);
+    text[0] = '(';
+    memcpy(text + 1, s, n);
+    memcpy(text + 1 + n, ")\n", 3);
+    src.text = text;
+    src.len = n + 3;
+    CyDiag quiet = {&src, NULL, 0, 0, 1};
+    TokenList toks;
+    P *q = cy_alloc(p->a, sizeof *q);
+    if (cy_lex(p->a, &quiet, &src, &toks) != 0) err_at(p, pos, "invalid expression in f-string: %.*s", (int)n, s);
+    q->a = p->a;
+    q->d = &quiet;
+    q->toks = toks.toks;
+    q->n = toks.n;
+    q->depth = p->depth;
+    ANode *e = NULL;
+    if (setjmp(q->jb) == 0) {
+        e = parse_test(q);
+        while (tok(q)->kind == TK_NEWLINE) adv(q);
+        if (tok(q)->kind != TK_EOF) e = NULL;
+    }
+    if (!e || quiet.nerrors) err_at(p, pos, "invalid expression in f-string: %.*s", (int)n, s);
+    place(e, pos);
+    return e;
+}
+
+/* The parts of one f"..." literal (s: its text after escapes) into parts. */
+static void fstring_parts(P *p, CyPos pos, const char *s, size_t n, CyVec *parts) {
+    CyBuf lit = {0};
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        if ((c == '{' || c == '}') && i + 1 < n && s[i + 1] == c) {
+            cy_buf_put(&lit, s + i, 1);
+            i += 2;
+            continue;
+        }
+        if (c == '}') {
+            cy_buf_free(&lit);
+            err_at(p, pos, "f-string: single '}' is not allowed");
+        }
+        if (c != '{') {
+            cy_buf_put(&lit, s + i, 1);
+            i++;
+            continue;
+        }
+        if (lit.len) push(p, parts, str_node(p, pos, lit.s, lit.len));
+        lit.len = 0;
+        /* the expression ends at a top-level '!', ':' or '}' */
+        size_t b = ++i;
+        int depth = 0;
+        char quote = 0;
+        for (; i < n; i++) {
+            char d = s[i];
+            if (quote) {
+                if (d == quote) quote = 0;
+            } else if (d == '\'' || d == '"') {
+                quote = d;
+            } else if (d == '(' || d == '[' || d == '{') {
+                depth++;
+            } else if ((d == ')' || d == ']' || d == '}') && depth > 0) {
+                depth--;
+            } else if (depth == 0 && (d == '}' || d == ':' || (d == '!' && i + 1 < n && s[i + 1] != '='))) {
+                break;
+            }
+        }
+        if (i >= n || i == b) {
+            cy_buf_free(&lit);
+            err_at(p, pos, "f-string: expecting '}'");
+        }
+        ANode *e = fstring_expr(p, pos, s + b, i - b);
+        if (s[i] == '!') {
+            const char *conv = i + 1 < n && s[i + 1] == 'r' ? "repr" : i + 1 < n && s[i + 1] == 's' ? "str"
+                               : i + 1 < n && s[i + 1] == 'a' ? "ascii" : NULL;
+            if (!conv) {
+                cy_buf_free(&lit);
+                err_at(p, pos, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+            }
+            e = call1(p, pos, name_node(p, pos, conv), e, NULL);
+            i += 2;
+        }
+        size_t sb = i, se = i;
+        if (i < n && s[i] == ':') {
+            sb = ++i;
+            while (i < n && s[i] != '}') {
+                if (s[i] == '{') {
+                    cy_buf_free(&lit);
+                    err_at(p, pos, "nested replacement fields in an f-string format spec are not supported by cyocl");
+                }
+                i++;
+            }
+            se = i;
+        }
+        if (i >= n || s[i] != '}') {
+            cy_buf_free(&lit);
+            err_at(p, pos, "f-string: expecting '}'");
+        }
+        i++;
+        push(p, parts, call1(p, pos, name_node(p, pos, "format"), e, str_node(p, pos, s + sb, se - sb)));
+    }
+    if (lit.len) push(p, parts, str_node(p, pos, lit.s, lit.len));
+    cy_buf_free(&lit);
+}
+
 /* Adjacent string literals form one constant, as in Python. */
 static ANode *parse_strings(P *p) {
     const Token *t0 = tok(p);
@@ -602,6 +750,20 @@ static ANode *parse_strings(P *p) {
         if (strchr(t->str_prefix, 'f'))
             n->is_fstring = 1;
         total += (size_t)t->slen;
+    }
+    if (n->is_fstring && !n->is_bytes) {
+        CyVec parts = {0};
+        while (tok(p)->kind == TK_STR) {
+            const Token *t = adv(p);
+            if (strchr(t->str_prefix, 'f')) fstring_parts(p, t0->pos, t->sval, (size_t)t->slen, &parts);
+            else if (t->slen) push(p, &parts, str_node(p, t0->pos, t->sval, (size_t)t->slen));
+        }
+        ANode *tup = new_node(p, A_TUPLE, t0->pos);
+        tup->items = parts;
+        ANode *join = new_node(p, A_ATTR, t0->pos);
+        join->obj = str_node(p, t0->pos, "", 0);
+        join->name = "join";
+        return call1(p, t0->pos, join, tup, NULL);
     }
     if (total > 0x7fffffff)
         err_at(p, t0->pos, "string literal too long");

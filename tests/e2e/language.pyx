@@ -184,3 +184,9 @@ def literal_types(float e, unsigned int u, int a):
 def cdiv(int a, int b):
     cdef double v = 1 / (a + b)
     return v, a / b
+
+
+def fstrings(double x, int n, s):
+    cdef double y = x * 2
+    return (f"x={x} n={n:>5} y={y:.3f} {s!r} {{literal}} {n + 1} {'a' if n else 'b'} {x!s:>8}" "tail",
+            f"", f"{n}", f"{[n, n]}", F"{n != 1}")

@@ -93,3 +93,5 @@ def check(m):
     assert m.literal_types(1e-8, 0, 4) == (4.999999969612645e-09, True, False, -1)
     assert m.literal_types(3.0, 5, -9) == (1.5, True, False, 0)
     assert m.cdiv(3, 5) == (0.0, 0) and m.cdiv(-7, 2) == (0.0, -3)
+    assert m.fstrings(1.5, 3, "hi") == ("x=1.5 n=    3 y=3.000 'hi' {literal} 4 a      1.5tail", "", "3", "[3, 3]",
+                                         "True")

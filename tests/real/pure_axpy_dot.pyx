@@ -21,7 +21,7 @@ def axpy(a: cython.double, x: cython.double[::1], y: cython.double[::1]):
     i: cython.Py_ssize_t
     n: cython.Py_ssize_t = x.shape[0]
     if y.shape[0] != n:
-        raise ValueError("length mismatch: %d != %d" % (n, y.shape[0]))
+        raise ValueError(f"length mismatch: {n} != {y.shape[0]}")
     out = np.empty(n)
     o: cython.double[::1] = out
     for i in prange(n, nogil=True):

@@ -512,7 +512,7 @@ static void test_atoms(void) {
     EXPR("b'\\x00\\xff' b\"z\"", "b\"\\x00\\xffz\"");
     EXPR("0x1F + 0o17 + 0b101 + 1_000 + 10L", "(+ (+ (+ (+ 0x1F 0o17) 0b101) 1_000) 10)");
     EXPR("1.5e3 + .5 + 2j", "(+ (+ 1500 0.5) 2j)");
-    EXPR("f'x{y}'", "f\"x{y}\"");
+    EXPR("f'x{y}'", "(call (. \"\" join) (tuple \"x\" (call format y \"\")))");
     EXPR("x[0]\n", "(idx x 0)");
 }
 
@@ -665,6 +665,12 @@ static void test_funcs(void) {
     SHAPE("@cython.cdivision(True)\ncdef int f(int a) nogil:\n    return a // 2\n",
           "(cdef f (int a) -> int nogil @(call (. cython cdivision) True) (body (return (// a 2))))");
     SHAPE("def f(): return 1\n", "(def f () -> _ (body (return 1)))");
+    /* f-strings: ''.join of the parts, each field format(expr, spec) */
+    EXPR("f\"a{x!r:>8}b{{c}}\" \"d\"", "(call (. \"\" join) (tuple \"a\" (call format (call repr x) \">8\") \"b{c}\" \"d\"))");
+    ERROR("x = f\"{\"\n", 1, 5, "expecting '}'");
+    ERROR("x = f\"{y!z}\"\n", 1, 5, "invalid conversion character");
+    ERROR("x = f\"{1 +}\"\n", 1, 5, "invalid expression in f-string");
+    ERROR("x = f\"{y:{w}}\"\n", 1, 5, "not supported by cyocl");
     /* pure-Python mode */
     SHAPE("@cython.cfunc\n@cython.nogil\ndef f(x: cython.double, p: cython.p_int, v: cython.float[:, ::1], "
           "y: float, o: list) -> cython.long:\n    s: cython.Py_ssize_t = 0\n    t = cython.declare(cython.int, 1)\n"
