@@ -16,8 +16,8 @@ while IFS= read -r -d '' f; do
     rel=${f#"$root"/}
     cp "$f" "$corpus/seed_${rel//\//_}"
     n=$((n + 1))
-done < <(find "$root/examples" "$root/tests/e2e" "$root/tests/golden" "$root/../shared/conformance" \
-              -name '*.pyx' -type f -print0 2>/dev/null)
+done < <(find "$root/examples" "$root/tests/e2e" "$root/tests/golden" "$root/tests/real" "$root/tests/conformance" \
+              "$root/../shared/conformance" \( -name '*.pyx' -o -name '*_pure.py' \) -type f -print0 2>/dev/null)
 # Generated seeds (issue 15): long left-leaning chains, beyond and just
 # within the parser's expression height limit (1000), and a large file of
 # many small functions, so that mutations explore deep trees and big inputs.
