@@ -2190,6 +2190,8 @@ typedef struct {
     ANode *ops[64];      /* the operands, in order */
     IrVar *opv[64];      /* their view temporaries */
     const char *idx[8];  /* the index variables' names */
+    CyVec scal;          /* IrStmt*: the scalar subexpressions' temporaries, evaluated
+                            only when the loops have an element (ae_scalars) */
 } ArrExpr;
 
 static ANode *an(S *s, ANodeKind k, CyPos p) {
@@ -2326,7 +2328,7 @@ static ANode *ae_rewrite(S *s, ArrExpr *ae, ANode *n, CyVec *pre) {
             if (y && y->var && (y->var->kind == V_LOCAL || y->var->kind == V_PARAM)) return n;
         }
         IrVar *v = synth_var(s, cy_fmt(s->a, "$s%d_%d", ae->id, ae->nscal++), t, n->pos);
-        ae_assign(s, v, n, pre);
+        ae_assign(s, v, n, &ae->scal);
         return an_name(s, v->name, n->pos);
     }
     ANode *c = an(s, n->kind, n->pos);
@@ -2411,6 +2413,25 @@ static int ae_check_shapes(S *s, ArrExpr *ae, const char *ref, CyVec *out) {
     return 0;
 }
 
+/* The scalar subexpressions, evaluated once before the loops over ref (a
+ * view variable) — but only when they have an element: the loops the
+ * expression means would never evaluate them (`a[:0] += 1 % s` with s == 0
+ * raises nothing; H100 difftest finding d012). */
+static void ae_scalars(S *s, ArrExpr *ae, IrVar *ref, CyPos p, CyVec *out) {
+    if (!ae->scal.len) return;
+    IrExpr *cond = NULL;
+    for (int d = 0; d < ae->nd; d++) {
+        IrExpr *ext = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, NULL, mk_var(s, ref, p),
+                          mk_int(s, d, TY_SSIZE, p));
+        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, "!=", ext, mk_int(s, 0, TY_SSIZE, p));
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, NULL, cond, nz) : nz;
+    }
+    IrStmt *g = st(s, ST_IF, p);
+    g->cond = cond;
+    g->body = ae->scal;
+    cy_vec_push(s->a, out, g);
+}
+
 /* The loop nest over ref's extents around body, lowered: a prange over the
  * first axis unless already in a parallel region, range() inside.  The
  * indices are in range by construction: no bounds checks in it. */
@@ -2478,6 +2499,7 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
         ae_raise_if(s, c, "a memoryview operand overlaps the target of the assignment (copy it first)",
                     ae.ops[k]->pos, out);
     }
+    ae_scalars(s, &ae, o, target->pos, out);
     ANode *as = an(s, S_ASSIGN, target->pos);
     cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, ae.nd, target->pos));
     as->value = elem;
@@ -2513,6 +2535,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     int ref = 0;
     while (ref < ae.nops && ae.opv[ref]->ty->ndim != nd) ref++;
     if (ref == ae.nops || ae_check_shapes(s, &ae, ae.opv[ref]->name, out) < 0) return;
+    ae_scalars(s, &ae, ae.opv[ref], n->pos, out);
     CyType *et = probe_type(s, elem);
     if (et == TY_ERR) {
         lower_expr(s, elem); /* report */

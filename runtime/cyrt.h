@@ -134,6 +134,9 @@ typedef struct {
     char platform[128], name[128], vendor[128];
     char version[96], driver[96], clc_version[96]; /* CL_DEVICE_VERSION, CL_DRIVER_VERSION, CL_DEVICE_OPENCL_C_VERSION */
     int fp64;
+    int fp32_exact_div; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: programs are built with
+                           -cl-fp32-correctly-rounded-divide-sqrt, so float / and sqrt
+                           round as the native code does */
     uint64_t global_mem, max_alloc;
     unsigned compute_units;
     size_t max_work_group;

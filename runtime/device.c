@@ -86,6 +86,10 @@ static void fill_info(const cyrt_cl *cl, cyrt_device *d) {
         free(ext);
     }
 
+    cl_device_fp_config sp = 0;
+    in->fp32_exact_div = cl->clGetDeviceInfo(d->id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof sp, &sp, NULL) == CL_SUCCESS &&
+                         (sp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+
     cl_ulong mem = 0, maxalloc = 0;
     cl_uint cu = 0;
     size_t wg = 0;
@@ -428,14 +432,23 @@ cyrt_status cyrt_device_open(cyrt_rt *rt, int index, struct _cl_context **ctx,
     return st;
 }
 
-/* options + " " + $CYOCL_BUILD_OPTIONS, malloc'ed (NULL: out of memory). */
-static char *full_options(const char *options) {
+/* OpenCL's float division and sqrt may be off by ulps (2.5 and 3 for
+ * OpenCL C 1.2); the native code's are correctly rounded.  Where the device
+ * can, programs are built to round them correctly, so that a float kernel
+ * gives the native results (docs/language.md, "Floating point"). */
+#define EXACT_DIV "-cl-fp32-correctly-rounded-divide-sqrt"
+
+/* [EXACT_DIV " "] options " " $CYOCL_BUILD_OPTIONS, malloc'ed (NULL: out
+ * of memory). */
+static char *full_options(const char *options, const cyrt_devinfo *info) {
     const char *extra = getenv("CYOCL_BUILD_OPTIONS");
-    size_t n1 = options ? strlen(options) : 0, n2 = extra ? strlen(extra) : 0;
-    char *opts = malloc(n1 + n2 + 2);
+    const char *pre = info && info->fp32_exact_div ? EXACT_DIV : "";
+    size_t n0 = strlen(pre), n1 = options ? strlen(options) : 0, n2 = extra ? strlen(extra) : 0;
+    size_t size = n0 + n1 + n2 + 3;
+    char *opts = malloc(size);
     if (opts)
-        snprintf(opts, n1 + n2 + 2, "%s%s%s", options ? options : "", n1 && n2 ? " " : "",
-                 extra ? extra : "");
+        snprintf(opts, size, "%s%s%s%s%s", pre, n0 && n1 ? " " : "", options ? options : "",
+                 (n0 || n1) && n2 ? " " : "", extra ? extra : "");
     return opts;
 }
 
@@ -489,10 +502,13 @@ cyrt_status cyrt_program_build(cyrt_rt *rt, int index, const char *src, const ch
     cyrt_status st = cyrt_open_locked(rt, index, err);
     cl_context ctx = st == CYRT_OK ? rt->devs[index].ctx : NULL;
     cl_device_id dev = st == CYRT_OK ? rt->devs[index].id : NULL;
+    cyrt_devinfo info = {0};
+    if (st == CYRT_OK)
+        info = rt->devs[index].info;
     pthread_mutex_unlock(&rt->lock);
     if (st != CYRT_OK)
         return st;
-    char *opts = full_options(options);
+    char *opts = full_options(options, &info);
     if (!opts) {
         cyrt_seterr(err, 0, "out of memory");
         return CYRT_ENOMEM;
@@ -609,7 +625,7 @@ cyrt_status cyrt_program_get(cyrt_rt *rt, int index, const char *src, const char
     if (st != CYRT_OK)
         return st;
     const cyrt_cl *cl = &rt->cl;
-    char *opts = full_options(options);
+    char *opts = full_options(options, &info);
     if (!opts) {
         cyrt_seterr(err, 0, "out of memory");
         return CYRT_ENOMEM;

@@ -80,3 +80,10 @@ def bias(double[:, :] out, double[:, :] m, double[:] b):
 
 def weighted(double[:, :] m, double[:] w):
     return sum(m[:, :] * w[:])
+
+
+def empty_slice_scalar(double[:] a, double s, long k):
+    # scalar parts are evaluated only when the loops have an element: the
+    # loops the expression means would not evaluate 1 % s, k // 0 at all
+    a[:k] += 1 % s
+    return sum(a[:k] * (k // s))

@@ -93,3 +93,12 @@ def check(mod):
         assert "shape" in str(err), str(err)
     else:
         raise AssertionError("a broadcast operand of the wrong extent must raise ValueError")
+    z = np.arange(4.0)
+    assert mod.empty_slice_scalar(z, 0.0, 0) == 0 and z.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert mod.empty_slice_scalar(z, 4.0, 2) == (1 + 2) * 0.0 and z.tolist() == [1.0, 2.0, 2.0, 3.0]
+    try:
+        mod.empty_slice_scalar(z, 0.0, 1)
+    except ZeroDivisionError:
+        pass
+    else:
+        raise AssertionError("1 % 0.0 over one element must raise")
