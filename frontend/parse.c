@@ -660,26 +660,23 @@ static ANode *fstring_expr(P *p, CyPos pos, const char *s, size_t n) {
 
 /* The parts of one f"..." literal (s: its text after escapes) into parts. */
 static void fstring_parts(P *p, CyPos pos, const char *s, size_t n, CyVec *parts) {
-    CyBuf lit = {0};
-    size_t i = 0;
+    /* the literal parts, in the arena: an error longjmps out of here */
+    char *lit = cy_alloc(p->a, n + 1);
+    size_t ll = 0, i = 0;
     while (i < n) {
         char c = s[i];
         if ((c == '{' || c == '}') && i + 1 < n && s[i + 1] == c) {
-            cy_buf_put(&lit, s + i, 1);
+            lit[ll++] = s[i];
             i += 2;
             continue;
         }
-        if (c == '}') {
-            cy_buf_free(&lit);
-            err_at(p, pos, "f-string: single '}' is not allowed");
-        }
+        if (c == '}') err_at(p, pos, "f-string: single '}' is not allowed");
         if (c != '{') {
-            cy_buf_put(&lit, s + i, 1);
-            i++;
+            lit[ll++] = s[i++];
             continue;
         }
-        if (lit.len) push(p, parts, str_node(p, pos, lit.s, lit.len));
-        lit.len = 0;
+        if (ll) push(p, parts, str_node(p, pos, lit, ll));
+        ll = 0;
         /* the expression ends at a top-level '!', ':' or '}' */
         size_t b = ++i;
         int depth = 0;
@@ -698,18 +695,12 @@ static void fstring_parts(P *p, CyPos pos, const char *s, size_t n, CyVec *parts
                 break;
             }
         }
-        if (i >= n || i == b) {
-            cy_buf_free(&lit);
-            err_at(p, pos, "f-string: expecting '}'");
-        }
+        if (i >= n || i == b) err_at(p, pos, "f-string: expecting '}'");
         ANode *e = fstring_expr(p, pos, s + b, i - b);
         if (s[i] == '!') {
             const char *conv = i + 1 < n && s[i + 1] == 'r' ? "repr" : i + 1 < n && s[i + 1] == 's' ? "str"
                                : i + 1 < n && s[i + 1] == 'a' ? "ascii" : NULL;
-            if (!conv) {
-                cy_buf_free(&lit);
-                err_at(p, pos, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
-            }
+            if (!conv) err_at(p, pos, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
             e = call1(p, pos, name_node(p, pos, conv), e, NULL);
             i += 2;
         }
@@ -717,23 +708,17 @@ static void fstring_parts(P *p, CyPos pos, const char *s, size_t n, CyVec *parts
         if (i < n && s[i] == ':') {
             sb = ++i;
             while (i < n && s[i] != '}') {
-                if (s[i] == '{') {
-                    cy_buf_free(&lit);
+                if (s[i] == '{')
                     err_at(p, pos, "nested replacement fields in an f-string format spec are not supported by cyocl");
-                }
                 i++;
             }
             se = i;
         }
-        if (i >= n || s[i] != '}') {
-            cy_buf_free(&lit);
-            err_at(p, pos, "f-string: expecting '}'");
-        }
+        if (i >= n || s[i] != '}') err_at(p, pos, "f-string: expecting '}'");
         i++;
         push(p, parts, call1(p, pos, name_node(p, pos, "format"), e, str_node(p, pos, s + sb, se - sb)));
     }
-    if (lit.len) push(p, parts, str_node(p, pos, lit.s, lit.len));
-    cy_buf_free(&lit);
+    if (ll) push(p, parts, str_node(p, pos, lit, ll));
 }
 
 /* Adjacent string literals form one constant, as in Python. */

@@ -2546,6 +2546,17 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     G->e.ind++;
     emit_hoists(G, f);
     scope_decls(G, &rs);
+    /* a memoryview the body assigns (a slice expression's temporaries, a
+       view of a row) is each thread's own: OpenMP's clauses cannot copy a
+       view's reference, so every thread declares its own, released at the
+       end (its value after the region is the one before it) */
+    CyVec pviews = {0};
+    for (int i = 0; i < sc.used.len && !nested; i++) {
+        IrVar *v = sc.used.items[i];
+        if (!is_view(v->ty) || v->kind == V_PYGLOBAL || v->kind == V_MODULE || !vec_has(&sc.assigned, v)) continue;
+        out(G, "cy_view %s = {0};", v->cname);
+        cy_vec_push(G->a, &pviews, v);
+    }
     if (need_tstate) {
         out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
@@ -2559,6 +2570,7 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);
     }
+    for (int i = 0; i < pviews.len; i++) out(G, "cyrt_view_release(&%s);", ((IrVar *)pviews.items[i])->cname);
     G->e.ind--;
     out(G, "}");
     out(G, "if (cyrt_timing()) cyrt_region_done(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
