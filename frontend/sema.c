@@ -1664,14 +1664,13 @@ static const char *int_only_ops = "<< >> & | ^";
  * operator: a non-negative integer literal is an int when its value fits
  * one (Cython types it long, but writes `3`: `3 | u` with u unsigned int is
  * unsigned); a negative one it writes as long (`-1L`: u < -1 is false). */
+static int plain_int_literal(const IrExpr *e) { return e->kind == E_INT && e->ty->kind == TY_LONG && !e->sval; }
+
 static CyType *c_operand_type(const IrExpr *e) {
-    if (e->kind == E_INT && e->ty->kind == TY_LONG && !e->sval && (int64_t)e->ival >= 0 &&
-        (int64_t)e->ival <= INT32_MAX)
+    if (plain_int_literal(e) && (int64_t)e->ival >= 0 && (int64_t)e->ival <= INT32_MAX)
         return cy_type_scalar(TY_INT);
     return e->ty;
 }
-
-static int plain_int_literal(const IrExpr *e) { return e->kind == E_INT && e->ty->kind == TY_LONG && !e->sval; }
 
 /* C's usual arithmetic conversions on the operands as C sees them.  Beside
  * a float, Cython writes an integer literal as a double one (`e / 2` is
@@ -3744,23 +3743,10 @@ static void fused_bind(S *s, FusedFn *ff, int j) {
     s->nfb = ff->nf;
 }
 
-/* Cython's ranks (PyrexTypes.rank_to_type_name, doubled: Py_ssize_t and
- * size_t sit between long and long long) for overload resolution. */
+/* Cython's ranks for overload resolution (0 for what has none). */
 static int cy_rank2(const CyType *t) {
-    switch (t->kind) {
-    case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 0;
-    case TY_SHORT: case TY_USHORT: return 2;
-    case TY_BINT: case TY_INT: case TY_UINT: return 4;
-    case TY_LONG: case TY_ULONG: return 6;
-    case TY_SSIZE: case TY_SIZE: return 7;
-    case TY_LLONG: case TY_ULLONG: return 8;
-    case TY_FLOAT: return 10;
-    case TY_DOUBLE: return 12;
-    case TY_LDOUBLE: return 14;
-    case TY_CFLOAT: return 11;
-    case TY_CDOUBLE: return 13;
-    default: return 0;
-    }
+    int r = cy_type_cython_rank(t);
+    return r < 0 ? 0 : r;
 }
 
 /* CNumericType.__lt__ and CComplexType.__lt__ */

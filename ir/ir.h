@@ -81,6 +81,10 @@ CyType *cy_type_arith(const CyType *a, const CyType *b);
  * short) is an unsigned short, so -2 becomes 65534).  With a bint and
  * another type (Cython: a Python object) or a complex: cy_type_arith. */
 CyType *cy_type_span(const CyType *a, const CyType *b);
+/* Cython's rank of a C number (PyrexTypes.rank_to_type_name), doubled so
+ * that Py_ssize_t and size_t (long + 0.5) and the complex types fit; -1
+ * for anything else. */
+int cy_type_cython_rank(const CyType *t);
 
 /* ---- variables and functions ------------------------------------------ */
 

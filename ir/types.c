@@ -153,8 +153,7 @@ CyType *cy_type_arith(const CyType *a, const CyType *b) {
     return (CyType *)hi;
 }
 
-/* Cython's rank, doubled so that Py_ssize_t and size_t (long + 0.5) fit. */
-static int cython_rank(const CyType *t) {
+int cy_type_cython_rank(const CyType *t) {
     switch (t->kind) {
     case TY_CHAR: case TY_SCHAR: case TY_UCHAR: return 0;
     case TY_SHORT: case TY_USHORT: return 2;
@@ -163,7 +162,9 @@ static int cython_rank(const CyType *t) {
     case TY_SSIZE: case TY_SIZE: return 7;
     case TY_LLONG: case TY_ULLONG: return 8;
     case TY_FLOAT: return 10;
+    case TY_CFLOAT: return 11;
     case TY_DOUBLE: return 12;
+    case TY_CDOUBLE: return 13;
     case TY_LDOUBLE: return 14;
     default: return -1;
     }
@@ -177,9 +178,9 @@ static int cython_signed(const CyType *t) {
 CyType *cy_type_span(const CyType *a, const CyType *b) {
     if (cy_type_equal(a, b)) return (CyType *)a;
     if (cy_type_is_complex(a) || cy_type_is_complex(b) || a->kind == TY_BINT || b->kind == TY_BINT ||
-        cython_rank(a) < 0 || cython_rank(b) < 0)
+        cy_type_cython_rank(a) < 0 || cy_type_cython_rank(b) < 0)
         return cy_type_arith(a, b);
-    int ra = cython_rank(a), rb = cython_rank(b);
+    int ra = cy_type_cython_rank(a), rb = cy_type_cython_rank(b);
     if (ra != rb) return (CyType *)(ra > rb ? a : b);
     int sa = cython_signed(a), sb = cython_signed(b);
     if (sa != sb) return (CyType *)(sa < sb ? a : b);
