@@ -1371,6 +1371,16 @@ static ANode *parse_from(P *p) {
     return n;
 }
 
+/* `cdef TYPE name [= init]`, as pure-Python mode spells it. */
+static ANode *one_decl(P *p, CyPos pos, ATypeSyn *ty, const char *name, CyPos npos, ANode *init) {
+    ANode *d = new_node(p, S_CDEF, pos);
+    d->type = ty;
+    push(p, &d->names, (void *)name);
+    push(p, &d->name_pos, pos_dup(p, npos));
+    push(p, &d->inits, init);
+    return d;
+}
+
 static void parse_expr_stmt(P *p, CyVec *out) {
     static const char *const aug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=",
                                       "<<=", "&=", "|=", "^=", "@=", NULL};
@@ -1392,13 +1402,8 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             !strcmp(e->obj->name, "declare") && e->items.len >= 1 && e->items.len <= 2 && !e->kwnames.len &&
             (ty = pure_type_of(p, e->items.items[0])) != NULL) {
             /* x = cython.declare(cython.int, 5) */
-            ANode *d = new_node(p, S_CDEF, a->pos);
             ANode *x = a->targets.items[0];
-            d->type = ty;
-            push(p, &d->names, (void *)x->name);
-            push(p, &d->name_pos, pos_dup(p, x->pos));
-            push(p, &d->inits, e->items.len == 2 ? e->items.items[1] : NULL);
-            push(p, out, d);
+            push(p, out, one_decl(p, a->pos, ty, x->name, x->pos, e->items.len == 2 ? e->items.items[1] : NULL));
             return;
         }
         push(p, out, a);
@@ -1427,12 +1432,7 @@ static void parse_expr_stmt(P *p, CyVec *out) {
         ATypeSyn *ty = pure_type(p);
         ANode *init = accept_punct(p, "=") ? parse_testlist(p) : NULL;
         if (ty) {
-            ANode *d = new_node(p, S_CDEF, e->pos);
-            d->type = ty;
-            push(p, &d->names, (void *)e->name);
-            push(p, &d->name_pos, pos_dup(p, e->pos));
-            push(p, &d->inits, init);
-            push(p, out, d);
+            push(p, out, one_decl(p, e->pos, ty, e->name, e->pos, init));
         } else if (init) {
             ANode *a = new_node(p, S_ASSIGN, e->pos);
             push(p, &a->targets, e);
@@ -1738,12 +1738,7 @@ static void pure_decorators(P *p, AFunc *f, ATypeSyn *ret) {
                     }
                 }
                 if (is_param) continue;
-                ANode *x = new_node(p, S_CDEF, v->pos);
-                x->type = ty;
-                push(p, &x->names, d->kwnames.items[k]);
-                push(p, &x->name_pos, pos_dup(p, v->pos));
-                push(p, &x->inits, NULL);
-                push(p, &decls, x);
+                push(p, &decls, one_decl(p, v->pos, ty, d->kwnames.items[k], v->pos, NULL));
             }
         } else {
             push(p, &keep, d);
