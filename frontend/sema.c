@@ -235,29 +235,48 @@ static const NamedType base_types[] = {
     {"unsigned long long", TY_ULLONG}, {"Py_ssize_t", TY_SSIZE}, {"ssize_t", TY_SSIZE},
     {"size_t", TY_SIZE}, {"Py_hash_t", TY_SSIZE}, {"float", TY_FLOAT}, {"double", TY_DOUBLE},
     {"long double", TY_LDOUBLE}, {"float complex", TY_CFLOAT}, {"double complex", TY_CDOUBLE},
-    {"object", TY_OBJECT},
-    /* libc.stdint and numpy's typedefs (LP64) */
-    {"int8_t", TY_SCHAR}, {"uint8_t", TY_UCHAR}, {"int16_t", TY_SHORT}, {"uint16_t", TY_USHORT},
-    {"int32_t", TY_INT}, {"uint32_t", TY_UINT}, {"int64_t", TY_LONG}, {"uint64_t", TY_ULONG},
-    {"intptr_t", TY_LONG}, {"uintptr_t", TY_ULONG},
-    {"float64_t", TY_DOUBLE}, {"float32_t", TY_FLOAT}, {"double_t", TY_DOUBLE}, {"float_t", TY_DOUBLE},
-    {"intp_t", TY_SSIZE}, {"uintp_t", TY_SIZE}, {"int_t", TY_LONG}, {"uint_t", TY_ULONG},
-    {"long_t", TY_LONG}, {"longlong_t", TY_LLONG}, {"ulonglong_t", TY_ULLONG},
-    {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
-    {"npy_intp", TY_SSIZE}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
-    {"npy_int64", TY_LONG}, {"npy_int32", TY_INT}, {"npy_uint8", TY_UCHAR},
-    {"npy_uintp", TY_SIZE}, {"npy_int8", TY_SCHAR}, {"npy_int16", TY_SHORT}, {"npy_uint16", TY_USHORT},
-    {"npy_uint32", TY_UINT}, {"npy_uint64", TY_ULONG}, {"npy_bool", TY_UCHAR}, {"npy_byte", TY_SCHAR},
-    {"npy_ubyte", TY_UCHAR}, {"npy_short", TY_SHORT}, {"npy_ushort", TY_USHORT}, {"npy_int", TY_INT},
-    {"npy_uint", TY_UINT}, {"npy_long", TY_LONG}, {"npy_ulong", TY_ULONG}, {"npy_longlong", TY_LLONG},
-    {"npy_ulonglong", TY_ULLONG}, {"npy_float", TY_FLOAT}, {"npy_double", TY_DOUBLE},
-    {"npy_longdouble", TY_LDOUBLE}, {"longdouble_t", TY_LDOUBLE}, {"cfloat_t", TY_CFLOAT},
-    {"cdouble_t", TY_CDOUBLE},
-    {"omp_lock_t", TY_OPAQUE},
+    {"object", TY_OBJECT}, {"omp_lock_t", TY_OPAQUE},
     /* Cython's pure-Python type names (cython.double, ...) */
     {"Py_UCS4", TY_UINT}, {"longlong", TY_LLONG}, {"ulonglong", TY_ULLONG}, {"uchar", TY_UCHAR},
     {"schar", TY_SCHAR}, {"ushort", TY_USHORT}, {"uint", TY_UINT}, {"ulong", TY_ULONG},
     {"longdouble", TY_LDOUBLE}, {"doublecomplex", TY_CDOUBLE}, {"floatcomplex", TY_CFLOAT},
+    {NULL, TY_VOID},
+};
+
+/* The typedefs as Cython's own .pxd files declare them: the declared C type
+ * sets the rank Cython promotes with (libc.stdint's uint64_t is unsigned long
+ * long but its int64_t is long; numpy's int64_t is long long, its intp_t long),
+ * and so whether a // of two of them is C's or Python's. */
+static const NamedType stdint_types[] = {
+    {"int8_t", TY_SCHAR}, {"int16_t", TY_SHORT}, {"int32_t", TY_INT}, {"int64_t", TY_LONG},
+    {"uint8_t", TY_UCHAR}, {"uint16_t", TY_USHORT}, {"uint32_t", TY_UINT}, {"uint64_t", TY_ULLONG},
+    {"int_least8_t", TY_SCHAR}, {"int_least16_t", TY_SHORT}, {"int_least32_t", TY_INT},
+    {"int_least64_t", TY_LONG}, {"uint_least8_t", TY_UCHAR}, {"uint_least16_t", TY_USHORT},
+    {"uint_least32_t", TY_UINT}, {"uint_least64_t", TY_ULLONG}, {"int_fast8_t", TY_SCHAR},
+    {"int_fast16_t", TY_SHORT}, {"int_fast32_t", TY_INT}, {"int_fast64_t", TY_LONG},
+    {"uint_fast8_t", TY_UCHAR}, {"uint_fast16_t", TY_USHORT}, {"uint_fast32_t", TY_UINT},
+    {"uint_fast64_t", TY_ULLONG}, {"intptr_t", TY_SSIZE}, {"uintptr_t", TY_SIZE},
+    {"intmax_t", TY_LLONG}, {"uintmax_t", TY_ULLONG},
+    {NULL, TY_VOID},
+};
+
+/* numpy/__init__.pxd; int_t, uint_t and long_t are numpy 1.x's (numpy 2
+ * dropped them) and stay accepted for the code that still uses them. */
+static const NamedType numpy_types[] = {
+    {"int8_t", TY_SCHAR}, {"int16_t", TY_SHORT}, {"int32_t", TY_INT}, {"int64_t", TY_LLONG},
+    {"uint8_t", TY_UCHAR}, {"uint16_t", TY_USHORT}, {"uint32_t", TY_UINT}, {"uint64_t", TY_ULLONG},
+    {"float64_t", TY_DOUBLE}, {"float32_t", TY_FLOAT}, {"double_t", TY_DOUBLE}, {"float_t", TY_DOUBLE},
+    {"intp_t", TY_LONG}, {"uintp_t", TY_ULONG}, {"int_t", TY_LONG}, {"uint_t", TY_ULONG},
+    {"long_t", TY_LLONG}, {"ulong_t", TY_ULLONG}, {"longlong_t", TY_LLONG}, {"ulonglong_t", TY_ULLONG},
+    {"complex128_t", TY_CDOUBLE}, {"complex64_t", TY_CFLOAT}, {"complex_t", TY_CDOUBLE},
+    {"npy_intp", TY_LONG}, {"npy_uintp", TY_ULONG}, {"npy_float64", TY_DOUBLE}, {"npy_float32", TY_FLOAT},
+    {"npy_int8", TY_SCHAR}, {"npy_int16", TY_SHORT}, {"npy_int32", TY_INT}, {"npy_int64", TY_LLONG},
+    {"npy_uint8", TY_UCHAR}, {"npy_uint16", TY_USHORT}, {"npy_uint32", TY_UINT}, {"npy_uint64", TY_ULLONG},
+    {"npy_bool", TY_UCHAR}, {"npy_byte", TY_SCHAR}, {"npy_ubyte", TY_UCHAR}, {"npy_short", TY_SHORT},
+    {"npy_ushort", TY_USHORT}, {"npy_int", TY_INT}, {"npy_uint", TY_UINT}, {"npy_long", TY_LONG},
+    {"npy_ulong", TY_ULONG}, {"npy_longlong", TY_LLONG}, {"npy_ulonglong", TY_ULLONG},
+    {"npy_float", TY_FLOAT}, {"npy_double", TY_DOUBLE}, {"npy_longdouble", TY_LDOUBLE},
+    {"longdouble_t", TY_LDOUBLE}, {"cfloat_t", TY_CFLOAT}, {"cdouble_t", TY_CDOUBLE},
     {NULL, TY_VOID},
 };
 
@@ -429,29 +448,42 @@ static CyType *fused_bound(S *s, Fused *f) {
 static int is_cnum(const CyType *t);
 static CyType *resolve_type(S *s, ATypeSyn *t);
 
+static CyType *named_in(S *s, const NamedType *tab, const char *n) {
+    for (int i = 0; tab[i].name; i++)
+        if (!strcmp(tab[i].name, n)) return alias_type(s, cy_type_scalar(tab[i].kind), n);
+    return NULL;
+}
+
+/* A type a cimported module declares: numpy's and libc.stdint's typedefs,
+ * cython's C names; NULL if the module has no such type. */
+static CyType *module_type(S *s, const char *mod, const char *n) {
+    if (!strcmp(mod, "numpy")) return named_in(s, numpy_types, n);
+    if (!strcmp(mod, "libc.stdint")) return named_in(s, stdint_types, n);
+    if (!strcmp(mod, "cython")) return named_in(s, base_types, n);
+    return NULL;
+}
+
 static CyType *scalar_by_name(S *s, const char *name) {
     Fused *fu = fused_named(s, name);
     if (fu) return fused_bound(s, fu);
-    const char *n = name;
-    /* np.float64_t, cython.double, cnp.int32_t, libc typedefs */
-    const char *dot = strrchr(n, '.');
+    /* np.float64_t, cython.double, cnp.int32_t */
+    const char *dot = strrchr(name, '.');
     if (dot) {
-        Sym *y = NULL;
         char head[128];
-        size_t hl = (size_t)(dot - n) < sizeof head - 1 ? (size_t)(dot - n) : sizeof head - 1;
-        memcpy(head, n, hl);
+        size_t hl = (size_t)(dot - name) < sizeof head - 1 ? (size_t)(dot - name) : sizeof head - 1;
+        memcpy(head, name, hl);
         head[hl] = 0;
-        if (!strchr(head, '.')) y = lookup(s, head);
+        Sym *y = strchr(head, '.') ? NULL : lookup(s, head);
         if (y && !y->qual) return NULL;
-        n = dot + 1;
-    } else {
-        Sym *y = lookup(s, n);
-        if (y && y->kind == SY_TYPE) return y->ty;
-        if (y) return NULL;
+        return module_type(s, y ? y->qual : head, dot + 1);
     }
-    for (int i = 0; base_types[i].name; i++)
-        if (!strcmp(base_types[i].name, n)) return alias_type(s, cy_type_scalar(base_types[i].kind), n);
-    return NULL;
+    Sym *y = lookup(s, name);
+    if (y && y->kind == SY_TYPE) return y->ty;
+    if (y) return NULL;
+    CyType *t = named_in(s, base_types, name);
+    /* a bare stdint name without its cimport: C's meaning (Cython wants the
+     * cimport; accepting it loses nothing) */
+    return t ? t : named_in(s, stdint_types, name);
 }
 
 /* numpy.ndarray as a declared type: an object whose assignments are
@@ -4130,8 +4162,8 @@ static void cimport_names(S *s, ANode *n) {
             y->qual = q;
             continue;
         }
-        if (!strcmp(mod, "libc.stdint") || (!strcmp(mod, "numpy") && scalar_by_name(s, name))) {
-            CyType *t = scalar_by_name(s, name);
+        if (!strcmp(mod, "libc.stdint") || (!strcmp(mod, "numpy") && module_type(s, mod, name))) {
+            CyType *t = module_type(s, mod, name);
             if (!t) {
                 err(s, p, "'%s' is not a known type in %s", name, mod);
                 continue;

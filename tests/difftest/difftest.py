@@ -62,7 +62,7 @@ def build_cython(src, outdir, name, opt):
     if rc != 0:
         return rc, out
     cc = os.environ.get("CC", "cc").split()
-    rc, out2 = run(cc + [opt, "-fopenmp", "-fPIC", "-shared", "-w", "-I" + PYINC,
+    rc, out2 = run(cc + [opt, "-fopenmp", "-fPIC", "-shared", "-w", "-I" + PYINC, "-I" + np.get_include(),
                          os.path.join(outdir, name + ".c"), "-o", os.path.join(outdir, name + EXT), "-lm"])
     return rc, out + out2
 
