@@ -1645,7 +1645,17 @@ static IrExpr *call_expr(S *s, ANode *n) {
     }
     if (f->kind == A_INDEX && f->obj->kind == A_NAME) {
         Sym *y = lookup(s, f->obj->name);
-        if (y && y->kind == SY_FUNC && y->fn->fused_specs.len) {
+        if (y && y->kind == SY_FUNC && y->fn->fused_specs.len && y->fn->kind == F_DEF) {
+            /* a def function's f[...] is Python's subscript (f["double"]), as in
+               Cython, where a C type name there is an undeclared Python name */
+            for (int k = 0; k < f->items.len; k++) {
+                ANode *t = f->items.items[k];
+                if (t->kind == A_NAME && scalar_by_name(s, t->name)) {
+                    err(s, t->pos, "undeclared name not builtin: %s", t->name);
+                    return mk_err(s, n->pos);
+                }
+            }
+        } else if (y && y->kind == SY_FUNC && y->fn->fused_specs.len) {
             IrFunc *sp = fused_index(s, f, y->fn);
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
@@ -4228,10 +4238,6 @@ static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
  * function's fused types. */
 static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g) {
     FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
-    if (g->kind == F_DEF) {
-        err(s, idx->pos, "indexing a fused def function is not supported by cyocl");
-        return NULL;
-    }
     if (idx->items.len != ff->nf) {
         err(s, idx->pos, "Wrong number of types: expected %d, got %d", ff->nf, idx->items.len);
         return NULL;
