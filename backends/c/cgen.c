@@ -514,6 +514,11 @@ static const char *view_elem(Gen *G, IrExpr *e) {
     int nd = vt->ndim;
     VRef r = view_ref(G, e->args[0]);
     const char *idx[CY_MAX_NDIM];
+    /* as Cython: every index is evaluated and checked, then the last axis
+       out of bounds is the one reported */
+    const char *bad = NULL;
+    int nchk = 0;
+    for (int k = 0; k < nd; k++) nchk += e->boundscheck && !find_checked(G, e, k);
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         Checked *ck = find_checked(G, e, k);
@@ -531,13 +536,18 @@ static const char *view_elem(Gen *G, IrExpr *e) {
             if (wrap || !cy_c_simple(c)) c = stmp_c(G, "Py_ssize_t", c);
             if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
             /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck && !pre)
+            if (e->boundscheck && !pre && nchk == 1) {
                 out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
                     vr_shape(G, &r, k), k, errlbl(G));
+            } else if (e->boundscheck && !pre) {
+                if (!bad) bad = stmp_c(G, "int", "-1");
+                out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) %s = %d;", c, vr_shape(G, &r, k), bad, k);
+            }
         }
         if (uns && !isc) c = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, c));
         idx[k] = c;
     }
+    if (bad) out(G, "if (cyrt_unlikely(%s >= 0)) { cyrt_err_bounds(%s); goto %s; }", bad, bad, errlbl(G));
     const char *T = elem_ctype(G, vt);
     if (nd == 1 && vt->axes[0]) {
         if (r.h) {

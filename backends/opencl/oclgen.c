@@ -208,15 +208,18 @@ static const char *once(OG *G, const CyType *t, const char *c, CyPos p) {
 
 /* The statement that records error (code, arg) and skips the rest of the
  * iteration. */
-static const char *fail(OG *G, int code, int arg, CyPos p) {
+/* Raise error code with argument arg (a C expression). */
+static const char *fail_c(OG *G, int code, const char *arg, CyPos p) {
     if (!G->R) {
         internal(G, p, "a function called from a kernel cannot raise");
         return "{ }";
     }
     G->need |= NEED_RAISE;
     G->next_used = 1;
-    return FMT("{ cy_raise(cy_err, %d, %d); goto cy_next; }", code, arg);
+    return FMT("{ cy_raise(cy_err, %d, %s); goto cy_next; }", code, arg);
 }
+
+static const char *fail(OG *G, int code, int arg, CyPos p) { return fail_c(G, code, FMT("%d", arg), p); }
 
 /* ---- views ----------------------------------------------------------------- */
 
@@ -271,6 +274,7 @@ static const char *view_elem(OG *G, IrExpr *e) {
     }
     const char *p = pfx_of(G, e->args[0]->var);
     const char *idx[CY_MAX_NDIM];
+    const char *bad = NULL; /* as cgen.c: the last axis out of bounds is reported */
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         const char *c = gen(G, ie);
@@ -282,11 +286,17 @@ static const char *view_elem(OG *G, IrExpr *e) {
             if (wrap || !cy_c_simple(c)) c = stmp(G, "long", c);
             if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
             /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck) out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
+            if (e->boundscheck && nd == 1) {
+                out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
+            } else if (e->boundscheck) {
+                if (!bad) bad = stmp(G, "int", "-1");
+                out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s = %d;", c, p, k, bad, k);
+            }
         }
         if (uns && !isc) c = FMT("(long)%s", cy_c_paren(G->a, c));
         idx[k] = c;
     }
+    if (bad) out(G, "if (%s >= 0) %s", bad, fail_c(G, 1, bad, e->pos));
     const char *lp = lin_ptr(G, e);
     if (lp) return FMT("(*%s)", lp);
     CyBuf b = {0};
