@@ -27,8 +27,9 @@
  *
  * Work-items that pre or post would send elsewhere cannot be blocked this
  * way, so the schedule asks for statements that cannot raise, break or
- * continue, and for a pre whose variables post and the k-loop do not read
- * (the reductions aside: those are the accumulators). */
+ * continue, and for a pre whose variables post, the k-loop and the code
+ * after the loop do not read (the reductions aside: those are the
+ * accumulators). */
 #include "ir.h"
 #include <string.h>
 
@@ -178,7 +179,6 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     for (int i = 0; i < r->args.len; i++) {
         const IrRegionArg *x = r->args.items[i];
         if (x->kind == RA_REDUCTION) return "the prange has reductions";
-        if (x->kind == RA_LASTPRIVATE) return "last values are used after the loop";
     }
     IrStmt *J = r->collapse;
     int64_t step;
@@ -237,6 +237,17 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
         int red = 0;
         for (int k = 0; k < p->reds.len; k++) red |= ((IrLoopRed *)p->reds.items[k])->var == v;
         if (!red && (has(&so.used, v) || has(&sk.used, v))) return "post reads a variable pre assigns";
+    }
+    /* the last element's values of the variables used after the loop: pre
+       runs for a work-item's elements before its post, so pre's must not
+       be among them (the accumulators aside) */
+    for (int i = 0; i < r->args.len; i++) {
+        const IrRegionArg *y = r->args.items[i];
+        if (y->kind != RA_LASTPRIVATE) continue;
+        int red = 0;
+        for (int k = 0; k < p->reds.len; k++) red |= ((IrLoopRed *)p->reds.items[k])->var == y->var;
+        if (!red && (has(&sp.assigned, y->var) || has(&sp.ranged, y->var)))
+            return "a variable pre assigns is used after the loop";
     }
     for (int i = 0; i < sp.ranged.len; i++)
         if (has(&so.used, sp.ranged.items[i]) || has(&sk.used, sp.ranged.items[i]))

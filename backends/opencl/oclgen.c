@@ -1231,6 +1231,13 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
     gen_stmts(G, &post);
+    if (G->lastp.len) {
+        out(G, "if (cy_oi == cy_n - 1 && cy_ij == cy_m - 1) {");
+        G->e.ind++;
+        for (int i = 0; i < G->lastp.len; i++) out(G, "%s = %s;", last_slot(G, i, 0), ((IrVar *)G->lastp.items[i])->cname);
+        G->e.ind--;
+        out(G, "}");
+    }
     G->e.ind = 3;
     out(G, "}");
     G->e.ind = 1;
