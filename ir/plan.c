@@ -25,9 +25,11 @@
  * writes is accessed only at the element being written (nest.c), which
  * depends on i and j together, and such an access is never staged.
  *
- * Work-items that pre or post would send elsewhere cannot be blocked this
- * way, so the schedule asks for statements that cannot raise, break or
- * continue, and for a pre whose variables post, the k-loop and the code
+ * An element that fails (an IndexError, a ZeroDivisionError) or continues
+ * skips the rest of its code, as in the 1-D kernel: the kernel notes it
+ * per element, or per row or column of a tile for an operand out of
+ * bounds.  The updates themselves must not raise otherwise, nothing may
+ * `break`, and pre's variables must not be read by post, the k-loop or the code
  * after the loop do not read (the reductions aside: those are the
  * accumulators). */
 #include "ir.h"
@@ -46,30 +48,42 @@ static IrPlan *linear(CyArena *a, const char *why) {
     return p;
 }
 
-/* Code that runs straight through: nothing raises, breaks or continues. */
+/* The reduction loop's code runs straight through: nothing raises but a
+ * view element's bounds check (its tile records the failure), nothing
+ * breaks or continues. */
 static int straight_expr(const IrExpr *e) {
     if (!e) return 1;
-    if (e->can_raise || e->kind == E_THREADID) return 0;
+    if (e->kind == E_THREADID) return 0;
+    if (e->kind == E_VIEW_ELEM) {
+        for (int i = 1; i < e->nargs; i++)
+            if (e->args[i]->can_raise) return 0;
+        return 1;
+    }
+    if (!e->can_raise) return 1;
+    /* what may raise by itself (sema's raises_expr), not through an operand */
+    switch (e->kind) {
+    case E_BINOP: if (!strcmp(e->op, "/") && !e->cdivision) return 0; break;
+    case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) return 0; break;
+    case E_CALL: if (e->fn->can_raise) return 0; break;
+    case E_VAR: case E_INT: case E_FLOAT: case E_UNOP: case E_CAST: case E_CMP: case E_COND: case E_CALL_C: break;
+    default: return 0;
+    }
     for (int i = 0; i < e->nargs; i++)
         if (!straight_expr(e->args[i])) return 0;
     return 1;
 }
 
-static int straight(const CyVec *body) {
+/* pre and post: anything a kernel runs, but a `break` (a failure or a
+ * `continue` skips the rest of the element, as in the 1-D kernel). */
+static int element_code(const CyVec *body) {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *x = body->items[i];
         switch (x->kind) {
-        case ST_ASSIGN: case ST_EXPR: case ST_IF: case ST_DECLARE: case ST_BLOCK: case ST_FOR_RANGE: break;
+        case ST_ASSIGN: case ST_EXPR: case ST_IF: case ST_DECLARE: case ST_BLOCK: case ST_NOGIL:
+        case ST_FOR_RANGE: case ST_WHILE: case ST_CONTINUE: break;
         default: return 0;
         }
-        if (!straight_expr(x->target) || !straight_expr(x->value) || !straight_expr(x->cond) ||
-            !straight_expr(x->start) || !straight_expr(x->stop) || !straight_expr(x->step) || !straight(&x->body) ||
-            !straight(&x->orelse))
-            return 0;
-        if (x->kind == ST_FOR_RANGE && x->step) {
-            int64_t s;
-            if (!cy_const_int(x->step, &s) || s == 0) return 0; /* range() arg 3 must not be zero */
-        }
+        if (!element_code(&x->body) || !element_code(&x->orelse)) return 0;
     }
     return 1;
 }
@@ -215,11 +229,12 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
             for (int k = 0; k < p->reds.len; k++) red |= ((IrLoopRed *)p->reds.items[k])->var == x->target->var;
         if (!red) return "the reduction loop does more than reduce";
     }
-    if (!straight(&K->body)) return "the reduction loop may raise";
+    for (int i = 0; i < K->body.len; i++)
+        if (!straight_expr(((IrStmt *)K->body.items[i])->value)) return "the reduction loop may raise";
     CyVec pre = {0}, post = {0};
     for (int i = 0; i < J->body.len; i++)
         if (i != p->kpos) cy_vec_push(a, i < p->kpos ? &pre : &post, J->body.items[i]);
-    if (!straight(&pre) || !straight(&post)) return "the range() loop's body may raise, break or continue";
+    if (!element_code(&pre) || !element_code(&post)) return "the range() loop's body may break";
     IrScan all = {0}, sp = {0}, sk = {0}, so = {0};
     IrStmt *x = cy_ir_region_stmt(&r->func->body, r);
     if (!x) return "no region statement";

@@ -65,7 +65,8 @@ typedef struct {
     IrRegion *R;      /* the kernel's region; NULL while emitting a helper */
     IrFunc *fn;       /* the helper being emitted */
     Loop *loop;       /* innermost serial loop; NULL: the region's own level */
-    int next_used;    /* some statement jumped to cy_next */
+    int next_used;    /* some statement jumped to next_label */
+    const char *next_label; /* where a failure or `continue` skips to: the end of the iteration (cy_next) */
     CyVec params;     /* Param* of the current kernel */
     CyVec nonneg;     /* IrVar* that are never negative (no wraparound needed) */
     CyVec lastp;      /* IrVar* lastprivate, written to their slots in cy_err */
@@ -216,7 +217,7 @@ static const char *fail(OG *G, int code, int arg, CyPos p) {
     }
     G->need |= NEED_RAISE;
     G->next_used = 1;
-    return FMT("{ cy_raise(cy_err, %d, %d); goto cy_next; }", code, arg);
+    return FMT("{ cy_raise(cy_err, %d, %d); goto %s; }", code, arg, G->next_label);
 }
 
 /* ---- views ----------------------------------------------------------------- */
@@ -954,7 +955,7 @@ static void gen_stmt(OG *G, IrStmt *s) {
             internal(G, s->pos, "break outside a loop");
         } else if (s->kind == ST_CONTINUE) {
             G->next_used = 1;
-            out(G, "goto cy_next;");
+            out(G, "goto %s;", G->next_label);
         } else {
             gen_region_break(G);
         }
@@ -1078,31 +1079,70 @@ static const char *index_at(OG *G, IrRegion *R, const char *it) {
     return strcmp(T, "long") ? FMT("(%s)(%s)", T, ix) : ix;
 }
 
+/* Statements of an element's pre or post at indentation ind, a failure or
+ * `continue` in them jumping to label: the text, and *used when one can. */
+static const char *element_text(OG *G, CyVec *body, const char *label, int ind, int *used) {
+    Cap cap;
+    cap_begin(G, &cap, ind);
+    G->next_label = label;
+    G->next_used = 0;
+    gen_stmts(G, body);
+    *used = G->next_used;
+    G->next_used = 0;
+    G->next_label = "cy_next";
+    return cap_end(G, &cap);
+}
+
 /* PLAN_TILE2D (ir/plan.c): everything after cy_m, at indentation 1.  A
  * work-group of LX x LY work-items computes the BM x BN elements from
  * (cy_i0, cy_j0); work-item (lx, ly) the elements (ly + r*LY, lx + c*LX),
  * so that neighbours in a warp take neighbouring j.  The k-loop runs in
  * tiles of TK: each operand's tile is copied into local memory, then every
- * element takes its updates in increasing k, as the serial loop would. */
+ * element takes its updates in increasing k, as the serial loop would.
+ * An element whose pre fails or continues is marked in cy_skip; an
+ * operand out of bounds marks its tile's row (cy_badr) or column (cy_badc):
+ * those elements run no post, as the 1-D kernel's iteration would stop. */
 static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int64_t js, int use_index) {
     IrStmt *J = P->jloop, *K = P->kloop;
     int LX = P->local[0], LY = P->local[1], RN = P->reg[0], RM = P->reg[1], TK = P->tk;
     int BN = LX * RN, BM = LY * RM, NT = LX * LY;
     int64_t ks = 1;
     if (K->step) cy_const_int(K->step, &ks);
+    int ind = G->e.ind;
     Cap cap;
     cap_begin(G, &cap, 1);
     const char *ka = gen(G, K->start), *kb = gen(G, K->stop);
     if (*cap_end(G, &cap)) internal(G, K->pos, "the bounds of a planned loop need code");
-    IrScan sk = {0};
-    cy_ir_scan(G->a, &sk, &K->body);
-    int k_in_body = vec_has(&sk.used, K->var);
+    G->e.ind = ind;
     CyVec pre = {0}, post = {0};
     for (int i = 0; i < J->body.len; i++)
         if (i != P->kpos) cy_vec_push(G->a, i < P->kpos ? &pre : &post, J->body.items[i]);
     const char *iv = R->index->cname, *jv = J->var->cname, *kv = K->var->cname;
+    const char *ix_e = index_at(G, R, "cy_oi"), *jx_e = at_iter(G, J->var, J->start, ja, js, "cy_ij");
+    const char *kx_e = at_iter(G, K->var, K->start, ka, ks, "cy_ok");
 
-    out(G, "if (cy_m <= 0) return; /* the same in the whole work-group */");
+    /* the code first: what can fail decides the flags around it */
+    int pre_skip, post_next, bad[2] = {0, 0};
+    const char *pre_s = element_text(G, &pre, "cy_pskip", 4, &pre_skip);
+    const char *post_s = element_text(G, &post, "cy_next", 4, &post_next);
+    const char **stage = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage);
+    const char **stage_v = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_v);
+    int *stage_f = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_f);
+    for (int q = 0; q < P->operands.len; q++) {
+        IrPlanOperand *o = P->operands.items[q];
+        cap_begin(G, &cap, 4);
+        G->next_label = FMT("cy_sf%d", q);
+        G->next_used = 0;
+        stage_v[q] = gen(G, o->elem);
+        stage_f[q] = G->next_used;
+        bad[o->side] |= G->next_used;
+        G->next_used = 0;
+        G->next_label = "cy_next";
+        stage[q] = cap_end(G, &cap);
+    }
+    G->e.ind = ind;
+
+    out(G, "if (cy_m <= 0 || cy_n <= 0) return; /* the same in the whole work-group */");
     out(G, "const long cy_K = %s;", trip(G, K->start, K->var, ka, kb, ks));
     out(G, "const int cy_lx = get_local_id(0), cy_ly = get_local_id(1), cy_tid = cy_ly * %d + cy_lx;", LX);
     out(G, "const long cy_i0 = (long)get_group_id(1) * %d, cy_j0 = (long)get_group_id(0) * %d;", BM, BN);
@@ -1111,6 +1151,12 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", oty(G, o->elem->ty, o->elem->pos), q, TK,
             o->side ? BN : BM, o->side ? "column" : "row", o->elem->args[0]->var->name);
     }
+    if (bad[0]) out(G, "__local int cy_badr[%d]; /* an operand of this row was out of bounds */", BM);
+    if (bad[1]) out(G, "__local int cy_badc[%d];", BN);
+    if (bad[0]) out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) cy_badr[cy_l] = 0;", BM, NT);
+    if (bad[1]) out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) cy_badc[cy_l] = 0;", BN, NT);
+    if (bad[0] || bad[1]) out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    if (pre_skip) out(G, "ulong cy_skip = 0; /* elements whose pre failed or continued */");
     for (int q = 0; q < P->reds.len; q++) {
         IrLoopRed *x = P->reds.items[q];
         out(G, "%s cy_a%d[%d][%d]; /* %s of each element */", oty(G, x->var->ty, x->var->pos), q, RM, RN, x->var->name);
@@ -1124,9 +1170,10 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
     out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
     G->e.ind = 4;
-    if (use_index) out(G, "%s = %s;", iv, index_at(G, R, "cy_oi"));
-    out(G, "%s = %s;", jv, at_iter(G, J->var, J->start, ja, js, "cy_ij"));
-    gen_stmts(G, &pre);
+    if (use_index) out(G, "%s = %s;", iv, ix_e);
+    out(G, "%s = %s;", jv, jx_e);
+    put(G, pre_s);
+    if (pre_skip) out(G, "if (0) { cy_pskip: cy_skip |= (ulong)1 << (cy_r * %d + cy_c); }", RN);
     G->e.ind = 3;
     out(G, "}");
     for (int q = 0; q < P->reds.len; q++)
@@ -1154,13 +1201,12 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             out(G, "if (cy_ij < cy_m && cy_ok < cy_K) {");
         }
         G->e.ind = 4;
-        if (!o->side && use_index) out(G, "%s = %s;", iv, index_at(G, R, "cy_oi"));
-        if (o->side) out(G, "%s = %s;", jv, at_iter(G, J->var, J->start, ja, js, "cy_ij"));
-        out(G, "%s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "cy_ok"));
-        cap_begin(G, &cap, 4);
-        const char *v = gen(G, o->elem);
-        if (*cap_end(G, &cap)) internal(G, o->elem->pos, "a planned operand needs code");
-        out(G, "cy_v = %s;", v);
+        if (!o->side && use_index) out(G, "%s = %s;", iv, ix_e);
+        if (o->side) out(G, "%s = %s;", jv, jx_e);
+        out(G, "%s = %s;", kv, kx_e);
+        put(G, stage[q]);
+        out(G, "cy_v = %s;", stage_v[q]);
+        if (stage_f[q]) out(G, "if (0) { cy_sf%d: %s = 1; }", q, o->side ? "cy_badc[cy_jj]" : "cy_badr[cy_rr]");
         G->e.ind = 3;
         out(G, "}");
         out(G, "cy_t%d[cy_kk][%s] = cy_v;", q, o->side ? "cy_jj" : "cy_rr");
@@ -1174,7 +1220,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     CyBuf *saved = G->e.out;
     G->e.out = &upd;
     G->e.ind = 4;
-    if (k_in_body) out(G, "%s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_k0 + cy_kk)"));
+    IrScan sk = {0};
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
         int n = o->side ? RN : RM;
@@ -1193,7 +1239,24 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     G->e.ind = 6;
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
+    CyBuf kb2 = {0};
+    G->e.out = &kb2;
     gen_stmts(G, &K->body);
+    G->e.out = &upd;
+    /* k itself only where an update reads it other than in an operand */
+    (void)sk;
+    if (kb2.s && strstr(kb2.s, kv)) {
+        CyBuf t = {0};
+        CyEmit e0 = G->e;
+        G->e.out = &t;
+        G->e.ind = 6;
+        out(G, "%s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_k0 + cy_kk)"));
+        G->e = e0;
+        put(G, t.s);
+        cy_buf_free(&t);
+    }
+    put(G, kb2.s ? kb2.s : "");
+    cy_buf_free(&kb2);
     for (int q = 0; q < P->reds.len; q++)
         out(G, "cy_a%d[cy_r][cy_c] = %s;", q, ((IrLoopRed *)P->reds.items[q])->var->cname);
     G->e.ind = 4;
@@ -1226,11 +1289,35 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
     out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
     G->e.ind = 4;
-    if (use_index) out(G, "%s = %s;", iv, index_at(G, R, "cy_oi"));
-    out(G, "%s = %s;", jv, at_iter(G, J->var, J->start, ja, js, "cy_ij"));
+    if (use_index) out(G, "%s = %s;", iv, ix_e);
+    out(G, "%s = %s;", jv, jx_e);
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
-    gen_stmts(G, &post);
+    int skip = bad[0] || bad[1] || pre_skip;
+    if (skip) {
+        out(G, "if (%s%s%s%s%s) {", bad[0] ? FMT("!cy_badr[cy_ly + cy_r * %d]", LY) : "", bad[0] && bad[1] ? " && " : "",
+            bad[1] ? FMT("!cy_badc[cy_lx + cy_c * %d]", LX) : "", (bad[0] || bad[1]) && pre_skip ? " && " : "",
+            pre_skip ? FMT("!(cy_skip >> (cy_r * %d + cy_c) & 1)", RN) : "");
+        G->e.ind = 5;
+        if (post_s && *post_s) {
+            /* post's text was made at indentation 4 */
+            CyBuf t = {0};
+            for (const char *l = post_s; *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l + 1) : strlen(l);
+                cy_buf_puts(&t, "    ");
+                cy_buf_put(&t, l, n);
+                l += n;
+            }
+            put(G, t.s);
+            cy_buf_free(&t);
+        }
+        G->e.ind = 4;
+        out(G, "}");
+    } else {
+        put(G, post_s);
+    }
+    if (post_next) out(G, "cy_next: ;");
     if (G->lastp.len) {
         out(G, "if (cy_oi == cy_n - 1 && cy_ij == cy_m - 1) {");
         G->e.ind++;
@@ -1243,7 +1330,6 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     G->e.ind = 1;
     out(G, "    }");
     out(G, "}");
-    if (G->next_used) internal(G, J->pos, "a planned kernel would need to skip an element");
 }
 
 /* The kernel of region R named name; L: the range() loop it runs as one
@@ -1260,6 +1346,7 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     G->nid = 0;
     G->loop = NULL;
     G->next_used = 0;
+    G->next_label = "cy_next";
     G->params.len = G->nonneg.len = G->lastp.len = 0;
     G->nred = 0;
 
