@@ -421,6 +421,9 @@ typedef struct IrPlan {
     int local[2];              /* work-group size: [0] along j, [1] along i */
     int reg[2];                /* elements per work-item: [0] along j, [1] along i */
     int tk;                    /* iterations of k per local-memory tile */
+    int pad;                   /* elements after each k-row of a row tile: its copy writes a column
+                                  (tk consecutive k of one i), so an unpadded tile's rows would
+                                  fall into one local-memory bank */
 } IrPlan;
 
 /* The schedule of OpenCL region r on a device of class dc.  Needs the

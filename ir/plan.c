@@ -280,6 +280,7 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->local[0] = p->local[1] = 16;
     p->reg[0] = p->reg[1] = small ? 8 : 4;
     p->tk = 16;
+    p->pad = 1;
     return NULL;
 }
 

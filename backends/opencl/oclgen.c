@@ -1149,7 +1149,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
         out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", oty(G, o->elem->ty, o->elem->pos), q, TK,
-            o->side ? BN : BM, o->side ? "column" : "row", o->elem->args[0]->var->name);
+            o->side ? BN : BM + P->pad, o->side ? "column" : "row", o->elem->args[0]->var->name);
     }
     if (bad[0]) out(G, "__local int cy_badr[%d]; /* an operand of this row was out of bounds */", BM);
     if (bad[1]) out(G, "__local int cy_badc[%d];", BN);
