@@ -424,6 +424,8 @@ typedef struct IrPlan {
     int pad;                   /* elements after each k-row of a row tile: its copy writes a column
                                   (tk consecutive k of one i), so an unpadded tile's rows would
                                   fall into one local-memory bank */
+    int prefetch;              /* each work-item loads the next tile into registers while the
+                                  group computes this one (tiles divide evenly among work-items) */
 } IrPlan;
 
 /* The schedule of OpenCL region r on a device of class dc.  Needs the

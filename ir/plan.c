@@ -281,6 +281,8 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->reg[0] = p->reg[1] = small ? 8 : 4;
     p->tk = 16;
     p->pad = 1;
+    int nt = p->local[0] * p->local[1];
+    p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
     return NULL;
 }
 

@@ -1181,45 +1181,102 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     G->e.ind = 1;
     out(G, "    }");
     out(G, "}");
-    /* the reduction loop, tile by tile */
-    out(G, "for (long cy_k0 = 0; cy_k0 < cy_K; cy_k0 += %d) {", TK);
+    /* the reduction loop, tile by tile; with prefetch, the next tile's
+       elements are loaded into registers while this one is computed */
+    int pf = P->prefetch, ci = pf ? 3 : 2;
+    if (pf)
+        for (int q = 0; q < P->operands.len; q++) {
+            IrPlanOperand *o = P->operands.items[q];
+            out(G, "%s cy_g%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, TK * (o->side ? BN : BM) / NT);
+        }
+    out(G, pf ? "for (long cy_k0 = -%d; cy_k0 < cy_K; cy_k0 += %d) {" : "for (long cy_k0 = 0; cy_k0 < cy_K; cy_k0 += %d) {",
+        TK, TK);
     G->e.ind = 2;
+    if (pf) {
+        out(G, "if (cy_k0 >= 0) {");
+        G->e.ind = 3;
+        for (int q = 0; q < P->operands.len; q++) {
+            IrPlanOperand *o = P->operands.items[q];
+            out(G, "#pragma unroll");
+            out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
+            G->e.ind = 4;
+            out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
+            if (!o->side) out(G, "cy_t%d[cy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, TK, TK, q);
+            else out(G, "cy_t%d[cy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, BN, BN, q);
+            G->e.ind = 3;
+            out(G, "}");
+        }
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+        G->e.ind = 2;
+        out(G, "}");
+        out(G, "if (cy_k0 + %d < cy_K) {", TK);
+        G->e.ind = 3;
+    }
+    const char *k1 = pf ? FMT("cy_k0 + %d", TK) : "cy_k0";
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
         const char *T = oty(G, o->elem->ty, o->elem->pos);
-        out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) {", TK * (o->side ? BN : BM), NT);
-        G->e.ind = 3;
+        int d = G->e.ind;
+        if (pf) {
+            out(G, "#pragma unroll");
+            out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
+            G->e.ind = d + 1;
+            out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
+        } else {
+            out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) {", TK * (o->side ? BN : BM), NT);
+            G->e.ind = d + 1;
+        }
         if (!o->side) {
             out(G, "const int cy_kk = cy_l %% %d, cy_rr = cy_l / %d;", TK, TK);
-            out(G, "const long cy_oi = cy_i0 + cy_rr, cy_ok = cy_k0 + cy_kk;");
+            out(G, "const long cy_oi = cy_i0 + cy_rr, cy_ok = %s + cy_kk;", k1);
             out(G, "%s cy_v = 0;", T);
             out(G, "if (cy_oi < cy_n && cy_ok < cy_K) {");
         } else {
             out(G, "const int cy_jj = cy_l %% %d, cy_kk = cy_l / %d;", BN, BN);
-            out(G, "const long cy_ij = cy_j0 + cy_jj, cy_ok = cy_k0 + cy_kk;");
+            out(G, "const long cy_ij = cy_j0 + cy_jj, cy_ok = %s + cy_kk;", k1);
             out(G, "%s cy_v = 0;", T);
             out(G, "if (cy_ij < cy_m && cy_ok < cy_K) {");
         }
-        G->e.ind = 4;
+        G->e.ind = d + 2;
         if (!o->side && use_index) out(G, "%s = %s;", iv, ix_e);
         if (o->side) out(G, "%s = %s;", jv, jx_e);
         out(G, "%s = %s;", kv, kx_e);
-        put(G, stage[q]);
+        if (*stage[q]) {
+            /* made at indentation 4 */
+            CyEmit e0 = G->e;
+            G->e.ind = 0;
+            for (const char *l = stage[q]; *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l);
+                while (n && *l == ' ') l++, n--;
+                out(G, "%*s%.*s", 4 * (d + 2), "", (int)n, l);
+                l += n + (e != NULL);
+            }
+            G->e = e0;
+        }
         out(G, "cy_v = %s;", stage_v[q]);
         if (stage_f[q]) out(G, "if (0) { cy_sf%d: %s = 1; }", q, o->side ? "cy_badc[cy_jj]" : "cy_badr[cy_rr]");
-        G->e.ind = 3;
+        G->e.ind = d + 1;
         out(G, "}");
-        out(G, "cy_t%d[cy_kk][%s] = cy_v;", q, o->side ? "cy_jj" : "cy_rr");
-        G->e.ind = 2;
+        if (pf) out(G, "cy_g%d[cy_u] = cy_v;", q);
+        else out(G, "cy_t%d[cy_kk][%s] = cy_v;", q, o->side ? "cy_jj" : "cy_rr");
+        G->e.ind = d;
         out(G, "}");
     }
-    out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    if (pf) {
+        G->e.ind = 2;
+        out(G, "}");
+        out(G, "if (cy_k0 >= 0) {");
+        G->e.ind = 3;
+    } else {
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    }
     /* the updates, each element's in increasing k; the operands of a k in
        registers first */
     CyBuf upd = {0};
     CyBuf *saved = G->e.out;
     G->e.out = &upd;
-    G->e.ind = 4;
+    G->e.ind = ci + 2;
     IrScan sk = {0};
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
@@ -1236,7 +1293,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
     out(G, "    #pragma unroll");
     out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
-    G->e.ind = 6;
+    G->e.ind = ci + 4;
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
     CyBuf kb2 = {0};
@@ -1249,7 +1306,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         CyBuf t = {0};
         CyEmit e0 = G->e;
         G->e.out = &t;
-        G->e.ind = 6;
+        G->e.ind = ci + 4;
         out(G, "%s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_k0 + cy_kk)"));
         G->e = e0;
         put(G, t.s);
@@ -1259,12 +1316,12 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     cy_buf_free(&kb2);
     for (int q = 0; q < P->reds.len; q++)
         out(G, "cy_a%d[cy_r][cy_c] = %s;", q, ((IrLoopRed *)P->reds.items[q])->var->cname);
-    G->e.ind = 4;
+    G->e.ind = ci + 2;
     out(G, "    }");
     out(G, "}");
     G->subst.len = 0;
     G->e.out = saved;
-    G->e.ind = 2;
+    G->e.ind = ci;
     out(G, "if (cy_K - cy_k0 >= %d) {", TK);
     out(G, "    #pragma unroll");
     out(G, "    for (int cy_kk = 0; cy_kk < %d; cy_kk++) {", TK);
@@ -1277,6 +1334,10 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "}");
     cy_buf_free(&upd);
     out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    if (pf) {
+        G->e.ind = 2;
+        out(G, "}");
+    }
     G->e.ind = 1;
     out(G, "}");
     /* post, element by element, with k at its last value */
