@@ -271,14 +271,16 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     for (int i = 0; i < K->body.len && !s.why; i++) operands(&s, ((IrStmt *)K->body.items[i])->value);
     if (s.why) return s.why;
     if (!p->operands.len) return "the reduction loop reads no view";
-    /* work-group 16 x 16; 4 x 4 elements per work-item (64 x 64 per group)
-       for doubles, 8 x 8 (128 x 128) when every operand and accumulator is
-       at most 4 bytes; 16 k per tile */
+    /* work-group 16 x 16, 16 k per tile; per work-item 8 i x 4 j elements
+       (128 x 64 per group) of doubles, 8 x 8 (128 x 128) when every operand
+       and accumulator is at most 4 bytes: the fastest of the shapes tried
+       on an H100 (docs/design.md) */
     int small = 1;
     for (int i = 0; i < p->operands.len; i++) small &= ((IrPlanOperand *)p->operands.items[i])->elem->ty->size <= 4;
     for (int i = 0; i < p->reds.len; i++) small &= ((IrLoopRed *)p->reds.items[i])->var->ty->size <= 4;
     p->local[0] = p->local[1] = 16;
-    p->reg[0] = p->reg[1] = small ? 8 : 4;
+    p->reg[0] = small ? 8 : 4;
+    p->reg[1] = 8;
     p->tk = 16;
     p->pad = 1;
     int nt = p->local[0] * p->local[1];
@@ -304,7 +306,7 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
     for (int i = 0; i < p->operands.len; i++) ((IrPlanOperand *)p->operands.items[i])->side ? nb++ : na++;
     cy_buf_printf(out,
                   "2-D tiles over (%s, %s): work-group %dx%d, %dx%d elements per work-item (%dx%d per group), "
-                  "local-memory tiles of %d %s along %s (%d by rows, %d by columns), %d accumulator(s) per element",
+                  "local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
                   p->jloop->var->name, r->index ? r->index->name : "?", p->local[0], p->local[1], p->reg[0], p->reg[1], p->local[0] * p->reg[0],
-                  p->local[1] * p->reg[1], p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->reds.len);
+                  p->local[1] * p->reg[1], p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->prefetch ? ", prefetched" : "", p->reds.len);
 }

@@ -454,6 +454,7 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
     if (!plan) {
         const char *v = getenv("CYOCL_PLAN");
         plan = v && !strcmp(v, "gpu") ? 2 : v && !strcmp(v, "cpu") ? 3 : 1;
+        if (v && *v && plan == 1) cyrt_warn(rt, "CYOCL_PLAN='%s' is not one of gpu, cpu: the device's type decides", v);
         __atomic_store_n(&rt->plan, plan, __ATOMIC_RELAXED);
     }
     if (plan == 3) return 0;
