@@ -186,6 +186,10 @@ typedef enum {
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
     E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
+    E_STMTS,        /* a comprehension: the statements in stmts run, then the value is args[0]
+                       (an E_VAR: an object one is moved out, left NULL) */
+    E_COMP_ADD,     /* comprehension step (no value): PyList_Append / PySet_Add of args[1] to
+                       args[0], or PyDict_SetItem(args[0], args[1], args[2]) (ival 'l', 's', 'd') */
     E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
                        ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
                        type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is
@@ -220,6 +224,7 @@ typedef struct IrExpr {
     int cdivision;             /* E_BINOP '/' and '%', E_PYFLOORDIV, E_PYMOD: no zero check */
     int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
     int import_top;            /* E_IMPORT */
+    CyVec stmts;               /* E_STMTS: IrStmt* */
 } IrExpr;
 
 /* ---- statements -------------------------------------------------------- */
