@@ -759,8 +759,11 @@ static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
     return r;
 }
 
+static IrExpr *as_held(S *s, IrExpr *e);
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    e = as_held(s, e);
     if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
     if (is_view(e->ty)) {
@@ -1532,9 +1535,9 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
         if (all) {
             /* Cython: `b < a ? b : a` compared in C (usual conversions),
                the result held in the spanning type (cy_type_span) */
-            IrExpr *acc = lower_expr(s, n->items.items[0]);
+            IrExpr *acc = as_held(s, lower_expr(s, n->items.items[0]));
             for (int i = 1; i < na; i++) {
-                IrExpr *b = lower_expr(s, n->items.items[i]);
+                IrExpr *b = as_held(s, lower_expr(s, n->items.items[i]));
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
@@ -1761,6 +1764,22 @@ static CyType *cython_arith(const CyType *a, const CyType *b) {
     return cy_type_span(cy_type_span(a, b), cy_type_scalar(TY_INT));
 }
 
+/* C computes an integer operation in the usual conversions (c_arith);
+ * Cython types its result as cython_arith.  They differ where C goes
+ * unsigned and Cython stays signed (long long with size_t, Py_ssize_t with
+ * unsigned long) or for a shift (C: the left operand's type): the value is
+ * C's, read as Cython's type wherever it is used next. */
+static IrExpr *as_cython(S *s, IrExpr *e, const IrExpr *l, const IrExpr *r) {
+    if (e->ty == TY_ERR || !cy_type_is_int(e->ty) || e->ty->kind == TY_BINT) return e;
+    CyType *ct = cython_arith(l->ty, r->ty);
+    if (cy_type_is_int(ct) && ct->kind != TY_BINT && ct->kind != e->ty->kind) e->cyty = ct;
+    (void)s;
+    return e;
+}
+
+/* The value as Cython holds it once materialised (see as_cython). */
+static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? coerce(s, e, e->cyty) : e; }
+
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
@@ -1796,13 +1815,13 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         }
         if (op[0] == '<' || op[0] == '>') {
             CyType *lt = cy_type_arith(c_operand_type(l), c_operand_type(l));
-            return mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r);
+            return as_cython(s, mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r), l, r);
         }
-        return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
     if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
         if (cplx) region_flag(s, 3);
-        return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
     if (!strcmp(op, "/")) {
         /* language_level 3: true division, except under cdivision(True),
@@ -1810,17 +1829,21 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         if (cy_type_is_int(t) && !s->dir.cdivision) t = cy_type_scalar(TY_DOUBLE);
         IrExpr *e = mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
-        return e;
+        return as_cython(s, e, l, r);
     }
     if (!strcmp(op, "//") || !strcmp(op, "%")) {
         if (cplx) {
             err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
-        if (!s->dir.cdivision && !cy_type_is_float(t)) t = cython_arith(l->ty, r->ty);
+        if (!s->dir.cdivision && !cy_type_is_float(t)) {
+            l = as_held(s, l);
+            r = as_held(s, r);
+            t = cython_arith(l->ty, r->ty);
+        }
         IrExpr *e = mk2(s, op[0] == '%' ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
-        return e;
+        return as_cython(s, e, l, r);
     }
     if (!strcmp(op, "**")) {
         if (cy_type_is_int(t)) {
@@ -2046,6 +2069,8 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         IrExpr *c = as_cond(s, lower_expr(s, n->cond));
         IrExpr *a = lower_expr(s, n->then), *b = lower_expr(s, n->other);
         if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
+        a = as_held(s, a);
+        b = as_held(s, b);
         IrExpr *e = mk(s, E_COND, NULL, n->pos);
         e->nargs = 3;
         e->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));

@@ -644,6 +644,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
             if (fp64_stmts(&x->body, &fseen, a)) r->uses_fp64 = 1;
             region_args(a, r);
             cy_ir_nest(a, r, x);
+            r->plan_gpu = cy_ir_plan(a, r, CY_DEV_GPU);
         }
     }
 }
