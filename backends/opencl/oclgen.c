@@ -208,19 +208,17 @@ static const char *once(OG *G, const CyType *t, const char *c, CyPos p) {
     return cy_c_simple(c) ? c : stmp(G, oty(G, t, p), c);
 }
 
-/* The statement that records error (code, arg: a C expression) and skips
- * the rest of the iteration. */
-static const char *fail_c(OG *G, int code, const char *arg, CyPos p) {
+/* The statement that records error (code, arg) and skips the rest of the
+ * iteration. */
+static const char *fail(OG *G, int code, int arg, CyPos p) {
     if (!G->R) {
         internal(G, p, "a function called from a kernel cannot raise");
         return "{ }";
     }
     G->need |= NEED_RAISE;
     G->next_used = 1;
-    return FMT("{ cy_raise(cy_err, %d, %s); goto %s; }", code, arg, G->next_label);
+    return FMT("{ cy_raise(cy_err, %d, %d); goto %s; }", code, arg, G->next_label);
 }
-
-static const char *fail(OG *G, int code, int arg, CyPos p) { return fail_c(G, code, FMT("%d", arg), p); }
 
 /* ---- views ----------------------------------------------------------------- */
 
@@ -275,7 +273,8 @@ static const char *view_elem(OG *G, IrExpr *e) {
     }
     const char *p = pfx_of(G, e->args[0]->var);
     const char *idx[CY_MAX_NDIM];
-    const char *bad = NULL; /* as cgen.c: the last axis out of bounds is reported */
+    /* every index before any check; the last axis out of bounds is named
+     * (Cython's order, as cgen.c) */
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         const char *c = gen(G, ie);
@@ -286,18 +285,19 @@ static const char *view_elem(OG *G, IrExpr *e) {
         if (wrap || e->boundscheck) {
             if (wrap || !cy_c_simple(c)) c = stmp(G, "long", c);
             if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
-            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck && nd == 1) {
-                out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
-            } else if (e->boundscheck) {
-                if (!bad) bad = stmp(G, "int", "-1");
-                out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s = %d;", c, p, k, bad, k);
-            }
         }
-        if (uns && !isc) c = FMT("(long)%s", cy_c_paren(G->a, c));
         idx[k] = c;
     }
-    if (bad) out(G, "if (%s >= 0) %s", bad, fail_c(G, 1, bad, e->pos));
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    if (e->boundscheck)
+        for (int k = nd - 1; k >= 0; k--)
+            out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", idx[k], p, k, fail(G, 1, k, e->pos));
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv))
+            idx[k] = FMT("(long)%s", cy_c_paren(G->a, idx[k]));
+    }
     const char *lp = lin_ptr(G, e);
     if (lp) return FMT("(*%s)", lp);
     CyBuf b = {0};
