@@ -92,7 +92,9 @@ struct cyrt_dregion {
     double regret;      /* ns the calls lost since, by not moving it */
     int owner;          /* the side a purchase moved the data to, -1 none */
     double paid, gained; /* that purchase's transfers, and what it saved since */
-    int fails;          /* -6..10: a purchase costs x * 2^fails of regret */
+    int fails[2];       /* -6..10: a purchase costs x * 2^fails of regret; plain
+                           calls and resident views learn apart */
+    int owner_res;      /* the purchase was for resident views */
     struct cyrt_dregion *next;
 };
 
@@ -394,10 +396,11 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
                        int now, int resident) {
     if (r->owner >= 0) {
         if (x[r->owner] > 0) {
+            int *f = &r->fails[r->owner_res];
             if (r->gained < r->paid)
-                r->fails = r->fails < 10 ? r->fails + 1 : 10;
+                *f = *f < 10 ? *f + 1 : 10;
             else
-                r->fails -= r->fails > -6 ? (r->gained >= 8 * r->paid && r->fails > -5 ? 2 : 1) : 0;
+                *f -= *f > -6 ? (r->gained >= 8 * r->paid && *f > -5 ? 2 : 1) : 0;
             r->owner = -1;
         } else {
             r->gained += comp[!r->owner] - comp[r->owner];
@@ -410,14 +413,15 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
     }
     r->regret += cost[now] - comp[steady];
     double price = x[steady] * (resident ? 0.25 : 1.0); /* * 2^fails, without libm */
-    for (int k = 0; k < r->fails; k++)
+    for (int k = 0; k < r->fails[resident]; k++)
         price *= 2;
-    for (int k = 0; k > r->fails; k--)
+    for (int k = 0; k > r->fails[resident]; k--)
         price *= 0.5;
     if (r->regret < price)
         return now;
     r->regret = 0;
     r->owner = steady;
+    r->owner_res = resident;
     r->paid = x[steady];
     r->gained = 0;
     return steady | 2;
@@ -466,7 +470,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = unknown ? 0 : now;
         return;
     }
-    int best = rent_or_buy(r, cost, comp, x, unknown ? 0 : now, m->resident);
+    int best = rent_or_buy(r, cost, comp, x, unknown ? 0 : now, m->resident != 0);
     if (best & 2) {
         c->side = best & 1;
         c->moving = 1;

@@ -369,7 +369,12 @@ static cyrt_status settle(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err 
         return CYRT_OK;
     if (t->nkids == 0) {
         cyrt_status st = to_host(rt, t, acc, err);
+        /* freeing the buffer is part of what the data's round trip cost
+         * (the dispatcher's device times leave it out) */
+        uint64_t t0 = acc && t->buf ? mono_ns() : 0;
         buf_drop(rt, t);
+        if (t0)
+            acc->ns_to_host += mono_ns() - t0;
         size_t at = top_index(rt, t);
         tops_splice(rt, at, at + 1, NULL, 0);
         free(t->kids);
@@ -705,8 +710,12 @@ retry:
         cyrt_region *t = hs[i]->r ? top_of(hs[i]->r) : NULL;
         if (!t || t->dev_valid)
             continue;
+        /* allocating is part of the upload (for the dispatcher's times) */
+        uint64_t ta = t->buf ? 0 : mono_ns();
         if ((st = buf_alloc(rt, t, err)) != CYRT_OK)
             break;
+        if (ta && acc)
+            acc->ns_to_device += mono_ns() - ta;
         /* the whole extent goes over, since a kernel that writes some
          * elements leaves the others as they were.  The copy runs without the lock, so that other threads' launches
          * and host uses of other regions go on meanwhile: t is pinned by

@@ -211,6 +211,15 @@ static void test_plain_stops_buying(void) {
         bought += c.side == CYRT_SIDE_OPENCL;
     }
     CHECK(bought >= 1 && bought <= 8, "%d purchases in 2000 calls", bought);
+    /* the same region inside cyocl.resident learns apart: its data stays */
+    m.resident = 1;
+    int calls = 0;
+    for (; calls < 100; calls++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &m, &c);
+        if (c.side == CYRT_SIDE_OPENCL)
+            break;
+    }
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls <= 12, "resident: moved after %d calls", calls);
     drop(rt);
 }
 
