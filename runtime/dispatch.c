@@ -7,15 +7,23 @@
  *   native  = fit_native(n) + bytes a host use must bring back / bw_down
  *   opencl  = fit_opencl(n) + bytes to upload / bw_up
  *                           + bytes the region leaves only on the device / bw_down
+ *   (each copy also pays the device's round trip)
  *
  * fit_side(n) is a piecewise-linear curve through one point per octave of
  * n (an exponential moving average of the measured (n, time) pairs that
- * fell in it), extrapolated with the slope of the two largest points, or
- * from the side's fixed overhead when there is only one.  Device times are
- * recorded without the transfers they did (measured bytes / bandwidth) and
- * without a program build.  So per-iteration cost may vary with n (caches,
- * occupancy), and a wrong guess corrects itself: the side that ran is
- * measured, its point moves.
+ * fell in it, the lowest of the first three), extrapolated with the slope
+ * of the two largest points, or from the side's fixed overhead when there
+ * is only one.  Device times are recorded without the copies as the
+ * registry timed them (those refine the bandwidths) and without a program
+ * build.  So per-iteration cost may vary with n (caches, occupancy), and a
+ * wrong guess corrects itself: the side that ran is measured, its point
+ * moves.
+ *
+ * Rent or buy (rent_or_buy): where the side that is faster without copies
+ * is not the one chosen, the calls add up what they lost; once that reaches
+ * the price of moving the data (a quarter of the copies for cyocl.resident
+ * views, the whole for others, times 2^k learnt from how earlier moves paid
+ * off) the data moves, and stays while it pays.
  *
  * Calibration: a region's first call runs natively, its second on the
  * device (unless the device's launch overhead and transfers alone already
@@ -48,11 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#ifdef __linux__
-#include <sys/syscall.h>
-#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -90,6 +94,7 @@ struct cyrt_dregion {
     /* rent or buy (choose_locked): moving the data to the side that is
      * faster once the data is there */
     double regret;      /* ns the calls lost since, by not moving it */
+    int regret_b;       /* at this octave of n (another size starts again) */
     int owner;          /* the side a purchase moved the data to, -1 none */
     double paid, gained; /* that purchase's transfers, and what it saved since */
     int fails[2];       /* -6..10: a purchase costs x * 2^fails of regret; plain
@@ -393,12 +398,15 @@ static void set_dev(struct cyrt_disp *d, double up, double down, double launch) 
  * cost doubles the next one's price (plain calls, whose data goes back to
  * the host at the end of each call), one that paid off halves it. */
 static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const double comp[2], const double x[2],
-                       int now, int resident) {
+                       int now, int resident, int b) {
     if (r->owner >= 0) {
         if (x[r->owner] > 0) {
-            int *f = &r->fails[r->owner_res];
+            /* resident views: the scope ended before the purchase paid
+             * off, but the user said the data stays: their price stays a
+             * quarter of the copy at most */
+            int *f = &r->fails[r->owner_res], top = r->owner_res ? 0 : 10;
             if (r->gained < r->paid)
-                *f = *f < 10 ? *f + 1 : 10;
+                *f = *f < top ? *f + 1 : top;
             else
                 *f -= *f > -6 ? (r->gained >= 8 * r->paid && *f > -5 ? 2 : 1) : 0;
             r->owner = -1;
@@ -407,9 +415,11 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
         }
     }
     int steady = comp[1] < comp[0];
-    if (steady == now || !(x[steady] > 0)) {
+    if (steady == now || !(x[steady] > 0) || b != r->regret_b) {
         r->regret = 0;
-        return now;
+        r->regret_b = b;
+        if (steady == now || !(x[steady] > 0))
+            return now;
     }
     r->regret += cost[now] - comp[steady];
     double price = x[steady] * (resident ? 0.25 : 1.0); /* * 2^fails, without libm */
@@ -470,7 +480,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = unknown ? 0 : now;
         return;
     }
-    int best = rent_or_buy(r, cost, comp, x, unknown ? 0 : now, m->resident != 0);
+    int best = rent_or_buy(r, cost, comp, x, unknown ? 0 : now, m->resident != 0, bucket((double)n));
     if (best & 2) {
         c->side = best & 1;
         c->moving = 1;
@@ -915,21 +925,6 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
     }
 }
 
-/* The opener on a thread of its own. */
-static void *opener_thread(void *arg) {
-#ifdef __linux__
-    /* A driver starts up on the CPU (hundreds of ms on NVIDIA) while the
-     * calls run natively on every core: at equal priority it takes one
-     * core from the team, and a region waits for its slowest thread, a
-     * scheduler slice (~12 ms on the H100's 16 cores) per call.  At the
-     * lowest priority the team's threads preempt it at once; it still gets
-     * every core the process leaves idle.  The driver's own threads that
-     * it starts inherit that (they wait, they do not compute). */
-    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-#endif
-    return opener(arg);
-}
-
 /* Starts the opener (disp_lock held). */
 static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
     if (__atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 0)
@@ -941,7 +936,7 @@ static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
     d->allowed = allowed;
     d->start_ns = now_ns();
     __atomic_store_n(&d->dstate, 1, __ATOMIC_RELEASE);
-    if (pthread_create(&d->thr, NULL, opener_thread, rt) == 0) {
+    if (pthread_create(&d->thr, NULL, opener, rt) == 0) {
         d->have_thr = 1;
     } else {
         /* no thread: open it here, on the caller's time */
@@ -1054,11 +1049,11 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     side = c.side;
     L->pred_native = c.pred[0];
     L->pred_opencl = c.pred[1];
-    why = c.calibrating ? "calibrating"
-          : c.moving ? (side ? "auto: moving the data to the device for the calls to come"
-                             : "auto: bringing the data back for the calls to come")
-          : waited   ? "auto: waited for the device"
-                     : "auto";
+    why = c.moving        ? (side ? "auto: moving the data to the device for the calls to come"
+                                  : "auto: bringing the data back for the calls to come")
+          : c.calibrating ? "calibrating"
+          : waited        ? "auto: waited for the device"
+                          : "auto";
     if (c.calibrating)
         __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
     snprintf(L->reason, sizeof L->reason, "%s", why);
