@@ -211,7 +211,11 @@ static double side_predict(const dside *s, double n, double ov) {
         double o = ov < hi->t ? ov : hi->t;
         return hi->n > 0 ? o + (hi->t - o) * n / hi->n : hi->t;
     }
-    /* beyond the largest point */
+    /* beyond the largest point; from points all 64 times smaller the cost
+     * per iteration is not known (at n = 100 a device's time is its
+     * launch): no prediction, as for a side never measured */
+    if (n > 64 * lo->n)
+        return -1;
     double slope = -1;
     if (lo2 && lo->n > lo2->n)
         slope = (lo->t - lo2->t) / (lo->n - lo2->n);
@@ -404,11 +408,13 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
             /* resident views: the scope ended before the purchase paid
              * off, but the user said the data stays: their price stays a
              * quarter of the copy at most */
-            int *f = &r->fails[r->owner_res], top = r->owner_res ? 0 : 10;
+            int *f = &r->fails[r->owner_res], top = r->owner_res ? 4 : 10;
             if (r->gained < r->paid)
                 *f = *f < top ? *f + 1 : top;
             else
-                *f -= *f > -6 ? (r->gained >= 8 * r->paid && *f > -5 ? 2 : 1) : 0;
+                *f -= *f > (r->owner_res ? 0 : -6) ? (r->gained >= 8 * r->paid && *f > -5 ? 2 : 1) : 0;
+            if (r->owner_res && *f < 0)
+                *f = 0;
             r->owner = -1;
         } else {
             r->gained += comp[!r->owner] - comp[r->owner];
@@ -422,10 +428,13 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
             return now;
     }
     r->regret += cost[now] - comp[steady];
-    double price = x[steady] * (resident ? 0.25 : 1.0); /* * 2^fails, without libm */
-    for (int k = 0; k < r->fails[resident]; k++)
+    /* x * 2^fails, without libm; resident views (the user said the data
+     * stays): at once, or after x/8 .. x once scopes ended too soon */
+    double price = resident && r->fails[1] <= 0 ? 0 : x[steady];
+    int f = resident ? r->fails[1] - 4 : r->fails[0];
+    for (int k = 0; k < f; k++)
         price *= 2;
-    for (int k = 0; k > r->fails[resident]; k--)
+    for (int k = 0; k > f; k--)
         price *= 0.5;
     if (r->regret < price)
         return now;
