@@ -526,7 +526,14 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
                 r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>");
         if (!opencl)
             fputs("native only: built with --no-opencl\n", stderr);
-        else if (r->ocl_ok)
+        else if (r->ocl_ok && r->plan_gpu) {
+            /* the schedule for GPUs (ir/plan.c; CPU devices keep the 1-D
+               one), on a line of its own: tools read the region lines */
+            CyBuf b = {0};
+            cy_ir_plan_describe(&b, r, r->plan_gpu);
+            fprintf(stderr, "opencl\n    schedule on GPUs: %s\n", b.s);
+            cy_buf_free(&b);
+        } else if (r->ocl_ok)
             fputs("opencl\n", stderr);
         else
             fprintf(stderr, "native only: %s\n", r->ocl_reason ? r->ocl_reason : "?");

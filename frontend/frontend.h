@@ -105,6 +105,10 @@ typedef enum {
                     expr (obj), as the parser cannot tell a typedef from a variable */
     A_ADDR,      /* &expr */
     A_DEREF,     /* a Cython spelling not in Python: kept for pointer work (p[0] is A_INDEX) */
+    A_COMP,      /* comprehension / generator expression: op "list", "set", "dict", "generator";
+                    then = element (dict: key), other = dict value; items = clauses in order:
+                    S_FOR (lhs target, obj iterable) or S_IF (cond) */
+    A_IR,        /* made by sema only: an expression already lowered (ir) */
 
     /* statements */
     S_EXPR,      /* the expression in value */
@@ -132,6 +136,7 @@ typedef enum {
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
     S_DEL,       /* targets */
+    S_COMP_NEXT, /* made by sema only: the rest of a comprehension's clauses, from ival on */
     S_UNSUPPORTED, /* a construct the parser recognised but cyocl rejects; what says which,
                       as "%s is not supported" ("a struct definition", "'include'") */
 } ANodeKind;
@@ -212,6 +217,7 @@ typedef struct ANode {
     CyVec decls;            /* S_EXTERN: ANode* (S_FUNC with kind FN_CDEF and no body, S_CDEF, S_CTYPEDEF) */
     CyVec fused_types;      /* S_FUSED: ATypeSyn* in declared order */
     const char *what;       /* S_UNSUPPORTED/S_CLASS: "class definitions", "lambda", ... */
+    struct IrExpr *ir;      /* A_IR */
 } ANode;
 
 typedef struct {

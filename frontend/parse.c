@@ -770,7 +770,39 @@ static ANode *parse_test_nostar(P *p) {
     return parse_test(p);
 }
 
-/* ( ... ): parenthesised expression, tuple, or (rejected) generator. */
+static ANode *parse_or(P *p);
+static ANode *parse_exprlist(P *p);
+static void check_target(P *p, ANode *e, const char *verb);
+
+/* The clauses after a comprehension's element: ('for' targets 'in' or_test
+ * ('if' or_test)*)+, as Python's grammar has them. */
+static ANode *parse_comp(P *p, CyPos pos, const char *what, ANode *elt, ANode *val) {
+    ANode *c = new_node(p, A_COMP, pos);
+    c->op = what;
+    c->then = elt;
+    c->other = val;
+    while (at_kw(p, "for") || at_kw(p, "async")) {
+        const Token *kw = adv(p);
+        if (is_kw(kw, "async"))
+            err_at(p, kw->pos, "asynchronous comprehensions are not supported");
+        ANode *f = new_node(p, S_FOR, kw->pos);
+        f->lhs = parse_exprlist(p);
+        check_target(p, f->lhs, "assign to");
+        if (!accept_kw(p, "in"))
+            err_syntax(p, "expected 'in'");
+        f->obj = limit_height(p, parse_or(p));
+        push(p, &c->items, f);
+        while (at_kw(p, "if")) {
+            const Token *k = adv(p);
+            ANode *i = new_node(p, S_IF, k->pos);
+            i->cond = limit_height(p, parse_or(p));
+            push(p, &c->items, i);
+        }
+    }
+    return limit_height(p, c);
+}
+
+/* ( ... ): parenthesised expression, tuple or generator expression. */
 static ANode *parse_paren(P *p) {
     const Token *lp = adv(p);
     if (accept_punct(p, ")")) {
@@ -779,8 +811,12 @@ static ANode *parse_paren(P *p) {
         return t;
     }
     ANode *first = parse_test_nostar(p);
-    if (at_kw(p, "for") || at_kw(p, "async"))
-        err_at(p, lp->pos, "comprehensions are not supported");
+    if (at_kw(p, "for") || at_kw(p, "async")) {
+        ANode *g = parse_comp(p, lp->pos, "generator", first, NULL);
+        expect_punct(p, ")");
+        g->parenthesized = 1;
+        return g;
+    }
     ANode *e = first;
     if (at_punct(p, ",")) {
         e = new_node(p, A_TUPLE, lp->pos);
@@ -801,8 +837,13 @@ static ANode *parse_list(P *p) {
     ANode *l = new_node(p, A_LIST, lb->pos);
     while (!at_punct(p, "]")) {
         push(p, &l->items, parse_test_nostar(p));
-        if (at_kw(p, "for") || at_kw(p, "async"))
-            err_at(p, lb->pos, "comprehensions are not supported");
+        if (at_kw(p, "for") || at_kw(p, "async")) {
+            if (l->items.len > 1)
+                err_syntax(p, "invalid syntax");
+            ANode *c = parse_comp(p, lb->pos, "list", l->items.items[0], NULL);
+            expect_punct(p, "]");
+            return c;
+        }
         if (!accept_punct(p, ","))
             break;
     }
@@ -818,14 +859,22 @@ static ANode *parse_dict(P *p) {
             err_at(p, tok(p)->pos, "dict unpacking ('**') is not supported");
         ANode *k = parse_test_nostar(p);
         if (!at_punct(p, ":")) {
-            if (at_kw(p, "for") || at_kw(p, "async"))
-                err_at(p, lb->pos, "comprehensions are not supported");
+            if ((at_kw(p, "for") || at_kw(p, "async")) && !d->items.len) {
+                ANode *c = parse_comp(p, lb->pos, "set", k, NULL);
+                expect_punct(p, "}");
+                return c;
+            }
             err_at(p, lb->pos, "set literals are not supported");
         }
         adv(p);
         ANode *v = parse_test(p);
-        if (at_kw(p, "for") || at_kw(p, "async"))
-            err_at(p, lb->pos, "comprehensions are not supported");
+        if (at_kw(p, "for") || at_kw(p, "async")) {
+            if (d->items.len)
+                err_syntax(p, "invalid syntax");
+            ANode *c = parse_comp(p, lb->pos, "dict", k, v);
+            expect_punct(p, "}");
+            return c;
+        }
         push(p, &d->items, k);
         push(p, &d->values, v);
         if (!accept_punct(p, ","))
@@ -907,8 +956,12 @@ static ANode *parse_call(P *p, ANode *callee) {
             if (c->kwnames.len)
                 err_at(p, t->pos, "positional argument follows keyword argument");
             ANode *arg = parse_test(p);
-            if (at_kw(p, "for") || at_kw(p, "async"))
-                err_at(p, arg->pos, "comprehensions are not supported");
+            if (at_kw(p, "for") || at_kw(p, "async")) {
+                /* f(x for x in a): the generator expression must be the only argument */
+                arg = parse_comp(p, arg->pos, "generator", arg, NULL);
+                if (c->items.len || c->kwnames.len || (at_punct(p, ",") && !is_punct(ahead(p, 1), ")")))
+                    err_at(p, arg->pos, "Generator expression must be parenthesized");
+            }
             push(p, &c->items, arg);
         }
         if (!accept_punct(p, ","))

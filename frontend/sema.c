@@ -115,6 +115,7 @@ typedef struct {
     CyType **fb_to;
     int nfb;
     CyMap fused_fns;
+    struct Comp *comp;      /* the comprehension being lowered (innermost) */
 } S;
 
 static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
@@ -747,8 +748,11 @@ static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
     return r;
 }
 
+static IrExpr *as_held(S *s, IrExpr *e);
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    e = as_held(s, e);
     if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
     if (is_view(e->ty)) {
@@ -1016,6 +1020,7 @@ static int is_math_const(const char *q) {
 }
 
 static IrExpr *lower_expr(S *s, ANode *n);
+static IrExpr *lower_comp(S *s, ANode *n, int kind);
 
 static IrExpr *name_expr(S *s, ANode *n) {
     Sym *y = lookup(s, n->name);
@@ -1519,9 +1524,9 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
         if (all) {
             /* Cython: `b < a ? b : a` compared in C (usual conversions),
                the result held in the spanning type (cy_type_span) */
-            IrExpr *acc = lower_expr(s, n->items.items[0]);
+            IrExpr *acc = as_held(s, lower_expr(s, n->items.items[0]));
             for (int i = 1; i < na; i++) {
-                IrExpr *b = lower_expr(s, n->items.items[i]);
+                IrExpr *b = as_held(s, lower_expr(s, n->items.items[i]));
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
                 IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
@@ -1553,6 +1558,20 @@ static IrExpr *call_expr(S *s, ANode *n) {
         return mk_int(s, 0, TY_INT, n->pos);
     }
     Sym *head = f->kind == A_NAME ? lookup(s, f->name) : NULL;
+    if (n->items.len && ((ANode *)n->items.items[0])->kind == A_COMP && !strcmp(((ANode *)n->items.items[0])->op, "generator")) {
+        /* Cython inlines any()/all()/list()/set() of a generator expression
+           as loops; the other builtins that consume all of it get it as a list */
+        ANode *g = n->items.items[0];
+        const char *bn = f->kind == A_NAME && !head ? f->name : "";
+        static const char *const whole[] = {"sum", "min", "max", "tuple", "sorted", "frozenset", "dict", NULL};
+        int one = n->items.len == 1 && !n->kwnames.len;
+        if (one && (!strcmp(bn, "any") || !strcmp(bn, "all"))) return lower_comp(s, g, bn[1] == 'n' ? 'a' : 'A');
+        if (one && (!strcmp(bn, "list") || !strcmp(bn, "set"))) return lower_comp(s, g, bn[0]);
+        for (int i = 0; whole[i]; i++)
+            if (!strcmp(bn, whole[i])) g->synthetic = 'l';
+        if (f->kind == A_ATTR && f->obj->kind == A_STR && !f->obj->is_bytes && !strcmp(f->name, "join") && one)
+            g->synthetic = 'l';
+    }
     const char *q = NULL;
     if ((f->kind == A_NAME && head && (head->kind == SY_CNAME || head->kind == SY_CMOD)) ||
         (f->kind == A_ATTR && f->obj->kind == A_NAME)) {
@@ -1724,6 +1743,59 @@ static CyType *cython_arith(const CyType *a, const CyType *b) {
     return cy_type_span(cy_type_span(a, b), cy_type_scalar(TY_INT));
 }
 
+/* C computes an integer operation in the usual conversions (c_arith);
+ * Cython types its result as cython_arith.  They differ where C goes
+ * unsigned and Cython stays signed (long long with size_t, Py_ssize_t with
+ * unsigned long) or for a shift (C: the left operand's type): the value is
+ * C's, read as Cython's type wherever it is used next. */
+static IrExpr *as_cython(S *s, IrExpr *e, const IrExpr *l, const IrExpr *r) {
+    if (e->ty == TY_ERR || !cy_type_is_int(e->ty) || e->ty->kind == TY_BINT) return e;
+    CyType *ct = cython_arith(l->ty, r->ty);
+    if (cy_type_is_int(ct) && ct->kind != TY_BINT && ct->kind != e->ty->kind) e->cyty = ct;
+    (void)s;
+    return e;
+}
+
+/* The value as Cython holds it once materialised (see as_cython). */
+static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? coerce(s, e, e->cyty) : e; }
+
+/* Cython's ConstantFolding: an integer operation on two literals is done
+ * at compile time with Python's semantics — `5 // -2` is -3 even under
+ * cdivision(True).  NULL where Python's result would not fit a long or
+ * raise (Cython leaves those to run time too). */
+static IrExpr *fold_int(S *s, CyPos p, const char *op, const IrExpr *l, const IrExpr *r) {
+    if (!plain_int_literal(l) || !plain_int_literal(r)) return NULL;
+    int64_t a = (int64_t)l->ival, b = (int64_t)r->ival, v;
+    switch (op[0]) {
+    case '+': if (__builtin_add_overflow(a, b, &v)) return NULL; break;
+    case '-': if (__builtin_sub_overflow(a, b, &v)) return NULL; break;
+    case '*':
+        if (op[1]) return NULL;
+        if (__builtin_mul_overflow(a, b, &v)) return NULL;
+        break;
+    case '&': v = a & b; break;
+    case '|': v = a | b; break;
+    case '^': v = a ^ b; break;
+    case '/':
+    case '%':
+        if (op[0] == '/' && !op[1]) return NULL; /* true division: a float */
+        if (b == 0 || (a == INT64_MIN && b == -1)) return NULL;
+        v = op[0] == '/' ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
+        if (op[0] == '%' && v != 0 && ((v < 0) != (b < 0))) v += b;
+        break;
+    case '<':
+        if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b)))) return NULL;
+        v = (int64_t)((uint64_t)a << b);
+        break;
+    case '>':
+        if (b < 0) return NULL;
+        v = b > 63 ? (a < 0 ? -1 : 0) : a >> b;
+        break;
+    default: return NULL;
+    }
+    return mk_int(s, v, TY_LONG, p);
+}
+
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
@@ -1750,6 +1822,8 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
+    IrExpr *folded = fold_int(s, p, op, l, r);
+    if (folded) return folded;
     CyType *t = c_arith(l, r);
     int cplx = cy_type_is_complex(t);
     if (strstr(int_only_ops, op) && strlen(op) <= 2 && strcmp(op, "*")) {
@@ -1759,13 +1833,13 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         }
         if (op[0] == '<' || op[0] == '>') {
             CyType *lt = cy_type_arith(c_operand_type(l), c_operand_type(l));
-            return mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r);
+            return as_cython(s, mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r), l, r);
         }
-        return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
     if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
         if (cplx) region_flag(s, 3);
-        return mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
     if (!strcmp(op, "/")) {
         /* language_level 3: true division, except under cdivision(True),
@@ -1773,17 +1847,21 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         if (cy_type_is_int(t) && !s->dir.cdivision) t = cy_type_scalar(TY_DOUBLE);
         IrExpr *e = mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
-        return e;
+        return as_cython(s, e, l, r);
     }
     if (!strcmp(op, "//") || !strcmp(op, "%")) {
         if (cplx) {
             err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
-        if (!s->dir.cdivision && !cy_type_is_float(t)) t = cython_arith(l->ty, r->ty);
+        if (!s->dir.cdivision && !cy_type_is_float(t)) {
+            l = as_held(s, l);
+            r = as_held(s, r);
+            t = cython_arith(l->ty, r->ty);
+        }
         IrExpr *e = mk2(s, op[0] == '%' ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
-        return e;
+        return as_cython(s, e, l, r);
     }
     if (!strcmp(op, "**")) {
         if (cy_type_is_int(t)) {
@@ -1861,6 +1939,15 @@ static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
 static IrExpr *lower_expr(S *s, ANode *n) {
     switch (n->kind) {
     case A_NAME: return name_expr(s, n);
+    case A_IR: return n->ir;
+    case A_COMP:
+        if (!strcmp(n->op, "generator") && !n->synthetic) {
+            err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
+                           "sum(), any(), all(), min(), max(), list(), set(), dict(), tuple(), sorted(), "
+                           "frozenset() or str.join())");
+            return mk_err(s, n->pos);
+        }
+        return lower_comp(s, n, n->op[0] == 'g' ? 'l' : n->op[0]);
     case A_INT:
         if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) {
             if (!need_gil(s, n->pos, "Constructing Python int")) return mk_err(s, n->pos);
@@ -2000,6 +2087,8 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         IrExpr *c = as_cond(s, lower_expr(s, n->cond));
         IrExpr *a = lower_expr(s, n->then), *b = lower_expr(s, n->other);
         if (c->ty == TY_ERR || a->ty == TY_ERR || b->ty == TY_ERR) return mk_err(s, n->pos);
+        a = as_held(s, a);
+        b = as_held(s, b);
         IrExpr *e = mk(s, E_COND, NULL, n->pos);
         e->nargs = 3;
         e->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
@@ -3044,6 +3133,197 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     cy_vec_push(s->a, out, x);
 }
 
+/* ---- comprehensions and generator expressions ----------------------------------
+ *
+ * [e for x in it if c], {e ...}, {k: v ...}, and any()/all() of a generator
+ * expression become the loops Cython inlines: an E_STMTS whose statements
+ * fill a new list/set/dict (or decide a bint), lowered through lower_for so
+ * range() over C integers is a C loop.  The loop variables are the
+ * comprehension's own (they do not leak).  Their types are Cython 3.3's: a
+ * list/set/dict comprehension's variable takes the type of a declared
+ * variable of that name outside it (cdef, argument, module cdef), else, in
+ * a function, the widest C integer type of range()'s arguments when those
+ * are C integers (no overflow check: [k*k for k in range(n)] with an int n
+ * is int arithmetic, as in Cython), else object.  A generator expression's
+ * variables are objects (Cython infers C types there only where results
+ * cannot differ).  Other builtins that consume a whole generator expression
+ * (sum, min, max, ...) get it as a list, built first. */
+
+typedef struct Comp {
+    ANode *n;
+    int kind;               /* 'l' list, 's' set, 'd' dict, 'a' any, 'A' all */
+    int genexpr;
+    IrVar *acc;             /* the container, or any()/all()'s bint */
+    ANode *it0;             /* the first iterable, lowered in the enclosing scope */
+    Scope *outer;
+    struct Comp *up;
+} Comp;
+
+/* The first iterable is evaluated where the comprehension stands. */
+static ANode *comp_first_iter(S *s, ANode *it) {
+    int isp;
+    if (is_range_call(s, it, &isp) && !isp && !it->synthetic) {
+        ANode *c = an(s, A_CALL, it->pos);
+        *c = *it;
+        memset(&c->items, 0, sizeof c->items);
+        for (int i = 0; i < it->items.len; i++) {
+            ANode *w = an(s, A_IR, ((ANode *)it->items.items[i])->pos);
+            w->ir = lower_expr(s, it->items.items[i]);
+            cy_vec_push(s->a, &c->items, w);
+        }
+        return c;
+    }
+    ANode *w = an(s, A_IR, it->pos);
+    w->ir = lower_expr(s, it);
+    return w;
+}
+
+static CyType *comp_var_type(S *s, Comp *cp, ANode *t, ANode *iter) {
+    CyType *obj = cy_type_scalar(TY_OBJECT);
+    if (cp->genexpr) return obj;
+    for (Scope *sc = cp->outer; sc; sc = sc->parent) {
+        Sym *y = lookup_in(sc, t->name);
+        if (!y) continue;
+        if (y->kind == SY_VAR && y->var && y->var->kind != V_PYGLOBAL && !is_ndarray(y->var->ty)) return y->var->ty;
+        break;
+    }
+    int isp;
+    if (!s->fn || t->kind != A_NAME || !is_range_call(s, iter, &isp) || isp || !iter->items.len || iter->items.len > 3)
+        return obj;
+    CyType *span = NULL;
+    for (int i = 0; i < iter->items.len && i < 2; i++) {
+        CyType *at = probe_type(s, iter->items.items[i]);
+        if (!cy_type_is_int(at) || at->kind == TY_BINT) return obj;
+        span = span ? cy_type_span(span, at) : at;
+    }
+    if (iter->items.len == 3) {
+        CyType *st3 = probe_type(s, iter->items.items[2]);
+        if (!cy_type_is_int(st3) || st3->kind == TY_BINT) return obj;
+        span = cy_type_span(span, cy_type_arith(probe_type(s, iter->items.items[0]), st3));
+    }
+    return span ? span : obj;
+}
+
+static void comp_declare(S *s, Comp *cp, ANode *t, ANode *iter) {
+    if (t->kind == A_TUPLE || t->kind == A_LIST) {
+        for (int i = 0; i < t->items.len; i++) comp_declare(s, cp, t->items.items[i], NULL);
+        return;
+    }
+    if (t->kind != A_NAME) return; /* an attribute or item target: assigned as in a for loop */
+    CyType *ty = iter ? comp_var_type(s, cp, t, iter) : cy_type_scalar(TY_OBJECT);
+    if (!iter && !cp->genexpr) {
+        for (Scope *sc = cp->outer; sc; sc = sc->parent) {
+            Sym *y = lookup_in(sc, t->name);
+            if (!y) continue;
+            if (y->kind == SY_VAR && y->var && y->var->kind != V_PYGLOBAL && !is_ndarray(y->var->ty)) ty = y->var->ty;
+            break;
+        }
+    }
+    IrVar *v = new_var(s, t->name, ty, V_LOCAL, t->pos);
+    v->cname = cy_fmt(s->a, "cy_c%d_%s", s->ntmp++, t->name);
+    if (s->fn) cy_vec_push(s->a, &s->fn->locals, v);
+    else cy_vec_push(s->a, &s->m->init_locals, v);
+    Sym *y = declare(s, s->scope, t->name, SY_VAR);
+    y->var = v;
+}
+
+static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
+    ANode *n = cp->n;
+    if (idx == n->items.len) {
+        CyPos p = n->then->pos;
+        if (cp->kind == 'a' || cp->kind == 'A') {
+            IrExpr *c = as_cond(s, lower_expr(s, n->then));
+            if (c->ty == TY_ERR) return;
+            IrStmt *x = st(s, ST_IF, p);
+            x->cond = cp->kind == 'a' ? c : mk1(s, E_NOT, cy_type_scalar(TY_BINT), p, c);
+            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp->acc, p), mk_int(s, cp->kind == 'a', TY_BINT, p), p, NULL));
+            cy_vec_push(s->a, &x->body, st(s, ST_BREAK, p));
+            cy_vec_push(s->a, out, x);
+            return;
+        }
+        IrExpr *k = box(s, lower_expr(s, n->then));
+        IrExpr *v = cp->kind == 'd' ? box(s, lower_expr(s, n->other)) : NULL;
+        if (k->ty == TY_ERR || (v && v->ty == TY_ERR)) return;
+        IrExpr *e = mk(s, E_COMP_ADD, cy_type_scalar(TY_VOID), p);
+        e->ival = (uint64_t)cp->kind;
+        e->nargs = v ? 3 : 2;
+        e->args = cy_alloc(s->a, 3 * sizeof(IrExpr *));
+        e->args[0] = mk_var(s, cp->acc, p);
+        e->args[1] = k;
+        e->args[2] = v;
+        IrStmt *x = st(s, ST_EXPR, p);
+        x->value = e;
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    ANode *c = n->items.items[idx];
+    if (c->kind == S_IF) {
+        IrExpr *cond = as_cond(s, lower_expr(s, c->cond));
+        if (cond->ty == TY_ERR) return;
+        IrStmt *x = st(s, ST_IF, c->pos);
+        x->cond = cond;
+        comp_clauses(s, cp, idx + 1, &x->body);
+        cy_vec_push(s->a, out, x);
+        return;
+    }
+    ANode *iter = idx == 0 ? cp->it0 : c->obj;
+    int isp;
+    if (is_range_call(s, iter, &isp) && isp) {
+        err(s, iter->pos, "prange() can only be used as part of a for loop");
+        return;
+    }
+    comp_declare(s, cp, c->lhs, iter);
+    ANode *f = an(s, S_FOR, c->pos);
+    cy_vec_push(s->a, &f->targets, c->lhs);
+    f->value = iter;
+    ANode *nx = an(s, S_COMP_NEXT, c->pos);
+    nx->ival = (uint64_t)(idx + 1);
+    cy_vec_push(s->a, &f->body, nx);
+    int before = out->len;
+    lower_for(s, f, out);
+    if (idx > 0 && (cp->kind == 'a' || cp->kind == 'A') && out->len > before) {
+        /* decided in an inner loop: leave this one too */
+        IrStmt *x = st(s, ST_IF, c->pos);
+        IrExpr *r = mk_var(s, cp->acc, c->pos);
+        x->cond = cp->kind == 'a' ? r : mk1(s, E_NOT, cy_type_scalar(TY_BINT), c->pos, r);
+        cy_vec_push(s->a, &x->body, st(s, ST_BREAK, c->pos));
+        cy_vec_push(s->a, out, x);
+    }
+}
+
+static IrExpr *lower_comp(S *s, ANode *n, int kind) {
+    int anyall = kind == 'a' || kind == 'A';
+    CyType *rt = cy_type_scalar(anyall ? TY_BINT : TY_OBJECT);
+    if (s->quiet) return anyall ? mk_int(s, 0, TY_BINT, n->pos) : mk(s, E_NONE, rt, n->pos);
+    int genexpr = n->op[0] == 'g';
+    if (s->rctx) {
+        err(s, n->pos, "%s inside a parallel region are not supported by cyocl",
+            genexpr ? "generator expressions" : "comprehensions");
+        return mk_err(s, n->pos);
+    }
+    static const char *const what[] = {"Constructing Python list", "Constructing Python set",
+                                       "Constructing Python dict", "Constructing Python generator"};
+    if (!need_gil(s, n->pos, what[genexpr ? 3 : kind == 'l' ? 0 : kind == 's' ? 1 : 2])) return mk_err(s, n->pos);
+    Comp cp = {n, kind, genexpr, NULL, NULL, s->scope, s->comp};
+    cp.it0 = comp_first_iter(s, ((ANode *)n->items.items[0])->obj);
+    cp.acc = new_temp(s, rt, n->pos);
+    IrExpr *e = mk1(s, E_STMTS, rt, n->pos, mk_var(s, cp.acc, n->pos));
+    if (anyall)
+        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, NULL));
+    else
+        e->ival = (uint64_t)kind;
+    Scope sc = {s->scope, NULL, NULL, 0, 0};
+    int saved_loop = s->loop_depth;
+    s->scope = &sc;
+    s->comp = &cp;
+    s->loop_depth = 0;
+    comp_clauses(s, &cp, 0, &e->stmts);
+    s->loop_depth = saved_loop;
+    s->scope = cp.outer;
+    s->comp = cp.up;
+    return e;
+}
+
 static IrRegion *innermost_prange(S *s) {
     for (RegionCtx *rc = s->rctx; rc; rc = rc->outer)
         if (rc->r->is_prange) return rc->r;
@@ -3144,6 +3424,9 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     default: break;
     }
     switch (n->kind) {
+    case S_COMP_NEXT:
+        comp_clauses(s, s->comp, (int)n->ival, out);
+        return;
     case S_EXPR: {
         if (n->value && n->value->kind == A_STR) return; /* a bare string: documentation */
         IrExpr *e = lower_expr(s, n->value);
@@ -4057,6 +4340,8 @@ static int fused_test(S *s, ANode *n, int *val) {
 
 /* ---- exceptions: which expressions, regions and functions may raise ----------- */
 
+static int raises_stmts(CyVec *v);
+
 static int raises_expr(IrExpr *e) {
     if (!e) return 0;
     int r = 0;
@@ -4077,6 +4362,11 @@ static int raises_expr(IrExpr *e) {
     case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH: case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR:
     case E_OBJ_CALL: case E_OBJ_INDEX: case E_OBJ_SLICE: case E_TUPLE: case E_LIST: case E_DICT:
     case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_IMPORT: case E_PYTYPE_TEST:
+    case E_COMP_ADD:
+        r = 1;
+        break;
+    case E_STMTS:
+        raises_stmts(&e->stmts);
         r = 1;
         break;
     case E_VAR: r |= e->var->ty->kind == TY_OBJECT && e->var->kind == V_LOCAL; break; /* unbound local */

@@ -23,8 +23,11 @@ static int func_index(const FuncMap *fm, const IrFunc *f) {
 
 /* The functions a statement list calls directly (E_CALL to a function of
  * this module), in the operands the old walk looked at. */
+static void callees_stmts(const FuncMap *fm, CyVec *v, CyVec *out);
+
 static void callees_expr(const FuncMap *fm, IrExpr *e, CyVec *out) {
     if (!e) return;
+    if (e->kind == E_STMTS) callees_stmts(fm, &e->stmts, out);
     if (e->kind == E_CALL && e->fn) {
         int k = func_index(fm, e->fn);
         if (k >= 0) cy_vec_push(fm->a, out, (void *)(intptr_t)k);
@@ -337,6 +340,9 @@ static void elig_expr(Elig *g, IrExpr *e) {
             return;
         }
         break;
+    case E_STMTS: case E_COMP_ADD:
+        uses(g, "Python objects");
+        return;
     case E_VIEW_ELEM: case E_VIEW_SHAPE: case E_VIEW_STRIDE:
         if (e->args[0]->kind != E_VAR) {
             uses(g, "a memoryview expression");
@@ -638,6 +644,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
             if (fp64_stmts(&x->body, &fseen, a)) r->uses_fp64 = 1;
             region_args(a, r);
             cy_ir_nest(a, r, x);
+            r->plan_gpu = cy_ir_plan(a, r, CY_DEV_GPU);
         }
     }
 }

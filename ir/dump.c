@@ -11,7 +11,7 @@ static const char *ekind[] = {
     K(E_OBJ_FROM_VIEW), K(E_CALL), K(E_CALL_C), K(E_THREADID), K(E_BOX), K(E_UNBOX), K(E_OBJ_BINOP),
     K(E_OBJ_UNOP), K(E_OBJ_NOT), K(E_OBJ_TRUTH), K(E_OBJ_CMP), K(E_OBJ_CMP_BINT), K(E_OBJ_ATTR),
     K(E_OBJ_CALL), K(E_OBJ_INDEX), K(E_OBJ_SLICE), K(E_TUPLE), K(E_LIST), K(E_DICT), K(E_OBJ_AND),
-    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT), K(E_CSTR), K(E_PYTYPE_TEST),
+    K(E_OBJ_OR), K(E_OBJ_COND), K(E_IMPORT), K(E_CSTR), K(E_STMTS), K(E_COMP_ADD), K(E_PYTYPE_TEST),
 #undef K
 };
 
@@ -24,6 +24,8 @@ static const char *skind[] = {
 };
 
 static const char *clsname[] = {"shared", "private", "lastprivate", "reduction", "firstprivate"};
+
+static void stmts(CyBuf *b, const CyVec *v, int ind);
 
 static void expr(CyBuf *b, const IrExpr *e) {
     if (!e) {
@@ -49,6 +51,11 @@ static void expr(CyBuf *b, const IrExpr *e) {
         for (int i = 0; i < e->nkw; i++) {
             cy_buf_printf(b, " %s=", e->kwnames[i]);
             expr(b, e->kwargs[i]);
+        }
+        if (e->kind == E_STMTS) {
+            cy_buf_puts(b, " {\n");
+            stmts(b, &e->stmts, 4);
+            cy_buf_puts(b, "}");
         }
         if (e->kind == E_VIEW_ELEM && (e->boundscheck || e->wraparound))
             cy_buf_printf(b, " {%s%s}", e->boundscheck ? "b" : "", e->wraparound ? "w" : "");

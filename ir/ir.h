@@ -186,6 +186,10 @@ typedef enum {
                        `import numpy as np` is ST_ASSIGN(E_PYGLOBAL np, E_IMPORT numpy),
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
     E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
+    E_STMTS,        /* a comprehension: the statements in stmts run, then the value is args[0]
+                       (an E_VAR: an object one is moved out, left NULL) */
+    E_COMP_ADD,     /* comprehension step (no value): PyList_Append / PySet_Add of args[1] to
+                       args[0], or PyDict_SetItem(args[0], args[1], args[2]) (ival 'l', 's', 'd') */
     E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
                        ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
                        type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is
@@ -220,6 +224,10 @@ typedef struct IrExpr {
     int cdivision;             /* E_BINOP '/' and '%', E_PYFLOORDIV, E_PYMOD: no zero check */
     int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
     int import_top;            /* E_IMPORT */
+    CyVec stmts;               /* E_STMTS: IrStmt* */
+    CyType *cyty;              /* an integer operation whose type for Cython (widest_numeric_type)
+                                  is not C's: what its C value becomes where Cython stores or
+                                  converts it (a temporary, //, %, min/max, a Python object) */
 } IrExpr;
 
 /* ---- statements -------------------------------------------------------- */
@@ -319,6 +327,8 @@ typedef struct IrRegion {
     struct IrStmt *collapse;
     CyVec collapse_pairs;
     struct IrNest *nest;       /* ir/loops.c (prange regions) */
+    struct IrPlan *plan_gpu;   /* ir/plan.c: the schedule for GPU devices (never NULL for an
+                                  OpenCL region; PLAN_LINEAR: today's 1-D schedule) */
     struct IrFunc *func;       /* enclosing function */
 } IrRegion;
 
@@ -388,6 +398,49 @@ typedef struct IrNest {
     CyVec accesses;            /* IrAccess*, in evaluation order */
     int too_deep;              /* deeper than IR_MAX_LOOPS: the inner loops are left out */
 } IrNest;
+
+/* ---- schedules (ir/plan.c) ---------------------------------------------
+ * What the planner chose for a region on a class of device: the backends
+ * emit it, the runtime launches its geometry. */
+typedef enum { CY_DEV_CPU, CY_DEV_GPU } CyDevClass;
+
+typedef enum {
+    PLAN_LINEAR, /* 1-D NDRange over the iterations (or collapsed (i, j) pairs) */
+    PLAN_TILE2D, /* 2-D NDRange over (j, i) with local-memory tiles along the reduction loop */
+} PlanKind;
+
+/* A view element the reduction loop reads, staged tile by tile in local
+ * memory: side 0 varies with the prange and k only (rows of a tile), side
+ * 1 with the collapsed loop and k only (columns). */
+typedef struct IrPlanOperand {
+    IrExpr *elem;
+    int side;
+} IrPlanOperand;
+
+typedef struct IrPlan {
+    PlanKind kind;
+    const char *why;           /* PLAN_LINEAR: why nothing else applied */
+    /* PLAN_TILE2D: for i in prange: for j in range (jloop, the region's collapse):
+       pre; for k in range (kloop, body[kpos]): reductions; post */
+    IrStmt *jloop, *kloop;
+    int kpos;
+    CyVec reds;                /* IrLoopRed* of kloop: one accumulator per element each */
+    CyVec operands;            /* IrPlanOperand* */
+    int local[2];              /* work-group size: [0] along j, [1] along i */
+    int reg[2];                /* elements per work-item: [0] along j, [1] along i */
+    int tk;                    /* iterations of k per local-memory tile */
+    int pad;                   /* elements after each k-row of a row tile: its copy writes a column
+                                  (tk consecutive k of one i), so an unpadded tile's rows would
+                                  fall into one local-memory bank */
+    int prefetch;              /* each work-item loads the next tile into registers while the
+                                  group computes this one (tiles divide evenly among work-items) */
+} IrPlan;
+
+/* The schedule of OpenCL region r on a device of class dc.  Needs the
+ * nest (loops.c) and the collapse facts (nest.c). */
+IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc);
+/* One line describing p, for `cyocl compile -v`. */
+void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p);
 
 /* ---- functions and module ---------------------------------------------- */
 

@@ -42,7 +42,7 @@ static int loop_of(const L *l, const IrVar *v) {
 static int invariant(const L *l, const IrExpr *e) {
     if (!e) return 1;
     switch (e->kind) {
-    case E_VAR: return !is_assigned(l, e->var);
+    case E_VAR: return !is_assigned(l, e->var) && loop_of(l, e->var) < 0; /* the prange's index is no assignment */
     case E_INT: case E_FLOAT: case E_VIEW_SHAPE: case E_VIEW_STRIDE: case E_VIEW_NDIM: case E_SIZEOF:
         break;
     case E_BINOP: case E_UNOP: case E_CAST: case E_PYFLOORDIV: case E_PYMOD: case E_CMP: case E_COND:

@@ -147,6 +147,12 @@ CyType *cy_type_arith(const CyType *a, const CyType *b) {
     if (ra < 3 && rb < 3) return cy_type_scalar(TY_INT);
     const CyType *hi = ra > rb ? a : rb > ra ? b : (!a->is_signed ? a : b);
     if (rank(hi) < 3) hi = cy_type_scalar(TY_INT);
+    /* a signed type of higher rank that cannot hold every value of the
+     * unsigned one (long long against unsigned long / size_t on LP64):
+     * both go to the signed type's unsigned counterpart (C11 6.3.1.8) */
+    const CyType *lo = hi == a ? b : a;
+    if (hi->is_signed && !lo->is_signed && rank(lo) >= 3 && lo->size >= hi->size && hi->kind == TY_LLONG)
+        return cy_type_scalar(TY_ULLONG);
     /* Py_ssize_t op long: keep Py_ssize_t so index arithmetic stays in it */
     if (ra == rb && ra == 4 && a->is_signed && b->is_signed)
         return cy_type_scalar(a->kind == TY_SSIZE || b->kind == TY_SSIZE ? TY_SSIZE : TY_LONG);

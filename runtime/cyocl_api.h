@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 7
+#define CYOCL_API_VERSION 8
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -57,6 +57,15 @@ typedef struct {
        checks that they are still its own), NULL at first */
     void **lslot;
     int kernel_time;          /* in: measure kernel_ns (profiling events cost a round trip on some drivers) */
+    /* The planned kernel for GPU devices (ir/plan.c, PLAN_TILE2D), NULL
+       none: the same arguments as kernel, launched as a 2-D NDRange of
+       work-groups of tile_local[0] x tile_local[1] work-items, each group
+       computing tile_elems[0] iterations of the collapsed loop (dimension
+       0) by tile_elems[1] of the prange (dimension 1).  Used on GPU devices
+       (CYOCL_PLAN=gpu: on any), never when kernel_serial must run. */
+    const char *kernel_tiled;
+    int tile_local[2], tile_elems[2];
+    int tiled;                /* out: kernel_tiled ran */
 } cyocl_launch;
 
 /* A view generated code touches on the host (host_views). */

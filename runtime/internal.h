@@ -143,6 +143,7 @@ struct cyrt_rt {
     size_t nlstates;
     unsigned lgen;  /* changes whenever lstates is emptied: older slots name nothing */
     int verbose;    /* CYOCL_VERBOSE as read once: 0 not yet, 1 off, 2 "1", 3 "2" */
+    int plan;       /* CYOCL_PLAN as read once: 0 not yet, 1 by device type, 2 "gpu", 3 "cpu" */
     cyrt_tscope *tscopes;
     size_t ntscopes, captscopes;
 

@@ -175,7 +175,9 @@ struct cyrt_lstate {
     int fp64;
     size_t local;
     cl_program prog;
-    struct cyrt_kent *ke[2]; /* the kernel, the serial kernel: kept, not owned (rt->kents) */
+    int gpu;                 /* the device's class is GPU: the plans for GPUs (ir/plan.c) */
+    size_t max_wg;
+    struct cyrt_kent *ke[3]; /* the kernel, the serial kernel, the tiled kernel: kept, not owned (rt->kents) */
 };
 
 static void kent_free(cyrt_rt *rt, struct cyrt_kent *e) {
@@ -443,6 +445,41 @@ static int pairs_overlap(const cyocl_launch *L) {
     return 0;
 }
 
+/* Does L's device take the plans for GPUs (ir/plan.c) with a work-group
+ * of wg work-items?  CYOCL_PLAN=gpu says yes for any device (tests run the
+ * GPU plans on PoCL), =cpu no; otherwise the device's type decides. */
+static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L);
+static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
+    int plan = __atomic_load_n(&rt->plan, __ATOMIC_RELAXED);
+    if (!plan) {
+        const char *v = getenv("CYOCL_PLAN");
+        plan = v && !strcmp(v, "gpu") ? 2 : v && !strcmp(v, "cpu") ? 3 : 1;
+        if (v && *v && plan == 1) cyrt_warn(rt, "CYOCL_PLAN='%s' is not one of gpu, cpu: the device's type decides", v);
+        __atomic_store_n(&rt->plan, plan, __ATOMIC_RELAXED);
+    }
+    if (plan == 3) return 0;
+    int gpu = 0;
+    size_t max_wg = 0;
+    pthread_mutex_lock(&rt->prog_lock);
+    struct cyrt_lstate *ls = lstate_of(rt, L);
+    if (ls) {
+        gpu = ls->gpu;
+        max_wg = ls->max_wg;
+    }
+    pthread_mutex_unlock(&rt->prog_lock);
+    if (!ls) {
+        cyrt_err err = {0};
+        const cyrt_devinfo *infos;
+        int dev, ndev;
+        if (cyrt_select_device(rt, L->cpu_only ? CYRT_DEV_CPU : CYRT_DEV_ALL, &dev, &err) != CYRT_OK ||
+            cyrt_devices(rt, &infos, &ndev, &err) != CYRT_OK || dev >= ndev)
+            return 0; /* setup says why */
+        gpu = infos[dev].type == CYRT_DEV_GPU;
+        max_wg = infos[dev].max_work_group;
+    }
+    return (gpu || plan == 2) && max_wg >= wg;
+}
+
 /* Phase times of one launch, for CYOCL_VERBOSE=2. */
 enum { PH_SETUP, PH_VIEWS, PH_ARGS, PH_KERNEL, PH_READ, PH_DONE, PH_N };
 
@@ -460,14 +497,14 @@ static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L) {
 /* The device, program and a kernel entry for L (from its launch state, or
  * looked up and then kept there).  1 with *st and *ke filled; else the
  * launch's rc (fallback or failure, L->reason set). */
-static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int serial, struct cyrt_lstate *st,
+static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, struct cyrt_lstate *st,
                  struct cyrt_kent **ke) {
     cyrt_err err = {0};
     pthread_mutex_lock(&rt->prog_lock);
     struct cyrt_lstate *ls = lstate_of(rt, L);
     if (ls) {
         *st = *ls;
-        struct cyrt_kent *e = ls->ke[serial];
+        struct cyrt_kent *e = ls->ke[variant];
         if (e && !e->busy) {
             e->busy = 1;
             pthread_mutex_unlock(&rt->prog_lock);
@@ -503,6 +540,8 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int serial, st
         st->dev = dev;
         snprintf(st->device, sizeof st->device, "%s", infos[dev].name);
         st->fp64 = infos[dev].fp64;
+        st->gpu = infos[dev].type == CYRT_DEV_GPU;
+        st->max_wg = infos[dev].max_work_group;
         st->local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
         if (!st->local) st->local = 1;
         st->prog = prog;
@@ -519,12 +558,12 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int serial, st
             if (v) rt->lstates = v;
             if (v && (ls = malloc(sizeof *ls))) {
                 *ls = *st;
-                ls->ke[0] = ls->ke[1] = NULL;
+                ls->ke[0] = ls->ke[1] = ls->ke[2] = NULL;
                 rt->lstates[rt->nlstates++] = ls;
                 __atomic_store_n(L->lslot, (void *)((uintptr_t)rt->lgen << 32 | rt->nlstates), __ATOMIC_RELEASE);
             }
         }
-        if (ls && !ls->ke[serial]) ls->ke[serial] = e;
+        if (ls && !ls->ke[variant]) ls->ke[variant] = e;
     }
     pthread_mutex_unlock(&rt->prog_lock);
     if (!e)
@@ -542,12 +581,29 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     L->break_it = -1;
     L->failure = 0;
     L->serial = 0;
+    L->tiled = 0;
     L->kernel_ns = 0;
     if (L->npairs && L->kernel_serial && pairs_overlap(L)) {
         L->serial = 1;
         L->inner = 0;
     }
-    const char *kname = L->serial ? L->kernel_serial : L->kernel;
+    /* the GPU plan's geometry: work-groups along the collapsed loop
+       (dimension 0) and the prange (dimension 1) */
+    size_t tglobal[2] = {0, 0}, tlocal[2] = {0, 0};
+    if (!L->serial && L->kernel_tiled && L->tile_local[0] > 0 && L->tile_local[1] > 0 && L->tile_elems[0] > 0 &&
+        L->tile_elems[1] > 0 && L->n >= 0 && L->inner >= 0) {
+        size_t g0 = ((size_t)L->inner + (size_t)L->tile_elems[0] - 1) / (size_t)L->tile_elems[0];
+        size_t g1 = ((size_t)L->n + (size_t)L->tile_elems[1] - 1) / (size_t)L->tile_elems[1];
+        tlocal[0] = (size_t)L->tile_local[0];
+        tlocal[1] = (size_t)L->tile_local[1];
+        tglobal[0] = (g0 ? g0 : 1) * tlocal[0];
+        tglobal[1] = (g1 ? g1 : 1) * tlocal[1];
+        /* grids beyond every device's limits (65535 groups in y on CUDA)
+           keep the 1-D schedule */
+        L->tiled = g0 <= 0x7fffffff && g1 <= 65535 && gpu_plan(rt, L, tlocal[0] * tlocal[1]);
+    }
+    int variant = L->serial ? 1 : L->tiled ? 2 : 0;
+    const char *kname = L->serial ? L->kernel_serial : L->tiled ? L->kernel_tiled : L->kernel;
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW) continue;
@@ -558,7 +614,7 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     }
     struct cyrt_lstate st;
     struct cyrt_kent *ke = NULL;
-    int s = setup(rt, L, kname, L->serial, &st, &ke);
+    int s = setup(rt, L, kname, variant, &st, &ke);
     if (s >= 0) return s;
     int dev = st.dev;
     if (cyrt_registry_device(rt) != dev && cyrt_use_device(rt, dev, &err) != CYRT_OK) {
@@ -723,7 +779,8 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     ph[PH_ARGS] = now_ns();
     /* not waited for here: the blocking read of the scratch below waits
        for it, one round trip in all; an event only for the trace */
-    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, 1, NULL, &global, &local, 0, NULL, L->kernel_time ? &ev : NULL))) {
+    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, L->tiled ? 2 : 1, NULL, L->tiled ? tglobal : &global,
+                                         L->tiled ? tlocal : &local, 0, NULL, L->kernel_time ? &ev : NULL))) {
         ev = NULL;
         failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;

@@ -417,6 +417,7 @@ static void line_directive(Gen *G, CyPos p) {
 
 static Val gen(Gen *G, IrExpr *e);
 static const char *genc(Gen *G, IrExpr *e);
+static void mark_assigned(Gen *G, IrVar *v);
 static void gen_stmts(Gen *G, CyVec *body);
 static void gen_stmt(Gen *G, IrStmt *s);
 
@@ -513,6 +514,9 @@ static const char *view_elem(Gen *G, IrExpr *e) {
     int nd = vt->ndim;
     VRef r = view_ref(G, e->args[0]);
     const char *idx[CY_MAX_NDIM];
+    int check[CY_MAX_NDIM] = {0};
+    /* Cython evaluates every index before it checks any, and names the
+     * last axis out of bounds: the checks go from the last axis down */
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         Checked *ck = find_checked(G, e, k);
@@ -526,16 +530,24 @@ static const char *view_elem(Gen *G, IrExpr *e) {
         int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
         int pre = ck != NULL;
         int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !pre;
-        if (wrap || (e->boundscheck && !pre)) {
+        check[k] = e->boundscheck && !pre;
+        if (wrap || check[k]) {
             if (wrap || !cy_c_simple(c)) c = stmp_c(G, "Py_ssize_t", c);
             if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
-            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck && !pre)
-                out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
-                    vr_shape(G, &r, k), k, errlbl(G));
         }
-        if (uns && !isc) c = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, c));
         idx[k] = c;
+    }
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    for (int k = nd - 1; k >= 0; k--)
+        if (check[k])
+            out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", idx[k],
+                vr_shape(G, &r, k), k, errlbl(G));
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv) &&
+            !(find_checked(G, e, k) && find_checked(G, e, k)->repl))
+            idx[k] = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, idx[k]));
     }
     const char *T = elem_ctype(G, vt);
     if (nd == 1 && vt->axes[0]) {
@@ -1197,6 +1209,36 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_OBJ_COND: return gen_obj_cond(G, e);
     case E_IMPORT:
         return (Val){new_obj(G, FMT("cyrt_import(%s, %d)", c_strz(G, e->sval), e->import_top)), 1};
+    case E_STMTS: {
+        /* a comprehension: its statements run here, in the order of the
+           expression's evaluation (code for an operand that may not run is
+           captured by the caller, as any other) */
+        IrVar *acc = e->args[0]->var;
+        if (e->ival) {
+            const char *mk = e->ival == 'l' ? "PyList_New(0)" : e->ival == 's' ? "PySet_New(NULL)" : "PyDict_New()";
+            out(G, "CYRT_XSETREF(%s, %s);", acc->cname, mk);
+            goto_err_if(G, FMT("!%s", acc->cname));
+            mark_assigned(G, acc);
+        }
+        gen_stmts(G, &e->stmts);
+        if (is_obj(e->ty)) {
+            const char *t = otmp(G);
+            out(G, "%s = %s;", t, acc->cname);
+            out(G, "%s = NULL;", acc->cname);
+            return (Val){t, 1};
+        }
+        return (Val){stmp(G, e->ty, acc->cname), 0};
+    }
+    case E_COMP_ADD: {
+        Val c = gen(G, e->args[0]), x = gen(G, e->args[1]);
+        if (e->ival == 'd') {
+            Val y = gen(G, e->args[2]);
+            goto_err_if(G, FMT("PyDict_SetItem(%s, %s, %s) < 0", c.c, x.c, y.c));
+        } else {
+            goto_err_if(G, FMT("%s(%s, %s) < 0", e->ival == 'l' ? "PyList_Append" : "PySet_Add", c.c, x.c));
+        }
+        return (Val){"", 0};
+    }
     case E_PYTYPE_TEST: {
         Val a = gen(G, e->args[0]);
         goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, e->sval ? c_strz(G, e->sval) : "NULL",
@@ -1343,8 +1385,11 @@ typedef struct {
     int has_gil;
 } Scan;
 
+static void scan_stmts(Gen *G, Scan *sc, CyVec *body);
+
 static void scan_expr(Gen *G, Scan *sc, IrExpr *e) {
     if (!e) return;
+    if (e->kind == E_STMTS) scan_stmts(G, sc, &e->stmts);
     if (e->kind == E_VAR) vec_add(G, &sc->used, e->var);
     if (e->kind == E_ADDR && e->args[0]->kind == E_VAR) vec_add(G, &sc->assigned, e->args[0]->var);
     for (int i = 0; i < e->nargs; i++) scan_expr(G, sc, e->args[i]);
@@ -1434,9 +1479,12 @@ static void hs_view(HostScan *h, const IrExpr *v) {
 
 static int is_launcher(const Gen *G, const IrFunc *f) { return f && cy_pmap_get(&G->launchers, f) != NULL; }
 
+static void hs_stmts(HostScan *h, const CyVec *body);
+
 static void hs_expr(HostScan *h, const IrExpr *e) {
     if (!e) return;
     switch (e->kind) {
+    case E_STMTS: hs_stmts(h, &e->stmts); break;
     case E_VIEW_ELEM: h->mask |= HM_READ; hs_view(h, e->args[0]); break;
     case E_PTR_INDEX: case E_DEREF: h->mask |= HM_READ; h->all = 1; break;
     case E_ADDR: h->mask |= HM_WRITE; h->all = 1; break; /* a pointer into the memory escapes */
@@ -1519,8 +1567,11 @@ static void hs_stmts(HostScan *h, const CyVec *body) {
 }
 
 /* Records caller under every function it calls: callers[callee] is a CyVec. */
+static void note_calls_in(Gen *G, CyMap *callers, IrFunc *caller, const CyVec *body);
+
 static void note_calls(Gen *G, CyMap *callers, IrFunc *caller, const IrExpr *e) {
     if (!e) return;
+    if (e->kind == E_STMTS) note_calls_in(G, callers, caller, &e->stmts);
     if (e->kind == E_CALL && e->fn) {
         CyVec *v = cy_pmap_get(callers, e->fn);
         if (!v) {
@@ -2306,6 +2357,11 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
             out(G, "cy_ol%d.kernel_serial = \"cyk_%d_serial\"; cy_ol%d.npairs = %d; cy_ol%d.pairs = cy_op%d;", id, id, id,
                 np, id, id);
         }
+        const IrPlan *P = R->plan_gpu;
+        if (P && P->kind == PLAN_TILE2D)
+            out(G, "cy_ol%d.kernel_tiled = \"cyk_%d_tiled\"; cy_ol%d.tile_local[0] = %d; cy_ol%d.tile_local[1] = %d; "
+                   "cy_ol%d.tile_elems[0] = %d; cy_ol%d.tile_elems[1] = %d;",
+                id, id, id, P->local[0], id, P->local[1], id, P->local[0] * P->reg[0], id, P->local[1] * P->reg[1]);
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);

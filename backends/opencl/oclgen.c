@@ -65,7 +65,8 @@ typedef struct {
     IrRegion *R;      /* the kernel's region; NULL while emitting a helper */
     IrFunc *fn;       /* the helper being emitted */
     Loop *loop;       /* innermost serial loop; NULL: the region's own level */
-    int next_used;    /* some statement jumped to cy_next */
+    int next_used;    /* some statement jumped to next_label */
+    const char *next_label; /* where a failure or `continue` skips to: the end of the iteration (cy_next) */
     CyVec params;     /* Param* of the current kernel */
     CyVec nonneg;     /* IrVar* that are never negative (no wraparound needed) */
     CyVec lastp;      /* IrVar* lastprivate, written to their slots in cy_err */
@@ -73,6 +74,7 @@ typedef struct {
     CyVec helpers;    /* IrFunc* the kernels call, in discovery order */
     CyVec helper_region; /* IrRegion*: the first region calling helpers[i] */
     CyVec lins;       /* Lin*: view elements addressed through loop pointers */
+    CyVec subst;      /* IrExpr*, const char* pairs: view elements a planned kernel reads from local memory */
     unsigned need;
     size_t counted;   /* bytes of the program whose lines are in nlines */
     int nlines;
@@ -215,7 +217,7 @@ static const char *fail(OG *G, int code, int arg, CyPos p) {
     }
     G->need |= NEED_RAISE;
     G->next_used = 1;
-    return FMT("{ cy_raise(cy_err, %d, %d); goto cy_next; }", code, arg);
+    return FMT("{ cy_raise(cy_err, %d, %d); goto %s; }", code, arg, G->next_label);
 }
 
 /* ---- views ----------------------------------------------------------------- */
@@ -271,6 +273,8 @@ static const char *view_elem(OG *G, IrExpr *e) {
     }
     const char *p = pfx_of(G, e->args[0]->var);
     const char *idx[CY_MAX_NDIM];
+    /* every index before any check; the last axis out of bounds is named
+     * (Cython's order, as cgen.c) */
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         const char *c = gen(G, ie);
@@ -281,11 +285,18 @@ static const char *view_elem(OG *G, IrExpr *e) {
         if (wrap || e->boundscheck) {
             if (wrap || !cy_c_simple(c)) c = stmp(G, "long", c);
             if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
-            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck) out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
         }
-        if (uns && !isc) c = FMT("(long)%s", cy_c_paren(G->a, c));
         idx[k] = c;
+    }
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    if (e->boundscheck)
+        for (int k = nd - 1; k >= 0; k--)
+            out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", idx[k], p, k, fail(G, 1, k, e->pos));
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv))
+            idx[k] = FMT("(long)%s", cy_c_paren(G->a, idx[k]));
     }
     const char *lp = lin_ptr(G, e);
     if (lp) return FMT("(*%s)", lp);
@@ -576,7 +587,10 @@ static const char *gen(OG *G, IrExpr *e) {
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
     case E_PTR_INDEX: /* only of a private C array (analyze.c) */
         return FMT("%s[%s]", cy_c_paren(G->a, gen(G, e->args[0])), gen(G, e->args[1]));
-    case E_VIEW_ELEM: return view_elem(G, e);
+    case E_VIEW_ELEM:
+        for (int i = 0; i + 1 < G->subst.len; i += 2)
+            if (G->subst.items[i] == e) return G->subst.items[i + 1];
+        return view_elem(G, e);
     case E_VIEW_SHAPE: return view_shape(G, e, 0);
     case E_VIEW_STRIDE: return view_shape(G, e, 1);
     case E_VIEW_NDIM: return FMT("%d", e->args[0]->ty->ndim);
@@ -950,7 +964,7 @@ static void gen_stmt(OG *G, IrStmt *s) {
             internal(G, s->pos, "break outside a loop");
         } else if (s->kind == ST_CONTINUE) {
             G->next_used = 1;
-            out(G, "goto cy_next;");
+            out(G, "goto %s;", G->next_label);
         } else {
             gen_region_break(G);
         }
@@ -1041,10 +1055,357 @@ static void emit_tree(OG *G, IrRegion *R) {
     out(G, "}");
 }
 
+/* The value of a loop variable at iteration `it` of a range(a, b, st)
+ * (a: the start's text), in the variable's OpenCL type. */
+static const char *at_iter(OG *G, const IrVar *v, const IrExpr *start, const char *a, int64_t st, const char *it) {
+    int64_t a0;
+    const char *x = st == 1 ? (cy_const_int(start, &a0) && a0 == 0 ? it : FMT("%s + %s", cy_c_paren(G->a, a), it))
+                            : FMT(st < 0 ? "%s + %s * (%" PRId64 "L)" : "%s + %s * %" PRId64 "L", cy_c_paren(G->a, a), it, st);
+    const char *T = oty(G, v->ty, v->pos);
+    return strcmp(T, "long") ? FMT("(%s)(%s)", T, x) : x;
+}
+
+/* The trip count of range(a, b, st) as a long (texts a, b). */
+static const char *trip(OG *G, const IrExpr *start, const IrVar *v, const char *a, const char *b, int64_t st) {
+    a = cy_c_paren(G->a, a);
+    b = cy_c_paren(G->a, b);
+    int64_t a0;
+    int lng = !strcmp(oty(G, v->ty, v->pos), "long");
+    const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
+    if (st == 1 && cy_const_int(start, &a0) && a0 == 0) return FMT("%s > 0 ? %s : 0L", b, lb);
+    if (st == 1) return FMT("%s > %s ? %s - %s : 0L", b, a, lb, la);
+    if (st > 0) return FMT("%s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L", b, a, lb, la, st - 1, st);
+    return FMT("%s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L", a, b, la, lb, -st - 1, -st);
+}
+
+/* The prange index at iteration `it`. */
+static const char *index_at(OG *G, IrRegion *R, const char *it) {
+    int64_t sv = 1, st0;
+    int step1 = !R->step || (cy_const_int(R->step, &sv) && sv == 1);
+    const char *ix = step1 ? (cy_const_int(R->start, &st0) && st0 == 0 ? it : FMT("cy_start + %s", it))
+                           : FMT("cy_start + %s * cy_step", it);
+    const char *T = oty(G, R->index->ty, R->pos);
+    return strcmp(T, "long") ? FMT("(%s)(%s)", T, ix) : ix;
+}
+
+/* Statements of an element's pre or post at indentation ind, a failure or
+ * `continue` in them jumping to label: the text, and *used when one can. */
+static const char *element_text(OG *G, CyVec *body, const char *label, int ind, int *used) {
+    Cap cap;
+    cap_begin(G, &cap, ind);
+    G->next_label = label;
+    G->next_used = 0;
+    gen_stmts(G, body);
+    *used = G->next_used;
+    G->next_used = 0;
+    G->next_label = "cy_next";
+    return cap_end(G, &cap);
+}
+
+/* PLAN_TILE2D (ir/plan.c): everything after cy_m, at indentation 1.  A
+ * work-group of LX x LY work-items computes the BM x BN elements from
+ * (cy_i0, cy_j0); work-item (lx, ly) the elements (ly + r*LY, lx + c*LX),
+ * so that neighbours in a warp take neighbouring j.  The k-loop runs in
+ * tiles of TK: each operand's tile is copied into local memory, then every
+ * element takes its updates in increasing k, as the serial loop would.
+ * An element whose pre fails or continues is marked in cy_skip; an
+ * operand out of bounds marks its tile's row (cy_badr) or column (cy_badc):
+ * those elements run no post, as the 1-D kernel's iteration would stop. */
+static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int64_t js, int use_index) {
+    IrStmt *J = P->jloop, *K = P->kloop;
+    int LX = P->local[0], LY = P->local[1], RN = P->reg[0], RM = P->reg[1], TK = P->tk;
+    int BN = LX * RN, BM = LY * RM, NT = LX * LY;
+    int64_t ks = 1;
+    if (K->step) cy_const_int(K->step, &ks);
+    int ind = G->e.ind;
+    Cap cap;
+    cap_begin(G, &cap, 1);
+    const char *ka = gen(G, K->start), *kb = gen(G, K->stop);
+    if (*cap_end(G, &cap)) internal(G, K->pos, "the bounds of a planned loop need code");
+    G->e.ind = ind;
+    CyVec pre = {0}, post = {0};
+    for (int i = 0; i < J->body.len; i++)
+        if (i != P->kpos) cy_vec_push(G->a, i < P->kpos ? &pre : &post, J->body.items[i]);
+    const char *iv = R->index->cname, *jv = J->var->cname, *kv = K->var->cname;
+    const char *ix_e = index_at(G, R, "cy_oi"), *jx_e = at_iter(G, J->var, J->start, ja, js, "cy_ij");
+    const char *kx_e = at_iter(G, K->var, K->start, ka, ks, "cy_ok");
+
+    /* the code first: what can fail decides the flags around it */
+    int pre_skip, post_next, bad[2] = {0, 0};
+    const char *pre_s = element_text(G, &pre, "cy_pskip", 4, &pre_skip);
+    const char *post_s = element_text(G, &post, "cy_next", 4, &post_next);
+    const char **stage = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage);
+    const char **stage_v = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_v);
+    int *stage_f = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_f);
+    for (int q = 0; q < P->operands.len; q++) {
+        IrPlanOperand *o = P->operands.items[q];
+        cap_begin(G, &cap, 4);
+        G->next_label = FMT("cy_sf%d", q);
+        G->next_used = 0;
+        stage_v[q] = gen(G, o->elem);
+        stage_f[q] = G->next_used;
+        bad[o->side] |= G->next_used;
+        G->next_used = 0;
+        G->next_label = "cy_next";
+        stage[q] = cap_end(G, &cap);
+    }
+    G->e.ind = ind;
+
+    out(G, "if (cy_m <= 0 || cy_n <= 0) return; /* the same in the whole work-group */");
+    out(G, "const long cy_K = %s;", trip(G, K->start, K->var, ka, kb, ks));
+    out(G, "const int cy_lx = get_local_id(0), cy_ly = get_local_id(1), cy_tid = cy_ly * %d + cy_lx;", LX);
+    out(G, "const long cy_i0 = (long)get_group_id(1) * %d, cy_j0 = (long)get_group_id(0) * %d;", BM, BN);
+    for (int q = 0; q < P->operands.len; q++) {
+        IrPlanOperand *o = P->operands.items[q];
+        out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", oty(G, o->elem->ty, o->elem->pos), q, TK,
+            o->side ? BN : BM + P->pad, o->side ? "column" : "row", o->elem->args[0]->var->name);
+    }
+    if (bad[0]) out(G, "__local int cy_badr[%d]; /* an operand of this row was out of bounds */", BM);
+    if (bad[1]) out(G, "__local int cy_badc[%d];", BN);
+    if (bad[0]) out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) cy_badr[cy_l] = 0;", BM, NT);
+    if (bad[1]) out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) cy_badc[cy_l] = 0;", BN, NT);
+    if (bad[0] || bad[1]) out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    if (pre_skip) out(G, "ulong cy_skip = 0; /* elements whose pre failed or continued */");
+    for (int q = 0; q < P->reds.len; q++) {
+        IrLoopRed *x = P->reds.items[q];
+        out(G, "%s cy_a%d[%d][%d]; /* %s of each element */", oty(G, x->var->ty, x->var->pos), q, RM, RN, x->var->name);
+    }
+    /* pre, element by element */
+    out(G, "#pragma unroll");
+    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
+    out(G, "    #pragma unroll");
+    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
+    G->e.ind = 3;
+    out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
+    out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
+    G->e.ind = 4;
+    if (use_index) out(G, "%s = %s;", iv, ix_e);
+    out(G, "%s = %s;", jv, jx_e);
+    put(G, pre_s);
+    if (pre_skip) out(G, "if (0) { cy_pskip: cy_skip |= (ulong)1 << (cy_r * %d + cy_c); }", RN);
+    G->e.ind = 3;
+    out(G, "}");
+    for (int q = 0; q < P->reds.len; q++)
+        out(G, "cy_a%d[cy_r][cy_c] = %s;", q, ((IrLoopRed *)P->reds.items[q])->var->cname);
+    G->e.ind = 1;
+    out(G, "    }");
+    out(G, "}");
+    /* the reduction loop, tile by tile; with prefetch, the next tile's
+       elements are loaded into registers while this one is computed */
+    int pf = P->prefetch, ci = pf ? 3 : 2;
+    if (pf)
+        for (int q = 0; q < P->operands.len; q++) {
+            IrPlanOperand *o = P->operands.items[q];
+            out(G, "%s cy_g%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, TK * (o->side ? BN : BM) / NT);
+        }
+    out(G, pf ? "for (long cy_k0 = -%d; cy_k0 < cy_K; cy_k0 += %d) {" : "for (long cy_k0 = 0; cy_k0 < cy_K; cy_k0 += %d) {",
+        TK, TK);
+    G->e.ind = 2;
+    if (pf) {
+        out(G, "if (cy_k0 >= 0) {");
+        G->e.ind = 3;
+        for (int q = 0; q < P->operands.len; q++) {
+            IrPlanOperand *o = P->operands.items[q];
+            out(G, "#pragma unroll");
+            out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
+            G->e.ind = 4;
+            out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
+            if (!o->side) out(G, "cy_t%d[cy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, TK, TK, q);
+            else out(G, "cy_t%d[cy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, BN, BN, q);
+            G->e.ind = 3;
+            out(G, "}");
+        }
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+        G->e.ind = 2;
+        out(G, "}");
+        out(G, "if (cy_k0 + %d < cy_K) {", TK);
+        G->e.ind = 3;
+    }
+    const char *k1 = pf ? FMT("cy_k0 + %d", TK) : "cy_k0";
+    for (int q = 0; q < P->operands.len; q++) {
+        IrPlanOperand *o = P->operands.items[q];
+        const char *T = oty(G, o->elem->ty, o->elem->pos);
+        int d = G->e.ind;
+        if (pf) {
+            out(G, "#pragma unroll");
+            out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
+            G->e.ind = d + 1;
+            out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
+        } else {
+            out(G, "for (int cy_l = cy_tid; cy_l < %d; cy_l += %d) {", TK * (o->side ? BN : BM), NT);
+            G->e.ind = d + 1;
+        }
+        if (!o->side) {
+            out(G, "const int cy_kk = cy_l %% %d, cy_rr = cy_l / %d;", TK, TK);
+            out(G, "const long cy_oi = cy_i0 + cy_rr, cy_ok = %s + cy_kk;", k1);
+            out(G, "%s cy_v = 0;", T);
+            out(G, "if (cy_oi < cy_n && cy_ok < cy_K) {");
+        } else {
+            out(G, "const int cy_jj = cy_l %% %d, cy_kk = cy_l / %d;", BN, BN);
+            out(G, "const long cy_ij = cy_j0 + cy_jj, cy_ok = %s + cy_kk;", k1);
+            out(G, "%s cy_v = 0;", T);
+            out(G, "if (cy_ij < cy_m && cy_ok < cy_K) {");
+        }
+        G->e.ind = d + 2;
+        if (!o->side && use_index) out(G, "%s = %s;", iv, ix_e);
+        if (o->side) out(G, "%s = %s;", jv, jx_e);
+        out(G, "%s = %s;", kv, kx_e);
+        if (*stage[q]) {
+            /* made at indentation 4 */
+            CyEmit e0 = G->e;
+            G->e.ind = 0;
+            for (const char *l = stage[q]; *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l);
+                while (n && *l == ' ') l++, n--;
+                out(G, "%*s%.*s", 4 * (d + 2), "", (int)n, l);
+                l += n + (e != NULL);
+            }
+            G->e = e0;
+        }
+        out(G, "cy_v = %s;", stage_v[q]);
+        if (stage_f[q]) out(G, "if (0) { cy_sf%d: %s = 1; }", q, o->side ? "cy_badc[cy_jj]" : "cy_badr[cy_rr]");
+        G->e.ind = d + 1;
+        out(G, "}");
+        if (pf) out(G, "cy_g%d[cy_u] = cy_v;", q);
+        else out(G, "cy_t%d[cy_kk][%s] = cy_v;", q, o->side ? "cy_jj" : "cy_rr");
+        G->e.ind = d;
+        out(G, "}");
+    }
+    if (pf) {
+        G->e.ind = 2;
+        out(G, "}");
+        out(G, "if (cy_k0 >= 0) {");
+        G->e.ind = 3;
+    } else {
+        out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    }
+    /* the updates, each element's in increasing k; the operands of a k in
+       registers first */
+    CyBuf upd = {0};
+    CyBuf *saved = G->e.out;
+    G->e.out = &upd;
+    G->e.ind = ci + 2;
+    IrScan sk = {0};
+    for (int q = 0; q < P->operands.len; q++) {
+        IrPlanOperand *o = P->operands.items[q];
+        int n = o->side ? RN : RM;
+        const char *rc = o->side ? "cy_c" : "cy_r";
+        out(G, "%s cy_p%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, n);
+        out(G, "#pragma unroll");
+        out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[cy_kk][%s + %s * %d];", rc, rc, n, rc, q, rc, q,
+            o->side ? "cy_lx" : "cy_ly", rc, o->side ? LX : LY);
+        cy_vec_push(G->a, &G->subst, o->elem);
+        cy_vec_push(G->a, &G->subst, (void *)FMT("cy_p%d[%s]", q, rc));
+    }
+    out(G, "#pragma unroll");
+    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
+    out(G, "    #pragma unroll");
+    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
+    G->e.ind = ci + 4;
+    for (int q = 0; q < P->reds.len; q++)
+        out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
+    CyBuf kb2 = {0};
+    G->e.out = &kb2;
+    gen_stmts(G, &K->body);
+    G->e.out = &upd;
+    /* k itself only where an update reads it other than in an operand */
+    (void)sk;
+    if (kb2.s && strstr(kb2.s, kv)) {
+        CyBuf t = {0};
+        CyEmit e0 = G->e;
+        G->e.out = &t;
+        G->e.ind = ci + 4;
+        out(G, "%s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_k0 + cy_kk)"));
+        G->e = e0;
+        put(G, t.s);
+        cy_buf_free(&t);
+    }
+    put(G, kb2.s ? kb2.s : "");
+    cy_buf_free(&kb2);
+    for (int q = 0; q < P->reds.len; q++)
+        out(G, "cy_a%d[cy_r][cy_c] = %s;", q, ((IrLoopRed *)P->reds.items[q])->var->cname);
+    G->e.ind = ci + 2;
+    out(G, "    }");
+    out(G, "}");
+    G->subst.len = 0;
+    G->e.out = saved;
+    G->e.ind = ci;
+    out(G, "if (cy_K - cy_k0 >= %d) {", TK);
+    out(G, "    #pragma unroll");
+    out(G, "    for (int cy_kk = 0; cy_kk < %d; cy_kk++) {", TK);
+    put(G, upd.s);
+    out(G, "    }");
+    out(G, "} else {");
+    out(G, "    for (int cy_kk = 0; cy_kk < (int)(cy_K - cy_k0); cy_kk++) {");
+    put(G, upd.s);
+    out(G, "    }");
+    out(G, "}");
+    cy_buf_free(&upd);
+    out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    if (pf) {
+        G->e.ind = 2;
+        out(G, "}");
+    }
+    G->e.ind = 1;
+    out(G, "}");
+    /* post, element by element, with k at its last value */
+    out(G, "if (cy_K > 0) %s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_K - 1)"));
+    out(G, "#pragma unroll");
+    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
+    out(G, "    #pragma unroll");
+    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
+    G->e.ind = 3;
+    out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
+    out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
+    G->e.ind = 4;
+    if (use_index) out(G, "%s = %s;", iv, ix_e);
+    out(G, "%s = %s;", jv, jx_e);
+    for (int q = 0; q < P->reds.len; q++)
+        out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
+    int skip = bad[0] || bad[1] || pre_skip;
+    if (skip) {
+        out(G, "if (%s%s%s%s%s) {", bad[0] ? FMT("!cy_badr[cy_ly + cy_r * %d]", LY) : "", bad[0] && bad[1] ? " && " : "",
+            bad[1] ? FMT("!cy_badc[cy_lx + cy_c * %d]", LX) : "", (bad[0] || bad[1]) && pre_skip ? " && " : "",
+            pre_skip ? FMT("!(cy_skip >> (cy_r * %d + cy_c) & 1)", RN) : "");
+        G->e.ind = 5;
+        if (post_s && *post_s) {
+            /* post's text was made at indentation 4 */
+            CyBuf t = {0};
+            for (const char *l = post_s; *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l + 1) : strlen(l);
+                cy_buf_puts(&t, "    ");
+                cy_buf_put(&t, l, n);
+                l += n;
+            }
+            put(G, t.s);
+            cy_buf_free(&t);
+        }
+        G->e.ind = 4;
+        out(G, "}");
+    } else {
+        put(G, post_s);
+    }
+    if (post_next) out(G, "cy_next: ;");
+    if (G->lastp.len) {
+        out(G, "if (cy_oi == cy_n - 1 && cy_ij == cy_m - 1) {");
+        G->e.ind++;
+        for (int i = 0; i < G->lastp.len; i++) out(G, "%s = %s;", last_slot(G, i, 0), ((IrVar *)G->lastp.items[i])->cname);
+        G->e.ind--;
+        out(G, "}");
+    }
+    G->e.ind = 3;
+    out(G, "}");
+    G->e.ind = 1;
+    out(G, "    }");
+    out(G, "}");
+}
+
 /* The kernel of region R named name; L: the range() loop it runs as one
  * iteration space with the prange (R->collapse), or NULL to keep every
- * loop in the body serial. */
-static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *dst) {
+ * loop in the body serial; P: a PLAN_TILE2D schedule for it, or NULL. */
+static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const char *name, CyBuf *dst) {
     IrStmt *x = R->func ? cy_ir_region_stmt(&R->func->body, R) : NULL;
     if (!x) {
         internal(G, R->pos, "region without its statement");
@@ -1055,6 +1416,7 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     G->nid = 0;
     G->loop = NULL;
     G->next_used = 0;
+    G->next_label = "cy_next";
     G->params.len = G->nonneg.len = G->lastp.len = 0;
     G->nred = 0;
 
@@ -1099,8 +1461,13 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     /* the body first: what it uses decides what to emit around it */
     CyBuf body = {0};
     G->e.out = &body;
-    G->e.ind = 2;
-    gen_stmts(G, L ? &L->body : &x->body);
+    if (P) {
+        G->e.ind = 1;
+        tile2d_body(G, R, P, ja, js, vec_has(&sc.used, R->index));
+    } else {
+        G->e.ind = 2;
+        gen_stmts(G, L ? &L->body : &x->body);
+    }
 
     CyBuf *o = dst;
     G->e.out = o;
@@ -1108,7 +1475,9 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     const char *fname = R->func ? (R->func->spec_name ? R->func->spec_name : R->func->name) : "<module>";
     out(G, "/* region %d: prange in %s(), %s:%d%s */", R->id, fname, G->m->src ? G->m->src->name : "?", R->pos.line,
         R->collapse && !L ? "; the range() loop stays serial (for views that overlap)" : "");
-    const char *lead = FMT("__kernel void %s(", name);
+    const char *lead = P ? FMT("__kernel __attribute__((reqd_work_group_size(%d, %d, 1))) void %s(", P->local[0],
+                               P->local[1], name)
+                         : FMT("__kernel void %s(", name);
     size_t w = strlen(lead);
     out(G, "%sconst long cy_start, const long cy_step, const long cy_n,", lead);
     CyVec decls = {0}; /* private variables: IrVar* */
@@ -1170,8 +1539,10 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
     const char *it = "cy_it", *total = "cy_n";
     if (L) {
         const char *a = cy_c_paren(G->a, ja), *b = cy_c_paren(G->a, jb);
-        out(G, "/* the prange and the range() loop in it as one iteration space of cy_n * cy_m");
-        out(G, "   (i, j) pairs, consecutive work-items taking consecutive j */");
+        if (!P) {
+            out(G, "/* the prange and the range() loop in it as one iteration space of cy_n * cy_m");
+            out(G, "   (i, j) pairs, consecutive work-items taking consecutive j */");
+        }
         int64_t a0;
         int lng = !strcmp(oty(G, L->var->ty, L->pos), "long");
         const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
@@ -1181,6 +1552,13 @@ static void emit_kernel(OG *G, IrRegion *R, IrStmt *L, const char *name, CyBuf *
             out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", b, a, lb, la, js - 1, js);
         else
             out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", a, b, la, lb, -js - 1, -js);
+        if (P) {
+            put(G, body.s ? body.s : "");
+            cy_buf_free(&body);
+            G->e.ind = 0;
+            out(G, "}");
+            return;
+        }
         out(G, "const long cy_total = cy_n * cy_m, cy_gs = get_global_size(0);");
         out(G, "long cy_it = get_global_id(0), cy_oi = 0, cy_ij = 0, cy_dq = 0, cy_dr = 0;");
         out(G, "if (cy_m > 0) {");
@@ -1549,15 +1927,24 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         if (!r->ocl_ok) continue;
         CyBuf *k = cy_alloc(a, sizeof *k);
         const char *name = cy_fmt(a, "cyk_%d", r->id);
-        emit_kernel(G, r, r->collapse, name, k);
+        emit_kernel(G, r, NULL, r->collapse, name, k);
         cy_vec_push(a, &ktexts, k);
         cy_vec_push(a, &kregions, r);
         cy_vec_push(a, &knames, (void *)name);
+        if (r->plan_gpu && r->plan_gpu->kind == PLAN_TILE2D) {
+            /* for GPU devices (ir/plan.c) */
+            k = cy_alloc(a, sizeof *k);
+            name = cy_fmt(a, "cyk_%d_tiled", r->id);
+            emit_kernel(G, r, r->plan_gpu, r->collapse, name, k);
+            cy_vec_push(a, &ktexts, k);
+            cy_vec_push(a, &kregions, r);
+            cy_vec_push(a, &knames, (void *)name);
+        }
         if (r->collapse && r->collapse_pairs.len) {
             /* for calls whose views overlap (nest.c) */
             k = cy_alloc(a, sizeof *k);
             name = cy_fmt(a, "cyk_%d_serial", r->id);
-            emit_kernel(G, r, NULL, name, k);
+            emit_kernel(G, r, NULL, NULL, name, k);
             cy_vec_push(a, &ktexts, k);
             cy_vec_push(a, &kregions, r);
             cy_vec_push(a, &knames, (void *)name);

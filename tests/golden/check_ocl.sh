@@ -2,7 +2,9 @@
 # Golden test of the OpenCL backend: compile tests/golden/NAME.pyx with
 # `cyocl compile -v --emit-opencl` and compare the program with
 # NAME.cl.expected and the region decisions (the `region N` lines of -v)
-# with NAME.regions.expected.  `cyocl compile` also checks the program
+# with NAME.regions.expected (and, where NAME.schedules.expected exists,
+# the region lines with the schedules -v prints under them, ir/plan.c).
+# `cyocl compile` also checks the program
 # with libclang, so a kernel that does not compile fails here.
 #
 #   check_ocl.sh CYOCL NAME WORKDIR
@@ -29,18 +31,23 @@ if [[ $rc -ne 0 ]]; then
     exit 1
 fi
 grep -E '^[^ ]+\.pyx:[0-9]+: region [0-9]+ ' "$err" >"$regions" || true
+schedules="$work/$name.schedules"
+grep -E '^[^ ]+\.pyx:[0-9]+: region [0-9]+ |^    schedule' "$err" >"$schedules" || true
+kinds="cl regions"
+[[ -f $name.schedules.expected ]] && kinds="$kinds schedules"
 if grep -q 'kernels are not checked' "$err"; then
     grep 'kernels are not checked' "$err"
 fi
 if [[ ${CYOCL_UPDATE_GOLDEN:-} == 1 ]]; then
     cp "$cl" "$name.cl.expected"
     cp "$regions" "$name.regions.expected"
+    [[ -f $name.schedules.expected ]] && cp "$schedules" "$name.schedules.expected"
     echo "updated $name.cl.expected, $name.regions.expected"
 fi
 status=0
-for kind in cl regions; do
+for kind in $kinds; do
     exp="$name.$kind.expected"
-    got=$([[ $kind == cl ]] && echo "$cl" || echo "$regions")
+    got=$([[ $kind == cl ]] && echo "$cl" || echo "$work/$name.$kind")
     if [[ ! -f $exp ]]; then
         echo "FAIL $name: no $exp (create it with CYOCL_UPDATE_GOLDEN=1 ctest -L golden)"
         status=1

@@ -34,7 +34,11 @@ static char *slurp(const char *path, size_t *len) {
 /* "__kernel void cyk_" lines in the text */
 static int count_kernels(const char *s) {
     int n = 0;
-    for (const char *p = s; (p = strstr(p, "__kernel void cyk_")); p++) n++;
+    /* `__kernel void cyk_N(`, or with attributes between (a planned kernel's work-group size) */
+    for (const char *p = s; (p = strstr(p, "\n__kernel ")); p++) {
+        const char *eol = strchr(p + 1, '\n'), *k = strstr(p, " void cyk_");
+        n += k && (!eol || k < eol);
+    }
     return n;
 }
 

@@ -730,8 +730,10 @@ static void test_errors(void) {
     ERROR("x = \n", 1, 5, "invalid syntax");
     ERROR("1 = x\n", 1, 1, "cannot assign to literal");
     ERROR("f() = x\n", 1, 1, "cannot assign to function call");
-    ERROR("x = [i for i in y]\n", 1, 5, "comprehensions are not supported");
-    ERROR("x = sum(i for i in y)\n", 1, 9, "comprehensions are not supported");
+    ERROR("x = sum(i for i in y, 1)\n", 1, 9, "Generator expression must be parenthesized");
+    ERROR("x = [a, i for i in y]\n", 1, 11, "invalid syntax");
+    ERROR("x = [i async for i in y]\n", 1, 8, "asynchronous comprehensions are not supported");
+    ERROR("x = [i for i in y if a else b]\n", 1, 24, "expected ']'");
     ERROR("f = lambda x: x\n", 1, 5, "lambda expressions are not supported");
     ERROR("def g():\n    yield 1\n", 2, 5, "not supported");
     ERROR("try:\n    pass\nexcept:\n    pass\n", 1, 1, "try statements are not supported");
