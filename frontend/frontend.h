@@ -100,6 +100,7 @@ typedef enum {
                     ops: "<" "<=" ">" ">=" "==" "!=" "in" "not in" "is" "is not" */
     A_COND,      /* then if cond else other */
     A_TUPLE, A_LIST, A_DICT, /* items (DICT: keys in items, values in values) */
+    A_SET,       /* {a, b}: items */
     A_CAST,      /* <type>expr or <type?>expr */
     A_SIZEOF,    /* sizeof(type) or sizeof(expr); sizeof(name) and sizeof(a.b) come as
                     expr (obj), as the parser cannot tell a typedef from a variable */

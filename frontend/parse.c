@@ -864,7 +864,17 @@ static ANode *parse_dict(P *p) {
                 expect_punct(p, "}");
                 return c;
             }
-            err_at(p, lb->pos, "set literals are not supported");
+            if (d->items.len)
+                err_at(p, tok(p)->pos, "':' expected after dictionary key");
+            ANode *set = new_node(p, A_SET, lb->pos);
+            push(p, &set->items, k);
+            while (accept_punct(p, ",") && !at_punct(p, "}")) {
+                if (at_punct(p, "**") || at_punct(p, "*"))
+                    unsupported_expr(p, tok(p));
+                push(p, &set->items, parse_test_nostar(p));
+            }
+            expect_punct(p, "}");
+            return set;
         }
         adv(p);
         ANode *v = parse_test(p);
@@ -1292,6 +1302,8 @@ static void check_target(P *p, ANode *e, const char *verb) {
     case A_COMPARE: err_at(p, e->pos, "cannot %s comparison", verb);
     case A_COND: err_at(p, e->pos, "cannot %s conditional expression", verb);
     case A_DICT: err_at(p, e->pos, "cannot %s dict literal", verb);
+    case A_SET: err_at(p, e->pos, "cannot %s set display", verb);
+    case A_COMP: err_at(p, e->pos, "cannot %s comprehension", verb);
     default: err_at(p, e->pos, "cannot %s expression", verb);
     }
 }

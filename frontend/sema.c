@@ -819,7 +819,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
     if (from == TY_ERR || to == TY_ERR) return e;
     if (is_ndarray(to) && !is_ndarray(from) && e->kind != E_NONE) {
         static const struct { ExprKind k; const char *n; } lits[] = {
-            {E_LIST, "list"}, {E_TUPLE, "tuple"}, {E_DICT, "dict"}, {E_STR, "str"}, {E_BYTES, "bytes"},
+            {E_LIST, "list"}, {E_SET, "set"}, {E_TUPLE, "tuple"}, {E_DICT, "dict"}, {E_STR, "str"}, {E_BYTES, "bytes"},
             {E_PYBOOL, "bool"}, {E_BIGINT, "int"}};
         for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++)
             if (e->kind == lits[i].k) {
@@ -2131,6 +2131,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     }
     case A_TUPLE: return seq_expr(s, n, E_TUPLE, "Constructing Python tuple");
     case A_LIST: return seq_expr(s, n, E_LIST, "Constructing Python list");
+    case A_SET: return seq_expr(s, n, E_SET, "Constructing Python set");
     case A_DICT: return seq_expr(s, n, E_DICT, "Constructing Python dict");
     case A_CAST: {
         CyType *t = resolve_type(s, n->type);
@@ -2656,7 +2657,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     case A_UNOP: case A_CAST: case A_NOT: lower_array_sums(s, n->obj, out); return;
     case A_AND: case A_OR: lower_array_sums(s, n->lhs, out); lower_array_sums(s, n->rhs, out); return;
     case A_COND: lower_array_sums(s, n->cond, out); return; /* only what runs for sure */
-    case A_COMPARE: case A_TUPLE: case A_LIST:
+    case A_COMPARE: case A_TUPLE: case A_LIST: case A_SET:
         for (int i = 0; i < n->items.len; i++) lower_array_sums(s, n->items.items[i], out);
         return;
     case A_CALL: break;
@@ -4393,7 +4394,7 @@ static int raises_expr(IrExpr *e) {
     case E_STR: case E_BYTES: case E_BIGINT: case E_NONE: case E_PYBOOL: break;
     case E_PYGLOBAL: case E_VIEW_FROM_OBJ: case E_OBJ_FROM_VIEW: case E_BOX: case E_UNBOX: case E_OBJ_BINOP:
     case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH: case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR:
-    case E_OBJ_CALL: case E_OBJ_INDEX: case E_OBJ_SLICE: case E_TUPLE: case E_LIST: case E_DICT:
+    case E_OBJ_CALL: case E_OBJ_INDEX: case E_OBJ_SLICE: case E_TUPLE: case E_LIST: case E_SET: case E_DICT:
     case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_IMPORT: case E_PYTYPE_TEST:
     case E_COMP_ADD:
         r = 1;

@@ -178,6 +178,7 @@ typedef enum {
     E_OBJ_INDEX,    /* args[0][args[1]] */
     E_OBJ_SLICE,    /* slice object from args[0..2] (each may be E_NONE) */
     E_TUPLE, E_LIST,/* from args */
+    E_SET,          /* a new set of args, added in order */
     E_DICT,         /* keys args[2k], values args[2k+1] */
     E_OBJ_AND, E_OBJ_OR, /* Python and/or on objects: returns one operand */
     E_OBJ_COND,     /* cond (bint) ? a : b, objects */

@@ -1197,6 +1197,11 @@ static Val gen(Gen *G, IrExpr *e) {
         }
         return (Val){t, 1};
     }
+    case E_SET: {
+        const char *t = new_obj(G, "PySet_New(NULL)");
+        for (int i = 0; i < e->nargs; i++) goto_err_if(G, FMT("PySet_Add(%s, %s) < 0", t, gen(G, e->args[i]).c));
+        return (Val){t, 1};
+    }
     case E_DICT: {
         const char *t = new_obj(G, "PyDict_New()");
         for (int i = 0; i + 1 < e->nargs; i += 2) {

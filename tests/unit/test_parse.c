@@ -758,7 +758,7 @@ static void test_errors(void) {
     ERROR("cdef np.ndarray[double, ndim=1, ndim=2] v\n", 1, 33, "already supplied");
     ERROR("cdef np.ndarray[double, negative_indices=False] v\n", 1, 42, "not supported by cyocl");
     ERROR("cdef object[double, ndim=2] v\n", 1, 13, "memoryview");
-    ERROR("x = {1, 2}\n", 1, 5, "set literals are not supported");
+    ERROR("x = {1: 2, 3}\n", 1, 13, "':' expected after dictionary key");
     ERROR("x = (y := 3)\n", 1, 6, "not supported");
     ERROR("cdef unsigned double d\n", 1, 6, "invalid C type");
     ERROR("cdef int f() except +:\n    pass\n", 1, 21, "not supported");

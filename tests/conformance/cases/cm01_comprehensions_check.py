@@ -36,7 +36,7 @@ def check(m):
     assert m.nested_any(10, 42) == (True, True) and m.nested_any(5, 42) == (False, True)
     z = np.array([3.5, -1.25, 2.0, 8.0, 0.125])
     assert m.reductions(z) == (sum(z.tolist()), -1.25, [-1.25, 0.125, 2.0], (3, -1, 2), "0,1,2,3", 110)
-    assert m.sets(["apple", "avocado", "", "kiwi"]) == ({"a", "k"}, [4, 5, 7])
+    assert m.sets(["apple", "avocado", "", "kiwi"]) == ({"a", "k"}, [4, 5, 7], {4, 1, "a"})
     assert m.conditional(3, True) == [0, 1, 2] and m.conditional(2, False) == {0: 0, 1: 1}
     try:
         m.dicts(["a", 1], [1, 2])
