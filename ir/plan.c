@@ -283,6 +283,14 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->reg[1] = 8;
     p->tk = 16;
     p->pad = 1;
+    /* the tiles must fit the 48 KiB of local memory a work-group gets on
+       the GPUs we know of, with room to spare */
+    long bytes = 0;
+    for (int i = 0; i < p->operands.len; i++) {
+        const IrPlanOperand *o = p->operands.items[i];
+        bytes += (long)p->tk * (o->side ? p->local[0] * p->reg[0] : p->local[1] * p->reg[1] + p->pad) * o->elem->ty->size;
+    }
+    if (bytes > 32768) return "the tiles of its operands would not fit local memory";
     int nt = p->local[0] * p->local[1];
     p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
     return NULL;
