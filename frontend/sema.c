@@ -1759,6 +1759,43 @@ static IrExpr *as_cython(S *s, IrExpr *e, const IrExpr *l, const IrExpr *r) {
 /* The value as Cython holds it once materialised (see as_cython). */
 static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? coerce(s, e, e->cyty) : e; }
 
+/* Cython's ConstantFolding: an integer operation on two literals is done
+ * at compile time with Python's semantics — `5 // -2` is -3 even under
+ * cdivision(True).  NULL where Python's result would not fit a long or
+ * raise (Cython leaves those to run time too). */
+static IrExpr *fold_int(S *s, CyPos p, const char *op, const IrExpr *l, const IrExpr *r) {
+    if (!plain_int_literal(l) || !plain_int_literal(r)) return NULL;
+    int64_t a = (int64_t)l->ival, b = (int64_t)r->ival, v;
+    switch (op[0]) {
+    case '+': if (__builtin_add_overflow(a, b, &v)) return NULL; break;
+    case '-': if (__builtin_sub_overflow(a, b, &v)) return NULL; break;
+    case '*':
+        if (op[1]) return NULL;
+        if (__builtin_mul_overflow(a, b, &v)) return NULL;
+        break;
+    case '&': v = a & b; break;
+    case '|': v = a | b; break;
+    case '^': v = a ^ b; break;
+    case '/':
+    case '%':
+        if (op[0] == '/' && !op[1]) return NULL; /* true division: a float */
+        if (b == 0 || (a == INT64_MIN && b == -1)) return NULL;
+        v = op[0] == '/' ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
+        if (op[0] == '%' && v != 0 && ((v < 0) != (b < 0))) v += b;
+        break;
+    case '<':
+        if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b)))) return NULL;
+        v = (int64_t)((uint64_t)a << b);
+        break;
+    case '>':
+        if (b < 0) return NULL;
+        v = b > 63 ? (a < 0 ? -1 : 0) : a >> b;
+        break;
+    default: return NULL;
+    }
+    return mk_int(s, v, TY_LONG, p);
+}
+
 static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
@@ -1785,6 +1822,8 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
+    IrExpr *folded = fold_int(s, p, op, l, r);
+    if (folded) return folded;
     CyType *t = c_arith(l, r);
     int cplx = cy_type_is_complex(t);
     if (strstr(int_only_ops, op) && strlen(op) <= 2 && strcmp(op, "*")) {

@@ -109,6 +109,8 @@ int cyrt_forked(cyrt_rt *rt); /* 1 in a child forked after OpenCL was started */
 typedef struct {
     uint64_t bytes_to_device, bytes_to_host, bytes_device_copy;
     uint64_t to_device, to_host, device_copies; /* transfer counts */
+    uint64_t ns_to_device, ns_to_host; /* wall time of those copies (the dispatcher's
+                                          bandwidth and the device run's own time) */
 } cyrt_xfer;
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out);
 
@@ -293,25 +295,48 @@ int cyrt_host_pinned(cyrt_rt *rt, const cyrt_handle *h);
  * Per region (kernel source + region id) a time model for each side
  * (CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL): time against n, learnt from every
  * measured run; per device, bandwidth both ways and launch overhead.  The
- * prediction for the device adds the bytes that must move given where the
- * data is now.  Kept on disk beside the kernel cache. */
+ * prediction for each side adds the bytes that must move given where the
+ * data is now; where the data would stay after moving (a resident view, or
+ * the later regions of a def call), moving it is bought once the calls
+ * that did not move it have lost as much (rent or buy), and a purchase
+ * that did not pay off makes the next one dearer.  Kept on disk beside
+ * the kernel cache. */
 enum { CYRT_SIDE_NATIVE = 0, CYRT_SIDE_OPENCL = 1 };
 typedef struct cyrt_dregion cyrt_dregion;
 typedef struct {
-    long long pred[2]; /* predicted ns per side, -1 not considered */
+    long long pred[2]; /* predicted ns per side, transfers included; -1 not considered */
     int side;          /* the choice */
     int calibrating;   /* chosen to measure that side */
+    int moving;        /* chosen to move the data where later calls run faster */
 } cyrt_dchoice;
+/* Where a call's data is: up bytes a device run must upload, down_pend
+ * bytes it leaves only on the device (to come back once, later),
+ * down_native bytes a native run must bring back first; resident: the
+ * views are in cyocl.resident (the user said they will be used again);
+ * copies, copies_native: how many separate copies those are (each pays
+ * the device's round trip). */
+typedef struct {
+    uint64_t up, down_pend, down_native;
+    int resident;
+    unsigned copies, copies_native;
+} cyrt_dmove;
 /* The record of (source, region): found or made (loaded from the store
  * when it holds one for this source's hash); NULL out of memory. */
 cyrt_dregion *cyrt_dispatch_region(cyrt_rt *rt, const char *source, int region);
 /* A measured run: n iterations in ns, of which the transfers of bytes_up
- * and bytes_down (device side only) are taken out. */
+ * and bytes_down (device side only) are taken out, as predicted from the
+ * bandwidths. */
 void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                            uint64_t bytes_up, uint64_t bytes_down);
-/* The model's choice for n iterations when the device is ready: up bytes
- * to upload, down_pend bytes the device run leaves only on the device,
- * down_native bytes a native run must bring back first. */
+/* The same with the transfers' measured times (ns_up, ns_down), which are
+ * taken out as they are and refine the device's bandwidths. */
+void cyrt_dispatch_observe_moved(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                                 uint64_t bytes_up, uint64_t ns_up, uint64_t bytes_down, uint64_t ns_down);
+/* The model's choice for n iterations when the device is ready (a call:
+ * it updates the region's exploration and rent-or-buy state). */
+void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const cyrt_dmove *m,
+                                cyrt_dchoice *out);
+/* The same for data outside cyocl.resident. */
 void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
                           uint64_t down_native, cyrt_dchoice *out);
 /* The fitted time of one side (transfers left out); -1 without data. */
@@ -320,6 +345,8 @@ long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long lon
 void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
 /* Device constants (bytes per ns, ns), as the microbenchmark sets them. */
 void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns);
+/* The bandwidths now (bytes per ns; refined by measured copies). */
+void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, double *launch_ns);
 /* The store: written now (0, or -1: no writable cache, I/O error); its path. */
 int cyrt_dispatch_save(cyrt_rt *rt);
 int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n);

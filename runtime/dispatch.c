@@ -7,15 +7,23 @@
  *   native  = fit_native(n) + bytes a host use must bring back / bw_down
  *   opencl  = fit_opencl(n) + bytes to upload / bw_up
  *                           + bytes the region leaves only on the device / bw_down
+ *   (each copy also pays the device's round trip)
  *
  * fit_side(n) is a piecewise-linear curve through one point per octave of
  * n (an exponential moving average of the measured (n, time) pairs that
- * fell in it), extrapolated with the slope of the two largest points, or
- * from the side's fixed overhead when there is only one.  Device times are
- * recorded without the transfers they did (measured bytes / bandwidth) and
- * without a program build.  So per-iteration cost may vary with n (caches,
- * occupancy), and a wrong guess corrects itself: the side that ran is
- * measured, its point moves.
+ * fell in it, the lowest of the first three), extrapolated with the slope
+ * of the two largest points, or from the side's fixed overhead when there
+ * is only one.  Device times are recorded without the copies as the
+ * registry timed them (those refine the bandwidths) and without a program
+ * build.  So per-iteration cost may vary with n (caches, occupancy), and a
+ * wrong guess corrects itself: the side that ran is measured, its point
+ * moves.
+ *
+ * Rent or buy (rent_or_buy): where the side that is faster without copies
+ * is not the one chosen, the calls add up what they lost; once that reaches
+ * the price of moving the data (a quarter of the copies for cyocl.resident
+ * views, the whole for others, times 2^k learnt from how earlier moves paid
+ * off) the data moves, and stays while it pays.
  *
  * Calibration: a region's first call runs natively, its second on the
  * device (unless the device's launch overhead and transfers alone already
@@ -83,6 +91,15 @@ struct cyrt_dregion {
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
+    /* rent or buy (choose_locked): moving the data to the side that is
+     * faster once the data is there */
+    double regret;      /* ns the calls lost since, by not moving it */
+    int regret_b;       /* at this octave of n (another size starts again) */
+    int owner;          /* the side a purchase moved the data to, -1 none */
+    double paid, gained; /* that purchase's transfers, and what it saved since */
+    int fails[2];       /* -6..10: a purchase costs x * 2^fails of regret; plain
+                           calls and resident views learn apart */
+    int owner_res;      /* the purchase was for resident views */
     struct cyrt_dregion *next;
 };
 
@@ -147,11 +164,14 @@ static void side_observe(dside *s, double n, double t, int prov) {
         p->cnt = 0;
         p->n = n;
         p->t = t;
-    } else if (t < 0.25 * p->t) {
+    } else if (t < 0.25 * p->t || (p->cnt < 3 && t < p->t)) {
         /* measurements are noisy upwards (preemption, page faults, a
-         * driver starting beside it): one four times lower is the truth */
+         * driver starting beside it, the first team of threads): one four
+         * times lower is the truth, and so is the lowest of the first three */
         p->n = n;
         p->t = t;
+    } else if (p->cnt < 3) {
+        /* nor is a higher one among the first three */
     } else {
         /* and a lower time is believed faster than a higher one; one spike
          * (a thread of the team descheduled) moves an established point by
@@ -191,7 +211,11 @@ static double side_predict(const dside *s, double n, double ov) {
         double o = ov < hi->t ? ov : hi->t;
         return hi->n > 0 ? o + (hi->t - o) * n / hi->n : hi->t;
     }
-    /* beyond the largest point */
+    /* beyond the largest point; from points all 64 times smaller the cost
+     * per iteration is not known (at n = 100 a device's time is its
+     * launch): no prediction, as for a side never measured */
+    if (n > 64 * lo->n)
+        return -1;
     double slope = -1;
     if (lo2 && lo->n > lo2->n)
         slope = (lo->t - lo2->t) / (lo->n - lo2->n);
@@ -275,6 +299,7 @@ static struct cyrt_dregion *region_new(struct cyrt_disp *d, const char *key) {
         return NULL;
     snprintf(r->key, sizeof r->key, "%s", key);
     r->last = -1;
+    r->owner = -1;
     r->next = d->regions;
     d->regions = r;
     return r;
@@ -331,6 +356,19 @@ void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double 
     pthread_mutex_unlock(&rt->disp_lock);
 }
 
+void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, double *launch_ns) {
+    struct cyrt_disp *d = disp_get(rt);
+    double u = 0, w = 0, l = 0;
+    if (d && __atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE)) {
+        __atomic_load(&d->bw_up, &u, __ATOMIC_RELAXED);
+        __atomic_load(&d->bw_down, &w, __ATOMIC_RELAXED);
+        __atomic_load(&d->launch_ns, &l, __ATOMIC_RELAXED);
+    }
+    *bw_up = u;
+    *bw_down = w;
+    *launch_ns = l;
+}
+
 /* Transfer constants for a prediction (defaults before the device was
  * measured: PCIe-like, 5 GB/s and 20 us). */
 static void dev_consts(struct cyrt_disp *d, double *up, double *down, double *launch) {
@@ -356,44 +394,116 @@ static void set_dev(struct cyrt_disp *d, double up, double down, double launch) 
 
 /* ---- choosing ------------------------------------------------------------------------- */
 
-/* r->spin held. */
-static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, uint64_t up,
-                          uint64_t down_pend, uint64_t down_native, cyrt_dchoice *c) {
+/* Rent or buy: the calls that ran where the data is while the other side
+ * would be faster once the data were there add up what they lost; once
+ * that reaches the cost of moving it (a quarter of it for resident views,
+ * which the user said will be used again), the data moves.  A purchase is
+ * settled when the data has moved away again: one that saved less than it
+ * cost doubles the next one's price (plain calls, whose data goes back to
+ * the host at the end of each call), one that paid off halves it. */
+static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const double comp[2], const double x[2],
+                       int now, int resident, int b) {
+    if (r->owner >= 0) {
+        if (x[r->owner] > 0) {
+            /* resident views: the scope ended before the purchase paid
+             * off, but the user said the data stays: their price stays a
+             * quarter of the copy at most */
+            int *f = &r->fails[r->owner_res], top = r->owner_res ? 4 : 10;
+            if (r->gained < r->paid)
+                *f = *f < top ? *f + 1 : top;
+            else
+                *f -= *f > (r->owner_res ? 0 : -6) ? (r->gained >= 8 * r->paid && *f > -5 ? 2 : 1) : 0;
+            if (r->owner_res && *f < 0)
+                *f = 0;
+            r->owner = -1;
+        } else {
+            r->gained += comp[!r->owner] - comp[r->owner];
+        }
+    }
+    int steady = comp[1] < comp[0];
+    if (steady == now || !(x[steady] > 0) || b != r->regret_b) {
+        r->regret = 0;
+        r->regret_b = b;
+        if (steady == now || !(x[steady] > 0))
+            return now;
+    }
+    r->regret += cost[now] - comp[steady];
+    /* x * 2^fails, without libm; resident views (the user said the data
+     * stays): at once, or after x/8 .. x once scopes ended too soon */
+    double price = resident && r->fails[1] <= 0 ? 0 : x[steady];
+    int f = resident ? r->fails[1] - 4 : r->fails[0];
+    for (int k = 0; k < f; k++)
+        price *= 2;
+    for (int k = 0; k > f; k--)
+        price *= 0.5;
+    if (r->regret < price)
+        return now;
+    r->regret = 0;
+    r->owner = steady;
+    r->owner_res = resident;
+    r->paid = x[steady];
+    r->gained = 0;
+    return steady | 2;
+}
+
+/* r->spin held.  dry: a prediction only (no state changes). */
+static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, const cyrt_dmove *m,
+                          cyrt_dchoice *c, int dry) {
     double bu, bd, launch;
     dev_consts(d, &bu, &bd, &launch);
-    double xo = (double)up / bu + (double)down_pend / bd, xn = (double)down_native / bd;
+    /* each copy also pays the device's round trip (what the launch
+     * microbenchmark measures): at small sizes that is the whole copy */
+    double xo = (double)m->up / bu + (double)m->down_pend / bd + m->copies * launch;
+    double xn = (double)m->down_native / bd + m->copies_native * launch;
     double tn = side_predict(&r->side[0], (double)n, NATIVE_OVERHEAD);
     double to = side_predict(&r->side[1], (double)n, launch);
     c->pred[0] = tn < 0 ? -1 : (long long)(tn + xn);
     c->pred[1] = to < 0 ? -1 : (long long)(to + xo);
-    c->calibrating = 0;
+    c->calibrating = c->moving = 0;
+    c->side = 0;
     if (r->off) {
-        c->side = 0;
         c->pred[1] = -1;
         return;
     }
     if (tn < 0) { /* first: native, which is always there */
-        c->side = 0;
         c->calibrating = 1;
         c->pred[1] = -1;
         return;
     }
-    if (to < 0) {
-        /* what the device would cost at least: its launch and the transfers */
-        double lb = launch + xo;
-        if (lb <= 2.0 * (double)c->pred[0]) {
-            c->side = 1;
-            c->calibrating = 1;
-            c->pred[1] = -1;
-        } else {
-            c->side = 0;
-            c->pred[1] = (long long)lb;
-        }
+    /* the device not measured yet: at least its launch */
+    int unknown = to < 0;
+    if (unknown) {
+        to = launch;
+        c->pred[1] = (long long)(to + xo);
+    }
+    double cost[2] = {tn + xn, to + xo}, comp[2] = {tn, to}, x[2] = {xn, xo};
+    int now = cost[1] < cost[0];
+    if (unknown && cost[1] <= 2.0 * cost[0]) {
+        /* the device's calibration run, where it costs 2x at most */
+        c->side = 1;
+        c->calibrating = 1;
+        c->pred[1] = -1;
         return;
     }
-    int best = c->pred[1] < c->pred[0] ? 1 : 0, o = !best;
+    if (dry) {
+        c->side = unknown ? 0 : now;
+        return;
+    }
+    int best = rent_or_buy(r, cost, comp, x, unknown ? 0 : now, m->resident != 0, bucket((double)n));
+    if (best & 2) {
+        c->side = best & 1;
+        c->moving = 1;
+        c->calibrating = unknown && c->side == 1;
+        r->credit = 0;
+        return;
+    }
+    if (unknown) {
+        c->side = 0;
+        return;
+    }
+    int o = !best;
     c->side = best;
-    double pb = (double)c->pred[best], po = (double)c->pred[o];
+    double pb = cost[best], po = cost[o];
     const dpoint *op = &r->side[o].b[bucket((double)n)];
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
         r->side[o].explored++;
@@ -419,26 +529,36 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
-    } else if ((r->credit += pb) >= 32.0 * po) {
+    } else if ((r->credit += pb) >= (op->cnt && op->cnt < 3 && pb < po ? 4.0 * pb : 32.0 * po)) {
         /* and wherever it costs more: once the calls since the last
          * recheck took 32 times what it is predicted to cost (at most ~3%
-         * of the time spent) */
+         * of the time spent).  A point measured once or twice (here or in
+         * the process that stored it) may be one bad moment, a native team
+         * beside a driver's threads losing a scheduler slice (ms for us of
+         * work): it is retried after four of the chosen side's calls, which
+         * counts it up to three, so at most twice */
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
     }
 }
 
-void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
-                          uint64_t down_native, cyrt_dchoice *c) {
+void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const cyrt_dmove *m,
+                                cyrt_dchoice *c) {
     struct cyrt_disp *d = disp_get(rt);
     memset(c, 0, sizeof *c);
     c->pred[0] = c->pred[1] = -1;
     if (!d || !r)
         return;
     spin_lock(&r->spin);
-    choose_locked(d, r, n, up, down_pend, down_native, c);
+    choose_locked(d, r, n, m, c, 0);
     spin_unlock(&r->spin);
+}
+
+void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
+                          uint64_t down_native, cyrt_dchoice *c) {
+    cyrt_dmove m = {up, down_pend, down_native, 0, 0, 0};
+    cyrt_dispatch_choose_moves(rt, r, n, &m, c);
 }
 
 long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long long n) {
@@ -456,15 +576,36 @@ long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long lon
 static void save_maybe(cyrt_rt *rt, struct cyrt_disp *d);
 
 static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
-                    uint64_t bytes_down, int prov);
+                    long long ns_up, uint64_t bytes_down, long long ns_down, int prov);
 
 void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                            uint64_t bytes_up, uint64_t bytes_down) {
-    observe(rt, r, side, n, ns, bytes_up, bytes_down, 0);
+    observe(rt, r, side, n, ns, bytes_up, -1, bytes_down, -1, 0);
+}
+
+void cyrt_dispatch_observe_moved(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                                 uint64_t bytes_up, uint64_t ns_up, uint64_t bytes_down, uint64_t ns_down) {
+    observe(rt, r, side, n, ns, bytes_up, (long long)ns_up, bytes_down, (long long)ns_down, 0);
+}
+
+/* A copy of bytes timed at ns refines one bandwidth (disp_lock not held).
+ * Small copies say more about latency than bandwidth: from 1 MiB on. */
+static void refine_bw(struct cyrt_disp *d, double *bw, uint64_t bytes, long long ns) {
+    if (bytes < ((uint64_t)1 << 20) || ns <= 0 || !__atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE))
+        return;
+    double old, v = (double)bytes / (double)ns;
+    __atomic_load(bw, &old, __ATOMIC_RELAXED);
+    /* the time per byte, a quarter of the way: one slow copy (a page-fault
+     * storm) does not make the next prediction that copy's */
+    double nw = 1.0 / (1.0 / old + 0.25 * (1.0 / v - 1.0 / old));
+    if (isfinite(nw) && nw > 0) {
+        __atomic_store(bw, &nw, __ATOMIC_RELAXED);
+        __atomic_store_n(&d->dirty, 1, __ATOMIC_RELAXED);
+    }
 }
 
 static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
-                    uint64_t bytes_down, int prov) {
+                    long long ns_up, uint64_t bytes_down, long long ns_down, int prov) {
     struct cyrt_disp *d = disp_get(rt);
     if (!d || !r || side < 0 || side > 1 || n <= 0 || ns < 0)
         return;
@@ -474,9 +615,20 @@ static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long lo
          * from where the data is at each call */
         double bu, bd, launch;
         dev_consts(d, &bu, &bd, &launch);
-        t -= (double)bytes_up / bu + (double)bytes_down / bd;
-        if (t < 0.5 * (double)ns)
-            t = 0.5 * (double)ns; /* a bandwidth guess that wrong is not the region's fault */
+        if (ns_up >= 0 && ns_down >= 0) {
+            /* timed: taken out as they were; a guessed bandwidth would
+             * leave the copies' error in the region's own time, where it
+             * scales with n and stands for ever */
+            t -= (double)ns_up + (double)ns_down;
+            if (t < 0)
+                t = 0;
+            refine_bw(d, &d->bw_up, bytes_up, ns_up);
+            refine_bw(d, &d->bw_down, bytes_down, ns_down);
+        } else {
+            t -= (double)bytes_up / bu + (double)bytes_down / bd;
+            if (t < 0.5 * (double)ns)
+                t = 0.5 * (double)ns; /* a bandwidth guess that wrong is not the region's fault */
+        }
     }
     spin_lock(&r->spin);
     int fresh = !r->side[side].b[bucket((double)n)].cnt;
@@ -514,9 +666,13 @@ static int view_extent(const cyocl_arg *a, uintptr_t *lo, uintptr_t *hi) {
 
 /* up: bytes the device run must upload; pend: bytes it leaves only on the
  * device (to come back once, later); nat: bytes a native run must bring
- * back first (a host use brings back every device-only region).  Without
- * anything on a device (the state word, no lock) every view uploads. */
-static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, uint64_t *up, uint64_t *pend, uint64_t *nat) {
+ * back first (a host use brings back every device-only region); resident:
+ * some view of the call is in cyocl.resident.  Without anything on a
+ * device or any live view (no lock) every view uploads. */
+static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
+    uint64_t *up = &m->up, *pend = &m->down_pend, *nat = &m->down_native;
+    m->resident = 0;
+    m->copies = m->copies_native = 0;
     enum { MAXV = 32 };
     uintptr_t lo[MAXV], hi[MAXV];
     int wr[MAXV], nv = 0;
@@ -548,18 +704,33 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, uint64_t *up, uint64_t
             wr[nv++] = a->written;
         }
     }
-    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & (CYRT_STATE_DIRTY | CYRT_STATE_VALID))) {
+    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & (CYRT_STATE_DIRTY | CYRT_STATE_VALID)) &&
+        !__atomic_load_n(&rt->handles, __ATOMIC_RELAXED)) {
         for (int k = 0; k < nv; k++) {
             *up += hi[k] - lo[k];
-            if (wr[k])
+            m->copies++;
+            if (wr[k]) {
                 *pend += hi[k] - lo[k];
+                m->copies++;
+            }
         }
         return;
     }
     pthread_mutex_lock(&rt->lock);
+    /* a resident view on a top the call touches (cyocl.resident) */
+    for (const struct cyrt_handle *h = rt->handles; h && !m->resident; h = h->next) {
+        if (!(h->flags & CYRT_HF_RESIDENT) || !h->r)
+            continue;
+        const cyrt_region *T = h->r->top ? h->r->top : h->r;
+        for (int k = 0; k < nv; k++)
+            if (T->lo < hi[k] && lo[k] < T->hi)
+                m->resident = 1;
+    }
     for (size_t t = 0; t < rt->ntops; t++)
-        if (!rt->tops[t]->host_valid)
+        if (!rt->tops[t]->host_valid) {
             *nat += rt->tops[t]->hi - rt->tops[t]->lo;
+            m->copies_native++;
+        }
     for (int k = 0; k < nv; k++) {
         uint64_t covered = 0;
         for (size_t t = 0; t < rt->ntops; t++) {
@@ -569,15 +740,24 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, uint64_t *up, uint64_t
             uintptr_t a = T->lo > lo[k] ? T->lo : lo[k], b = T->hi < hi[k] ? T->hi : hi[k];
             covered += b - a;
             /* a top moves whole */
-            if (!T->dev_valid)
+            if (!T->dev_valid) {
                 *up += T->hi - T->lo;
-            if (wr[k] && T->host_valid)
+                m->copies++;
+            }
+            if (wr[k] && T->host_valid) {
                 *pend += T->hi - T->lo;
+                m->copies++;
+            }
         }
         uint64_t rest = (hi[k] - lo[k]) > covered ? (hi[k] - lo[k]) - covered : 0;
-        *up += rest;
-        if (wr[k])
-            *pend += rest;
+        if (rest) {
+            *up += rest;
+            m->copies++;
+            if (wr[k]) {
+                *pend += rest;
+                m->copies++;
+            }
+        }
     }
     pthread_mutex_unlock(&rt->lock);
 }
@@ -813,13 +993,13 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         if (ds == 1 && d->dev_stored && d->startup_ns > 0) {
             /* stored calibration: is waiting for the device faster than
              * running natively now? */
-            uint64_t up, pend, nat;
+            cyrt_dmove m;
             pthread_mutex_unlock(&rt->disp_lock);
-            bytes_for(rt, L, &up, &pend, &nat);
+            bytes_for(rt, L, &m);
             pthread_mutex_lock(&rt->disp_lock);
             cyrt_dchoice c;
             spin_lock(&r->spin);
-            choose_locked(d, r, L->n, up, pend, nat, &c);
+            choose_locked(d, r, L->n, &m, &c, 1);
             spin_unlock(&r->spin);
             double left = d->startup_ns - (double)(now_ns() - d->start_ns);
             if (left < 0)
@@ -868,17 +1048,21 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         snprintf(L->reason, sizeof L->reason, "auto");
         return 0;
     }
-    uint64_t up, pend, nat;
-    bytes_for(rt, L, &up, &pend, &nat);
+    cyrt_dmove m;
+    bytes_for(rt, L, &m);
     cyrt_dchoice c;
     /* the common path: no lock but the record's own spin lock */
     spin_lock(&r->spin);
-    choose_locked(d, r, L->n, up, pend, nat, &c);
+    choose_locked(d, r, L->n, &m, &c, 0);
     spin_unlock(&r->spin);
     side = c.side;
     L->pred_native = c.pred[0];
     L->pred_opencl = c.pred[1];
-    why = c.calibrating ? "calibrating" : waited ? "auto: waited for the device" : "auto";
+    why = c.moving        ? (side ? "auto: moving the data to the device for the calls to come"
+                                  : "auto: bringing the data back for the calls to come")
+          : c.calibrating ? "calibrating"
+          : waited        ? "auto: waited for the device"
+                          : "auto";
     if (c.calibrating)
         __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
     snprintf(L->reason, sizeof L->reason, "%s", why);
@@ -891,7 +1075,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (r)
-        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0,
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0,
                 __atomic_load_n(&rt->disp->dstate, __ATOMIC_ACQUIRE) == 1);
 }
 
@@ -1004,13 +1188,15 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
                 }
                 snprintf(r->key, sizeof r->key, "%s", key);
                 r->last = -1;
+                r->owner = -1;
                 r->stored = 1;
                 r->next = list;
                 list = r;
             }
             /* a new process measures again where that is cheap (choose) */
-            r->side[side].b[b] = (dpoint){n, t, 1, 1};
-            (void)cnt;
+            /* as many measurements as it had, up to three (a point measured
+             * once may have been a bad moment: choose measures it again) */
+            r->side[side].b[b] = (dpoint){n, t, cnt < 3 ? cnt : 3, 1};
         } else {
             bad = 1;
         }
@@ -1073,9 +1259,11 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         dside s[2];
         memcpy(s, r->side, sizeof s);
         spin_unlock(&r->spin);
+        /* provisional points (measured while the device was starting,
+         * beside its driver) are not for another process */
         for (int side = 0; side < 2; side++)
             for (int b = 0; b < DB; b++)
-                if (s[side].b[b].cnt)
+                if (s[side].b[b].cnt && s[side].b[b].loaded != 2)
                     EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
                          s[side].b[b].cnt);
     }

@@ -573,7 +573,7 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
     return -1;
 }
 
-static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N]) {
+static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], cyrt_xfer *moved) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
     int rc = 1;
@@ -866,6 +866,7 @@ done:
     }
     L->bytes_to_device = acc.bytes_to_device;
     L->bytes_to_host = acc.bytes_to_host;
+    *moved = acc;
     ph[PH_DONE] = now_ns();
     return rc;
 }
@@ -887,7 +888,8 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         __atomic_store_n(&rt->verbose, verbose, __ATOMIC_RELAXED);
     }
     if (verbose == 3) L->kernel_time = 1;
-    int rc = launch(rt, L, kerr, ph);
+    cyrt_xfer moved = {0};
+    int rc = launch(rt, L, kerr, ph, &moved);
     if (verbose == 3 && ph[PH_DONE]) {
         /* where a launch's time goes: set-up (device, program, kernel),
            views (registry, transfers), arguments, kernel (enqueue and wait),
@@ -909,7 +911,10 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     if (dr && rc == 0 && ph[PH_DONE]) {
         uint64_t ns = now_ns() - t0;
         if (L->build && ph[PH_SETUP] > t0 && ns > ph[PH_SETUP] - t0) ns -= ph[PH_SETUP] - t0;
-        cyrt_dispatch_observe(rt, dr, CYRT_SIDE_OPENCL, L->n, (long long)ns, L->bytes_to_device, L->bytes_to_host);
+        /* the copies as timed, not as predicted: the device's own time is
+           what is left (and the copies refine the bandwidths) */
+        cyrt_dispatch_observe_moved(rt, dr, CYRT_SIDE_OPENCL, L->n, (long long)ns, moved.bytes_to_device,
+                                    moved.ns_to_device, moved.bytes_to_host, moved.ns_to_host);
     } else if (dr && rc == 1 && (L->failure || !strncmp(L->reason, "not-eligible", 12))) {
         cyrt_dispatch_disable(rt, dr);
     }

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- records ---------------------------------------------------------------------- */
 
@@ -95,16 +96,22 @@ static void tops_splice(cyrt_rt *rt, size_t i, size_t j, cyrt_region *const *rep
 
 enum { TO_DEVICE, TO_HOST, ON_DEVICE };
 
-static void account(cyrt_rt *rt, cyrt_xfer *acc, int kind, size_t bytes) {
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void account(cyrt_rt *rt, cyrt_xfer *acc, int kind, size_t bytes, uint64_t ns) {
     cyrt_xfer *xs[2] = {&rt->stats, acc};
     for (int i = 0; i < 2; i++) {
         cyrt_xfer *x = xs[i];
         if (!x)
             continue;
         if (kind == TO_DEVICE)
-            x->bytes_to_device += bytes, x->to_device++;
+            x->bytes_to_device += bytes, x->to_device++, x->ns_to_device += ns;
         else if (kind == TO_HOST)
-            x->bytes_to_host += bytes, x->to_host++;
+            x->bytes_to_host += bytes, x->to_host++, x->ns_to_host += ns;
         else
             x->bytes_device_copy += bytes, x->device_copies++;
     }
@@ -142,10 +149,11 @@ static cyrt_status upload(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t h
                           cyrt_err *err) {
     if (lo >= hi)
         return CYRT_OK;
+    uint64_t t0 = mono_ns();
     int rc = rt->be.write(rt->be.ctx, t->buf, lo - t->org, (const void *)lo, hi - lo);
     if (rc != 0)
         return be_fail(rt, err, rc, "copying to the device", hi - lo);
-    account(rt, acc, TO_DEVICE, hi - lo);
+    account(rt, acc, TO_DEVICE, hi - lo, mono_ns() - t0);
     return CYRT_OK;
 }
 
@@ -154,10 +162,11 @@ static cyrt_status download(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t
                             cyrt_err *err) {
     if (lo >= hi)
         return CYRT_OK;
+    uint64_t t0 = mono_ns();
     int rc = rt->be.read(rt->be.ctx, t->buf, lo - t->org, (void *)lo, hi - lo);
     if (rc != 0)
         return be_fail(rt, err, rc, "copying back from the device", hi - lo);
-    account(rt, acc, TO_HOST, hi - lo);
+    account(rt, acc, TO_HOST, hi - lo, mono_ns() - t0);
     return CYRT_OK;
 }
 
@@ -184,7 +193,7 @@ static cyrt_status d2d(cyrt_rt *rt, cyrt_region *from, cyrt_region *to, uintptr_
     int rc = rt->be.copy(rt->be.ctx, from->buf, lo - from->org, to->buf, lo - to->org, hi - lo);
     if (rc != 0)
         return be_fail(rt, err, rc, "copying on the device", hi - lo);
-    account(rt, acc, ON_DEVICE, hi - lo);
+    account(rt, acc, ON_DEVICE, hi - lo, 0);
     return CYRT_OK;
 }
 
@@ -360,7 +369,12 @@ static cyrt_status settle(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err 
         return CYRT_OK;
     if (t->nkids == 0) {
         cyrt_status st = to_host(rt, t, acc, err);
+        /* freeing the buffer is part of what the data's round trip cost
+         * (the dispatcher's device times leave it out) */
+        uint64_t t0 = acc && t->buf ? mono_ns() : 0;
         buf_drop(rt, t);
+        if (t0)
+            acc->ns_to_host += mono_ns() - t0;
         size_t at = top_index(rt, t);
         tops_splice(rt, at, at + 1, NULL, 0);
         free(t->kids);
@@ -696,8 +710,12 @@ retry:
         cyrt_region *t = hs[i]->r ? top_of(hs[i]->r) : NULL;
         if (!t || t->dev_valid)
             continue;
+        /* allocating is part of the upload (for the dispatcher's times) */
+        uint64_t ta = t->buf ? 0 : mono_ns();
         if ((st = buf_alloc(rt, t, err)) != CYRT_OK)
             break;
+        if (ta && acc)
+            acc->ns_to_device += mono_ns() - ta;
         /* the whole extent goes over, since a kernel that writes some
          * elements leaves the others as they were.  The copy runs without the lock, so that other threads' launches
          * and host uses of other regions go on meanwhile: t is pinned by
@@ -708,15 +726,18 @@ retry:
         uintptr_t lo = t->lo, org = t->org;
         size_t bytes = (size_t)(t->hi - t->lo);
         int rc = 0;
+        uint64_t t0 = 0, t1 = 0;
         if (bytes) {
             pthread_mutex_unlock(&rt->lock);
+            t0 = mono_ns();
             rc = be.write(be.ctx, buf, lo - org, (const void *)lo, bytes);
+            t1 = mono_ns();
             pthread_mutex_lock(&rt->lock);
         }
         if (rc != 0) {
             st = be_fail(rt, err, rc, "copying to the device", bytes);
         } else {
-            account(rt, acc, TO_DEVICE, bytes);
+            account(rt, acc, TO_DEVICE, bytes, t1 - t0);
             t->dev_valid = 1;
         }
     }
@@ -876,13 +897,15 @@ retry:
             t->host_before = t->host_valid;
             t->pin_owner = pthread_self();
             pthread_mutex_unlock(&rt->lock);
+            uint64_t t0 = mono_ns();
             int rc = be.read(be.ctx, buf, off, (void *)tlo, bytes);
+            uint64_t t1 = mono_ns();
             pthread_mutex_lock(&rt->lock);
             unpin(rt, t);
             if (rc != 0) {
                 st = be_fail(rt, err, rc, "copying back from the device", bytes);
             } else {
-                account(rt, acc, TO_HOST, bytes);
+                account(rt, acc, TO_HOST, bytes, t1 - t0);
                 t->host_valid = 1;
                 if (invalidate)
                     t->dev_valid = 0;

@@ -514,6 +514,9 @@ static const char *view_elem(Gen *G, IrExpr *e) {
     int nd = vt->ndim;
     VRef r = view_ref(G, e->args[0]);
     const char *idx[CY_MAX_NDIM];
+    int check[CY_MAX_NDIM] = {0};
+    /* Cython evaluates every index before it checks any, and names the
+     * last axis out of bounds: the checks go from the last axis down */
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         Checked *ck = find_checked(G, e, k);
@@ -527,16 +530,24 @@ static const char *view_elem(Gen *G, IrExpr *e) {
         int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
         int pre = ck != NULL;
         int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !pre;
-        if (wrap || (e->boundscheck && !pre)) {
+        check[k] = e->boundscheck && !pre;
+        if (wrap || check[k]) {
             if (wrap || !cy_c_simple(c)) c = stmp_c(G, "Py_ssize_t", c);
             if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
-            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck && !pre)
-                out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", c,
-                    vr_shape(G, &r, k), k, errlbl(G));
         }
-        if (uns && !isc) c = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, c));
         idx[k] = c;
+    }
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    for (int k = nd - 1; k >= 0; k--)
+        if (check[k])
+            out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", idx[k],
+                vr_shape(G, &r, k), k, errlbl(G));
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv) &&
+            !(find_checked(G, e, k) && find_checked(G, e, k)->repl))
+            idx[k] = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, idx[k]));
     }
     const char *T = elem_ctype(G, vt);
     if (nd == 1 && vt->axes[0]) {

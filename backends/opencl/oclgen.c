@@ -273,6 +273,8 @@ static const char *view_elem(OG *G, IrExpr *e) {
     }
     const char *p = pfx_of(G, e->args[0]->var);
     const char *idx[CY_MAX_NDIM];
+    /* every index before any check; the last axis out of bounds is named
+     * (Cython's order, as cgen.c) */
     for (int k = 0; k < nd; k++) {
         IrExpr *ie = e->args[1 + k];
         const char *c = gen(G, ie);
@@ -283,11 +285,18 @@ static const char *view_elem(OG *G, IrExpr *e) {
         if (wrap || e->boundscheck) {
             if (wrap || !cy_c_simple(c)) c = stmp(G, "long", c);
             if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
-            /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-            if (e->boundscheck) out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", c, p, k, fail(G, 1, k, e->pos));
         }
-        if (uns && !isc) c = FMT("(long)%s", cy_c_paren(G->a, c));
         idx[k] = c;
+    }
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    if (e->boundscheck)
+        for (int k = nd - 1; k >= 0; k--)
+            out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", idx[k], p, k, fail(G, 1, k, e->pos));
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv))
+            idx[k] = FMT("(long)%s", cy_c_paren(G->a, idx[k]));
     }
     const char *lp = lin_ptr(G, e);
     if (lp) return FMT("(*%s)", lp);

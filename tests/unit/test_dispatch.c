@@ -1,7 +1,9 @@
 /* test_dispatch.c: the dispatcher's model (runtime/dispatch.c) on synthetic
  * observations — it picks the faster side, corrects a wrong guess, follows
  * a cost per iteration that changes with n, counts the bytes that must
- * move — and its store: a round trip through the cache directory, a
+ * move, moves data that stays (rent or buy) and stops buying where the
+ * data does not stay, takes timed copies out of device times — and its
+ * store: a round trip through the cache directory, a
  * damaged file ignored, nothing stored with CYOCL_CACHE=0.  Private
  * runtimes only: no device is opened. */
 #define _GNU_SOURCE
@@ -143,6 +145,188 @@ static void test_cliff(void) {
     drop(rt);
 }
 
+
+/* Data in cyocl.resident, large: the device is 30x faster once the data is
+ * there, the upload costs 13 native calls.  The user said the data stays:
+ * it moves at the first call, then stays on the device without any more
+ * moving.  A scope that ends before the move paid off makes the next move
+ * wait (an eighth of the upload lost first). */
+static void test_resident_moves(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 6.0, 10.0, 20000); /* 6 GB/s up, 10 down, 20 us */
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 20);
+    long long n = 67108864;
+    long long sizes[] = {1000000, 10000000, 67108864};
+    feed(rt, r, CYRT_SIDE_NATIVE, 5000, 0.3, sizes, 3);  /* ~20 ms */
+    feed(rt, r, CYRT_SIDE_OPENCL, 20000, 0.009, sizes, 3); /* ~0.6 ms */
+    cyrt_dmove m = {3ull * 8 * (uint64_t)n, 8ull * (uint64_t)n, 0, 1, 4, 0}; /* 1.6 GB up: 270 ms */
+    cyrt_dchoice c;
+    int calls = 0;
+    for (; calls < 40; calls++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &m, &c);
+        if (c.side == CYRT_SIDE_OPENCL)
+            break;
+    }
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls == 0, "moved after %d calls", calls);
+    CHECK(c.pred[1] > c.pred[0], "the call that moves it costs more itself");
+    /* now on the device: stays there, no more moving */
+    cyrt_dmove there = {0, 0, 8ull * (uint64_t)n, 1, 0, 1};
+    for (int i = 0; i < 50; i++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &there, &c);
+        CHECK(c.side == CYRT_SIDE_OPENCL && !c.moving, "call %d stays on the device", i);
+        if (c.side != CYRT_SIDE_OPENCL)
+            break;
+    }
+    /* another region whose scope ends (the data back on the host) right
+     * after the move: that move did not pay off, the next one waits */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, SRC, 25);
+    feed(rt, q, CYRT_SIDE_NATIVE, 5000, 0.3, sizes, 3);
+    feed(rt, q, CYRT_SIDE_OPENCL, 20000, 0.009, sizes, 3);
+    cyrt_dispatch_choose_moves(rt, q, n, &m, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.moving, "moved at once");
+    cyrt_dispatch_choose_moves(rt, q, n, &m, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE, "not at once after a move that did not pay off");
+    for (calls = 1; calls < 40 && c.side == CYRT_SIDE_NATIVE; calls++)
+        cyrt_dispatch_choose_moves(rt, q, n, &m, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls >= 2 && calls <= 4, "moved after %d calls", calls);
+    /* a tiny call on the same region, data on the host: native */
+    cyrt_dmove tiny = {2400, 800, 0, 1, 4, 0};
+    feed(rt, r, CYRT_SIDE_NATIVE, 4000, 0.3, (long long[]){100}, 1);
+    feed(rt, r, CYRT_SIDE_OPENCL, 25000, 0.009, (long long[]){100}, 1);
+    int native = 0;
+    for (int i = 0; i < 100; i++) {
+        cyrt_dispatch_choose_moves(rt, r, 100, &tiny, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+        CHECK(!c.moving, "nothing worth moving for");
+    }
+    CHECK(native >= 97, "tiny stays native (%d of 100; a recheck or two)", native);
+    drop(rt);
+}
+
+/* The same device, plain calls: the data goes back to the host after every
+ * call, so a purchase never pays off.  After each failed one the next
+ * costs twice as much: few purchases in many calls. */
+static void test_plain_stops_buying(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 6.0, 10.0, 20000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 21);
+    long long n = 10000000;
+    long long sizes[] = {1000000, 10000000};
+    /* reads only (a dot product): nothing comes back, the upload is all */
+    feed(rt, r, CYRT_SIDE_NATIVE, 5000, 0.08, sizes, 2);  /* 0.8 ms */
+    feed(rt, r, CYRT_SIDE_OPENCL, 20000, 0.003, sizes, 2); /* 50 us */
+    cyrt_dmove m = {2ull * 8 * (uint64_t)n, 0, 0, 0, 2, 0}; /* 160 MB: 27 ms */
+    cyrt_dchoice c;
+    int bought = 0;
+    for (int i = 0; i < 2000; i++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &m, &c);
+        bought += c.side == CYRT_SIDE_OPENCL;
+    }
+    CHECK(bought >= 1 && bought <= 8, "%d purchases in 2000 calls", bought);
+    /* the same region inside cyocl.resident learns apart: its data stays */
+    m.resident = 1;
+    int calls = 0;
+    for (; calls < 100; calls++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &m, &c);
+        if (c.side == CYRT_SIDE_OPENCL)
+            break;
+    }
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls <= 12, "resident: moved after %d calls", calls);
+    drop(rt);
+}
+
+/* Data on the device while native is faster there (a slow CPU OpenCL
+ * device): it comes back, then stays on the host. */
+static void test_back_to_host(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 2.0, 2.0, 60000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 22);
+    long long n = 1048576;
+    long long sizes[] = {262144, 1048576};
+    feed(rt, r, CYRT_SIDE_NATIVE, 3000, 2.0, sizes, 2); /* 2 ms */
+    feed(rt, r, CYRT_SIDE_OPENCL, 60000, 10.0, sizes, 2); /* 10 ms */
+    cyrt_dmove on_dev = {0, 0, 16ull * (uint64_t)n, 1, 0, 2}; /* 16 MB back: 8 ms */
+    cyrt_dchoice c;
+    int calls = 0;
+    for (; calls < 20; calls++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &on_dev, &c);
+        if (c.side == CYRT_SIDE_NATIVE)
+            break;
+    }
+    CHECK(c.side == CYRT_SIDE_NATIVE && calls == 0, "back at once (8+2 < 10 ms): %d", calls);
+    drop(rt);
+}
+
+/* A device run's copies, timed, are taken out as timed (not as the
+ * bandwidth guess predicts), and refine the bandwidth. */
+static void test_timed_copies(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 20.0, 20.0, 20000); /* a guess: 20 GB/s */
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 23);
+    /* 240 MB up in 40 ms (6 GB/s), 80 MB down in 8 ms, kernel 0.1 ms */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe_moved(rt, r, CYRT_SIDE_OPENCL, 10000000, 48100000, 240000000, 40000000, 80000000,
+                                    8000000);
+    long long p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 10000000);
+    CHECK(p >= 90000 && p <= 110000, "the device's own time: %lld ns", p);
+    double up, down, launch;
+    cyrt_dispatch_get_device(rt, &up, &down, &launch);
+    CHECK(up < 12.0 && up > 6.0, "bandwidth up refined towards 6: %g", up);
+    CHECK(down < 20.0 && down > 10.0, "and down towards 10: %g", down);
+    drop(rt);
+}
+
+/* A native time measured once in a bad moment (16 ms for 5 us of work,
+ * a thread of the team descheduled) is measured again after a few calls
+ * of the chosen side, and then believed. */
+static void test_bad_moment(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 24);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 16000000, 0, 0);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 40000, 0, 0);
+    cyrt_dchoice c;
+    int device_calls = 0, i;
+    for (i = 0; i < 40; i++) {
+        cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+        if (c.side == CYRT_SIDE_NATIVE) {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
+            break;
+        }
+        device_calls++;
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 40000, 0, 0);
+    }
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating && device_calls <= 5, "retried after %d", device_calls);
+    for (i = 0; i < 20; i++) {
+        cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+        if (c.side != CYRT_SIDE_NATIVE)
+            break;
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
+    }
+    CHECK(i == 20, "then native (%d)", i);
+    drop(rt);
+}
+
+/* The device measured at n = 100 only (its launch): at n = 10^8 its cost
+ * per iteration is unknown, not 10^6 times the launch.  With resident
+ * data it gets its calibration run at once. */
+static void test_far_extrapolation(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 6.0, 10.0, 20000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 26);
+    long long sizes[] = {100, 10000, 1000000, 100000000};
+    feed(rt, r, CYRT_SIDE_NATIVE, 5000, 0.15, sizes, 4);
+    feed(rt, r, CYRT_SIDE_OPENCL, 45000, 0.0, sizes, 1);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 100000000) == -1, "not extrapolated 10^6 times");
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 3000) > 0, "near its point it is");
+    cyrt_dmove m = {1600000000ull, 800000000ull, 0, 1, 4, 0};
+    cyrt_dchoice c;
+    cyrt_dispatch_choose_moves(rt, r, 100000000, &m, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "resident, unknown device cost: measured");
+    drop(rt);
+}
+
 static char dir[256];
 
 static void test_store(void) {
@@ -240,6 +424,12 @@ int main(void) {
     test_choice();
     test_correction();
     test_cliff();
+    test_resident_moves();
+    test_plain_stops_buying();
+    test_back_to_host();
+    test_timed_copies();
+    test_bad_moment();
+    test_far_extrapolation();
     test_store();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
