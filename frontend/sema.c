@@ -116,7 +116,18 @@ typedef struct {
     int nfb;
     CyMap fused_fns;
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
+    CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
 } S;
+
+/* A default argument value that is not a constant (`n=N`, `eps=1e-9 * SCALE`):
+ * as in Python, evaluated once, when module init reaches the def, into a
+ * hidden module variable of the argument's type that calls then read. */
+typedef struct LateDefault {
+    AFunc *af;
+    IrVar *var;
+    IrExpr *value;
+    CyPos pos;
+} LateDefault;
 
 static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
 #define TY_ERR (&ty_error_s)
@@ -1637,7 +1648,17 @@ static IrExpr *call_expr(S *s, ANode *n) {
     }
     if (f->kind == A_INDEX && f->obj->kind == A_NAME) {
         Sym *y = lookup(s, f->obj->name);
-        if (y && y->kind == SY_FUNC && y->fn->fused_specs.len) {
+        if (y && y->kind == SY_FUNC && y->fn->fused_specs.len && y->fn->kind == F_DEF) {
+            /* a def function's f[...] is Python's subscript (f["double"]), as in
+               Cython, where a C type name there is an undeclared Python name */
+            for (int k = 0; k < f->items.len; k++) {
+                ANode *t = f->items.items[k];
+                if (t->kind == A_NAME && scalar_by_name(s, t->name)) {
+                    err(s, t->pos, "undeclared name not builtin: %s", t->name);
+                    return mk_err(s, n->pos);
+                }
+            }
+        } else if (y && y->kind == SY_FUNC && y->fn->fused_specs.len) {
             IrFunc *sp = fused_index(s, f, y->fn);
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
@@ -4020,11 +4041,27 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
             s->scope = s->mscope;
             IrExpr *v = lower_expr(s, ap->deflt);
             s->scope = sv;
-            if (v->kind != E_INT && v->kind != E_FLOAT && v->kind != E_IMAG && v->kind != E_NONE &&
-                v->kind != E_STR && v->kind != E_BYTES && v->kind != E_CNAME && v->ty != TY_ERR) {
-                err(s, ap->deflt->pos, "default argument values must be constants");
-            } else if (v->ty != TY_ERR) {
+            int konst = v->kind == E_INT || v->kind == E_FLOAT || v->kind == E_IMAG || v->kind == E_NONE ||
+                        v->kind == E_STR || v->kind == E_BYTES || v->kind == E_CNAME || v->kind == E_BIGINT ||
+                        v->kind == E_PYBOOL;
+            if (v->ty == TY_ERR || t == TY_ERR) {
+            } else if (konst) {
                 d = coerce(s, v, t);
+            } else if (s->nfb || is_extern) {
+                err(s, ap->deflt->pos, "default argument values must be constants%s",
+                    is_extern ? "" : " in a fused function (cyocl)");
+            } else if (!is_obj(t) && !is_cnum(t)) {
+                err(s, ap->deflt->pos, "a default value of type '%s' that is not a constant is not supported by cyocl", t->name);
+            } else {
+                LateDefault *ld = cy_alloc(s->a, sizeof *ld);
+                ld->af = af;
+                ld->pos = ap->deflt->pos;
+                ld->var = new_var(s, cy_fmt(s->a, "%s.%s default", af->name, p->name), t, V_MODULE, ap->deflt->pos);
+                ld->var->cname = cy_fmt(s->a, "cy_argdef%d", s->ntmp++);
+                ld->value = coerce(s, v, t);
+                cy_vec_push(s->a, &s->m->module_vars, ld->var);
+                cy_vec_push(s->a, &s->late_defaults, ld);
+                d = mk_var(s, ld->var, ap->deflt->pos);
             }
             if (!d) d = mk_err(s, ap->deflt->pos);
         } else if (seen_default && !is_extern) {
@@ -4265,10 +4302,6 @@ static IrFunc *fused_select(S *s, ANode *n, IrFunc *g) {
  * function's fused types. */
 static IrFunc *fused_index(S *s, ANode *idx, IrFunc *g) {
     FusedFn *ff = cy_pmap_get(&s->fused_fns, g);
-    if (g->kind == F_DEF) {
-        err(s, idx->pos, "indexing a fused def function is not supported by cyocl");
-        return NULL;
-    }
     if (idx->items.len != ff->nf) {
         err(s, idx->pos, "Wrong number of types: expected %d, got %d", ff->nf, idx->items.len);
         return NULL;
@@ -4707,7 +4740,14 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         switch (n->kind) {
-        case S_FUNC: case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
+        case S_FUNC:
+            for (int k = 0; k < s->late_defaults.len; k++) {
+                LateDefault *ld = s->late_defaults.items[k];
+                if (ld->af == n->func)
+                    cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, NULL));
+            }
+            break;
+        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;

@@ -402,9 +402,11 @@ static void set_dev(struct cyrt_disp *d, double up, double down, double launch) 
  * cost doubles the next one's price (plain calls, whose data goes back to
  * the host at the end of each call), one that paid off halves it. */
 static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const double comp[2], const double x[2],
-                       int now, int resident, int b) {
+                       const int away[2], int now, int resident, int b) {
     if (r->owner >= 0) {
-        if (x[r->owner] > 0) {
+        /* gone: it must be moved again (not: a run there would leave
+         * something to copy back later, as after a host read) */
+        if (away[r->owner]) {
             /* resident views: the scope ended before the purchase paid
              * off, but the user said the data stays: their price stays a
              * quarter of the copy at most */
@@ -489,7 +491,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = unknown ? 0 : now;
         return;
     }
-    int best = rent_or_buy(r, cost, comp, x, unknown ? 0 : now, m->resident != 0, bucket((double)n));
+    int away[2] = {m->down_native > 0, m->up > 0};
+    int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n));
     if (best & 2) {
         c->side = best & 1;
         c->moving = 1;
@@ -505,6 +508,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     c->side = best;
     double pb = cost[best], po = cost[o];
     const dpoint *op = &r->side[o].b[bucket((double)n)];
+    r->credit += pb;
+    r->since_explore++;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
         r->side[o].explored++;
         c->side = o;
@@ -521,15 +526,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * stored point only where that costs 1.5x at most */
         c->side = o;
         c->calibrating = 1;
-    } else if (++r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 1e6)) {
+    } else if (r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 0.03 * r->credit)) {
         /* now and then the other side again, where that costs little
-         * (within 1.3x, or a millisecond at most): a time measured in a
-         * bad moment does not stand for ever */
+         * (within 1.3x, or 3% of the calls' time since the last recheck):
+         * a time measured in a bad moment does not stand for ever */
         r->since_explore = 0;
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
-    } else if ((r->credit += pb) >= (op->cnt && op->cnt < 3 && pb < po ? 4.0 * pb : 32.0 * po)) {
+    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? 4.0 * pb : 32.0 * po)) {
         /* and wherever it costs more: once the calls since the last
          * recheck took 32 times what it is predicted to cost (at most ~3%
          * of the time spent).  A point measured once or twice (here or in

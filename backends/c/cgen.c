@@ -3208,6 +3208,79 @@ static void emit_fused_dispatch(Gen *G, IrFunc *g, CyBuf *dst) {
     out(G, "%s", "");
 }
 
+/* Cython's key of a specialisation in __signatures__: its fused types'
+ * names (a view's or buffer's dtype; a typedef without its module) joined
+ * by '|'. */
+static const char *fused_key(Gen *G, IrFunc *g, IrFunc *sp) {
+    CyBuf b = {0};
+    for (int k = 0; k < g->fused_slots.len; k++) {
+        const CyType *t = ((IrVar *)sp->params.items[(int)(intptr_t)g->fused_slots.items[k]])->ty;
+        if (is_view(t)) t = t->base;
+        else if (is_obj(t) && t->base && is_view(t->base)) t = t->base->base;
+        const char *n = t->name, *dot = strrchr(n, '.');
+        cy_buf_printf(&b, "%s%s", k ? "|" : "", dot ? dot + 1 : n);
+    }
+    const char *r = cy_strdup(G->a, b.s ? b.s : "");
+    cy_buf_free(&b);
+    return r;
+}
+
+/* The fused def/cpdef functions become cyrt_fusedfunc objects in the new
+ * module (f["double"] from Python); returns how many. */
+static int emit_fused_objects(Gen *G) {
+    const IrModule *m = G->m;
+    int n = 0;
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *g = m->funcs.items[i];
+        if (!is_def_like(g) || g->fused_of || !g->fused_specs.len) continue;
+        if (!n++) {
+            out(G, "static int cy_fused_objects(PyObject *m) {");
+            G->e.ind = 1;
+            out(G, "PyObject *mod = PyModule_GetNameObject(m), *sigs = NULL, *fn = NULL, *ff = NULL;");
+            out(G, "if (!mod) return -1;");
+        }
+        out(G, "{");
+        G->e.ind++;
+        out(G, "static PyMethodDef defs[] = {");
+        for (int j = 0; j < g->fused_specs.len; j++) {
+            IrFunc *sp = g->fused_specs.items[j];
+            out(G, "    {%s, (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS, NULL},",
+                c_strz(G, sp->spec_name ? sp->spec_name : g->name), wrapper_name(G, sp));
+        }
+        out(G, "};");
+        out(G, "if (!(sigs = PyDict_New())) goto bad;");
+        for (int j = 0; j < g->fused_specs.len; j++) {
+            out(G, "if (!(fn = PyCFunction_NewEx(&defs[%d], NULL, mod))) goto bad;", j);
+            out(G, "if (PyDict_SetItemString(sigs, %s, fn) < 0) goto bad;", c_strz(G, fused_key(G, g, g->fused_specs.items[j])));
+            out(G, "Py_CLEAR(fn);");
+        }
+        out(G, "if (!(fn = PyObject_GetAttrString(m, %s))) goto bad;", c_strz(G, g->name));
+        out(G, "if (!(ff = cyrt_fusedfunc_new(fn, sigs))) goto bad;");
+        out(G, "if (PyObject_SetAttrString(m, %s, ff) < 0) goto bad;", c_strz(G, g->name));
+        out(G, "Py_CLEAR(ff);");
+        out(G, "Py_CLEAR(fn);");
+        out(G, "Py_CLEAR(sigs);");
+        G->e.ind--;
+        out(G, "}");
+    }
+    if (n) {
+        out(G, "Py_DECREF(mod);");
+        out(G, "return 0;");
+        G->e.ind = 0;
+        out(G, "bad:");
+        G->e.ind = 1;
+        out(G, "Py_XDECREF(ff);");
+        out(G, "Py_XDECREF(fn);");
+        out(G, "Py_XDECREF(sigs);");
+        out(G, "Py_DECREF(mod);");
+        out(G, "return -1;");
+        G->e.ind = 0;
+        out(G, "}");
+        out(G, "%s", "");
+    }
+    return n;
+}
+
 int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, CyBuf *out_buf) {
     Gen G0 = {0}, *G = &G0;
     G->a = G->e.a = a;
@@ -3387,11 +3460,18 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "static struct PyModuleDef cy_moduledef = {PyModuleDef_HEAD_INIT, %s, NULL, -1, cy_methods, NULL, NULL, NULL, NULL};",
         c_strz(G, m->name));
     out(G, "%s", "");
+    int nfused = emit_fused_objects(G);
     cy_buf_put(out_buf, init.s ? init.s : "", init.len);
     out(G, "PyMODINIT_FUNC PyInit_%s(void) {", m->name);
     G->e.ind = 1;
     out(G, "PyObject *m = PyModule_Create(&cy_moduledef);");
     out(G, "if (!m) return NULL;");
+    if (nfused) {
+        out(G, "if (cy_fused_objects(m) < 0) {");
+        out(G, "    Py_DECREF(m);");
+        out(G, "    return NULL;");
+        out(G, "}");
+    }
     out(G, "if (cy_module_exec(m) < 0) {");
     G->e.ind = 2;
     out(G, "Py_DECREF(m);");

@@ -7,6 +7,7 @@
  *
  * Error helpers take the GIL themselves (PyGILState_Ensure is reentrant),
  * so generated code calls them the same way with or without the GIL. */
+#include <structmember.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -802,6 +803,119 @@ CYRT_FN int cyrt_fused_pick(const int *sig, int nslots, const int *table, int ns
     }
     if (found < 0) PyErr_SetString(PyExc_TypeError, "No matching signature found");
     return found;
+}
+
+/* A fused def/cpdef function as Python sees it (Cython's FusedFunction):
+ * calls go to the dispatcher; f["double"], f[cython.double], f[float] (a
+ * type: its __name__) and f["double", "long"] pick the specialisation whose
+ * __signatures__ key is the names joined by '|' (else dict's KeyError). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *func; /* the dispatcher */
+    PyObject *sigs; /* dict: "double|long" -> the specialisation */
+    vectorcallfunc vectorcall;
+} cyrt_fusedfunc;
+
+static PyTypeObject *cyrt_fusedfunc_type;
+
+CYRT_FN PyObject *cyrt_fusedfunc_vcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    return PyObject_Vectorcall(((cyrt_fusedfunc *)self)->func, args, nargsf, kwnames);
+}
+
+CYRT_FN PyObject *cyrt_fusedfunc_key(PyObject *o) {
+    if (PyUnicode_CheckExact(o)) {
+        Py_INCREF(o);
+        return o;
+    }
+    if (PyType_Check(o)) return PyObject_GetAttrString(o, "__name__");
+    return PyObject_Str(o);
+}
+
+CYRT_FN PyObject *cyrt_fusedfunc_getitem(PyObject *self, PyObject *idx) {
+    PyObject *sig, *r;
+    if (PyTuple_Check(idx)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(idx), i;
+        PyObject *l = PyList_New(n), *sep;
+        if (!l) return NULL;
+        for (i = 0; i < n; i++) {
+            PyObject *s = cyrt_fusedfunc_key(PyTuple_GET_ITEM(idx, i));
+            if (!s) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, i, s);
+        }
+        sep = PyUnicode_FromString("|");
+        sig = sep ? PyUnicode_Join(sep, l) : NULL;
+        Py_XDECREF(sep);
+        Py_DECREF(l);
+    } else {
+        sig = cyrt_fusedfunc_key(idx);
+    }
+    if (!sig) return NULL;
+    r = PyObject_GetItem(((cyrt_fusedfunc *)self)->sigs, sig);
+    Py_DECREF(sig);
+    return r;
+}
+
+/* __signatures__ is the object's own; __name__, __doc__ ... the dispatcher's */
+CYRT_FN PyObject *cyrt_fusedfunc_getattro(PyObject *self, PyObject *name) {
+    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "__signatures__") == 0) {
+        Py_INCREF(((cyrt_fusedfunc *)self)->sigs);
+        return ((cyrt_fusedfunc *)self)->sigs;
+    }
+    return PyObject_GetAttr(((cyrt_fusedfunc *)self)->func, name);
+}
+
+CYRT_FN PyObject *cyrt_fusedfunc_repr(PyObject *self) { return PyObject_Repr(((cyrt_fusedfunc *)self)->func); }
+
+CYRT_FN int cyrt_fusedfunc_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(((cyrt_fusedfunc *)self)->func);
+    Py_VISIT(((cyrt_fusedfunc *)self)->sigs);
+    return 0;
+}
+
+CYRT_FN int cyrt_fusedfunc_clear(PyObject *self) {
+    Py_CLEAR(((cyrt_fusedfunc *)self)->func);
+    Py_CLEAR(((cyrt_fusedfunc *)self)->sigs);
+    return 0;
+}
+
+CYRT_FN void cyrt_fusedfunc_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    cyrt_fusedfunc_clear(self);
+    PyObject_GC_Del(self);
+    Py_DECREF(tp);
+}
+
+/* A new fused function of dispatcher func and signatures sigs (both borrowed). */
+CYRT_FN PyObject *cyrt_fusedfunc_new(PyObject *func, PyObject *sigs) {
+    cyrt_fusedfunc *f;
+    if (!cyrt_fusedfunc_type) {
+        static PyMemberDef members[] = {
+            {"__vectorcalloffset__", T_PYSSIZET, offsetof(cyrt_fusedfunc, vectorcall), READONLY, NULL},
+            {NULL, 0, 0, 0, NULL}};
+        static PyType_Slot slots[] = {
+            {Py_tp_dealloc, (void *)cyrt_fusedfunc_dealloc}, {Py_tp_call, (void *)PyVectorcall_Call},
+            {Py_tp_getattro, (void *)cyrt_fusedfunc_getattro}, {Py_tp_repr, (void *)cyrt_fusedfunc_repr},
+            {Py_tp_traverse, (void *)cyrt_fusedfunc_traverse}, {Py_tp_clear, (void *)cyrt_fusedfunc_clear},
+            {Py_mp_subscript, (void *)cyrt_fusedfunc_getitem}, {Py_tp_members, (void *)members}, {0, NULL}};
+        static PyType_Spec spec = {"cyocl.fused_function", sizeof(cyrt_fusedfunc), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL, slots};
+        cyrt_fusedfunc_type = (PyTypeObject *)PyType_FromSpec(&spec);
+        if (!cyrt_fusedfunc_type) return NULL;
+    }
+    f = PyObject_GC_New(cyrt_fusedfunc, cyrt_fusedfunc_type);
+    if (!f) return NULL;
+    Py_INCREF(func);
+    Py_INCREF(sigs);
+    f->func = func;
+    f->sigs = sigs;
+    f->vectorcall = cyrt_fusedfunc_vcall;
+    PyObject_GC_Track((PyObject *)f);
+    return (PyObject *)f;
 }
 
 /* One axis of a view slice with Python's slice semantics: start/stop/step

@@ -59,6 +59,13 @@ def _mk():
     add("unsigned long long", "ulonglong", "i", 64, False, 5)
     add("Py_ssize_t", "intp", "i", 64, True, 4)
     add("size_t", "uintp", "i", 64, False, 4)
+    # numpy's typedefs through `cimport numpy as cnp`: C sees npy_int64 as long on LP64, Cython's
+    # numpy/__init__.pxd declares it long long (the rank its typing uses)
+    add("cnp.int64_t", "int64", "i", 64, True, 4)
+    add("cnp.uint64_t", "uint64", "i", 64, False, 4)
+    add("cnp.intp_t", "intp", "i", 64, True, 4)
+    add("cnp.int32_t", "int32", "i", 32, True, 3)
+    add("cnp.uint8_t", "uint8", "i", 8, False, 1)
     add("float", "float32", "f", 32, True, 10)
     add("double", "float64", "f", 64, True, 11)
     return t

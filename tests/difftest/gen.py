@@ -10,7 +10,8 @@ from inputs import recipe
 WEIGHTED_TYPES = (["double"] * 6 + ["float"] * 3 + ["int"] * 3 + ["long"] * 2 + ["int64_t"] * 2 +
                   ["int32_t"] * 2 + ["int8_t", "int16_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
                    "Py_ssize_t", "size_t", "short", "signed char", "unsigned char", "unsigned short",
-                   "unsigned int", "unsigned long", "long long", "unsigned long long"])
+                   "unsigned int", "unsigned long", "long long", "unsigned long long", "cnp.int64_t",
+                   "cnp.uint64_t", "cnp.intp_t", "cnp.int32_t", "cnp.uint8_t"])
 SCHEDULES = ("static", "dynamic", "guided")
 
 

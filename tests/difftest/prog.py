@@ -356,6 +356,7 @@ cimport cython
 from cython.parallel import prange
 from libc.math cimport fabs, floor, ceil, sqrt, fmin, fmax, NAN, INFINITY
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+cimport numpy as cnp
 """
 
 
