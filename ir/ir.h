@@ -416,6 +416,7 @@ typedef enum {
 typedef struct IrPlanOperand {
     IrExpr *elem;
     int side;
+    int twin;                  /* an earlier operand with the same element, whose tile it reads, or -1 */
 } IrPlanOperand;
 
 typedef struct IrPlan {

@@ -167,6 +167,11 @@ static void operands(Scan *s, IrExpr *e) {
         IrPlanOperand *o = cy_alloc(s->a, sizeof *o);
         o->elem = e;
         o->side = di ? 0 : 1;
+        o->twin = -1;
+        for (int q = 0; q < s->p->operands.len && o->twin < 0; q++) {
+            const IrPlanOperand *y = s->p->operands.items[q];
+            if (y->twin < 0 && cy_ir_expr_eq(y->elem, e)) o->twin = q;
+        }
         cy_vec_push(s->a, &s->p->operands, o);
         return; /* its indices are affine: loop variables and invariants only */
     }
@@ -283,6 +288,15 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->reg[1] = 8;
     p->tk = 16;
     p->pad = 1;
+    /* the tiles must fit the 48 KiB of local memory a work-group gets on
+       the GPUs we know of, with room to spare */
+    long bytes = 0;
+    for (int i = 0; i < p->operands.len; i++) {
+        const IrPlanOperand *o = p->operands.items[i];
+        if (o->twin >= 0) continue;
+        bytes += (long)p->tk * (o->side ? p->local[0] * p->reg[0] : p->local[1] * p->reg[1] + p->pad) * o->elem->ty->size;
+    }
+    if (bytes > 32768) return "the tiles of its operands would not fit local memory";
     int nt = p->local[0] * p->local[1];
     p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
     return NULL;
@@ -303,7 +317,10 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
         return;
     }
     int na = 0, nb = 0;
-    for (int i = 0; i < p->operands.len; i++) ((IrPlanOperand *)p->operands.items[i])->side ? nb++ : na++;
+    for (int i = 0; i < p->operands.len; i++) {
+        const IrPlanOperand *o = p->operands.items[i];
+        if (o->twin < 0) o->side ? nb++ : na++;
+    }
     cy_buf_printf(out,
                   "2-D tiles over (%s, %s): work-group %dx%d, %dx%d elements per work-item (%dx%d per group), "
                   "local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",

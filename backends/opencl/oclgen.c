@@ -1139,6 +1139,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     int *stage_f = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_f);
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
+        if (o->twin >= 0) continue;
         cap_begin(G, &cap, 4);
         G->next_label = FMT("cy_sf%d", q);
         G->next_used = 0;
@@ -1157,6 +1158,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "const long cy_i0 = (long)get_group_id(1) * %d, cy_j0 = (long)get_group_id(0) * %d;", BM, BN);
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
+        if (o->twin >= 0) continue;
         out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", oty(G, o->elem->ty, o->elem->pos), q, TK,
             o->side ? BN : BM + P->pad, o->side ? "column" : "row", o->elem->args[0]->var->name);
     }
@@ -1196,6 +1198,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     if (pf)
         for (int q = 0; q < P->operands.len; q++) {
             IrPlanOperand *o = P->operands.items[q];
+            if (o->twin >= 0) continue;
             out(G, "%s cy_g%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, TK * (o->side ? BN : BM) / NT);
         }
     out(G, pf ? "for (long cy_k0 = -%d; cy_k0 < cy_K; cy_k0 += %d) {" : "for (long cy_k0 = 0; cy_k0 < cy_K; cy_k0 += %d) {",
@@ -1206,6 +1209,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         G->e.ind = 3;
         for (int q = 0; q < P->operands.len; q++) {
             IrPlanOperand *o = P->operands.items[q];
+            if (o->twin >= 0) continue;
             out(G, "#pragma unroll");
             out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
             G->e.ind = 4;
@@ -1224,6 +1228,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     const char *k1 = pf ? FMT("cy_k0 + %d", TK) : "cy_k0";
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
+        if (o->twin >= 0) continue;
         const char *T = oty(G, o->elem->ty, o->elem->pos);
         int d = G->e.ind;
         if (pf) {
@@ -1289,6 +1294,11 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     IrScan sk = {0};
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
+        if (o->twin >= 0) { /* reads its twin's registers */
+            cy_vec_push(G->a, &G->subst, o->elem);
+            cy_vec_push(G->a, &G->subst, (void *)FMT("cy_p%d[%s]", o->twin, o->side ? "cy_c" : "cy_r"));
+            continue;
+        }
         int n = o->side ? RN : RM;
         const char *rc = o->side ? "cy_c" : "cy_r";
         out(G, "%s cy_p%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, n);
