@@ -3780,6 +3780,9 @@ typedef struct Untyped {
     int only_float;   /* every assignment is a C floating-point value */
     CyVec values;     /* ANode* right-hand sides */
     int other;        /* assigned in a way that needs an object (unpacking, import, for-in) */
+    int prange;       /* a prange() loop target */
+    int overflow;     /* used where Cython's MarkOverflowingArithmetic sees a possible overflow */
+    int nogil_use;    /* used without the GIL */
     struct Untyped *next;
 } Untyped;
 
@@ -3873,8 +3876,13 @@ static void pre_stmt(Pre *pr, ANode *n) {
     case S_FOR: {
         int is_prange;
         ANode *t = n->targets.items[0];
-        if (is_range_call(s, n->value, &is_prange)) pre_target(pr, t, n->value, 1);
-        else pre_target(pr, t, NULL, 2);
+        if (is_range_call(s, n->value, &is_prange)) {
+            pre_target(pr, t, n->value, 1);
+            Untyped *u = t->kind == A_NAME && is_prange ? untyped(pr, t->name, t->pos) : NULL;
+            if (u) u->prange = 1;
+        } else {
+            pre_target(pr, t, NULL, 2);
+        }
         pre_block(pr, &n->body);
         pre_block(pr, &n->orelse);
         return;
@@ -3918,9 +3926,95 @@ static void pre_block(Pre *pr, CyVec *body) {
     for (int i = 0; i < body->len; i++) pre_stmt(pr, body->items[i]);
 }
 
+/* Cython's MarkOverflowingArithmetic: a name under an arithmetic operator
+ * (not & | ^), a unary minus, abs() or an in-place assignment, through
+ * calls (positional arguments only) but not through any other node
+ * (indexing, comparisons, attributes ...), might overflow in C; such a
+ * range() counter stays an object.  Names used without the GIL are noted:
+ * Cython would reject them as objects there, cyocl keeps them C. */
+static Untyped *find_untyped(Pre *pr, const char *name) {
+    for (Untyped *u = pr->list; u; u = u->next)
+        if (!strcmp(u->name, name)) return u;
+    return NULL;
+}
+
+static void mo_expr(Pre *pr, ANode *e, int danger, int nogil) {
+    if (!e) return;
+    int d = 0;
+    switch (e->kind) {
+    case A_NAME: {
+        Untyped *u = find_untyped(pr, e->name);
+        if (u && danger) u->overflow = 1;
+        if (u && nogil) u->nogil_use = 1;
+        return;
+    }
+    case A_BINOP: d = strcmp(e->op, "&") && strcmp(e->op, "|") && strcmp(e->op, "^") ? 1 : danger; break;
+    case A_UNOP: d = !strcmp(e->op, "-") ? 1 : danger; break;
+    case A_CALL:
+        d = e->kwnames.len ? 0 : e->obj && e->obj->kind == A_NAME && !strcmp(e->obj->name, "abs") ? 1 : danger;
+        break;
+    default: break;
+    }
+    ANode *kids[] = {e->lhs, e->rhs, e->obj, e->cond, e->then, e->other};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) mo_expr(pr, kids[i], d, nogil);
+    for (int i = 0; i < e->items.len; i++) mo_expr(pr, e->items.items[i], d, nogil);
+    for (int i = 0; i < e->values.len; i++) mo_expr(pr, e->values.items[i], d, nogil);
+}
+
+static void mo_block(Pre *pr, CyVec *body, int nogil);
+
+static void mo_stmt(Pre *pr, ANode *n, int nogil) {
+    switch (n->kind) {
+    case S_AUGASSIGN:
+        mo_expr(pr, n->lhs, 1, nogil);
+        mo_expr(pr, n->rhs, 1, nogil);
+        return;
+    case S_ASSIGN:
+        for (int i = 0; i < n->targets.len; i++) mo_expr(pr, n->targets.items[i], 0, nogil);
+        mo_expr(pr, n->value, 0, nogil);
+        return;
+    case S_EXPR: case S_RETURN: case S_RAISE: mo_expr(pr, n->value, 0, nogil); return;
+    case S_ASSERT: mo_expr(pr, n->cond, 0, nogil); mo_expr(pr, n->value, 0, nogil); return;
+    case S_CDEF:
+        for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
+        return;
+    case S_IF: case S_WHILE:
+        mo_expr(pr, n->cond, 0, nogil);
+        mo_block(pr, &n->body, nogil);
+        mo_block(pr, &n->orelse, nogil);
+        return;
+    case S_FOR: {
+        int is_prange;
+        int in_range = is_range_call(pr->s, n->value, &is_prange);
+        mo_expr(pr, n->targets.items[0], 0, nogil || (in_range && is_prange));
+        mo_expr(pr, n->value, 0, nogil);
+        mo_block(pr, &n->body, nogil || (in_range && is_prange));
+        mo_block(pr, &n->orelse, nogil);
+        return;
+    }
+    case S_WITH: {
+        int ng = nogil;
+        for (int i = 0; i < n->with_items.len; i++) {
+            ANode *x = ((AWithItem *)n->with_items.items[i])->expr;
+            const char *nm = x->kind == A_NAME ? x->name : x->kind == A_ATTR ? x->name : NULL;
+            if (nm && !strcmp(nm, "nogil")) ng = 1;
+            if (nm && !strcmp(nm, "gil")) ng = 0;
+        }
+        mo_block(pr, &n->body, ng);
+        return;
+    }
+    default: return;
+    }
+}
+
+static void mo_block(Pre *pr, CyVec *body, int nogil) {
+    for (int i = 0; i < body->len; i++) mo_stmt(pr, body->items[i], nogil);
+}
+
 /* Cython's "safe" type inference: a C type only where no Python semantics
- * can differ — loop counters of range() over C integers, and variables
- * assigned only C floating-point values. */
+ * can differ — loop counters of range() over C integers (unless they might
+ * overflow, see mo_expr), and variables assigned only C floating-point
+ * values. */
 static void infer_untyped(Pre *pr) {
     S *s = pr->s;
     int saved = s->nogil;
@@ -3937,7 +4031,7 @@ static void infer_untyped(Pre *pr) {
                         if (!cy_type_is_int(bt)) ok = 0;
                     }
                 }
-                if (ok) t = cy_type_scalar(TY_SSIZE);
+                if (ok && (!u->overflow || u->prange || u->nogil_use)) t = cy_type_scalar(TY_SSIZE);
             } else if (u->only_float) {
                 int ok = 1;
                 for (int i = 0; i < u->values.len && ok; i++) {
@@ -3993,6 +4087,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     }
     Pre pr = {s, NULL, &fsc, {0}};
     pre_block(&pr, &af->body);
+    mo_block(&pr, &af->body, af->is_nogil);
     infer_untyped(&pr);
     s->nogil = fn->is_nogil && !fn->with_gil;
     s->loop_depth = 0;
