@@ -3022,7 +3022,21 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     if (!is_range_call(s, it, &is_prange)) {
         /* Python iteration */
         if (!need_gil(s, n->pos, "Iterating over Python object")) return;
-        IrExpr *seq = box(s, lower_expr(s, it));
+        IrExpr *seq = lower_expr(s, it);
+        int view1 = is_view(seq->ty) && seq->ty->ndim == 1 && !cy_type_is_complex(seq->ty->base);
+        seq = box(s, seq);
+        if (view1 && seq->ty != TY_ERR) {
+            /* Cython iterates its own memoryview object: Python numbers, not
+               the exporter's items (numpy scalars); so does Python's memoryview */
+            IrExpr *c = mk(s, E_OBJ_CALL, cy_type_scalar(TY_OBJECT), it->pos);
+            IrExpr *callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), it->pos);
+            callee->sval = "memoryview";
+            c->nargs = 2;
+            c->args = cy_alloc(s->a, 2 * sizeof(IrExpr *));
+            c->args[0] = callee;
+            c->args[1] = seq;
+            seq = c;
+        }
         IrStmt *x = st(s, ST_FOR_ITER, n->pos);
         x->value = seq;
         IrVar *tmp = new_temp(s, cy_type_scalar(TY_OBJECT), n->pos);

@@ -78,3 +78,8 @@ def sets(words):
 
 def conditional(int n, bint flag):
     return [i for i in range(n)] if flag else {i: i for i in range(n)}
+
+
+def view_items(double[:] a, int[:] b):
+    # iterating a typed memoryview gives Python numbers, as Cython's memoryview does
+    return [type(x).__name__ for x in a], [x for x in a[::-1]], [y * 2 for y in b]

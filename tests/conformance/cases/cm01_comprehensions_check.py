@@ -44,3 +44,5 @@ def check(m):
         pass
     else:
         raise AssertionError("len(1) accepted")
+    w = np.array([0.5, 1.5, 2.5])
+    assert m.view_items(w, np.arange(3, dtype=np.int32)) == (["float"] * 3, [2.5, 1.5, 0.5], [0, 2, 4])
