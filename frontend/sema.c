@@ -1550,14 +1550,30 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
         if (all) {
             /* Cython: `b < a ? b : a` compared in C (usual conversions),
                the result held in the spanning type (cy_type_span) */
-            IrExpr *acc = as_held(s, lower_expr(s, n->items.items[0]));
+            /* Cython (Optimize.py _optimise_min_max) evaluates the 2nd ..
+               last arguments into temporaries, then the 1st: where two may
+               raise, the backends follow that order (IrExpr.order) */
+            IrExpr **arg = cy_alloc(s->a, (size_t)na * sizeof *arg);
+            for (int i = 0; i < na; i++) {
+                arg[i] = as_held(s, lower_expr(s, n->items.items[i]));
+                /* coerce() rebuilds these: keep a node of its own in the tree */
+                if (arg[i]->kind == E_COND || arg[i]->kind == E_VAND || arg[i]->kind == E_VOR)
+                    arg[i] = mk1(s, E_CAST, arg[i]->ty, arg[i]->pos, arg[i]);
+            }
+            IrExpr *acc = arg[0], *top = NULL;
             for (int i = 1; i < na; i++) {
-                IrExpr *b = as_held(s, lower_expr(s, n->items.items[i]));
+                IrExpr *b = arg[i];
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
-                IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
-                e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
-                acc = coerce(s, e, span);
+                top = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
+                top->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
+                acc = coerce(s, top, span);
+            }
+            if (top) {
+                top->order = cy_alloc(s->a, (size_t)na * sizeof *top->order);
+                for (int i = 1; i < na; i++) top->order[i - 1] = arg[i];
+                top->order[na - 1] = arg[0];
+                top->norder = na;
             }
             return acc;
         }
