@@ -727,11 +727,14 @@ static int need_gil(S *s, CyPos p, const char *what) {
 }
 
 static IrExpr *coerce(S *s, IrExpr *e, CyType *to);
+static int plain_int_literal(const IrExpr *e);
 
 /* Cython converts each arm of `a if c else b` to the destination
- * (CondExprNode.coerce_to): with a signed char -2 and an unsigned short,
- * the value is -2 as an object or a long, 65534 only where it stays an
- * unsigned short (cy_type_span). */
+ * (CondExprNode.coerce_to), then types the expression anew from its arms:
+ * for a Python object each arm is boxed (a signed char -2 and an unsigned
+ * short give -2); for a C number only a literal arm changes its type, the
+ * others keep theirs, so the value is held in their spanning type (65534)
+ * and converted from there (cond_to). */
 static int cond_arms_convert(const IrExpr *e, const CyType *to) {
     int arms = (e->kind == E_COND && e->nargs == 3 && e->args[3] && e->args[4]) ||
                ((e->kind == E_VAND || e->kind == E_VOR) && e->nargs == 2 && e->args[2] && e->args[3]);
@@ -746,6 +749,18 @@ static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
     int vbool = e->kind != E_COND, n = vbool ? 2 : 3, o = vbool ? 2 : 3;
     ExprKind k = vbool ? (is_obj(to) ? (e->kind == E_VAND ? E_OBJ_AND : E_OBJ_OR) : e->kind)
                        : (is_obj(to) ? E_OBJ_COND : E_COND);
+    if (!vbool && !is_obj(to)) {
+        IrExpr *a = e->args[o], *b = e->args[o + 1];
+        if (plain_int_literal(a) || a->kind == E_FLOAT) a = coerce(s, a, to);
+        if (plain_int_literal(b) || b->kind == E_FLOAT) b = coerce(s, b, to);
+        IrExpr *c = mk(s, E_COND, cy_type_span(a->ty, b->ty), e->pos);
+        c->nargs = 3;
+        c->args = cy_alloc(s->a, 5 * sizeof(IrExpr *));
+        c->args[0] = e->args[0];
+        c->args[1] = coerce(s, a, c->ty);
+        c->args[2] = coerce(s, b, c->ty);
+        return coerce(s, c, to); /* arms unset: converted as a whole */
+    }
     IrExpr *r = mk(s, k, to, e->pos);
     r->nargs = n;
     r->args = cy_alloc(s->a, (size_t)(n + 2) * sizeof(IrExpr *));
@@ -1535,14 +1550,30 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
         if (all) {
             /* Cython: `b < a ? b : a` compared in C (usual conversions),
                the result held in the spanning type (cy_type_span) */
-            IrExpr *acc = as_held(s, lower_expr(s, n->items.items[0]));
+            /* Cython (Optimize.py _optimise_min_max) evaluates the 2nd ..
+               last arguments into temporaries, then the 1st: where two may
+               raise, the backends follow that order (IrExpr.order) */
+            IrExpr **arg = cy_alloc(s->a, (size_t)na * sizeof *arg);
+            for (int i = 0; i < na; i++) {
+                arg[i] = as_held(s, lower_expr(s, n->items.items[i]));
+                /* coerce() rebuilds these: keep a node of its own in the tree */
+                if (arg[i]->kind == E_COND || arg[i]->kind == E_VAND || arg[i]->kind == E_VOR)
+                    arg[i] = mk1(s, E_CAST, arg[i]->ty, arg[i]->pos, arg[i]);
+            }
+            IrExpr *acc = arg[0], *top = NULL;
             for (int i = 1; i < na; i++) {
-                IrExpr *b = as_held(s, lower_expr(s, n->items.items[i]));
+                IrExpr *b = arg[i];
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
-                IrExpr *e = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
-                e->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
-                acc = coerce(s, e, span);
+                top = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
+                top->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
+                acc = coerce(s, top, span);
+            }
+            if (top) {
+                top->order = cy_alloc(s->a, (size_t)na * sizeof *top->order);
+                for (int i = 1; i < na; i++) top->order[i - 1] = arg[i];
+                top->order[na - 1] = arg[0];
+                top->norder = na;
             }
             return acc;
         }

@@ -226,6 +226,10 @@ typedef struct IrExpr {
     int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
     int import_top;            /* E_IMPORT */
     CyVec stmts;               /* E_STMTS: IrStmt* */
+    /* the outermost cyrt_min/max of a min()/max(): its arguments in the
+     * order Cython evaluates them (the 2nd .. last, then the 1st) */
+    struct IrExpr **order;
+    int norder;
     CyType *cyty;              /* an integer operation whose type for Cython (widest_numeric_type)
                                   is not C's: what its C value becomes where Cython stores or
                                   converts it (a temporary, //, %, min/max, a Python object) */

@@ -120,6 +120,7 @@ typedef struct {
     int used_complex;
     CyMap launchers;   /* set of IrFunc* that may run a region on a device (directly or by calls) */
     int hoisted;       /* >0: an enclosing loop already synchronised the host */
+    CyVec subst;       /* IrExpr*, const char* pairs: values already computed (min/max arguments) */
 } Gen;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -1034,8 +1035,26 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
     return (Val){r, 1};
 }
 
+/* Where two arguments of a min()/max() may raise, they are computed first,
+ * in Cython's order (IrExpr.order), so the same error is raised first.
+ * Returns how many substitutions to drop afterwards. */
+static int eval_in_order(Gen *G, IrExpr *e) {
+    int raising = 0;
+    for (int i = 0; i < e->norder; i++) raising += e->order[i]->can_raise;
+    if (raising < 2) return 0;
+    for (int i = 0; i < e->norder; i++) {
+        IrExpr *x = e->order[i];
+        const char *c = once(G, x->ty, genc(G, x));
+        cy_vec_push(G->a, &G->subst, x);
+        cy_vec_push(G->a, &G->subst, (void *)c);
+    }
+    return 2 * e->norder;
+}
+
 static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
+    for (int i = 0; i + 1 < G->subst.len; i += 2)
+        if (G->subst.items[i] == e) return (Val){G->subst.items[i + 1], 0};
     switch (e->kind) {
     case E_INT: v.c = int_lit(G, e->ty, e->ival); return v;
     case E_FLOAT: v.c = float_lit(G, e->ty, e->fval); return v;
@@ -1107,6 +1126,7 @@ static Val gen(Gen *G, IrExpr *e) {
         return gen_call(G, e);
     case E_CALL_C: {
     c_call:;
+        int pre = e->norder ? eval_in_order(G, e) : 0;
         const char **args = cy_alloc(G->a, (size_t)(e->nargs + 1) * sizeof(char *));
         for (int i = 0; i < e->nargs; i++) {
             if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;
@@ -1114,6 +1134,7 @@ static Val gen(Gen *G, IrExpr *e) {
         }
         if (cy_type_is_complex(e->ty)) G->used_complex = 1;
         v.c = FMT("%s(%s)", e->fn && e->kind == E_CALL ? e->fn->cname : e->sval, join(G, args, e->nargs, ", "));
+        G->subst.len -= pre;
         return v;
     }
     case E_THREADID: v.c = "cyrt_thread_num()"; return v;

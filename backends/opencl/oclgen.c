@@ -518,19 +518,35 @@ static const char *math_name(const char *s) {
     return NULL;
 }
 
+static const char *gen_minmax(OG *G, IrExpr *e, int mn) {
+    const CyType *t = e->ty;
+    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+    if (cy_type_is_int(t))
+        return FMT("%s(%s, %s)", mn ? "min" : "max", typed(G, t, e->args[0], a), typed(G, t, e->args[1], b));
+    /* Python's min keeps the first of equal values (and NaN
+       handling as in cgen.c's cyrt_min): not fmin */
+    a = once(G, t, a, e->pos);
+    b = once(G, t, b, e->pos);
+    return FMT("(%s %s %s ? %s : %s)", b, mn ? "<" : ">", a, b, a);
+}
+
 static const char *gen_call_c(OG *G, IrExpr *e) {
     const char *s = e->sval ? e->sval : "";
     const CyType *t = e->ty;
     if (!strcmp(s, "cyrt_min") || !strcmp(s, "cyrt_max")) {
-        int mn = s[6] == 'i';
-        const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-        if (cy_type_is_int(t))
-            return FMT("%s(%s, %s)", mn ? "min" : "max", typed(G, t, e->args[0], a), typed(G, t, e->args[1], b));
-        /* Python's min keeps the first of equal values (and NaN
-           handling as in cgen.c's cyrt_min): not fmin */
-        a = once(G, t, a, e->pos);
-        b = once(G, t, b, e->pos);
-        return FMT("(%s %s %s ? %s : %s)", b, mn ? "<" : ">", a, b, a);
+        int mn = s[6] == 'i', raising = 0, pre = 0;
+        /* two arguments that may raise: computed first, in Cython's order (as cgen.c) */
+        for (int i = 0; i < e->norder; i++) raising += e->order[i]->can_raise;
+        for (int i = 0; raising > 1 && i < e->norder; i++) {
+            IrExpr *x = e->order[i];
+            const char *c = once(G, x->ty, gen(G, x), x->pos);
+            cy_vec_push(G->a, &G->subst, x);
+            cy_vec_push(G->a, &G->subst, (void *)c);
+            pre += 2;
+        }
+        const char *r = gen_minmax(G, e, mn);
+        G->subst.len -= pre;
+        return r;
     }
     if (!strcmp(s, "cyrt_abs")) {
         const char *a = gen(G, e->args[0]);
@@ -566,6 +582,8 @@ static const char *gen_call(OG *G, IrExpr *e) {
 }
 
 static const char *gen(OG *G, IrExpr *e) {
+    for (int i = 0; i + 1 < G->subst.len; i += 2)
+        if (G->subst.items[i] == e) return G->subst.items[i + 1];
     switch (e->kind) {
     case E_INT: return int_lit(G, e->ty, e->ival);
     case E_FLOAT: return float_lit(G, e->ty, e->fval);
