@@ -529,6 +529,9 @@ void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);
 /* An integer constant (through integer casts): 1 and its value, else 0. */
 int cy_const_int(const IrExpr *e, int64_t *v);
+/* A min()/max() whose arguments must be computed in IrExpr.order before it
+ * compares them: two or more of them may raise. */
+int cy_order_matters(const IrExpr *e);
 
 /* Readable dump of the IR, for tests and `cyocl compile --dump-ir`. */
 void cy_ir_dump(CyBuf *out, const IrModule *m);

@@ -18,6 +18,12 @@
 #include "ir.h"
 #include <string.h>
 
+int cy_order_matters(const IrExpr *e) {
+    int raising = 0;
+    for (int i = 0; i < e->norder; i++) raising += e->order[i]->can_raise;
+    return raising > 1;
+}
+
 int cy_const_int(const IrExpr *e, int64_t *v) {
     while (e && e->kind == E_CAST && cy_type_is_int(e->ty)) e = e->args[0];
     if (!e || e->kind != E_INT || !cy_type_is_int(e->ty)) return 0;

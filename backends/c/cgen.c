@@ -1039,9 +1039,7 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
  * in Cython's order (IrExpr.order), so the same error is raised first.
  * Returns how many substitutions to drop afterwards. */
 static int eval_in_order(Gen *G, IrExpr *e) {
-    int raising = 0;
-    for (int i = 0; i < e->norder; i++) raising += e->order[i]->can_raise;
-    if (raising < 2) return 0;
+    if (!cy_order_matters(e)) return 0;
     for (int i = 0; i < e->norder; i++) {
         IrExpr *x = e->order[i];
         const char *c = once(G, x->ty, genc(G, x));
@@ -1126,7 +1124,7 @@ static Val gen(Gen *G, IrExpr *e) {
         return gen_call(G, e);
     case E_CALL_C: {
     c_call:;
-        int pre = e->norder ? eval_in_order(G, e) : 0;
+        int pre = eval_in_order(G, e);
         const char **args = cy_alloc(G->a, (size_t)(e->nargs + 1) * sizeof(char *));
         for (int i = 0; i < e->nargs; i++) {
             if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;

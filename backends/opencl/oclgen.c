@@ -534,16 +534,16 @@ static const char *gen_call_c(OG *G, IrExpr *e) {
     const char *s = e->sval ? e->sval : "";
     const CyType *t = e->ty;
     if (!strcmp(s, "cyrt_min") || !strcmp(s, "cyrt_max")) {
-        int mn = s[6] == 'i', raising = 0, pre = 0;
+        int mn = s[6] == 'i', pre = 0;
         /* two arguments that may raise: computed first, in Cython's order (as cgen.c) */
-        for (int i = 0; i < e->norder; i++) raising += e->order[i]->can_raise;
-        for (int i = 0; raising > 1 && i < e->norder; i++) {
-            IrExpr *x = e->order[i];
-            const char *c = once(G, x->ty, gen(G, x), x->pos);
-            cy_vec_push(G->a, &G->subst, x);
-            cy_vec_push(G->a, &G->subst, (void *)c);
-            pre += 2;
-        }
+        if (cy_order_matters(e))
+            for (int i = 0; i < e->norder; i++) {
+                IrExpr *x = e->order[i];
+                const char *c = once(G, x->ty, gen(G, x), x->pos);
+                cy_vec_push(G->a, &G->subst, x);
+                cy_vec_push(G->a, &G->subst, (void *)c);
+                pre += 2;
+            }
         const char *r = gen_minmax(G, e, mn);
         G->subst.len -= pre;
         return r;
@@ -1120,6 +1120,26 @@ static const char *element_text(OG *G, CyVec *body, const char *label, int ind, 
     return cap_end(G, &cap);
 }
 
+/* PLAN_TILE2D: the unrolled loops over a work-item's RM x RN elements. */
+static void open_elements(OG *G, int RM, int RN) {
+    out(G, "#pragma unroll");
+    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
+    out(G, "    #pragma unroll");
+    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
+}
+
+/* Inside open_elements: the element's place, the test that it lies in the
+ * n x m space (left open, at indentation 4) and the loop variables i (iv,
+ * where the body uses it) and j set for it. */
+static void element_head(OG *G, int LY, int LX, const char *iv, const char *ix_e, const char *jv, const char *jx_e) {
+    G->e.ind = 3;
+    out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
+    out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
+    G->e.ind = 4;
+    if (iv) out(G, "%s = %s;", iv, ix_e);
+    out(G, "%s = %s;", jv, jx_e);
+}
+
 /* PLAN_TILE2D (ir/plan.c): everything after cy_m, at indentation 1.  A
  * work-group of LX x LY work-items computes the BM x BN elements from
  * (cy_i0, cy_j0); work-item (lx, ly) the elements (ly + r*LY, lx + c*LX),
@@ -1191,16 +1211,8 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         out(G, "%s cy_a%d[%d][%d]; /* %s of each element */", oty(G, x->var->ty, x->var->pos), q, RM, RN, x->var->name);
     }
     /* pre, element by element */
-    out(G, "#pragma unroll");
-    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
-    out(G, "    #pragma unroll");
-    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
-    G->e.ind = 3;
-    out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
-    out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
-    G->e.ind = 4;
-    if (use_index) out(G, "%s = %s;", iv, ix_e);
-    out(G, "%s = %s;", jv, jx_e);
+    open_elements(G, RM, RN);
+    element_head(G, LY, LX, use_index ? iv : NULL, ix_e, jv, jx_e);
     put(G, pre_s);
     if (pre_skip) out(G, "if (0) { cy_pskip: cy_skip |= (ulong)1 << (cy_r * %d + cy_c); }", RN);
     G->e.ind = 3;
@@ -1326,10 +1338,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         cy_vec_push(G->a, &G->subst, o->elem);
         cy_vec_push(G->a, &G->subst, (void *)FMT("cy_p%d[%s]", q, rc));
     }
-    out(G, "#pragma unroll");
-    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
-    out(G, "    #pragma unroll");
-    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
+    open_elements(G, RM, RN);
     G->e.ind = ci + 4;
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
@@ -1379,16 +1388,8 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "}");
     /* post, element by element, with k at its last value */
     out(G, "if (cy_K > 0) %s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_K - 1)"));
-    out(G, "#pragma unroll");
-    out(G, "for (int cy_r = 0; cy_r < %d; cy_r++) {", RM);
-    out(G, "    #pragma unroll");
-    out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
-    G->e.ind = 3;
-    out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
-    out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
-    G->e.ind = 4;
-    if (use_index) out(G, "%s = %s;", iv, ix_e);
-    out(G, "%s = %s;", jv, jx_e);
+    open_elements(G, RM, RN);
+    element_head(G, LY, LX, use_index ? iv : NULL, ix_e, jv, jx_e);
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
     int skip = bad[0] || bad[1] || pre_skip;
