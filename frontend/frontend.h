@@ -209,6 +209,7 @@ typedef struct ANode {
     CyVec aliases;          /* S_FROMIMPORT / S_IMPORT aliases (const char* or NULL) */
     const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
     int is_cimport;
+    int star;               /* S_FROMIMPORT: from m import * / cimport * (name_pos[0]: the '*') */
     int is_public;          /* S_CDEF at module level: 'cdef public'/'readonly' ignored */
     CyVec with_items;       /* S_WITH: AWithItem* */
     AFunc *func;            /* S_FUNC */

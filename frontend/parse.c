@@ -1415,8 +1415,12 @@ static ANode *parse_from(P *p) {
         n->is_cimport = 1;
     else if (!accept_kw(p, "import"))
         err_syntax(p, "expected 'import' or 'cimport'");
-    if (at_punct(p, "*"))
-        err_at(p, tok(p)->pos, "'import *' is not supported");
+    if (at_punct(p, "*")) {
+        /* sema knows which modules it can expand */
+        push(p, &n->name_pos, pos_dup(p, adv(p)->pos));
+        n->star = 1;
+        return n;
+    }
     int paren = accept_punct(p, "(");
     for (;;) {
         const Token *nm = expect_name(p, "a name to import");

@@ -1045,6 +1045,53 @@ static int is_math_const(const char *q) {
     return 0;
 }
 
+/* The C library's other constants, typed as Cython's .pxd files declare
+ * them (stdlib.pxd's anonymous enums are int). */
+typedef struct {
+    const char *mod, *name;
+    TypeKind ty;
+} CConst;
+
+static const CConst c_consts[] = {
+    {"libc.stdlib", "RAND_MAX", TY_INT}, {"libc.stdlib", "EXIT_SUCCESS", TY_INT},
+    {"libc.stdlib", "EXIT_FAILURE", TY_INT},
+    {"libc.limits", "CHAR_BIT", TY_INT}, {"libc.limits", "CHAR_MIN", TY_CHAR}, {"libc.limits", "CHAR_MAX", TY_CHAR},
+    {"libc.limits", "SCHAR_MIN", TY_SCHAR}, {"libc.limits", "SCHAR_MAX", TY_SCHAR},
+    {"libc.limits", "UCHAR_MAX", TY_UCHAR}, {"libc.limits", "SHRT_MIN", TY_SHORT}, {"libc.limits", "SHRT_MAX", TY_SHORT},
+    {"libc.limits", "USHRT_MAX", TY_USHORT}, {"libc.limits", "INT_MIN", TY_INT}, {"libc.limits", "INT_MAX", TY_INT},
+    {"libc.limits", "UINT_MAX", TY_UINT}, {"libc.limits", "LONG_MIN", TY_LONG}, {"libc.limits", "LONG_MAX", TY_LONG},
+    {"libc.limits", "ULONG_MAX", TY_ULONG}, {"libc.limits", "LLONG_MIN", TY_LLONG},
+    {"libc.limits", "LLONG_MAX", TY_LLONG}, {"libc.limits", "ULLONG_MAX", TY_ULLONG},
+    {"libc.float", "FLT_MAX", TY_FLOAT}, {"libc.float", "FLT_MIN", TY_FLOAT}, {"libc.float", "FLT_EPSILON", TY_FLOAT},
+    {"libc.float", "DBL_MAX", TY_DOUBLE}, {"libc.float", "DBL_MIN", TY_DOUBLE},
+    {"libc.float", "DBL_EPSILON", TY_DOUBLE}, {"libc.float", "FLT_DIG", TY_FLOAT}, {"libc.float", "DBL_DIG", TY_DOUBLE},
+    {"libc.float", "FLT_MANT_DIG", TY_FLOAT}, {"libc.float", "DBL_MANT_DIG", TY_DOUBLE},
+    {NULL, NULL, TY_VOID},
+};
+
+static const CConst *c_const(const char *q) {
+    for (int i = 0; q && c_consts[i].mod; i++) {
+        size_t l = strlen(c_consts[i].mod);
+        if (!strncmp(q, c_consts[i].mod, l) && q[l] == '.' && !strcmp(q + l + 1, c_consts[i].name)) return &c_consts[i];
+    }
+    return NULL;
+}
+
+/* M_PI, DBL_MAX, RAND_MAX ... as an expression, or NULL if q names none. */
+static IrExpr *const_expr(S *s, const char *q, CyPos pos) {
+    if (!q) return NULL;
+    if (is_math_const(q)) {
+        IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), pos);
+        e->sval = q + 10;
+        return e;
+    }
+    const CConst *c = c_const(q);
+    if (!c) return NULL;
+    IrExpr *e = mk(s, E_CNAME, cy_type_scalar(c->ty), pos);
+    e->sval = c->name;
+    return e;
+}
+
 static IrExpr *lower_expr(S *s, ANode *n);
 static IrExpr *lower_comp(S *s, ANode *n, int kind);
 
@@ -1062,11 +1109,8 @@ static IrExpr *name_expr(S *s, ANode *n) {
         return mk_var(s, y->var, n->pos);
     }
     if (y && y->kind == SY_CNAME) {
-        if (is_math_const(y->qual)) {
-            IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), n->pos);
-            e->sval = y->qual + 10;
-            return e;
-        }
+        IrExpr *c = const_expr(s, y->qual, n->pos);
+        if (c) return c;
         err(s, n->pos, "'%s' cannot be used as a value here", n->name);
         return mk_err(s, n->pos);
     }
@@ -1326,10 +1370,12 @@ static IrExpr *attr_expr(S *s, ANode *n) {
         Sym *y = lookup(s, n->obj->name);
         if (y && (y->kind == SY_CMOD || y->kind == SY_CNAME)) {
             const char *q = qual_of(s, n);
-            if (q && is_math_const(q)) {
-                IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), n->pos);
-                e->sval = q + 10;
-                return e;
+            IrExpr *c = const_expr(s, q, n->pos);
+            if (c) return c;
+            if (q && !strcmp(q, "cython.NULL")) {
+                c = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_scalar(TY_VOID)), n->pos);
+                c->sval = "NULL";
+                return c;
             }
             err(s, n->pos, "'%s' cannot be used as a value here", q ? q : n->name);
             return mk_err(s, n->pos);
@@ -2888,7 +2934,9 @@ static int is_range_call(S *s, ANode *it, int *is_prange) {
         return 1;
     }
     ANode *f = it->obj;
-    if (f->kind == A_NAME && !strcmp(f->name, "range") && !lookup(s, "range")) return 1;
+    /* Cython takes xrange for range in every language level */
+    if (f->kind == A_NAME && (!strcmp(f->name, "range") || !strcmp(f->name, "xrange")) && !lookup(s, f->name))
+        return 1;
     Sym *h = f->kind == A_NAME ? lookup(s, f->name) : f->kind == A_ATTR && f->obj->kind == A_NAME ? lookup(s, f->obj->name) : NULL;
     if (h && (h->kind == SY_CNAME || h->kind == SY_CMOD)) {
         const char *q = qual_of(s, f);
@@ -4603,12 +4651,48 @@ static void compute_raises(IrModule *m) {
 
 /* ---- module ------------------------------------------------------------------- */
 
+/* `from M cimport *`: every name cyocl knows of M, as Cython's .pxd
+ * would give them; names the file declared first are kept. */
+static void cimport_star(S *s, ANode *n, const char *mod) {
+    CyPos p = *(CyPos *)n->name_pos.items[0];
+    CyVec names = {0};
+    if (!strcmp(mod, "cython.parallel")) {
+        static const char *const par[] = {"prange", "parallel", "threadid"};
+        for (int i = 0; i < 3; i++) cy_vec_push(s->a, &names, (void *)par[i]);
+    } else if (!strcmp(mod, "libc.math")) {
+        for (int i = 0; math_fns[i].name; i++) cy_vec_push(s->a, &names, (void *)math_fns[i].name);
+        for (int i = 0; math_consts[i]; i++) cy_vec_push(s->a, &names, (void *)math_consts[i]);
+    } else {
+        for (int i = 0; libc_fns[i].mod; i++)
+            if (!strcmp(libc_fns[i].mod, mod)) cy_vec_push(s->a, &names, (void *)libc_fns[i].name);
+        for (int i = 0; c_consts[i].mod; i++)
+            if (!strcmp(c_consts[i].mod, mod)) cy_vec_push(s->a, &names, (void *)c_consts[i].name);
+    }
+    if (!names.len) {
+        err(s, p, "'%s *' from %s is not supported by cyocl", n->is_cimport ? "cimport" : "import", mod);
+        return;
+    }
+    for (int i = 0; i < names.len; i++) {
+        if (lookup_in(s->mscope, names.items[i])) continue;
+        Sym *y = declare(s, s->mscope, names.items[i], SY_CNAME);
+        y->qual = cy_fmt(s->a, "%s.%s", mod, (const char *)names.items[i]);
+    }
+}
+
 static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
+    int cimp = n->is_cimport || n->kind == S_CIMPORT;
+    /* pure-Python mode: `from cython.cimports.libc.stdlib import malloc` */
+    if (!strncmp(mod, "cython.cimports.", 16)) mod += 16, cimp = 1;
     int known = is_known_module(mod);
-    if (!known && (n->is_cimport || n->kind == S_CIMPORT)) {
+    if (!known && cimp) {
         err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
-                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, numpy, openmp)", mod);
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp)",
+            mod);
+        return;
+    }
+    if (n->star) {
+        cimport_star(s, n, mod);
         return;
     }
     for (int i = 0; i < n->names.len; i++) {
@@ -4656,7 +4740,7 @@ static void cimport_names(S *s, ANode *n) {
             y->ty = alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
             continue;
         }
-        int ok = libc_fn(q) != NULL;
+        int ok = libc_fn(q) != NULL || c_const(q) != NULL;
         if (!strcmp(mod, "libc.math")) {
             int f;
             ok = math_fn(q, &f) || is_math_const(q);
@@ -4713,6 +4797,8 @@ static void declare_module(S *s, AModule *am) {
         case S_FROMIMPORT:
             if (n->is_cimport || is_cython_mod(n->module)) {
                 cimport_names(s, n);
+            } else if (n->star) {
+                err(s, *(CyPos *)n->name_pos.items[0], "'import *' is not supported");
             } else {
                 for (int k = 0; k < n->names.len; k++) {
                     const char *alias = n->aliases.items[k] ? n->aliases.items[k] : n->names.items[k];
