@@ -2893,7 +2893,10 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
     int c_inplace = !strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") ||
                     !strcmp(op, "|") || !strcmp(op, "^") || !strcmp(op, "<<") || !strcmp(op, ">>") ||
                     (!strcmp(op, "/") && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
-    if (is_cnum(tt) && c_inplace && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
+    /* a Python object on the right makes it x = x op v in Python, then
+       converted back (Cython: PyNumber_InPlaceAdd and the C conversion) */
+    CyType *rt = probe_type(s, n->rhs);
+    if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
         IrExpr *v = lower_expr(s, n->rhs);
         IrExpr *tg = lower_target(s, n->lhs, op);
         if (!tg || v->ty == TY_ERR) return;
@@ -3080,9 +3083,83 @@ static int bool_literal(ANode *v, int *out) {
     return 0;
 }
 
+/* `for i from a <= i < b by s` (and the '>' forms, counting down): C's loop,
+ * as Cython compiles it.  The bounds and step are taken once; i is assigned
+ * the first value before the test, and after a loop that ends without break
+ * it holds the first value that failed it.  Lowered to the range() loop of
+ * the same values, with i set before and stepped once more after it. */
+static void lower_for_from(S *s, ANode *n, CyVec *out) {
+    ANode *t = n->targets.items[0], *c = n->cond;
+    IrVar *var = loop_var(s, t, "for-from");
+    if (!var) return;
+    /* an object target (an untyped one Cython keeps a Python int) counts in
+       a C long, the type Cython gives the bounds, and gets each value boxed */
+    IrVar *v = var;
+    if (is_obj(var->ty)) {
+        if (!need_gil(s, n->pos, "Operation on Python object")) return;
+        v = new_temp(s, cy_type_scalar(TY_LONG), t->pos);
+    } else if (!cy_type_is_int(v->ty) || v->ty->kind == TY_BINT) {
+        err(s, t->pos, "for-from loop variable '%s' must be a C integer, not '%s'", v->name, v->ty->name);
+        return;
+    }
+    const char *op1 = c->kwnames.items[0], *op2 = c->kwnames.items[1];
+    int down = op1[0] == '>';
+    IrExpr *lo = coerce(s, lower_expr(s, c->items.items[0]), v->ty);
+    IrExpr *hi = coerce(s, lower_expr(s, c->items.items[2]), v->ty);
+    IrExpr *step = n->other ? coerce(s, lower_expr(s, n->other), v->ty) : NULL;
+    if (lo->ty == TY_ERR || hi->ty == TY_ERR || (step && step->ty == TY_ERR)) return;
+    IrExpr *one = mk_int(s, 1, TY_INT, c->pos);
+    if (!op1[1]) lo = coerce(s, arith(s, c->pos, down ? "-" : "+", lo, one), v->ty); /* a < i: from a + 1 */
+    if (op2[1]) hi = coerce(s, arith(s, c->pos, down ? "-" : "+", hi, one), v->ty);  /* i <= b: to b + 1 */
+    IrVar *tlo = new_temp(s, v->ty, c->pos), *thi = new_temp(s, v->ty, c->pos), *tst = NULL;
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tlo, c->pos), lo, c->pos, NULL));
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, thi, c->pos), hi, c->pos, NULL));
+    record_assign(s, tlo, c->pos, NULL);
+    record_assign(s, thi, c->pos, NULL);
+    if (step) {
+        if (is_zero_const(step)) {
+            err(s, step->pos, "for-from step must not be zero");
+            return;
+        }
+        if (down) step = coerce(s, arith(s, step->pos, "-", mk_int(s, 0, TY_INT, step->pos), step), v->ty);
+        tst = new_temp(s, v->ty, step->pos);
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tst, step->pos), step, step->pos, NULL));
+        record_assign(s, tst, step->pos, NULL);
+    }
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, v, t->pos), mk_var(s, tlo, t->pos), t->pos, NULL));
+    record_assign(s, v, t->pos, NULL);
+    IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
+    x->var = v;
+    x->start = mk_var(s, tlo, c->pos);
+    x->stop = mk_var(s, thi, c->pos);
+    x->step = tst ? mk_var(s, tst, c->pos) : down ? coerce(s, mk_int(s, -1, TY_INT, c->pos), v->ty) : NULL;
+    x->step_sign = tst ? 0 : down ? -1 : 1;
+    if (var != v) {
+        record_assign(s, var, t->pos, NULL);
+        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+    }
+    s->loop_depth++;
+    lower_block(s, &n->body, &x->body);
+    s->loop_depth--;
+    /* ran at least once (the bounds are temporaries): one more step */
+    IrStmt *fix = st(s, ST_IF, n->pos);
+    fix->cond = compare2(s, n->pos, down ? ">" : "<", mk_var(s, tlo, n->pos), mk_var(s, thi, n->pos));
+    IrExpr *inc = x->step ? x->step : coerce(s, mk_int(s, 1, TY_INT, n->pos), v->ty);
+    cy_vec_push(s->a, &fix->body, assign_stmt(s, mk_var(s, v, n->pos), inc, n->pos, "+"));
+    cy_vec_push(s->a, &x->orelse, fix);
+    if (var != v)
+        cy_vec_push(s->a, &x->orelse, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+    lower_block(s, &n->orelse, &x->orelse);
+    cy_vec_push(s->a, out, x);
+}
+
 static void lower_for(S *s, ANode *n, CyVec *out) {
     int is_prange;
     ANode *t = n->targets.items[0], *it = n->value;
+    if (n->for_from) {
+        lower_for_from(s, n, out);
+        return;
+    }
     if (!is_range_call(s, it, &is_prange)) {
         /* Python iteration */
         if (!need_gil(s, n->pos, "Iterating over Python object")) return;
@@ -4207,8 +4284,22 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     int seen_default = 0;
     for (int i = 0; i < af->params.len; i++) {
         AParam *ap = af->params.items[i];
+        ATypeSyn *aty = ap->type;
+        const char *pname = ap->name;
+        if (!aty && pname && (af->kind == FN_CDEF || is_extern)) {
+            /* `double sqrt(DTYPE_t)`: a lone name that is a type is the
+               type of an unnamed argument, as Cython reads it */
+            Sym *ty_sym = lookup(s, pname);
+            if (ty_sym && ty_sym->kind == SY_TYPE) {
+                aty = cy_alloc(s->a, sizeof *aty);
+                memset(aty, 0, sizeof *aty);
+                aty->pos = ap->pos;
+                aty->name = pname;
+                pname = NULL;
+            }
+        }
         s->buf_ok += !is_extern;
-        CyType *t = resolve_type(s, ap->type);
+        CyType *t = resolve_type(s, aty);
         s->buf_ok -= !is_extern;
         if (t->kind == TY_VOID && t != TY_ERR) {
             err(s, ap->pos, "argument '%s' cannot be void", ap->name);
@@ -4221,7 +4312,7 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
             err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
             t = TY_ERR;
         }
-        IrVar *p = new_var(s, ap->name ? ap->name : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
+        IrVar *p = new_var(s, pname ? pname : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
         if (ap->deflt) {
