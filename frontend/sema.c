@@ -510,7 +510,42 @@ static CyType *ndarray_type(S *s, CyType *view) {
     return t;
 }
 
-static int is_ndarray(const CyType *t) { return t->kind == TY_OBJECT && t->pyclass; }
+static int is_ndarray(const CyType *t) {
+    return t->kind == TY_OBJECT && t->pyclass && !strcmp(t->pyclass, "numpy.ndarray");
+}
+
+/* Python's builtin types as declared types (`cdef list x`, `def f(tuple
+ * shape)`): objects whose assignments are type-tested for exactly that type,
+ * as Cython's are; every operation on them is the object's. */
+static const char *const builtin_classes[] = {"list", "tuple", "dict", "set", "frozenset", "str", "bytes",
+                                              "bytearray", "unicode", NULL};
+
+static int is_builtin_obj(const CyType *t) { return t->kind == TY_OBJECT && t->pyclass && !is_ndarray(t); }
+
+static CyType *builtin_obj_type(S *s, const char *name) {
+    for (int i = 0; builtin_classes[i]; i++) {
+        if (strcmp(name, builtin_classes[i])) continue;
+        CyType *t = cy_alloc(s->a, sizeof *t);
+        *t = *cy_type_scalar(TY_OBJECT);
+        t->pyclass = !strcmp(name, "unicode") ? "str" : builtin_classes[i];
+        t->name = cy_fmt(s->a, "%s object", t->pyclass);
+        return t;
+    }
+    return NULL;
+}
+
+/* The builtin class of a literal's value, or NULL. */
+static const char *literal_class(const IrExpr *e) {
+    switch (e->kind) {
+    case E_LIST: return "list";
+    case E_TUPLE: return "tuple";
+    case E_DICT: return "dict";
+    case E_SET: return "set";
+    case E_STR: return "str";
+    case E_BYTES: return "bytes";
+    default: return NULL;
+    }
+}
 static int is_buffer(const CyType *t) { return is_ndarray(t) && t->base; }
 
 /* "np.ndarray" / "cnp.ndarray" / "numpy.ndarray" with np a cimport of numpy. */
@@ -588,6 +623,11 @@ static int const_dim(S *s, ANode *n, long long *v) {
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
     CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
+    if (!base && !lookup(s, t->name)) base = builtin_obj_type(s, t->name);
+    if (base && is_builtin_obj(base) && (t->ptr || t->ndim || t->narr || t->buf_dtype)) {
+        err(s, t->pos, "'%s' of a Python object type is not supported", t->ptr ? "pointers" : "arrays or buffers");
+        return TY_ERR;
+    }
     if (!base && fused_named(s, t->name)) {
         err(s, t->pos, "Invalid use of fused types, type cannot be specialized");
         return TY_ERR;
@@ -845,6 +885,30 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
             err(s, e->pos, "Cannot assign type '%s' to 'ndarray'", from->name);
             return mk_err(s, e->pos);
         }
+        if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
+        return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
+    }
+    if (is_builtin_obj(to) && e->kind != E_NONE &&
+        !(is_builtin_obj(from) && !strcmp(from->pyclass, to->pyclass))) {
+        const char *lit = literal_class(e);
+        if (lit && !strcmp(lit, to->pyclass)) return e;
+        /* a tuple of constants is a cached constant to Cython, typed as any
+           object: it fails the test at run time, not at compile time */
+        int const_tuple = e->kind == E_TUPLE;
+        for (int i = 0; const_tuple && i < e->nargs; i++) {
+            IrExpr *a = e->args[i]->kind == E_BOX ? e->args[i]->args[0] : e->args[i];
+            ExprKind k = a->kind;
+            const_tuple = k == E_INT || k == E_FLOAT || k == E_STR || k == E_BYTES || k == E_NONE || k == E_PYBOOL ||
+                          k == E_BIGINT || k == E_IMAG;
+        }
+        if (const_tuple) lit = NULL;
+        else if (lit || is_builtin_obj(from) || is_ndarray(from)) {
+            err(s, e->pos, "Cannot assign type '%s' to '%s'", lit ? cy_fmt(s->a, "%s object", lit) : from->name,
+                to->name);
+            return mk_err(s, e->pos);
+        }
+        if (!is_obj(from)) e = box(s, e);
+        if (e->ty == TY_ERR) return e;
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
     }
@@ -4226,7 +4290,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         }
         Sym *y = declare(s, &fsc, p->name, SY_VAR);
         y->var = p;
-        if (!is_ndarray(p->ty)) continue;
+        if (!is_ndarray(p->ty) && !is_builtin_obj(p->ty)) continue;
         /* a def argument is type-tested on entry (cdef callers test what they pass) */
         if (fn->kind != F_CDEF) {
             IrStmt *x = st(s, ST_EXPR, p->pos);

@@ -619,6 +619,17 @@ wrong:
     return -1;
 }
 
+/* Cython's exact type test of a builtin-typed variable or argument. */
+CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
+    if (Py_TYPE(o) == t || (o == Py_None && !not_none)) return 0;
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected %s, got %.200s)", arg, t->tp_name,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Expected %s, got %.200s", t->tp_name, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
 /* Acquires obj's buffer as a view of spec's type, with Cython's checks and
  * messages.  arg names the def argument for the message, or NULL. */
 CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp, const char *arg, int not_none) {
