@@ -510,6 +510,11 @@ static CyType *ndarray_type(S *s, CyType *view) {
     return t;
 }
 
+/* char *, const char *, unsigned/signed char *: what bytes convert to. */
+static int is_char_ptr(const CyType *t) {
+    return t->kind == TY_PTR && (t->base->kind == TY_CHAR || t->base->kind == TY_SCHAR || t->base->kind == TY_UCHAR);
+}
+
 static int is_ndarray(const CyType *t) {
     return t->kind == TY_OBJECT && t->pyclass && !strcmp(t->pyclass, "numpy.ndarray");
 }
@@ -932,7 +937,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         if (is_view(to)) return mk1(s, E_VIEW_FROM_OBJ, to, e->pos, e);
         if (to->kind == TY_BINT) return mk1(s, E_OBJ_TRUTH, to, e->pos, e);
-        if (is_cnum(to)) return mk1(s, E_UNBOX, to, e->pos, e);
+        if (is_cnum(to) || is_char_ptr(to)) return mk1(s, E_UNBOX, to, e->pos, e);
         err(s, e->pos, "Cannot convert Python object to '%s'", to->name);
         return mk_err(s, e->pos);
     }
@@ -1617,6 +1622,12 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     if (!strcmp(name, "len") && na == 1 && is_view(probe_type(s, n->items.items[0]))) {
         IrExpr *v = lower_expr(s, n->items.items[0]);
         return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, v, mk_int(s, 0, TY_SSIZE, n->pos));
+    }
+    if (!strcmp(name, "len") && na == 1 && is_char_ptr(probe_type(s, n->items.items[0]))) {
+        /* Cython: strlen(), a size_t */
+        IrExpr *e = mk1(s, E_CALL_C, cy_type_scalar(TY_SIZE), n->pos, lower_expr(s, n->items.items[0]));
+        e->sval = "strlen";
+        return e;
     }
     if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
         CyType *t = probe_type(s, n->items.items[0]);
@@ -2449,6 +2460,23 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
         for (int i = 0; i < u->ntargets; i++) assign_to(s, t->items.items[i], mk_var(s, tmps[i], p), out, p);
         return;
     }
+    if (t->kind == A_ATTR && (!strcmp(t->name, "real") || !strcmp(t->name, "imag")) && t->obj->kind == A_NAME) {
+        CyType *zt = probe_type(s, t->obj);
+        if (zt != TY_ERR && cy_type_is_complex(zt)) {
+            /* z.real = x: z = complex(x, z.imag), the other part kept exactly */
+            IrExpr *ztg = lower_target(s, t->obj, NULL);
+            if (!ztg || value->ty == TY_ERR) return;
+            int f = zt->kind == TY_CFLOAT, re = t->name[0] == 'r';
+            CyType *pt = cy_type_scalar(f ? TY_FLOAT : TY_DOUBLE);
+            IrExpr *part = coerce(s, value, pt);
+            IrExpr *keep = mk1(s, E_CALL_C, pt, p, lower_expr(s, t->obj));
+            keep->sval = re ? (f ? "cimagf" : "cimag") : (f ? "crealf" : "creal");
+            IrExpr *z = mk2(s, E_CALL_C, zt, p, NULL, re ? part : keep, re ? keep : part);
+            z->sval = f ? "CYRT_CMPLXF" : "CYRT_CMPLX";
+            cy_vec_push(s->a, out, assign_stmt(s, ztg, z, p, NULL));
+            return;
+        }
+    }
     IrExpr *tg = lower_target(s, t, NULL);
     if (!tg || value->ty == TY_ERR) return;
     cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, NULL));
@@ -2937,6 +2965,19 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
     for (int i = 0; i < n->targets.len; i++) assign_to(s, n->targets.items[i], v, out, n->pos);
 }
 
+/* Whether evaluating n may call something (so evaluating it twice could
+ * differ from once). */
+static int has_call(const ANode *n) {
+    if (!n) return 0;
+    if (n->kind == A_CALL || n->kind == A_COMP) return 1;
+    const ANode *kids[] = {n->lhs, n->rhs, n->obj, n->cond, n->then, n->other};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+        if (has_call(kids[i])) return 1;
+    for (int i = 0; i < n->items.len; i++)
+        if (has_call(n->items.items[i])) return 1;
+    return 0;
+}
+
 static void lower_augassign(S *s, ANode *n, CyVec *out) {
     const char *op = n->op;
     if (is_slice_target(s, n->lhs)) {
@@ -2975,7 +3016,7 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
         cy_vec_push(s->a, out, assign_stmt(s, tg, v, n->pos, op));
         return;
     }
-    if (n->lhs->kind != A_NAME && !is_obj(tt)) {
+    if (n->lhs->kind != A_NAME && !is_obj(tt) && !(n->lhs->kind == A_INDEX && !has_call(n->lhs))) {
         err(s, n->pos, "in-place '%s=' on this target is not supported", op);
         return;
     }
@@ -4372,7 +4413,8 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         if (af->is_nogil && is_obj(t) && !is_extern)
             err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
         /* what Python calls must come from a Python object */
-        if (af->kind != FN_CDEF && !is_extern && (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_OPAQUE)) {
+        if (af->kind != FN_CDEF && !is_extern && ((t->kind == TY_PTR && !is_char_ptr(t)) || t->kind == TY_ARRAY ||
+                                                  t->kind == TY_OPAQUE)) {
             err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
             t = TY_ERR;
         }
@@ -4962,6 +5004,18 @@ static void declare_module(S *s, AModule *am) {
             }
             break;
         case S_CTYPEDEF: {
+            Fused *fu = n->type && !n->type->ptr && !n->type->ndim && !n->type->narr && !n->type->buf_dtype
+                            ? fused_named(s, n->type->name) : NULL;
+            if (fu) {
+                /* ctypedef cython.floating real: another name of that fused type */
+                if (lookup_in(s->mscope, n->name)) {
+                    err(s, n->pos, "'%s' redeclared", n->name);
+                    break;
+                }
+                Sym *y = declare(s, s->mscope, n->name, SY_FUSED);
+                y->fused = fu;
+                break;
+            }
             CyType *t = resolve_type(s, n->type);
             if (lookup_in(s->mscope, n->name)) {
                 err(s, n->pos, "'%s' redeclared", n->name);

@@ -710,6 +710,10 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         s = stmp_c(G, "unsigned long long", "0");
         goto_err_if(G, FMT("cyrt_as_ull(%s, %s, \"%s\", &%s) < 0", o, int_max(t->kind), tname, s));
         return t->kind == TY_ULLONG ? s : FMT("(%s)%s", cty(G, t), s);
+    case TY_PTR: /* char * (sema allows no other) */
+        s = stmp_c(G, "char *", "NULL");
+        goto_err_if(G, FMT("cyrt_as_cstr(%s, &%s) < 0", o, s));
+        return FMT("(%s)%s", cty(G, t), s);
     case TY_CFLOAT: case TY_CDOUBLE:
         G->used_complex = 1;
         s = stmp_c(G, "double _Complex", "0");
