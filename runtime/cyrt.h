@@ -259,8 +259,14 @@ void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
  * host access needs the runtime: CYRT_STATE_DIRTY when some region's only
  * valid copy is on a device (a host read must bring it back first),
  * CYRT_STATE_VALID when some device copy is valid (a host write must drop
- * it).  It is updated under the lock by every call that changes residency. */
-enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2 };
+ * it).  It is updated under the lock by every call that changes residency.
+ * CYRT_STATE_STARTING is set while the dispatcher's opener starts the
+ * device in the background: its driver takes cores meanwhile, so
+ * generated code runs its native teams short (cyrt_team in prelude.h: a
+ * team of every core would wait at its barrier for a thread that shares
+ * a core with the driver, a scheduler slice: milliseconds for
+ * microseconds of work). */
+enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2, CYRT_STATE_STARTING = 4 };
 const int *cyrt_state_word(cyrt_rt *rt);
 /* Host access from generated code: every device-dirty region comes back;
  * with write, every device copy is dropped too (waits for regions other
