@@ -407,11 +407,10 @@ cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err) {
             return CYRT_ECL;
         }
     }
-    /* in order: a blocking read after a kernel sees its writes; profiling
-     * feeds the dispatcher's measurements where the device offers it */
-    d->queue = cl->clCreateCommandQueue(d->ctx, d->id, CL_QUEUE_PROFILING_ENABLE, &rc);
-    if (!d->queue)
-        d->queue = cl->clCreateCommandQueue(d->ctx, d->id, 0, &rc);
+    /* in order: a blocking read after a kernel sees its writes; no
+     * profiling (the dispatcher times calls on the host; launches that
+     * want a kernel's own time use a profiling queue of their program's) */
+    d->queue = cl->clCreateCommandQueue(d->ctx, d->id, 0, &rc);
     if (!d->queue) {
         cyrt_seterr(err, rc, "cannot create an OpenCL command queue on %s: %s (%d)", d->info.name,
                     cyrt_cl_error_name(rc), rc);

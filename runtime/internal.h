@@ -25,7 +25,8 @@
     X(clEnqueueCopyBuffer) X(clFinish) X(clFlush) X(clCreateProgramWithSource)                    \
     X(clCreateProgramWithBinary) X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo)   \
     X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                    \
-    X(clEnqueueNDRangeKernel) X(clWaitForEvents) X(clReleaseEvent) X(clGetEventProfilingInfo)
+    X(clEnqueueNDRangeKernel) X(clWaitForEvents) X(clReleaseEvent) X(clGetEventProfilingInfo)     \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
 
 typedef struct cyrt_cl {
     void *lib;
