@@ -47,6 +47,9 @@ typedef struct cyrt_device {
     cl_context ctx;
     cl_command_queue queue;
     struct cyrt_rt *rt;
+    /* pinned staging buffers for large copies (device.c), made at the
+       first one; taken by one copy at a time (atomic), NULL: not yet */
+    struct cyrt_stage *stage;
 } cyrt_device;
 
 /* A memory region: a byte extent [lo, hi) of host memory.  Top-level
