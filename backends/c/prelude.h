@@ -10,6 +10,7 @@
 #include <structmember.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -615,6 +616,17 @@ wrong:
                      Py_TYPE(o)->tp_name);
     else
         PyErr_Format(PyExc_TypeError, "Cannot convert %.200s to numpy.ndarray", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* Cython's exact type test of a builtin-typed variable or argument. */
+CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
+    if (Py_TYPE(o) == t || (o == Py_None && !not_none)) return 0;
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected %s, got %.200s)", arg, t->tp_name,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Expected %s, got %.200s", t->tp_name, Py_TYPE(o)->tp_name);
     return -1;
 }
 
