@@ -2633,7 +2633,8 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyThreadState *%s = PyGILState_Check() ? PyEval_SaveThread() : NULL;", ts);
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
-    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
+    /* a module with the runtime: one thread short while the device starts (cyrt_team) */
+    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : G->opt->opencl && !nested ? " num_threads(cyrt_team())" : "";
     if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)

@@ -1251,7 +1251,8 @@ typedef struct {
 
 /* The runtime's residency word (1: some data only on a device, 2: some
  * device copy valid), so that host accesses cost one load when nothing is
- * on a device; a module without the runtime reads a zero of its own. */
+ * on a device; a module without the runtime reads a zero of its own.
+ * 4: the device is starting in the background (cyrt_team). */
 static const int cyrt_ocl_zero;
 static const int *cyrt_ocl_state = &cyrt_ocl_zero;
 static const cyrt_ocl_api *cyrt_ocl;  /* NULL: every region runs natively */
@@ -1260,7 +1261,7 @@ static const char *cyrt_ocl_why = "fallback: OpenCL is not available in this bui
 
 static void cyrt_ocl_owner_hook(const Py_buffer *b) {
     Py_ssize_t one_shape, one_stride;
-    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED)) || !b->buf || b->itemsize <= 0) return;
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 3) || !b->buf || b->itemsize <= 0) return;
     one_shape = b->len / b->itemsize;
     one_stride = b->itemsize;
     cyrt_ocl->host_extent(b->buf, b->ndim ? b->ndim : 1, b->ndim && b->shape ? b->shape : &one_shape,
@@ -1289,6 +1290,17 @@ CYRT_FN int cyrt_ocl_init(void) {
     cyrt_ocl_state = api->state;
     cyrt_owner_hook = cyrt_ocl_owner_hook;
     return 0;
+}
+
+/* The team of a native region without num_threads: short of the cores
+ * the OpenCL driver takes while the device starts in the background (a
+ * team of every core would wait at its barrier for a thread that shares a
+ * core with the driver: a scheduler slice, 12 ms for 10 us of work on the
+ * H100, where one core short still left some; two short did not). */
+CYRT_INLINE int cyrt_team(void) {
+    int n = omp_get_max_threads();
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) return n;
+    return n > 8 ? n - 2 : n > 1 ? n - 1 : n;
 }
 
 CYRT_FN void cyrt_trace_line(const char *line, int len) {
