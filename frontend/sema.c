@@ -94,6 +94,7 @@ typedef struct {
     IrFunc *fn;             /* current function, NULL at module level */
     Directives dir;
     int nogil;              /* the GIL is not held here */
+    int nogil_block;        /* ... because a `with nogil:` released it (not a nogil function) */
     int quiet;              /* > 0: probing a type, no diagnostics or recording */
     int loop_depth;         /* for break/continue */
     int prange_depth;
@@ -392,7 +393,9 @@ static const char *special_names[] = {
     "cython.locals", "cython.returns", "cython.exceptval", "cython.infer_types",
     "cython.overflowcheck", "cython.profile", "cython.linetrace", "cython.embedsignature",
     "cython.cpow", "cython.final", "cython.binding", "cython.always_allow_keywords",
-    "cython.language_level", "cython.noexcept", "cython.operator.dereference", NULL};
+    "cython.language_level", "cython.noexcept", "cython.operator.dereference",
+    "cython.operator.preincrement", "cython.operator.predecrement", "cython.operator.postincrement",
+    "cython.operator.postdecrement", NULL};
 
 static int is_cython_mod(const char *q) { return q && (!strcmp(q, "cython") || !strncmp(q, "cython.", 7)); }
 
@@ -1499,7 +1502,14 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             return r;
         }
         if (!strcmp(a, "itemsize")) return mk_int(s, o->ty->base->size, TY_SSIZE, n->pos);
-        if (!strcmp(a, "base") || !strcmp(a, "copy") || !strcmp(a, "T")) {
+        if (!strcmp(a, "base")) {
+            /* Cython: the object the view's buffer came from, for a slice too */
+            if (!need_gil(s, n->pos, "Accessing memoryview base")) return mk_err(s, n->pos);
+            IrExpr *b = mk1(s, E_OBJ_FROM_VIEW, cy_type_scalar(TY_OBJECT), n->pos, o);
+            b->ival = 1;
+            return b;
+        }
+        if (!strcmp(a, "copy") || !strcmp(a, "T")) {
             err(s, n->pos, "memoryview attribute '%s' is not supported yet", a);
             return mk_err(s, n->pos);
         }
@@ -1782,6 +1792,10 @@ static IrExpr *call_expr(S *s, ANode *n) {
             u->pos = n->pos;
             u->obj = n->items.items[0];
             return lower_expr(s, u);
+        }
+        if (!strncmp(q, "cython.operator.", 16) && strstr(q, "crement")) {
+            err(s, n->pos, "%s() used as a value is not supported by cyocl (as a statement it is)", q + 16);
+            return mk_err(s, n->pos);
         }
         if (!strcmp(q, "cython.parallel.threadid")) {
             region_flag(s, 1);
@@ -3345,8 +3359,11 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     if (!is_prange || s->prange_depth > 0) {
         /* a serial loop (a prange nested in a prange runs serially, as
            OpenMP runs a nested parallel region with one thread) */
-        if (is_prange && it->kwnames.len) {
-            /* still validate the keywords of the inner prange */
+        for (int i = 0; is_prange && i < it->kwnames.len; i++) {
+            int nk = 0;
+            if (!strcmp(it->kwnames.items[i], "nogil") && bool_literal(it->values.items[i], &nk) && nk &&
+                s->nogil_block)
+                err(s, it->pos, "Trying to release the GIL while it was previously released.");
         }
         IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
         x->var = v;
@@ -3404,16 +3421,17 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         err(s, r->chunksize->pos, "Must provide schedule with chunksize other than 'runtime'");
     if (r->chunksize && r->schedule == SCHED_DEFAULT)
         err(s, r->chunksize->pos, "Must provide schedule with chunksize");
-    if (nogil_kw && s->nogil) err(s, it->pos, "Trying to release the GIL while it was previously released.");
+    /* a nogil function's body may say nogil=True; a `with nogil:` block may not */
+    if (nogil_kw && s->nogil_block) err(s, it->pos, "Trying to release the GIL while it was previously released.");
     if (!nogil_kw && !s->nogil) {
         r->gil_warning = 1;
         warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
     }
     r->nogil = 1;
     RegionCtx rc = {r, NULL, s->rctx, {0}};
-    int saved_nogil = s->nogil, saved_depth = s->loop_depth;
+    int saved_nogil = s->nogil, saved_depth = s->loop_depth, saved_block = s->nogil_block;
     s->rctx = &rc;
-    s->nogil = 1;
+    s->nogil = s->nogil_block = 1;
     s->prange_depth++;
     s->loop_depth = 0;
     record_assign(s, v, t->pos, NULL);
@@ -3424,6 +3442,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     s->loop_depth = saved_depth;
     s->prange_depth--;
     s->nogil = saved_nogil;
+    s->nogil_block = saved_block;
     s->rctx = rc.outer;
     classify(s, &rc);
     if (n->orelse.len) lower_block(s, &n->orelse, &x->orelse);
@@ -3651,10 +3670,11 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
         }
         if (!release) region_flag(s, 4);
         IrStmt *x = st(s, release ? ST_NOGIL : ST_GIL, n->pos);
-        int saved = s->nogil;
-        s->nogil = release;
+        int saved = s->nogil, saved_block = s->nogil_block;
+        s->nogil = s->nogil_block = release;
         lower_with(s, n, item + 1, &x->body);
         s->nogil = saved;
+        s->nogil_block = saved_block;
         cy_vec_push(s->a, out, x);
         return;
     }
@@ -3726,6 +3746,18 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         return;
     case S_EXPR: {
         if (n->value && n->value->kind == A_STR) return; /* a bare string: documentation */
+        const char *iq = n->value && n->value->kind == A_CALL ? qual_of(s, n->value->obj) : NULL;
+        if (iq && !strncmp(iq, "cython.operator.", 16) && strstr(iq, "crement") && n->value->items.len == 1 &&
+            !n->value->kwnames.len) {
+            /* preincrement(x) as a statement: x += 1 (p += 1 for a pointer) */
+            ANode *a = an(s, S_AUGASSIGN, n->pos);
+            a->op = strstr(iq, "incr") ? "+" : "-";
+            a->lhs = n->value->items.items[0];
+            a->rhs = an(s, A_INT, n->pos);
+            a->rhs->ival = 1;
+            lower_augassign(s, a, out);
+            return;
+        }
         IrExpr *e = lower_expr(s, n->value);
         if (e->ty == TY_ERR) return;
         IrStmt *x = st(s, ST_EXPR, n->pos);
@@ -4351,6 +4383,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     mo_block(&pr, &af->body, af->is_nogil);
     infer_untyped(&pr);
     s->nogil = fn->is_nogil && !fn->with_gil;
+    s->nogil_block = 0;
     s->loop_depth = 0;
     lower_block(s, &af->body, &fn->body);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
@@ -4375,7 +4408,10 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         fn->ret = cy_type_scalar(TY_OBJECT);
         if (af->is_nogil) err(s, af->pos, "def functions cannot be nogil");
     } else {
-        fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
+        if (af->ret && af->ret->buf_dtype && names_ndarray(s, af->ret->name) && !af->ret->ptr)
+            fn->ret = ndarray_type(s, NULL); /* Cython: a returned buffer is only its ndarray type */
+        else
+            fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
         if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
     }
     if (fn->ret->kind == TY_ARRAY) {

@@ -162,7 +162,8 @@ typedef enum {
                        (dtype/ndim/contiguity/writability checked; messages as Cython);
                        None gives an uninitialised view (data NULL, shape 0) */
     E_OBJ_FROM_VIEW,/* view args[0] as a Python object (the exporter if it is the
-                       whole buffer, else a memoryview over the same memory) */
+                       whole buffer, else a memoryview over the same memory);
+                       ival 1: the view's base, the exporting object (None: no view) */
     /* calls */
     E_CALL,         /* direct call of a cdef/cpdef function fn (args converted) */
     E_CALL_C,       /* call of an extern / libc function sval (no Python error check);

@@ -1121,6 +1121,7 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_VIEW_NDIM: v.c = FMT("%d", e->args[0]->ty->ndim); return v;
     case E_OBJ_FROM_VIEW: {
         Val x = gen_view(G, e->args[0]);
+        if (e->ival == 1) return (Val){new_obj(G, FMT("cyrt_view_base(&%s)", x.c)), 1};
         return (Val){new_obj(G, FMT("cyrt_view_to_obj(&%s, %d)", x.c, e->args[0]->ty->ndim)), 1};
     }
     case E_CALL:

@@ -1061,6 +1061,14 @@ static PyTypeObject cyrt_viewobj_type = {
     .tp_doc = "a cyocl memoryview slice exported through the buffer protocol",
 };
 
+/* memoryview.base: the exporter of the buffer the view (or the view it
+ * was sliced from) was acquired from; None for a None view. */
+CYRT_FN PyObject *cyrt_view_base(const cy_view *v) {
+    PyObject *o = v->owner && v->owner->buf.obj ? v->owner->buf.obj : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+
 CYRT_FN PyObject *cyrt_view_to_obj(const cy_view *v, int ndim) {
     cyrt_viewobj *e;
     PyObject *mv;
