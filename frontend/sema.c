@@ -402,7 +402,7 @@ static int is_cython_mod(const char *q) { return q && (!strcmp(q, "cython") || !
 static int is_known_module(const char *q) {
     static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "libc", "libc.math", "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
-                                 "numpy", "openmp", "cpython", NULL};
+                                 "numpy", "openmp", "cpython", "libcpp", NULL};
     for (int i = 0; mods[i]; i++)
         if (!strcmp(mods[i], q)) return 1;
     return 0;
@@ -4966,6 +4966,12 @@ static void cimport_names(S *s, ANode *n) {
         if (is_known_module(q)) { /* from libc cimport stdlib */
             Sym *y = declare(s, s->mscope, alias, SY_CMOD);
             y->qual = q;
+            continue;
+        }
+        if (!strcmp(mod, "libcpp") && !strcmp(name, "bool")) {
+            /* C++'s bool: 0 or 1 and a Python bool, as bint is */
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = alias_type(s, cy_type_scalar(TY_BINT), "bool");
             continue;
         }
         if (!strcmp(mod, "openmp") && !strcmp(name, "omp_lock_t")) {
