@@ -395,12 +395,13 @@ static const char *special_names[] = {
     "cython.cpow", "cython.final", "cython.binding", "cython.always_allow_keywords",
     "cython.language_level", "cython.noexcept", "cython.operator.dereference",
     "cython.operator.preincrement", "cython.operator.predecrement", "cython.operator.postincrement",
-    "cython.operator.postdecrement", NULL};
+    "cython.operator.postdecrement", "cython.view.array", NULL};
 
 static int is_cython_mod(const char *q) { return q && (!strcmp(q, "cython") || !strncmp(q, "cython.", 7)); }
 
 static int is_known_module(const char *q) {
-    static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "libc", "libc.math", "libc.stdlib",
+    static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "cython.view", "libc", "libc.math",
+                                 "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
                                  "numpy", "openmp", "cpython", "libcpp", NULL};
     for (int i = 0; mods[i]; i++)
@@ -1716,6 +1717,55 @@ python:
     return py_call(s, n, callee);
 }
 
+static ANode *an(S *s, ANodeKind k, CyPos p);
+
+/* cython.view.array(shape=(a, b), itemsize=sizeof(T), format="d"[, mode="c"]):
+ * a fresh C-contiguous buffer of that shape and format, here Python's
+ * memoryview(bytearray(a * b * itemsize)).cast(format, shape) (zeroed, where
+ * Cython's is uninitialised; the Python object is a memoryview, not a
+ * cython.view.array). */
+static IrExpr *view_array(S *s, ANode *n) {
+    ANode *shape = NULL, *itemsize = NULL, *format = NULL;
+    ANode *pos[3] = {0};
+    for (int i = 0; i < n->items.len && i < 3; i++) pos[i] = n->items.items[i];
+    shape = pos[0], itemsize = pos[1], format = pos[2];
+    if (n->items.len > 3) goto unsupported;
+    for (int i = 0; i < n->kwnames.len; i++) {
+        const char *kw = n->kwnames.items[i];
+        ANode *v = n->values.items[i];
+        if (!strcmp(kw, "shape")) shape = v;
+        else if (!strcmp(kw, "itemsize")) itemsize = v;
+        else if (!strcmp(kw, "format")) format = v;
+        else if (!strcmp(kw, "mode") && v->kind == A_STR && !strcmp(v->sval, "c")) continue;
+        else goto unsupported;
+    }
+    if (!shape || !itemsize || !format || shape->kind != A_TUPLE || !shape->items.len) goto unsupported;
+    ANode *size = itemsize;
+    for (int i = 0; i < shape->items.len; i++) {
+        ANode *m = an(s, A_BINOP, n->pos);
+        m->op = "*";
+        m->lhs = shape->items.items[i];
+        m->rhs = size;
+        size = m;
+    }
+    ANode *ba = an(s, A_CALL, n->pos), *mv = an(s, A_CALL, n->pos), *cast = an(s, A_CALL, n->pos);
+    ba->obj = an(s, A_NAME, n->pos);
+    ba->obj->name = "bytearray";
+    cy_vec_push(s->a, &ba->items, size);
+    mv->obj = an(s, A_NAME, n->pos);
+    mv->obj->name = "memoryview";
+    cy_vec_push(s->a, &mv->items, ba);
+    cast->obj = an(s, A_ATTR, n->pos);
+    cast->obj->obj = mv;
+    cast->obj->name = "cast";
+    cy_vec_push(s->a, &cast->items, format);
+    cy_vec_push(s->a, &cast->items, shape);
+    return lower_expr(s, cast);
+unsupported:
+    err(s, n->pos, "cython.view.array is supported by cyocl as array(shape=(...), itemsize=..., format=...[, mode='c']) only");
+    return mk_err(s, n->pos);
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
     if (is_numpy_capi(qual_of(s, f))) {
@@ -1755,6 +1805,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
         const char *qq = qual_of(s, f);
         if (qq && (!strncmp(qq, "cython.", 7) || !strncmp(qq, "libc.", 5))) q = qq;
     }
+    if (q && !strcmp(q, "cython.view.array")) return view_array(s, n);
     if (q) {
         int is_f;
         const MathFn *m = math_fn(q, &is_f);
