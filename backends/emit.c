@@ -126,3 +126,29 @@ void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, co
     E->ind--;
     cy_emit_line(E, "}");
 }
+
+void cy_emit_if_open(CyEmit *E, const CyIfHooks *h, IrStmt *s, const char *c, const char *prefix) {
+    cy_emit_line(E, "%sif %s {", prefix, cy_c_wrapped(c) ? c : cy_fmt(E->a, "(%s)", c));
+    h->block(h->G, &s->body);
+    if (!s->orelse.len) return;
+    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
+    if (next && next->kind == ST_IF) {
+        CyCap cap;
+        cy_cap_begin(E, &cap, E->ind + 1);
+        const char *c2 = h->cond(h->G, next->cond);
+        const char *code = cy_cap_end(E, &cap);
+        if (!*code) {
+            cy_emit_if_open(E, h, next, c2, "} else ");
+            return;
+        }
+        cy_emit_line(E, "} else {");
+        cy_buf_puts(E->out, code);
+        E->ind++;
+        cy_emit_if_open(E, h, next, c2, "");
+        cy_emit_line(E, "}");
+        E->ind--;
+        return;
+    }
+    cy_emit_line(E, "} else {");
+    h->block(h->G, &s->orelse);
+}

@@ -125,32 +125,7 @@ typedef struct {
 
 /* ---- small helpers ------------------------------------------------------- */
 
-#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
-
-static void out(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(Gen *G, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    cy_emit_vline(&G->e, fmt, ap);
-    va_end(ap);
-}
-
-/* Output redirected into a buffer, to decide what to emit around it. */
-typedef CyCap Cap;
-static void cap_begin(Gen *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }
-static const char *cap_end(Gen *G, Cap *c) { return cy_cap_end(&G->e, c); }
-
-static void put(Gen *G, const char *text) { cy_buf_puts(G->e.out, text); }
-
-static int vec_has(const CyVec *v, const void *p) {
-    for (int i = 0; i < v->len; i++)
-        if (v->items[i] == p) return 1;
-    return 0;
-}
-
-static void vec_add(Gen *G, CyVec *v, void *p) {
-    if (!vec_has(v, p)) cy_vec_push(G->a, v, p);
-}
+CY_EMIT_HELPERS(Gen)
 
 static const char *join(Gen *G, const char **parts, int n, const char *sep) {
     CyBuf b = {0};
@@ -1371,33 +1346,17 @@ static void gen_block(Gen *G, CyVec *body) {
     G->assigned.len = n;
 }
 
-/* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
- * writes the closing brace. */
+/* if / elif / else: the shape both backends share (emit.c), with this
+ * backend's blocks and conditions. */
+static void if_block(void *g, CyVec *body) { gen_block(g, body); }
+static const char *if_cond(void *g, IrExpr *e) {
+    Gen *G = g;
+    return cond_expr(G, e, G->live.len);
+}
+
 static void gen_if_open(Gen *G, IrStmt *s, const char *c, const char *prefix) {
-    out(G, "%sif %s {", prefix, cy_c_wrapped(c) ? c : FMT("(%s)", c));
-    gen_block(G, &s->body);
-    if (!s->orelse.len) return;
-    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
-    if (next && next->kind == ST_IF) {
-        Cap cap;
-        int m2 = G->live.len;
-        cap_begin(G, &cap, G->e.ind + 1);
-        const char *c2 = cond_expr(G, next->cond, m2);
-        const char *code = cap_end(G, &cap);
-        if (!*code) {
-            gen_if_open(G, next, c2, "} else ");
-            return;
-        }
-        out(G, "} else {");
-        put(G, code);
-        G->e.ind++;
-        gen_if_open(G, next, c2, "");
-        out(G, "}");
-        G->e.ind--;
-        return;
-    }
-    out(G, "} else {");
-    gen_block(G, &s->orelse);
+    CyIfHooks h = {G, if_block, if_cond};
+    cy_emit_if_open(&G->e, &h, s, c, prefix);
 }
 
 /* ---- variable scans -------------------------------------------------------- */

@@ -80,32 +80,7 @@ typedef struct {
     int nlines;
 } OG;
 
-#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
-
-static void out(OG *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(OG *G, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    cy_emit_vline(&G->e, fmt, ap);
-    va_end(ap);
-}
-
-static void put(OG *G, const char *text) { cy_buf_puts(G->e.out, text); }
-
-/* Output redirected into a buffer, to decide what to emit around it. */
-typedef CyCap Cap;
-static void cap_begin(OG *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }
-static const char *cap_end(OG *G, Cap *c) { return cy_cap_end(&G->e, c); }
-
-static int vec_has(const CyVec *v, const void *p) {
-    for (int i = 0; i < v->len; i++)
-        if (v->items[i] == p) return 1;
-    return 0;
-}
-
-static void vec_add(OG *G, CyVec *v, void *p) {
-    if (!vec_has(v, p)) cy_vec_push(G->a, v, p);
-}
+CY_EMIT_HELPERS(OG)
 
 static void internal(OG *G, CyPos p, const char *what) {
     cy_error(G->d, p, "internal error: OpenCL backend: %s", what);
@@ -676,32 +651,17 @@ static void gen_block(OG *G, CyVec *body) {
     G->e.ind--;
 }
 
-/* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
- * writes the closing brace. */
+/* if / elif / else: the shape both backends share (emit.c), with this
+ * backend's blocks and conditions. */
+static void if_block(void *g, CyVec *body) { gen_block(g, body); }
+static const char *if_cond(void *g, IrExpr *e) {
+    OG *G = g;
+    return gen(G, e);
+}
+
 static void gen_if_open(OG *G, IrStmt *s, const char *c, const char *prefix) {
-    out(G, "%sif %s {", prefix, cy_c_wrapped(c) ? c : FMT("(%s)", c));
-    gen_block(G, &s->body);
-    if (!s->orelse.len) return;
-    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
-    if (next && next->kind == ST_IF) {
-        Cap cap;
-        cap_begin(G, &cap, G->e.ind + 1);
-        const char *c2 = gen(G, next->cond);
-        const char *code = cap_end(G, &cap);
-        if (!*code) {
-            gen_if_open(G, next, c2, "} else ");
-            return;
-        }
-        out(G, "} else {");
-        put(G, code);
-        G->e.ind++;
-        gen_if_open(G, next, c2, "");
-        out(G, "}");
-        G->e.ind--;
-        return;
-    }
-    out(G, "} else {");
-    gen_block(G, &s->orelse);
+    CyIfHooks h = {G, if_block, if_cond};
+    cy_emit_if_open(&G->e, &h, s, c, prefix);
 }
 
 static Loop *push_loop(OG *G, int has_else) {
