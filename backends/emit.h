@@ -88,6 +88,24 @@ void cy_emit_andor(CyEmit *E, int is_and, const char *r, const char *bcode, cons
 void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, const char *a,
                   const char *bcode, const char *b);
 
+/* The expressions whose later operands may need statements of their own,
+ * which must then run only where the operand is evaluated: `a and b` / `a or b` on
+ * C values (E_AND, E_OR), Python's and/or on C numbers (E_VAND, E_VOR: a
+ * once, the deciding operand as the value) and `a if c else b` (E_COND).
+ * The backend's hooks evaluate an operand (its statements going to
+ * E->out), count the temporaries it must release (NULL: none), declare a
+ * temporary of type t (NULL: int) with init (NULL: none), and keep a value
+ * in one; int_cond: `?:` takes an integer condition only (OpenCL). */
+typedef struct {
+    void *G;
+    const char *(*expr)(void *G, IrExpr *e);
+    int (*live)(void *G);
+    const char *(*temp)(void *G, const CyType *t, const char *init, CyPos pos);
+    const char *(*once)(void *G, const CyType *t, const char *c, CyPos pos);
+    int int_cond;
+} CyExprHooks;
+const char *cy_lower_shortcircuit(CyEmit *E, const CyExprHooks *h, IrExpr *e);
+
 /* An if statement s whose condition is already the C expression c: emits
  * `PREFIXif (c) {`, the body and the else/elif chain (an elif whose
  * condition needs statements gets them inside the else); the caller writes

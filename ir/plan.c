@@ -447,6 +447,12 @@ static int simple_range(const IrStmt *x) {
            cy_type_is_int(x->var->ty) && x->var->ty->is_signed && x->var->ty->kind != TY_BINT;
 }
 
+static int nodes(const IrExpr *e) {
+    int n = e ? 1 : 0;
+    for (int i = 0; e && i < e->nargs; i++) n += nodes(e->args[i]);
+    return n;
+}
+
 static int assigns_var(const CyVec *body, const IrVar *v) {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *x = body->items[i];
@@ -500,6 +506,12 @@ static const char *block(CyArena *a, IrRegion *r, IrStmt *x, IrPlan *p) {
         if (y->kind != ST_ASSIGN || y->target->kind != E_VAR || !is_red(p, y->target->var))
             return "the reduction loop does more than reduce";
     }
+    /* the register tile repeats the k-loop's code once per element (twice
+       over with a version for unit strides): a long one would cost more to
+       compile than it gains */
+    int size = 0;
+    for (int i = 0; i < K->body.len; i++) size += nodes(((IrStmt *)K->body.items[i])->value);
+    if (size > 64) return "the reduction loop's body is too long to repeat in a register tile";
     for (int i = 0; i < J->body.len; i++)
         if (i != p->kpos) cy_vec_push(a, i < p->kpos ? &p->pre : &p->post, J->body.items[i]);
     if (!pure_stmts(&K->body, 0, 0) || !pure_stmts(&p->pre, 0, 0) || !pure_stmts(&p->post, 0, 0))

@@ -809,52 +809,22 @@ static const char *gen_pow(Gen *G, IrExpr *e) {
     }
 }
 
-/* Short-circuit and/or: plain && / || unless the right side needs code of
- * its own, which must then run only when it is evaluated. */
-static const char *gen_andor(Gen *G, IrExpr *e) {
-    int is_and = e->kind == E_AND;
-    const char *a = genc(G, e->args[0]);
-    Cap cap;
-    int mark = G->live.len;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *b = genc(G, e->args[1]);
-    const char *code = cap_end(G, &cap);
-    if (!*code && G->live.len == mark) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
-    const char *r = stmp_c(G, "int", FMT("!!%s", cy_c_paren(G->a, a)));
-    cy_emit_andor(&G->e, is_and, r, code, b);
-    return r;
+/* and/or, Python's and/or and conditional expressions: emit.c's shapes,
+ * with this backend's operands and temporaries. */
+static const char *lw_expr(void *g, IrExpr *e) { return genc(g, e); }
+static int lw_live(void *g) { return ((Gen *)g)->live.len; }
+static const char *lw_temp(void *g, const CyType *t, const char *init, CyPos pos) {
+    (void)pos;
+    return t ? stmp(g, t, init) : stmp_c(g, "int", init);
+}
+static const char *lw_once(void *g, const CyType *t, const char *c, CyPos pos) {
+    (void)pos;
+    return once(g, t, c);
 }
 
-/* Python's and/or on C numbers: a once, then b only where it decides. */
-static const char *gen_vandor(Gen *G, IrExpr *e) {
-    int is_and = e->kind == E_VAND;
-    const char *a = once(G, e->ty, genc(G, e->args[0]));
-    Cap cap;
-    int mark = G->live.len;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *b = genc(G, e->args[1]);
-    const char *code = cap_end(G, &cap);
-    if (!*code && G->live.len == mark) return is_and ? FMT("(%s ? %s : %s)", a, b, a) : FMT("(%s ? %s : %s)", a, a, b);
-    const char *r = stmp(G, e->ty, NULL);
-    if (is_and) cy_emit_cond(&G->e, r, a, code, b, "", a);
-    else cy_emit_cond(&G->e, r, a, "", a, code, b);
-    return r;
-}
-
-static const char *gen_cond(Gen *G, IrExpr *e) {
-    const char *c = genc(G, e->args[0]);
-    Cap ca, cb;
-    int mark = G->live.len;
-    cap_begin(G, &ca, G->e.ind + 1);
-    const char *a = genc(G, e->args[1]);
-    const char *acode = cap_end(G, &ca);
-    cap_begin(G, &cb, G->e.ind + 1);
-    const char *b = genc(G, e->args[2]);
-    const char *bcode = cap_end(G, &cb);
-    if (!*acode && !*bcode && G->live.len == mark) return FMT("(%s ? %s : %s)", c, a, b);
-    const char *r = stmp(G, e->ty, NULL);
-    cy_emit_cond(&G->e, r, c, acode, a, bcode, b);
-    return r;
+static const char *gen_lowered(Gen *G, IrExpr *e) {
+    CyExprHooks h = {G, lw_expr, lw_live, lw_temp, lw_once, 0};
+    return cy_lower_shortcircuit(&G->e, &h, e);
 }
 
 static const char *gen_cast(Gen *G, IrExpr *e) {
@@ -1058,8 +1028,8 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_POW: v.c = gen_pow(G, e); return v;
     case E_UNOP: v.c = FMT("(%s%s)", e->op, cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
-    case E_AND: case E_OR: v.c = gen_andor(G, e); return v;
-    case E_VAND: case E_VOR: v.c = gen_vandor(G, e); return v;
+    case E_AND: case E_OR: v.c = gen_lowered(G, e); return v;
+    case E_VAND: case E_VOR: v.c = gen_lowered(G, e); return v;
     case E_CMP: {
         const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
         v.c = FMT("(%s %s %s)", a, e->op, b);
@@ -1067,7 +1037,7 @@ static Val gen(Gen *G, IrExpr *e) {
     }
     case E_COND:
         if (is_view(e->ty)) return gen_view(G, e);
-        v.c = gen_cond(G, e);
+        v.c = gen_lowered(G, e);
         return v;
     case E_CAST: v.c = gen_cast(G, e); return v;
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
@@ -2572,7 +2542,7 @@ static const char *blk_capture(Gen *G, CyVec *body, IrVar *var, const IrExpr *st
 
 /* The blocked code of a unit (rows cy_r0 .. cy_r1 - 1), in a version with
  * unit strides where the plan asks for one; generated inside the region's
- * frame (its hoists).  Returns NULL when it cannot be had. */
+ * frame (its hoists). */
 static const char *gen_blocked(Gen *G, IrRegion *R, Frame *f, const char *idx) {
     IrPlan *P = R->plan_native;
     Blk b = {R, P, idx, NULL, NULL, NULL, NULL};
