@@ -328,6 +328,10 @@ static void elig_expr(Elig *g, IrExpr *e) {
             uses(g, "a C pointer");
             return;
         }
+        if (!cy_cname_in_opencl(e->sval)) {
+            why(g, cy_fmt(g->a, "uses the C constant %s, which OpenCL C does not define", e->sval));
+            return;
+        }
         break;
     case E_VIEW_SLICE: uses(g, "memoryview slicing inside the loop"); return;
     case E_VAR:
@@ -434,7 +438,8 @@ static int fp64_func(IrFunc *f, CyVec *seen, CyArena *a) {
  * `float s = 0.0` needs no double. */
 static int fp64_expr(IrExpr *e, CyVec *seen, CyArena *a) {
     if (!e) return 0;
-    if (e->kind == E_CAST && !is_double(e->ty) && (e->args[0]->kind == E_FLOAT || e->args[0]->kind == E_CNAME))
+    if (e->kind == E_CAST && !is_double(e->ty) && (e->args[0]->kind == E_FLOAT ||
+                                               (e->args[0]->kind == E_CNAME && cy_cname_is_math(e->args[0]->sval))))
         return 0;
     if (is_double(e->ty)) return 1;
     if (e->kind == E_CALL && e->fn && fp64_func(e->fn, seen, a)) return 1;

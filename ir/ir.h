@@ -69,6 +69,11 @@ const CyType *cy_type_array_scalar(const CyType *t);
 int cy_type_is_int(const CyType *t);      /* char..size_t and bint */
 int cy_type_is_float(const CyType *t);    /* float, double, long double */
 int cy_type_is_complex(const CyType *t);
+/* E_CNAME constants: a libc.math one (M_PI, INFINITY, NAN, HUGE_VAL: double,
+ * with a float spelling in OpenCL C), and whether OpenCL C defines the name
+ * (limits.h/float.h macros do; RAND_MAX, EXIT_*, LLONG_* and NULL do not). */
+int cy_cname_is_math(const char *name);
+int cy_cname_in_opencl(const char *name);
 int cy_type_is_numeric(const CyType *t);  /* int, float or complex */
 int cy_type_equal(const CyType *a, const CyType *b);
 const char *cy_type_cname(CyArena *a, const CyType *t); /* C spelling: "Py_ssize_t", "double _Complex", "double *",

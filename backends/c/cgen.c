@@ -1210,8 +1210,23 @@ static Val gen(Gen *G, IrExpr *e) {
     }
     case E_PYTYPE_TEST: {
         Val a = gen(G, e->args[0]);
-        goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, e->sval ? c_strz(G, e->sval) : "NULL",
-                                 (int)e->ival));
+        const char *arg = e->sval ? c_strz(G, e->sval) : "NULL";
+        if (!strcmp(e->ty->pyclass, "numpy.ndarray")) {
+            goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, arg, (int)e->ival));
+            return a;
+        }
+        static const char *const types[][2] = {
+            {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
+            {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
+            {"bytearray", "PyByteArray_Type"}};
+        const char *tobj = NULL;
+        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+            if (!strcmp(e->ty->pyclass, types[i][0])) tobj = types[i][1];
+        if (!tobj) {
+            cy_error(G->d, e->pos, "internal error: C backend: no type object for '%s'", e->ty->pyclass);
+            return a;
+        }
+        goto_err_if(G, FMT("cyrt_builtin_check(%s, &%s, %s, %d) < 0", a.c, tobj, arg, (int)e->ival));
         return a;
     }
     }
@@ -2804,7 +2819,8 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyThreadState *%s = PyGILState_Check() ? PyEval_SaveThread() : NULL;", ts);
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
-    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : "";
+    /* a module with the runtime: one thread short while the device starts (cyrt_team) */
+    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : G->opt->opencl && !nested ? " num_threads(cyrt_team())" : "";
     if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)

@@ -10,6 +10,7 @@
 #include <structmember.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -615,6 +616,17 @@ wrong:
                      Py_TYPE(o)->tp_name);
     else
         PyErr_Format(PyExc_TypeError, "Cannot convert %.200s to numpy.ndarray", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* Cython's exact type test of a builtin-typed variable or argument. */
+CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
+    if (Py_TYPE(o) == t || (o == Py_None && !not_none)) return 0;
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected %s, got %.200s)", arg, t->tp_name,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Expected %s, got %.200s", t->tp_name, Py_TYPE(o)->tp_name);
     return -1;
 }
 
@@ -1232,7 +1244,8 @@ typedef struct {
 
 /* The runtime's residency word (1: some data only on a device, 2: some
  * device copy valid), so that host accesses cost one load when nothing is
- * on a device; a module without the runtime reads a zero of its own. */
+ * on a device; a module without the runtime reads a zero of its own.
+ * 4: the device is starting in the background (cyrt_team). */
 static const int cyrt_ocl_zero;
 static const int *cyrt_ocl_state = &cyrt_ocl_zero;
 static const cyrt_ocl_api *cyrt_ocl;  /* NULL: every region runs natively */
@@ -1241,7 +1254,7 @@ static const char *cyrt_ocl_why = "fallback: OpenCL is not available in this bui
 
 static void cyrt_ocl_owner_hook(const Py_buffer *b) {
     Py_ssize_t one_shape, one_stride;
-    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED)) || !b->buf || b->itemsize <= 0) return;
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 3) || !b->buf || b->itemsize <= 0) return;
     one_shape = b->len / b->itemsize;
     one_stride = b->itemsize;
     cyrt_ocl->host_extent(b->buf, b->ndim ? b->ndim : 1, b->ndim && b->shape ? b->shape : &one_shape,
@@ -1270,6 +1283,17 @@ CYRT_FN int cyrt_ocl_init(void) {
     cyrt_ocl_state = api->state;
     cyrt_owner_hook = cyrt_ocl_owner_hook;
     return 0;
+}
+
+/* The team of a native region without num_threads: short of the cores
+ * the OpenCL driver takes while the device starts in the background (a
+ * team of every core would wait at its barrier for a thread that shares a
+ * core with the driver: a scheduler slice, 12 ms for 10 us of work on the
+ * H100, where one core short still left some; two short did not). */
+CYRT_INLINE int cyrt_team(void) {
+    int n = omp_get_max_threads();
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) return n;
+    return n > 8 ? n - 2 : n > 1 ? n - 1 : n;
 }
 
 CYRT_FN void cyrt_trace_line(const char *line, int len) {

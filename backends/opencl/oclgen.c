@@ -436,7 +436,7 @@ static const char *gen_cast(OG *G, IrExpr *e) {
             if (v >= (double)lo && v <= hi) return int_lit(G, t, bits);
         }
     }
-    if (x->kind == E_CNAME && t->kind != TY_DOUBLE) {
+    if (x->kind == E_CNAME && cy_cname_is_math(x->sval) && t->kind != TY_DOUBLE) {
         const char *c = cname_const(G, x->sval, 1);
         return t->kind == TY_FLOAT ? c : t->kind == TY_BINT ? FMT("(%s != 0)", c) : FMT("((%s)%s)", oty(G, t, e->pos), c);
     }
@@ -1637,7 +1637,9 @@ static int dbl(const CyType *t) { return t && t->kind == TY_DOUBLE; }
 
 static int fp64_expr(IrExpr *e) {
     if (!e) return 0;
-    if (e->kind == E_CAST && !dbl(e->ty) && (e->args[0]->kind == E_FLOAT || e->args[0]->kind == E_CNAME)) return 0;
+    if (e->kind == E_CAST && !dbl(e->ty) &&
+        (e->args[0]->kind == E_FLOAT || (e->args[0]->kind == E_CNAME && cy_cname_is_math(e->args[0]->sval))))
+        return 0;
     if (dbl(e->ty)) return 1;
     for (int i = 0; i < e->nargs; i++)
         if (fp64_expr(e->args[i])) return 1;

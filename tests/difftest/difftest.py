@@ -339,14 +339,18 @@ class Tester:
     def blame(self, out, starts, fns, name):
         lines = sorted((v, k) for k, v in starts.items())
         culprits = {}
-        for m in re.finditer(r"%s\.pyx:(\d+):(\d+):\s*(?:error:)?\s*(.*)" % re.escape(name), out):
-            ln = int(m.group(1))
+        # warnings and performance hints carry positions too: only an error blames
+        for m in re.finditer(r"^(\w[\w ]*: )?\S*%s\.pyx:(\d+):(\d+):\s*(?:error:)?\s*(.*)" % re.escape(name),
+                             out, re.M):
+            if m.group(1) and not m.group(1).startswith("error"):
+                continue
+            ln = int(m.group(2))
             owner = None
             for start, fname in lines:
                 if start <= ln:
                     owner = fname
-            if owner and "warning" not in m.group(3)[:10]:
-                culprits.setdefault(owner, m.group(3).strip())
+            if owner and "warning" not in m.group(4)[:10]:
+                culprits.setdefault(owner, m.group(4).strip())
         return culprits
 
     def bisect(self, fns, kind, bdir, name):
@@ -769,7 +773,7 @@ def replace_at(body, path, new):
 def expr_sites(x, path=()):
     """Paths (within a statement tuple) of expression subtrees."""
     if isinstance(x, tuple) and x and isinstance(x[0], str) and x[0] in (
-            "bin", "un", "call", "cast", "cond", "idx", "sum", "var", "const", "shape", "sref"):
+            "bin", "un", "call", "hcall", "cast", "cond", "idx", "sum", "var", "const", "shape", "sref"):
         yield path, x
     if isinstance(x, tuple):
         for k, c in enumerate(x):
@@ -793,11 +797,11 @@ def expr_simpler(e):
         out.append(e[2])
     elif k == "cast":
         out.append(e[2])
-    elif k == "call":
+    elif k in ("call", "hcall"):
         out += list(e[2])
     elif k == "cond":
         out += [e[2], e[3]]
-    if k in ("bin", "un", "call", "cast", "cond", "idx", "var", "sum"):
+    if k in ("bin", "un", "call", "hcall", "cast", "cond", "idx", "var", "sum"):
         out.append(("const", 1, "int"))
         out.append(("const", 0, "int"))
     return out

@@ -58,7 +58,7 @@ class G:
             S = [r.choice((17, 24, 37))]
         self.large = large
         fn = self.fn = {"name": name, "params": [], "directives": {}, "locals": [], "globals": [],
-                        "ivars": [], "body": (), "ret": (), "shape": S, "large": large}
+                        "ivars": [], "body": (), "ret": (), "shape": S, "large": large, "helpers": []}
         self.types = {}
         self.D = D
         narr = r.choice((1, 2, 2, 3, 3, 4))
@@ -436,7 +436,78 @@ class G:
         if k < 0.9:
             ct = self.pick(WEIGHTED_TYPES)
             return ("cast", ct, self.expr(T[ct], depth - 1, kind))
+        if k < 0.95:
+            return self.helper_call(t, depth, kind)
         return ("cond", self.cond(), self.expr(t, depth - 1, kind), self.expr(t, depth - 1, kind))
+
+    # ------------------------------------------------------------ cdef helpers
+    def helper_call(self, t, depth, kind):
+        """A call of a module-level `cdef inline ... noexcept nogil` function:
+        arguments converted to the parameter types, the result to the return
+        type (both as C does), inside and outside prange bodies."""
+        hs = self.fn["helpers"]
+        if hs and self.chance(0.5):
+            idx = self.r.randrange(len(hs))
+        else:
+            rt = t if kind in (None, t.kind) else (DOUBLE if kind == "f" else T["int"])
+            if self.chance(0.3):
+                rt = T[self.pick(WEIGHTED_TYPES)]
+            idx = self.new_helper(rt)
+        args = []
+        for _, ptn in hs[idx]["params"]:
+            pt = T[ptn]
+            a = self.expr(pt, depth - 1, pt.kind if self.chance(0.7) else None)
+            args.append(self.coerce(a, pt))
+        return ("hcall", idx, tuple(args))
+
+    def new_helper(self, rt):
+        params = tuple(("x%d" % k, self.pick(WEIGHTED_TYPES)) for k in range(self.r.randint(1, 3)))
+        henv = {p: T[c] for p, c in params}
+        body = self.hexpr(rt, 2, henv)
+        if rt.kind == "i" and typeof(body, henv.__getitem__).kind == "f":
+            body = ("cast", rt.name, body)
+        hs = self.fn["helpers"]
+        hs.append({"params": params, "ret": rt.name, "body": body})
+        self.types["()%d" % (len(hs) - 1)] = rt
+        return len(hs) - 1
+
+    def hexpr(self, t, depth, henv):
+        """A helper's body: its parameters and constants under operators that
+        cannot raise (the function is noexcept)."""
+        r = self.r
+        env = henv.__getitem__
+        if depth <= 0 or self.chance(0.25):
+            vs = sorted(p for p in henv if henv[p].kind == t.kind or self.chance(0.3))
+            if vs and self.chance(0.8):
+                return ("var", self.pick(vs))
+            return ("const", self.const_val(t), t.name)
+        k = r.random()
+        if k < 0.5:
+            a, b = self.hexpr(t, depth - 1, henv), self.hexpr(t, depth - 1, henv)
+            if arith(typeof(a, env), typeof(b, env)).kind == "f":
+                op = self.pick(("+", "-", "*", "+", "-", "/"))
+                if op == "/":
+                    b = ("const", self.pick((2.0, 4.0, 0.5, -2.0)), "double")
+            else:
+                op = self.pick(("+", "-", "*", "&", "|", "^", "<<", ">>"))
+                if op in ("<<", ">>"):
+                    b = ("const", r.randint(0, 5), "int")
+            return ("bin", op, a, b)
+        if k < 0.6:
+            a = self.hexpr(t, depth - 1, henv)
+            return ("un", "-" if typeof(a, env).kind == "f" or self.chance(0.7) else "~", a)
+        if k < 0.75:
+            a, b = self.hexpr(t, depth - 1, henv), self.hexpr(t, depth - 1, henv)
+            ta, tb = typeof(a, env), typeof(b, env)
+            if ta is not tb and self.chance(0.8):
+                b = ("cast", ta.name, b)
+            return ("call", self.pick(("min", "max")), (a, b))
+        if k < 0.85:
+            ct = self.pick(WEIGHTED_TYPES)
+            return ("cast", ct, self.hexpr(T[ct], depth - 1, henv))
+        ca = self.hexpr(DOUBLE if self.chance(0.5) else T["int"], 1, henv)
+        c = ("bin", self.pick(CMP), ca, self.hexpr(typeof(ca, env), 1, henv))
+        return ("cond", c, self.hexpr(t, depth - 1, henv), self.hexpr(t, depth - 1, henv))
 
     def cond(self):
         a = self.expr(DOUBLE if self.chance(0.5) else T["int"], 1)
@@ -479,7 +550,11 @@ class G:
             k = self.r.random()
             if k < 0.7:
                 ops = ("+", "-", "*") if self.chance(0.8) else (("//", "%", "&") if tgt[1].kind == "i" else ("//", "%"))
-                return ("bin", self.pick(ops), sexpr(d - 1), sexpr(d - 1))
+                a, b = sexpr(d - 1), sexpr(d - 1)
+                op = self.pick(ops)
+                if op == "&" and "f" in (typeof(a, self.env).kind, typeof(b, self.env).kind):
+                    op = "+"
+                return ("bin", op, a, b)
             if k < 0.8:
                 return ("un", "-", sexpr(d - 1))
             if k < 0.9:

@@ -195,6 +195,8 @@ class Interp:
             return self.binop(e)
         if k == "call":
             return self.call(e)
+        if k == "hcall":
+            return self.hcall(e)
         if k == "sum":
             return self.do_sum(e)
         raise Invalid("unknown expression " + k)
@@ -363,6 +365,23 @@ class Interp:
                 raise Invalid("fmin/fmax of signed zeros")
             return min(a, b) if fn == "fmin" else max(a, b)
         raise Invalid("call " + fn)
+
+    def hcall(self, e):
+        """Arguments left to right (Cython's temporaries), each converted to
+        its parameter's type; the body under the module's default directives."""
+        h = self.fn["helpers"][e[1]]
+        vals = {}
+        for (p, ctn), a in zip(h["params"], e[2]):
+            vals[p] = convert(self.ev(a), typeof(a, self.env), T[ctn])
+        henv = {p: T[ctn] for p, ctn in h["params"]}
+        saved = (self.vars, self.env, self.cd, self.red)
+        self.vars, self.env, self.cd, self.red = vals, henv.__getitem__, False, None
+        try:
+            v = self.ev(h["body"])
+            bt = typeof(h["body"], self.env)
+        finally:
+            self.vars, self.env, self.cd, self.red = saved
+        return convert(v, bt, T[h["ret"]])
 
     # ---------------------------------------------------------- sums (extension)
     def sref_elems(self, sref):

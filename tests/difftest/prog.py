@@ -6,6 +6,8 @@ Expressions (tuples):
   ('const', value, ctname)  ('var', name)  ('idx', arr, (e, ...))
   ('bin', op, a, b)  ('un', op, a)  ('call', fn, (a, ...))  ('cast', ctname, e)
   ('cond', c, a, b)  ('shape', arr, k)  ('sum', sexpr)
+  ('hcall', k, (a, ...)): fn['helpers'][k], a module-level cdef inline noexcept
+  nogil function {'params': ((name, ctname), ...), 'ret': ctname, 'body': e}
 Slice expressions (cyocl extension): ('sref', arr, ((lo, hi), ...)) with
   lo >= 0, hi <= 0 (a[lo:len+hi]); consts, vars, 'bin', 'un', 'call', 'cast'.
 Statements:
@@ -84,6 +86,8 @@ def typeof(e, env):
         raise ValueError(fn)
     if k == "cond":
         return cy_widest(typeof(e[2], env), typeof(e[3], env))
+    if k == "hcall":
+        return env("()%d" % e[1])
     raise ValueError(e)
 
 
@@ -125,6 +129,8 @@ def rexpr(e, ctx):
         return "(<%s>%s)" % (e[1], rexpr(e[2], ctx))
     if k == "cond":
         return "(%s if %s else %s)" % (rexpr(e[2], ctx), rexpr(e[1], ctx), rexpr(e[3], ctx))
+    if k == "hcall":
+        return "%s(%s)" % (helper_name(ctx.fn, e[1]), ", ".join(rexpr(a, ctx) for a in e[2]))
     if k == "sum":
         if ctx.mode == "cyocl":
             return "sum(%s)" % rsexpr(e[1], ctx, None)
@@ -360,6 +366,19 @@ cimport numpy as cnp
 """
 
 
+def helper_name(fn, idx):
+    return "h_%s_%d" % (fn["name"], idx)
+
+
+def render_helpers(fn, mode):
+    out = []
+    for idx, h in enumerate(fn.get("helpers", ())):
+        ps = ", ".join("%s %s" % (c, p) for p, c in h["params"])
+        out.append("cdef inline %s %s(%s) noexcept nogil:\n    return %s\n\n" % (
+            h["ret"], helper_name(fn, idx), ps, rexpr(h["body"], RCtx(mode, fn))))
+    return "".join(out)
+
+
 def render_module(fns, mode):
     out = [HEADER]
     for fn in fns:
@@ -369,6 +388,7 @@ def render_module(fns, mode):
     starts = {}
     text = "".join(out)
     for fn in fns:
+        text += render_helpers(fn, mode)
         src = render_function(fn, mode)
         starts[fn["name"]] = text.count("\n") + 1
         text += "\n" + src
@@ -389,4 +409,6 @@ def make_env(fn):
         types[name] = T[ctn]
     for name, ctn, _ in fn["globals"]:
         types[name] = T[ctn]
+    for idx, h in enumerate(fn.get("helpers", ())):
+        types["()%d" % idx] = T[h["ret"]]
     return types.__getitem__
