@@ -201,6 +201,8 @@ typedef struct ANode {
 
     /* statements */
     CyVec targets;          /* S_ASSIGN targets; S_FOR target in targets[0] */
+    int for_from;           /* S_FOR `for i from a <= i < b by s`: cond the comparison chain,
+                               other the step or NULL; value a synthetic range(a, b) */
     struct ANode *value;    /* S_ASSIGN/S_AUGASSIGN/S_RETURN/S_RAISE value, S_ASSERT msg, S_FOR iter */
     CyVec body, orelse;     /* ANode* statements */
     CyVec names;            /* S_CDEF names, S_FROMIMPORT names, S_GLOBAL, S_CTYPEDEF new name in name */
@@ -209,6 +211,7 @@ typedef struct ANode {
     CyVec aliases;          /* S_FROMIMPORT / S_IMPORT aliases (const char* or NULL) */
     const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
     int is_cimport;
+    int star;               /* S_FROMIMPORT: from m import * / cimport * (name_pos[0]: the '*') */
     int is_public;          /* S_CDEF at module level: 'cdef public'/'readonly' ignored */
     CyVec with_items;       /* S_WITH: AWithItem* */
     AFunc *func;            /* S_FUNC */

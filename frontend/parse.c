@@ -1193,6 +1193,7 @@ static ANode *parse_comparison(P *p) {
     push(p, &c->items, first);
     while (op) {
         push(p, &c->kwnames, (void *)op);
+        push(p, &c->kwpos, pos_dup(p, p->toks[p->i - 1].pos)); /* the operator's (its last token's) */
         push(p, &c->items, parse_bitor(p));
         op = comp_op(p);
     }
@@ -1415,8 +1416,12 @@ static ANode *parse_from(P *p) {
         n->is_cimport = 1;
     else if (!accept_kw(p, "import"))
         err_syntax(p, "expected 'import' or 'cimport'");
-    if (at_punct(p, "*"))
-        err_at(p, tok(p)->pos, "'import *' is not supported");
+    if (at_punct(p, "*")) {
+        /* sema knows which modules it can expand */
+        push(p, &n->name_pos, pos_dup(p, adv(p)->pos));
+        n->star = 1;
+        return n;
+    }
     int paren = accept_punct(p, "(");
     for (;;) {
         const Token *nm = expect_name(p, "a name to import");
@@ -2199,6 +2204,41 @@ static ANode *parse_for(P *p) {
     ANode *target = parse_exprlist(p);
     check_target(p, target, "assign to");
     push(p, &n->targets, target);
+    if (at_kw(p, "from") && target->kind == A_NAME) {
+        /* Cython's for-from loop: for i from a <= i < b [by s] */
+        const Token *fk = adv(p);
+        ANode *c = parse_test(p);
+        if (c->kind != A_COMPARE || c->items.len != 3)
+            err_at(p, c->pos, "for-from bounds must be 'a < i < b' or 'a > i > b' (with '<=' / '>=')");
+        int dir[2];
+        for (int k = 0; k < 2; k++) {
+            const char *op = c->kwnames.items[k];
+            dir[k] = !strcmp(op, "<") || !strcmp(op, "<=") ? 1 : !strcmp(op, ">") || !strcmp(op, ">=") ? -1 : 0;
+            if (!dir[k]) err_at(p, *(CyPos *)c->kwpos.items[k], "Invalid relation '%s' in for-from loop", op);
+        }
+        if (dir[0] != dir[1]) err_at(p, *(CyPos *)c->kwpos.items[1], "Relation directions in for-from do not match");
+        ANode *mid = c->items.items[1];
+        if (mid->kind != A_NAME || strcmp(mid->name, target->name))
+            err_at(p, mid->pos, "Variable name in for-from range does not match target");
+        n->for_from = 1;
+        n->cond = c;
+        if (at_name(p, "by")) {
+            adv(p);
+            n->other = parse_test(p);
+        }
+        /* what the loop counts through, for the inference of untyped counters */
+        ANode *r = new_node(p, A_CALL, fk->pos);
+        r->obj = new_node(p, A_NAME, fk->pos);
+        r->obj->name = "range";
+        r->synthetic = 2;
+        push(p, &r->items, c->items.items[0]);
+        push(p, &r->items, c->items.items[2]);
+        n->value = r;
+        block_colon(p);
+        parse_suite(p, &n->body);
+        parse_else(p, n);
+        return n;
+    }
     if (!accept_kw(p, "in"))
         err_syntax(p, "expected 'in'");
     n->value = parse_testlist(p);

@@ -510,7 +510,42 @@ static CyType *ndarray_type(S *s, CyType *view) {
     return t;
 }
 
-static int is_ndarray(const CyType *t) { return t->kind == TY_OBJECT && t->pyclass; }
+static int is_ndarray(const CyType *t) {
+    return t->kind == TY_OBJECT && t->pyclass && !strcmp(t->pyclass, "numpy.ndarray");
+}
+
+/* Python's builtin types as declared types (`cdef list x`, `def f(tuple
+ * shape)`): objects whose assignments are type-tested for exactly that type,
+ * as Cython's are; every operation on them is the object's. */
+static const char *const builtin_classes[] = {"list", "tuple", "dict", "set", "frozenset", "str", "bytes",
+                                              "bytearray", "unicode", NULL};
+
+static int is_builtin_obj(const CyType *t) { return t->kind == TY_OBJECT && t->pyclass && !is_ndarray(t); }
+
+static CyType *builtin_obj_type(S *s, const char *name) {
+    for (int i = 0; builtin_classes[i]; i++) {
+        if (strcmp(name, builtin_classes[i])) continue;
+        CyType *t = cy_alloc(s->a, sizeof *t);
+        *t = *cy_type_scalar(TY_OBJECT);
+        t->pyclass = !strcmp(name, "unicode") ? "str" : builtin_classes[i];
+        t->name = cy_fmt(s->a, "%s object", t->pyclass);
+        return t;
+    }
+    return NULL;
+}
+
+/* The builtin class of a literal's value, or NULL. */
+static const char *literal_class(const IrExpr *e) {
+    switch (e->kind) {
+    case E_LIST: return "list";
+    case E_TUPLE: return "tuple";
+    case E_DICT: return "dict";
+    case E_SET: return "set";
+    case E_STR: return "str";
+    case E_BYTES: return "bytes";
+    default: return NULL;
+    }
+}
 static int is_buffer(const CyType *t) { return is_ndarray(t) && t->base; }
 
 /* "np.ndarray" / "cnp.ndarray" / "numpy.ndarray" with np a cimport of numpy. */
@@ -588,6 +623,11 @@ static int const_dim(S *s, ANode *n, long long *v) {
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
     CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
+    if (!base && !lookup(s, t->name)) base = builtin_obj_type(s, t->name);
+    if (base && is_builtin_obj(base) && (t->ptr || t->ndim || t->narr || t->buf_dtype)) {
+        err(s, t->pos, "'%s' of a Python object type is not supported", t->ptr ? "pointers" : "arrays or buffers");
+        return TY_ERR;
+    }
     if (!base && fused_named(s, t->name)) {
         err(s, t->pos, "Invalid use of fused types, type cannot be specialized");
         return TY_ERR;
@@ -848,6 +888,30 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
     }
+    if (is_builtin_obj(to) && e->kind != E_NONE &&
+        !(is_builtin_obj(from) && !strcmp(from->pyclass, to->pyclass))) {
+        const char *lit = literal_class(e);
+        if (lit && !strcmp(lit, to->pyclass)) return e;
+        /* a tuple of constants is a cached constant to Cython, typed as any
+           object: it fails the test at run time, not at compile time */
+        int const_tuple = e->kind == E_TUPLE;
+        for (int i = 0; const_tuple && i < e->nargs; i++) {
+            IrExpr *a = e->args[i]->kind == E_BOX ? e->args[i]->args[0] : e->args[i];
+            ExprKind k = a->kind;
+            const_tuple = k == E_INT || k == E_FLOAT || k == E_STR || k == E_BYTES || k == E_NONE || k == E_PYBOOL ||
+                          k == E_BIGINT || k == E_IMAG;
+        }
+        if (const_tuple) lit = NULL;
+        else if (lit || is_builtin_obj(from) || is_ndarray(from)) {
+            err(s, e->pos, "Cannot assign type '%s' to '%s'", lit ? cy_fmt(s->a, "%s object", lit) : from->name,
+                to->name);
+            return mk_err(s, e->pos);
+        }
+        if (!is_obj(from)) e = box(s, e);
+        if (e->ty == TY_ERR) return e;
+        if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
+        return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
+    }
     if (from == to || cy_type_equal(from, to)) {
         if (from != to && from->kind != TY_VIEW && from->kind != TY_PTR) {
             /* aliases of one scalar: keep the target's name for the C cast */
@@ -1045,6 +1109,53 @@ static int is_math_const(const char *q) {
     return 0;
 }
 
+/* The C library's other constants, typed as Cython's .pxd files declare
+ * them (stdlib.pxd's anonymous enums are int). */
+typedef struct {
+    const char *mod, *name;
+    TypeKind ty;
+} CConst;
+
+static const CConst c_consts[] = {
+    {"libc.stdlib", "RAND_MAX", TY_INT}, {"libc.stdlib", "EXIT_SUCCESS", TY_INT},
+    {"libc.stdlib", "EXIT_FAILURE", TY_INT},
+    {"libc.limits", "CHAR_BIT", TY_INT}, {"libc.limits", "CHAR_MIN", TY_CHAR}, {"libc.limits", "CHAR_MAX", TY_CHAR},
+    {"libc.limits", "SCHAR_MIN", TY_SCHAR}, {"libc.limits", "SCHAR_MAX", TY_SCHAR},
+    {"libc.limits", "UCHAR_MAX", TY_UCHAR}, {"libc.limits", "SHRT_MIN", TY_SHORT}, {"libc.limits", "SHRT_MAX", TY_SHORT},
+    {"libc.limits", "USHRT_MAX", TY_USHORT}, {"libc.limits", "INT_MIN", TY_INT}, {"libc.limits", "INT_MAX", TY_INT},
+    {"libc.limits", "UINT_MAX", TY_UINT}, {"libc.limits", "LONG_MIN", TY_LONG}, {"libc.limits", "LONG_MAX", TY_LONG},
+    {"libc.limits", "ULONG_MAX", TY_ULONG}, {"libc.limits", "LLONG_MIN", TY_LLONG},
+    {"libc.limits", "LLONG_MAX", TY_LLONG}, {"libc.limits", "ULLONG_MAX", TY_ULLONG},
+    {"libc.float", "FLT_MAX", TY_FLOAT}, {"libc.float", "FLT_MIN", TY_FLOAT}, {"libc.float", "FLT_EPSILON", TY_FLOAT},
+    {"libc.float", "DBL_MAX", TY_DOUBLE}, {"libc.float", "DBL_MIN", TY_DOUBLE},
+    {"libc.float", "DBL_EPSILON", TY_DOUBLE}, {"libc.float", "FLT_DIG", TY_FLOAT}, {"libc.float", "DBL_DIG", TY_DOUBLE},
+    {"libc.float", "FLT_MANT_DIG", TY_FLOAT}, {"libc.float", "DBL_MANT_DIG", TY_DOUBLE},
+    {NULL, NULL, TY_VOID},
+};
+
+static const CConst *c_const(const char *q) {
+    for (int i = 0; q && c_consts[i].mod; i++) {
+        size_t l = strlen(c_consts[i].mod);
+        if (!strncmp(q, c_consts[i].mod, l) && q[l] == '.' && !strcmp(q + l + 1, c_consts[i].name)) return &c_consts[i];
+    }
+    return NULL;
+}
+
+/* M_PI, DBL_MAX, RAND_MAX ... as an expression, or NULL if q names none. */
+static IrExpr *const_expr(S *s, const char *q, CyPos pos) {
+    if (!q) return NULL;
+    if (is_math_const(q)) {
+        IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), pos);
+        e->sval = q + 10;
+        return e;
+    }
+    const CConst *c = c_const(q);
+    if (!c) return NULL;
+    IrExpr *e = mk(s, E_CNAME, cy_type_scalar(c->ty), pos);
+    e->sval = c->name;
+    return e;
+}
+
 static IrExpr *lower_expr(S *s, ANode *n);
 static IrExpr *lower_comp(S *s, ANode *n, int kind);
 
@@ -1062,11 +1173,8 @@ static IrExpr *name_expr(S *s, ANode *n) {
         return mk_var(s, y->var, n->pos);
     }
     if (y && y->kind == SY_CNAME) {
-        if (is_math_const(y->qual)) {
-            IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), n->pos);
-            e->sval = y->qual + 10;
-            return e;
-        }
+        IrExpr *c = const_expr(s, y->qual, n->pos);
+        if (c) return c;
         err(s, n->pos, "'%s' cannot be used as a value here", n->name);
         return mk_err(s, n->pos);
     }
@@ -1326,10 +1434,12 @@ static IrExpr *attr_expr(S *s, ANode *n) {
         Sym *y = lookup(s, n->obj->name);
         if (y && (y->kind == SY_CMOD || y->kind == SY_CNAME)) {
             const char *q = qual_of(s, n);
-            if (q && is_math_const(q)) {
-                IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), n->pos);
-                e->sval = q + 10;
-                return e;
+            IrExpr *c = const_expr(s, q, n->pos);
+            if (c) return c;
+            if (q && !strcmp(q, "cython.NULL")) {
+                c = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_scalar(TY_VOID)), n->pos);
+                c->sval = "NULL";
+                return c;
             }
             err(s, n->pos, "'%s' cannot be used as a value here", q ? q : n->name);
             return mk_err(s, n->pos);
@@ -2847,7 +2957,10 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
     int c_inplace = !strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") ||
                     !strcmp(op, "|") || !strcmp(op, "^") || !strcmp(op, "<<") || !strcmp(op, ">>") ||
                     (!strcmp(op, "/") && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
-    if (is_cnum(tt) && c_inplace && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
+    /* a Python object on the right makes it x = x op v in Python, then
+       converted back (Cython: PyNumber_InPlaceAdd and the C conversion) */
+    CyType *rt = probe_type(s, n->rhs);
+    if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
         IrExpr *v = lower_expr(s, n->rhs);
         IrExpr *tg = lower_target(s, n->lhs, op);
         if (!tg || v->ty == TY_ERR) return;
@@ -2888,7 +3001,9 @@ static int is_range_call(S *s, ANode *it, int *is_prange) {
         return 1;
     }
     ANode *f = it->obj;
-    if (f->kind == A_NAME && !strcmp(f->name, "range") && !lookup(s, "range")) return 1;
+    /* Cython takes xrange for range in every language level */
+    if (f->kind == A_NAME && (!strcmp(f->name, "range") || !strcmp(f->name, "xrange")) && !lookup(s, f->name))
+        return 1;
     Sym *h = f->kind == A_NAME ? lookup(s, f->name) : f->kind == A_ATTR && f->obj->kind == A_NAME ? lookup(s, f->obj->name) : NULL;
     if (h && (h->kind == SY_CNAME || h->kind == SY_CMOD)) {
         const char *q = qual_of(s, f);
@@ -3032,9 +3147,83 @@ static int bool_literal(ANode *v, int *out) {
     return 0;
 }
 
+/* `for i from a <= i < b by s` (and the '>' forms, counting down): C's loop,
+ * as Cython compiles it.  The bounds and step are taken once; i is assigned
+ * the first value before the test, and after a loop that ends without break
+ * it holds the first value that failed it.  Lowered to the range() loop of
+ * the same values, with i set before and stepped once more after it. */
+static void lower_for_from(S *s, ANode *n, CyVec *out) {
+    ANode *t = n->targets.items[0], *c = n->cond;
+    IrVar *var = loop_var(s, t, "for-from");
+    if (!var) return;
+    /* an object target (an untyped one Cython keeps a Python int) counts in
+       a C long, the type Cython gives the bounds, and gets each value boxed */
+    IrVar *v = var;
+    if (is_obj(var->ty)) {
+        if (!need_gil(s, n->pos, "Operation on Python object")) return;
+        v = new_temp(s, cy_type_scalar(TY_LONG), t->pos);
+    } else if (!cy_type_is_int(v->ty) || v->ty->kind == TY_BINT) {
+        err(s, t->pos, "for-from loop variable '%s' must be a C integer, not '%s'", v->name, v->ty->name);
+        return;
+    }
+    const char *op1 = c->kwnames.items[0], *op2 = c->kwnames.items[1];
+    int down = op1[0] == '>';
+    IrExpr *lo = coerce(s, lower_expr(s, c->items.items[0]), v->ty);
+    IrExpr *hi = coerce(s, lower_expr(s, c->items.items[2]), v->ty);
+    IrExpr *step = n->other ? coerce(s, lower_expr(s, n->other), v->ty) : NULL;
+    if (lo->ty == TY_ERR || hi->ty == TY_ERR || (step && step->ty == TY_ERR)) return;
+    IrExpr *one = mk_int(s, 1, TY_INT, c->pos);
+    if (!op1[1]) lo = coerce(s, arith(s, c->pos, down ? "-" : "+", lo, one), v->ty); /* a < i: from a + 1 */
+    if (op2[1]) hi = coerce(s, arith(s, c->pos, down ? "-" : "+", hi, one), v->ty);  /* i <= b: to b + 1 */
+    IrVar *tlo = new_temp(s, v->ty, c->pos), *thi = new_temp(s, v->ty, c->pos), *tst = NULL;
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tlo, c->pos), lo, c->pos, NULL));
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, thi, c->pos), hi, c->pos, NULL));
+    record_assign(s, tlo, c->pos, NULL);
+    record_assign(s, thi, c->pos, NULL);
+    if (step) {
+        if (is_zero_const(step)) {
+            err(s, step->pos, "for-from step must not be zero");
+            return;
+        }
+        if (down) step = coerce(s, arith(s, step->pos, "-", mk_int(s, 0, TY_INT, step->pos), step), v->ty);
+        tst = new_temp(s, v->ty, step->pos);
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tst, step->pos), step, step->pos, NULL));
+        record_assign(s, tst, step->pos, NULL);
+    }
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, v, t->pos), mk_var(s, tlo, t->pos), t->pos, NULL));
+    record_assign(s, v, t->pos, NULL);
+    IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
+    x->var = v;
+    x->start = mk_var(s, tlo, c->pos);
+    x->stop = mk_var(s, thi, c->pos);
+    x->step = tst ? mk_var(s, tst, c->pos) : down ? coerce(s, mk_int(s, -1, TY_INT, c->pos), v->ty) : NULL;
+    x->step_sign = tst ? 0 : down ? -1 : 1;
+    if (var != v) {
+        record_assign(s, var, t->pos, NULL);
+        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+    }
+    s->loop_depth++;
+    lower_block(s, &n->body, &x->body);
+    s->loop_depth--;
+    /* ran at least once (the bounds are temporaries): one more step */
+    IrStmt *fix = st(s, ST_IF, n->pos);
+    fix->cond = compare2(s, n->pos, down ? ">" : "<", mk_var(s, tlo, n->pos), mk_var(s, thi, n->pos));
+    IrExpr *inc = x->step ? x->step : coerce(s, mk_int(s, 1, TY_INT, n->pos), v->ty);
+    cy_vec_push(s->a, &fix->body, assign_stmt(s, mk_var(s, v, n->pos), inc, n->pos, "+"));
+    cy_vec_push(s->a, &x->orelse, fix);
+    if (var != v)
+        cy_vec_push(s->a, &x->orelse, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+    lower_block(s, &n->orelse, &x->orelse);
+    cy_vec_push(s->a, out, x);
+}
+
 static void lower_for(S *s, ANode *n, CyVec *out) {
     int is_prange;
     ANode *t = n->targets.items[0], *it = n->value;
+    if (n->for_from) {
+        lower_for_from(s, n, out);
+        return;
+    }
     if (!is_range_call(s, it, &is_prange)) {
         /* Python iteration */
         if (!need_gil(s, n->pos, "Iterating over Python object")) return;
@@ -4101,7 +4290,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         }
         Sym *y = declare(s, &fsc, p->name, SY_VAR);
         y->var = p;
-        if (!is_ndarray(p->ty)) continue;
+        if (!is_ndarray(p->ty) && !is_builtin_obj(p->ty)) continue;
         /* a def argument is type-tested on entry (cdef callers test what they pass) */
         if (fn->kind != F_CDEF) {
             IrStmt *x = st(s, ST_EXPR, p->pos);
@@ -4159,8 +4348,22 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     int seen_default = 0;
     for (int i = 0; i < af->params.len; i++) {
         AParam *ap = af->params.items[i];
+        ATypeSyn *aty = ap->type;
+        const char *pname = ap->name;
+        if (!aty && pname && (af->kind == FN_CDEF || is_extern)) {
+            /* `double sqrt(DTYPE_t)`: a lone name that is a type is the
+               type of an unnamed argument, as Cython reads it */
+            Sym *ty_sym = lookup(s, pname);
+            if (ty_sym && ty_sym->kind == SY_TYPE) {
+                aty = cy_alloc(s->a, sizeof *aty);
+                memset(aty, 0, sizeof *aty);
+                aty->pos = ap->pos;
+                aty->name = pname;
+                pname = NULL;
+            }
+        }
         s->buf_ok += !is_extern;
-        CyType *t = resolve_type(s, ap->type);
+        CyType *t = resolve_type(s, aty);
         s->buf_ok -= !is_extern;
         if (t->kind == TY_VOID && t != TY_ERR) {
             err(s, ap->pos, "argument '%s' cannot be void", ap->name);
@@ -4173,7 +4376,7 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
             err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
             t = TY_ERR;
         }
-        IrVar *p = new_var(s, ap->name ? ap->name : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
+        IrVar *p = new_var(s, pname ? pname : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
         if (ap->deflt) {
@@ -4603,12 +4806,48 @@ static void compute_raises(IrModule *m) {
 
 /* ---- module ------------------------------------------------------------------- */
 
+/* `from M cimport *`: every name cyocl knows of M, as Cython's .pxd
+ * would give them; names the file declared first are kept. */
+static void cimport_star(S *s, ANode *n, const char *mod) {
+    CyPos p = *(CyPos *)n->name_pos.items[0];
+    CyVec names = {0};
+    if (!strcmp(mod, "cython.parallel")) {
+        static const char *const par[] = {"prange", "parallel", "threadid"};
+        for (int i = 0; i < 3; i++) cy_vec_push(s->a, &names, (void *)par[i]);
+    } else if (!strcmp(mod, "libc.math")) {
+        for (int i = 0; math_fns[i].name; i++) cy_vec_push(s->a, &names, (void *)math_fns[i].name);
+        for (int i = 0; math_consts[i]; i++) cy_vec_push(s->a, &names, (void *)math_consts[i]);
+    } else {
+        for (int i = 0; libc_fns[i].mod; i++)
+            if (!strcmp(libc_fns[i].mod, mod)) cy_vec_push(s->a, &names, (void *)libc_fns[i].name);
+        for (int i = 0; c_consts[i].mod; i++)
+            if (!strcmp(c_consts[i].mod, mod)) cy_vec_push(s->a, &names, (void *)c_consts[i].name);
+    }
+    if (!names.len) {
+        err(s, p, "'%s *' from %s is not supported by cyocl", n->is_cimport ? "cimport" : "import", mod);
+        return;
+    }
+    for (int i = 0; i < names.len; i++) {
+        if (lookup_in(s->mscope, names.items[i])) continue;
+        Sym *y = declare(s, s->mscope, names.items[i], SY_CNAME);
+        y->qual = cy_fmt(s->a, "%s.%s", mod, (const char *)names.items[i]);
+    }
+}
+
 static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
+    int cimp = n->is_cimport || n->kind == S_CIMPORT;
+    /* pure-Python mode: `from cython.cimports.libc.stdlib import malloc` */
+    if (!strncmp(mod, "cython.cimports.", 16)) mod += 16, cimp = 1;
     int known = is_known_module(mod);
-    if (!known && (n->is_cimport || n->kind == S_CIMPORT)) {
+    if (!known && cimp) {
         err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
-                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, numpy, openmp)", mod);
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp)",
+            mod);
+        return;
+    }
+    if (n->star) {
+        cimport_star(s, n, mod);
         return;
     }
     for (int i = 0; i < n->names.len; i++) {
@@ -4656,7 +4895,7 @@ static void cimport_names(S *s, ANode *n) {
             y->ty = alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
             continue;
         }
-        int ok = libc_fn(q) != NULL;
+        int ok = libc_fn(q) != NULL || c_const(q) != NULL;
         if (!strcmp(mod, "libc.math")) {
             int f;
             ok = math_fn(q, &f) || is_math_const(q);
@@ -4713,6 +4952,8 @@ static void declare_module(S *s, AModule *am) {
         case S_FROMIMPORT:
             if (n->is_cimport || is_cython_mod(n->module)) {
                 cimport_names(s, n);
+            } else if (n->star) {
+                err(s, *(CyPos *)n->name_pos.items[0], "'import *' is not supported");
             } else {
                 for (int k = 0; k < n->names.len; k++) {
                     const char *alias = n->aliases.items[k] ? n->aliases.items[k] : n->names.items[k];

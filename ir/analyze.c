@@ -166,7 +166,7 @@ static const char *const ocl_math[] = {
     "copysign", "fdim", "remainder", "fma", "isnan", "isinf", "isfinite", "signbit", "lround", "lrint",
     "cyrt_min", "cyrt_max", "cyrt_abs", NULL};
 
-static int ocl_known_c(const char *name) {
+int cy_ir_known_c(const char *name) {
     size_t n = strlen(name);
     for (int i = 0; ocl_math[i]; i++) {
         size_t k = strlen(ocl_math[i]);
@@ -301,7 +301,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
             why(g, cy_fmt(g->a, "calls external C function %s()", e->fn->name));
             return;
         }
-        if (!e->sval || !ocl_known_c(e->sval)) {
+        if (!e->sval || !cy_ir_known_c(e->sval)) {
             why(g, cy_fmt(g->a, "calls C function %s(), which has no OpenCL equivalent", e->sval ? e->sval : "?"));
             return;
         }
@@ -326,6 +326,10 @@ static void elig_expr(Elig *g, IrExpr *e) {
     case E_CNAME:
         if (!strcmp(e->sval, "NULL")) {
             uses(g, "a C pointer");
+            return;
+        }
+        if (!cy_cname_in_opencl(e->sval)) {
+            why(g, cy_fmt(g->a, "uses the C constant %s, which OpenCL C does not define", e->sval));
             return;
         }
         break;
@@ -434,7 +438,8 @@ static int fp64_func(IrFunc *f, CyVec *seen, CyArena *a) {
  * `float s = 0.0` needs no double. */
 static int fp64_expr(IrExpr *e, CyVec *seen, CyArena *a) {
     if (!e) return 0;
-    if (e->kind == E_CAST && !is_double(e->ty) && (e->args[0]->kind == E_FLOAT || e->args[0]->kind == E_CNAME))
+    if (e->kind == E_CAST && !is_double(e->ty) && (e->args[0]->kind == E_FLOAT ||
+                                               (e->args[0]->kind == E_CNAME && cy_cname_is_math(e->args[0]->sval))))
         return 0;
     if (is_double(e->ty)) return 1;
     if (e->kind == E_CALL && e->fn && fp64_func(e->fn, seen, a)) return 1;
@@ -634,6 +639,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
             }
         }
         if (x) cy_ir_loops(a, r, x);
+        if (x && r->is_prange && !r->parent) r->plan_native = cy_ir_plan_native(a, r, x);
         r->ocl_ok = g.why == NULL;
         r->ocl_reason = g.why;
         r->uses_fp64 = 0;

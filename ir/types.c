@@ -83,6 +83,16 @@ const CyType *cy_type_array_scalar(const CyType *t) {
 int cy_type_is_int(const CyType *t) { return t->kind >= TY_BINT && t->kind <= TY_SIZE; }
 int cy_type_is_float(const CyType *t) { return t->kind >= TY_FLOAT && t->kind <= TY_LDOUBLE; }
 int cy_type_is_complex(const CyType *t) { return t->kind == TY_CFLOAT || t->kind == TY_CDOUBLE; }
+int cy_cname_is_math(const char *n) {
+    return !strncmp(n, "M_", 2) || !strcmp(n, "INFINITY") || !strcmp(n, "NAN") || !strcmp(n, "HUGE_VAL");
+}
+
+int cy_cname_in_opencl(const char *n) {
+    return cy_cname_is_math(n) || ((!strncmp(n, "FLT_", 4) || !strncmp(n, "DBL_", 4) || strstr(n, "_MAX") ||
+                                    strstr(n, "_MIN") || !strcmp(n, "CHAR_BIT")) &&
+                                   strncmp(n, "LLONG_", 6) && strncmp(n, "ULLONG_", 7) && strcmp(n, "RAND_MAX"));
+}
+
 int cy_type_is_numeric(const CyType *t) { return cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t); }
 
 int cy_type_equal(const CyType *a, const CyType *b) {

@@ -159,7 +159,7 @@ unsigned cyrt_allowed_types(cyrt_rt *rt, unsigned allowed);
  * accelerator, then CPU.  A CYOCL_DEVICE naming nothing usable warns once
  * and the default is taken. */
 cyrt_status cyrt_select_device(cyrt_rt *rt, unsigned allowed, int *index, cyrt_err *err);
-/* The device's context and in-order (profiling) queue, created at the first call. */
+/* The device's context and in-order queue (no profiling), created at the first call. */
 cyrt_status cyrt_device_open(cyrt_rt *rt, int index, struct _cl_context **ctx,
                              struct _cl_command_queue **queue, cyrt_err *err);
 /* Builds src for one device with options + " " + $CYOCL_BUILD_OPTIONS.
@@ -175,7 +175,8 @@ cyrt_status cyrt_kernel_arg(cyrt_rt *rt, struct _cl_kernel *kernel, unsigned arg
                             const void *value, cyrt_err *err);
 /* Enqueues kernel over dims axes of global items (local: NULL for the
  * driver's choice) on device index's queue.  With ns != NULL it waits and
- * stores the kernel's device time (0 without profiling); otherwise it
+ * stores the kernel's device time (0: the device's queue does not profile,
+ * launch.c's profiling queues do); otherwise it
  * returns at once (a later blocking transfer on the queue waits for it). */
 cyrt_status cyrt_kernel_launch(cyrt_rt *rt, int index, struct _cl_kernel *kernel, unsigned dims,
                                const size_t *global, const size_t *local, uint64_t *ns,
@@ -259,8 +260,14 @@ void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
  * host access needs the runtime: CYRT_STATE_DIRTY when some region's only
  * valid copy is on a device (a host read must bring it back first),
  * CYRT_STATE_VALID when some device copy is valid (a host write must drop
- * it).  It is updated under the lock by every call that changes residency. */
-enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2 };
+ * it).  It is updated under the lock by every call that changes residency.
+ * CYRT_STATE_STARTING is set while the dispatcher's opener starts the
+ * device in the background: its driver takes cores meanwhile, so
+ * generated code runs its native teams short (cyrt_team in prelude.h: a
+ * team of every core would wait at its barrier for a thread that shares
+ * a core with the driver, a scheduler slice: milliseconds for
+ * microseconds of work). */
+enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2, CYRT_STATE_STARTING = 4 };
 const int *cyrt_state_word(cyrt_rt *rt);
 /* Host access from generated code: every device-dirty region comes back;
  * with write, every device copy is dropped too (waits for regions other

@@ -213,9 +213,13 @@ cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
     return CYRT_OK;
 }
 
+static void stage_free(cyrt_device *d);
+
 void cyrt_devices_free(cyrt_rt *rt) {
     for (int i = 0; i < rt->ndevs; i++) {
         cyrt_device *d = &rt->devs[i];
+        if (d->queue)
+            stage_free(d);
         if (d->queue)
             rt->cl.clReleaseCommandQueue(d->queue);
         if (d->ctx)
@@ -235,6 +239,8 @@ void cyrt_devices_fork_child(cyrt_rt *rt) {
         return; /* OpenCL never started here: the child may start it itself */
     /* the contexts, queues and the loader stay as the parent left them:
      * leaked, since releasing them would call into the driver */
+    for (int i = 0; i < rt->ndevs; i++)
+        free(rt->devs[i].stage); /* its buffers are the parent's too */
     free(rt->devs);
     free(rt->infos);
     rt->devs = NULL;
@@ -407,11 +413,10 @@ cyrt_status cyrt_open_locked(cyrt_rt *rt, int index, cyrt_err *err) {
             return CYRT_ECL;
         }
     }
-    /* in order: a blocking read after a kernel sees its writes; profiling
-     * feeds the dispatcher's measurements where the device offers it */
-    d->queue = cl->clCreateCommandQueue(d->ctx, d->id, CL_QUEUE_PROFILING_ENABLE, &rc);
-    if (!d->queue)
-        d->queue = cl->clCreateCommandQueue(d->ctx, d->id, 0, &rc);
+    /* in order: a blocking read after a kernel sees its writes; no
+     * profiling (the dispatcher times calls on the host; launches that
+     * want a kernel's own time use a profiling queue of their program's) */
+    d->queue = cl->clCreateCommandQueue(d->ctx, d->id, 0, &rc);
     if (!d->queue) {
         cyrt_seterr(err, rc, "cannot create an OpenCL command queue on %s: %s (%d)", d->info.name,
                     cyrt_cl_error_name(rc), rc);
@@ -819,14 +824,232 @@ static void clb_free(void *ctx, void *buf) {
     d->rt->cl.clReleaseMemObject((cl_mem)buf);
 }
 
+/* ---- pinned staging --------------------------------------------------------------
+ * A pageable host array crosses PCIe at a fraction of the bus's speed (the
+ * driver stages it itself, 6.6-8.2 GB/s on the H100 against 54 GB/s from
+ * pinned memory).  So a large copy to or from a GPU goes through pinned
+ * buffers of the device's (CL_MEM_ALLOC_HOST_PTR, mapped once: pinned on
+ * NVIDIA's driver) in chunks: STAGE_WORKERS threads each copy a chunk
+ * between the array and one of their two buffers while the bus moves the
+ * other, so the host's copies run beside the transfers and beside each
+ * other.  One copy at a time uses the buffers; a copy that finds them busy
+ * (another thread's) or that cannot have them goes directly, as before.
+ * CYOCL_STAGING=on|off overrides the default (on for GPUs and
+ * accelerators from STAGE_MIN bytes; a CPU device's memory is the host's). */
+#define STAGE_CHUNK ((size_t)4 << 20)
+#define STAGE_MIN ((size_t)8 << 20)
+#define STAGE_WORKERS 8
+
+struct cyrt_stage {
+    int busy;        /* atomic: a copy holds the buffers */
+    int state;       /* 0 not made yet, 1 usable, -1 could not be made (not retried) */
+    cl_mem mem[2 * STAGE_WORKERS];
+    void *host[2 * STAGE_WORKERS];
+};
+
+/* One staged copy, shared by its workers. */
+typedef struct {
+    cyrt_device *d;
+    struct cyrt_stage *st;
+    cl_mem buf;
+    size_t off, bytes, nchunks;
+    unsigned char *host; /* the array's bytes */
+    int up;              /* 1 host -> device */
+    size_t next;         /* atomic: the next chunk to take */
+    int rc;              /* atomic: the first failure, 0 none */
+} stage_job;
+
+typedef struct {
+    stage_job *job;
+    int w;
+} stage_worker;
+
+static void stage_fail(stage_job *j, cl_int rc) {
+    int zero = 0;
+    __atomic_compare_exchange_n(&j->rc, &zero, rc ? rc : CL_OUT_OF_RESOURCES, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+}
+
+/* Worker w: chunks taken in turn, through its two buffers.  Up: each chunk
+ * is copied into a buffer whose last transfer is over, then sent without
+ * waiting.  Down: each chunk is asked for, then the one before it (in the
+ * other buffer) is waited for and copied out. */
+static void *stage_run(void *arg) {
+    stage_worker *sw = arg;
+    stage_job *j = sw->job;
+    const cyrt_cl *cl = &j->d->rt->cl;
+    cl_event ev[2] = {NULL, NULL};
+    size_t chunk_of[2] = {0, 0};
+    int k = 0;
+    for (;;) {
+        size_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (c >= j->nchunks || __atomic_load_n(&j->rc, __ATOMIC_RELAXED))
+            break;
+        int s = k++ & 1, slot = 2 * sw->w + s;
+        size_t pos = c * STAGE_CHUNK, len = j->bytes - pos < STAGE_CHUNK ? j->bytes - pos : STAGE_CHUNK;
+        cl_int rc;
+        if (j->up) {
+            if (ev[s]) {
+                rc = cl->clWaitForEvents(1, &ev[s]);
+                cl->clReleaseEvent(ev[s]);
+                ev[s] = NULL;
+                if (rc != CL_SUCCESS) {
+                    stage_fail(j, rc);
+                    break;
+                }
+            }
+            memcpy(j->st->host[slot], j->host + pos, len);
+            rc = cl->clEnqueueWriteBuffer(j->d->queue, j->buf, CL_FALSE, j->off + pos, len, j->st->host[slot], 0,
+                                          NULL, &ev[s]);
+        } else {
+            rc = cl->clEnqueueReadBuffer(j->d->queue, j->buf, CL_FALSE, j->off + pos, len, j->st->host[slot], 0,
+                                         NULL, &ev[s]);
+            chunk_of[s] = c;
+        }
+        if (rc != CL_SUCCESS) {
+            ev[s] = NULL;
+            stage_fail(j, rc);
+            break;
+        }
+        cl->clFlush(j->d->queue);
+        if (!j->up && ev[s ^ 1]) {
+            /* the other buffer's chunk, asked for before this one */
+            size_t p2 = chunk_of[s ^ 1] * STAGE_CHUNK;
+            size_t l2 = j->bytes - p2 < STAGE_CHUNK ? j->bytes - p2 : STAGE_CHUNK;
+            rc = cl->clWaitForEvents(1, &ev[s ^ 1]);
+            cl->clReleaseEvent(ev[s ^ 1]);
+            ev[s ^ 1] = NULL;
+            if (rc != CL_SUCCESS) {
+                stage_fail(j, rc);
+                break;
+            }
+            memcpy(j->host + p2, j->st->host[2 * sw->w + (s ^ 1)], l2);
+        }
+    }
+    /* whatever is still in flight in this worker's buffers: waited for
+       (they are reused by the next copy), and copied out when down */
+    for (int t = 0; t < 2; t++) {
+        int s = (k + t) & 1; /* the older one first */
+        if (!ev[s])
+            continue;
+        cl_int rc = cl->clWaitForEvents(1, &ev[s]);
+        cl->clReleaseEvent(ev[s]);
+        if (rc != CL_SUCCESS)
+            stage_fail(j, rc);
+        else if (!j->up && !__atomic_load_n(&j->rc, __ATOMIC_RELAXED)) {
+            size_t p2 = chunk_of[s] * STAGE_CHUNK;
+            size_t l2 = j->bytes - p2 < STAGE_CHUNK ? j->bytes - p2 : STAGE_CHUNK;
+            memcpy(j->host + p2, j->st->host[2 * sw->w + s], l2);
+        }
+    }
+    return NULL;
+}
+
+/* The buffers, made at the first staged copy (the caller holds busy). */
+static int stage_make(cyrt_device *d, struct cyrt_stage *st) {
+    const cyrt_cl *cl = &d->rt->cl;
+    for (int i = 0; i < 2 * STAGE_WORKERS; i++) {
+        cl_int rc = CL_SUCCESS;
+        st->mem[i] = cl->clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, STAGE_CHUNK, NULL, &rc);
+        if (!st->mem[i] || rc != CL_SUCCESS) {
+            st->mem[i] = NULL;
+            return -1;
+        }
+        st->host[i] = cl->clEnqueueMapBuffer(d->queue, st->mem[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, STAGE_CHUNK,
+                                             0, NULL, NULL, &rc);
+        if (!st->host[i] || rc != CL_SUCCESS) {
+            st->host[i] = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void stage_free(cyrt_device *d) {
+    struct cyrt_stage *st = d->stage;
+    if (!st)
+        return;
+    const cyrt_cl *cl = &d->rt->cl;
+    for (int i = 0; i < 2 * STAGE_WORKERS; i++) {
+        if (st->host[i])
+            cl->clEnqueueUnmapMemObject(d->queue, st->mem[i], st->host[i], 0, NULL, NULL);
+        if (st->mem[i])
+            cl->clReleaseMemObject(st->mem[i]);
+    }
+    if (st->host[0])
+        cl->clFinish(d->queue);
+    free(st);
+    d->stage = NULL;
+}
+
+/* Whether copies of this size to d are staged (CYOCL_STAGING, the device's type). */
+static int stage_wanted(cyrt_device *d, size_t bytes) {
+    const char *v = getenv("CYOCL_STAGING");
+    if (v && !strcmp(v, "off"))
+        return 0;
+    if (v && !strcmp(v, "on"))
+        return bytes >= STAGE_MIN;
+
+    return bytes >= STAGE_MIN && !(d->info.type & CYRT_DEV_CPU);
+}
+
+/* A staged copy: 1 done (*rc its outcome), 0 not taken (copy directly). */
+static int stage_copy(cyrt_device *d, cl_mem buf, size_t off, unsigned char *host, size_t bytes, int up, int *rc) {
+    if (!stage_wanted(d, bytes))
+        return 0;
+    struct cyrt_stage *st = __atomic_load_n(&d->stage, __ATOMIC_ACQUIRE);
+    if (!st) {
+        struct cyrt_stage *fresh = calloc(1, sizeof *fresh), *expect = NULL;
+        if (!fresh)
+            return 0;
+        if (!__atomic_compare_exchange_n(&d->stage, &expect, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            free(fresh);
+        st = __atomic_load_n(&d->stage, __ATOMIC_ACQUIRE);
+    }
+    if (__atomic_exchange_n(&st->busy, 1, __ATOMIC_ACQUIRE))
+        return 0; /* another thread's copy has them */
+    if (st->state == 0)
+        st->state = stage_make(d, st) == 0 ? 1 : -1;
+    if (st->state != 1) {
+        __atomic_store_n(&st->busy, 0, __ATOMIC_RELEASE);
+        return 0;
+    }
+    stage_job j = {d, st, buf, off, bytes, (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK, host, up, 0, 0};
+    stage_worker ws[STAGE_WORKERS];
+    pthread_t th[STAGE_WORKERS];
+    int started[STAGE_WORKERS] = {0};
+    size_t nw = j.nchunks < STAGE_WORKERS ? j.nchunks : STAGE_WORKERS;
+    for (size_t w = 0; w < nw; w++) {
+        ws[w].job = &j;
+        ws[w].w = (int)w;
+        /* worker 0 is this thread; a thread that cannot be made leaves its
+           chunks to the others */
+        if (w > 0)
+            started[w] = pthread_create(&th[w], NULL, stage_run, &ws[w]) == 0;
+    }
+    stage_run(&ws[0]);
+    for (size_t w = 1; w < nw; w++)
+        if (started[w])
+            pthread_join(th[w], NULL);
+    __atomic_store_n(&st->busy, 0, __ATOMIC_RELEASE);
+    *rc = j.rc;
+    return 1;
+}
+
 static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t bytes) {
     cyrt_device *d = ctx;
+    int rc;
+    if (stage_copy(d, (cl_mem)buf, off, (unsigned char *)(uintptr_t)src, bytes, 1, &rc))
+        return rc;
     return d->rt->cl.clEnqueueWriteBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, src, 0, NULL,
                                           NULL);
 }
 
 static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
     cyrt_device *d = ctx;
+    int rc;
+    if (stage_copy(d, (cl_mem)buf, off, dst, bytes, 0, &rc))
+        return rc;
     return d->rt->cl.clEnqueueReadBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, dst, 0, NULL,
                                          NULL);
 }
@@ -840,6 +1063,9 @@ static int clb_copy(void *ctx, void *src, size_t soff, void *dst, size_t doff, s
 }
 
 void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be) {
+    const char *v = getenv("CYOCL_STAGING");
+    if (v && *v && strcmp(v, "on") && strcmp(v, "off"))
+        cyrt_warn(d->rt, "CYOCL_STAGING='%s' is not one of on, off: the device's type decides", v);
     be->ctx = d;
     be->alloc = clb_alloc;
     be->free = clb_free;

@@ -126,6 +126,8 @@ struct cyrt_disp {
     uint64_t calib_runs;   /* atomic */
     int exiting;           /* atomic: the process is exiting (cyrt_dispatch_flush) */
     double lost_ns;        /* predicted time lost running natively while the device started */
+    int team_seen;         /* atomic: a native region ran since the opener started (opener) */
+    int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
 };
 
 static uint64_t now_ns(void) {
@@ -780,6 +782,26 @@ static void *opener(void *arg) {
 
     struct cyrt_disp *d = rt->disp;
     uint64_t t0 = now_ns();
+    /* The caller's first native region makes its OpenMP team now: let it
+     * (up to 5 ms) before the driver is loaded.  Making a thread waits for
+     * the dynamic loader's TLS lock, which dlopen holds while it maps and
+     * relocates a driver (NVIDIA's, PoCL's LLVM: tens of ms on the H100),
+     * so a team made meanwhile cost the first call about 20 ms there. */
+    if (!d->sync_open) {
+        pthread_mutex_lock(&rt->disp_lock);
+        while (!__atomic_load_n(&d->team_seen, __ATOMIC_ACQUIRE) && !__atomic_load_n(&d->exiting, __ATOMIC_ACQUIRE) &&
+               now_ns() - t0 < 5000000u) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 1000000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&rt->disp_cond, &rt->disp_lock, &ts);
+        }
+        pthread_mutex_unlock(&rt->disp_lock);
+    }
     cyrt_rt *tmp = calloc(1, sizeof *tmp);
     cyrt_err err = {0};
     int idx = -1, installed = 0;
@@ -839,6 +861,7 @@ static void *opener(void *arg) {
         d->dirty = 1;
     }
     __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
+    __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&rt->disp_cond);
     pthread_mutex_unlock(&rt->disp_lock);
     if (ok)
@@ -950,10 +973,13 @@ static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
     d->allowed = allowed;
     d->start_ns = now_ns();
     __atomic_store_n(&d->dstate, 1, __ATOMIC_RELEASE);
+    /* native teams short of the driver's cores until the device is ready (cyrt.h) */
+    __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     if (pthread_create(&d->thr, NULL, opener, rt) == 0) {
         d->have_thr = 1;
     } else {
         /* no thread: open it here, on the caller's time */
+        d->sync_open = 1;
         pthread_mutex_unlock(&rt->disp_lock);
         opener(rt);
         pthread_mutex_lock(&rt->disp_lock);
@@ -1020,6 +1046,9 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (!wait && gain > 0 && !c.calibrating)
                 d->lost_ns += gain;
             if (wait) {
+                /* no native team is coming: the opener need not wait for one */
+                __atomic_store_n(&d->team_seen, 1, __ATOMIC_RELEASE);
+                pthread_cond_broadcast(&rt->disp_cond);
                 uint64_t limit = now_ns() + (uint64_t)(2 * d->startup_ns) + 100000000u;
                 while (__atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 && now_ns() < limit) {
                     struct timespec ts;
@@ -1078,6 +1107,14 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
 
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (d && !__atomic_load_n(&d->team_seen, __ATOMIC_ACQUIRE) && __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1) {
+        /* the team is made: the opener may load the driver (opener) */
+        pthread_mutex_lock(&rt->disp_lock);
+        __atomic_store_n(&d->team_seen, 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&rt->disp_cond);
+        pthread_mutex_unlock(&rt->disp_lock);
+    }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (r)
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0,
@@ -1390,6 +1427,7 @@ void cyrt_dispatch_fork_child(cyrt_rt *rt) {
      * OpenCL, half started in the parent, is not for it */
     d->have_thr = 0;
     rt->opening = 0;
+    __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELAXED);
     if (d->dstate == 1) {
         d->dstate = -1;
         if (rt->loaded != 1) {

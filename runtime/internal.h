@@ -25,7 +25,8 @@
     X(clEnqueueCopyBuffer) X(clFinish) X(clFlush) X(clCreateProgramWithSource)                    \
     X(clCreateProgramWithBinary) X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo)   \
     X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                    \
-    X(clEnqueueNDRangeKernel) X(clWaitForEvents) X(clReleaseEvent) X(clGetEventProfilingInfo)
+    X(clEnqueueNDRangeKernel) X(clWaitForEvents) X(clReleaseEvent) X(clGetEventProfilingInfo)     \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
 
 typedef struct cyrt_cl {
     void *lib;
@@ -46,6 +47,9 @@ typedef struct cyrt_device {
     cl_context ctx;
     cl_command_queue queue;
     struct cyrt_rt *rt;
+    /* pinned staging buffers for large copies (device.c), made at the
+       first one; taken by one copy at a time (atomic), NULL: not yet */
+    struct cyrt_stage *stage;
 } cyrt_device;
 
 /* A memory region: a byte extent [lo, hi) of host memory.  Top-level

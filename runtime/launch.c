@@ -31,6 +31,10 @@ struct cyrt_prog {
     pthread_t owner; /* that thread */
     cl_program prog; /* NULL: the build failed (not retried) */
     cl_command_queue q; /* its own queue; NULL: the device's */
+    /* the same with profiling, made at the first launch that asks for the
+       kernel's time (the trace, CYOCL_VERBOSE=2): a profiled command costs
+       NVIDIA's driver time on every launch */
+    cl_command_queue qp;
 };
 
 static uint64_t now_ns(void);
@@ -86,7 +90,7 @@ static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build,
         return NULL;
     }
     rt->progs = np;
-    rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, 1, pthread_self(), NULL, NULL};
+    rt->progs[rt->nprogs++] = (struct cyrt_prog){src, dev, 1, pthread_self(), NULL, NULL, NULL};
     unsigned gen = rt->lgen;
     pthread_mutex_unlock(&rt->prog_lock);
 
@@ -106,16 +110,15 @@ static cl_program get_program(cyrt_rt *rt, int dev, const char *src, int *build,
     free(log);
     cl_command_queue pq = NULL;
     if (p) {
-        /* in order; profiling for the trace's kernel_ns where offered; none
-           at all (a failure): the device's queue serves */
+        /* in order, without profiling (prof_queue); none at all (a
+           failure): the device's queue serves */
         cl_context ctx = NULL;
         cl_command_queue dq = NULL;
         cyrt_err e2 = {0};
         if (cyrt_device_open(rt, dev, &ctx, &dq, &e2) == CYRT_OK) {
             cl_int rc = CL_SUCCESS;
             cl_device_id id = rt->devs[dev].id;
-            pq = rt->cl.clCreateCommandQueue(ctx, id, CL_QUEUE_PROFILING_ENABLE, &rc);
-            if (!pq) pq = rt->cl.clCreateCommandQueue(ctx, id, 0, &rc);
+            pq = rt->cl.clCreateCommandQueue(ctx, id, 0, &rc);
         }
     }
     pthread_mutex_lock(&rt->prog_lock);
@@ -149,6 +152,11 @@ struct cyrt_kent {
     cl_mem scr;       /* oclgen.h's cy_err: error word, count, results */
     size_t scr_bytes;
     unsigned char *img_in, *img_out; /* host images of scr: before the launch, read back */
+    /* the images' memory: pinned (a mapped CL_MEM_ALLOC_HOST_PTR buffer, so
+       that the launch's one read needs no copy through the driver's own
+       staging), or malloc'ed (pin NULL) where that could not be had */
+    cl_mem pin;
+    cl_command_queue pinq;
     int scr_dirty;    /* scr's first 32 bytes are not all zero (an error or break was left there) */
     cl_mem *bufs;     /* per kernel argument group: reduction partials */
     size_t *sizes;
@@ -188,7 +196,13 @@ static void kent_free(cyrt_rt *rt, struct cyrt_kent *e) {
     cyrt_kernel_release(rt, e->k);
     free(e->bufs);
     free(e->sizes);
-    free(e->img_in);
+    if (e->pin) {
+        cl->clEnqueueUnmapMemObject(e->pinq, e->pin, e->img_in, 0, NULL, NULL);
+        cl->clFinish(e->pinq);
+        cl->clReleaseMemObject(e->pin);
+    } else {
+        free(e->img_in);
+    }
     free(e->kval);
     free(e->ksize);
     free(e->kset);
@@ -212,6 +226,7 @@ void cyrt_progs_free(cyrt_rt *rt) {
     rt->nkents = 0;
     for (size_t i = 0; i < rt->nprogs; i++) {
         if (rt->progs[i].q) rt->cl.clReleaseCommandQueue(rt->progs[i].q);
+        if (rt->progs[i].qp) rt->cl.clReleaseCommandQueue(rt->progs[i].qp);
         if (rt->progs[i].prog) cyrt_program_release(rt, rt->progs[i].prog);
     }
     free(rt->progs);
@@ -229,8 +244,8 @@ static size_t scratch_bytes(const cyocl_launch *L) {
 
 /* A free entry for (prog, name), made when there is none.  Prog_lock held
  * on entry and on return (dropped while an entry is made). */
-static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_program prog, const char *name,
-                                  const cyocl_launch *L, cyrt_err *err) {
+static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_command_queue q, cl_program prog,
+                                  const char *name, const cyocl_launch *L, cyrt_err *err) {
     for (size_t i = 0; i < rt->nkents; i++) {
         struct cyrt_kent *e = rt->kents[i];
         if (!e->busy && e->prog == prog && e->name == name) {
@@ -243,12 +258,33 @@ static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_program prog, 
     size_t sb = scratch_bytes(L);
     struct cyrt_kent *e = calloc(1, sizeof *e);
     if (!e || !(e->bufs = calloc((size_t)nargs + 1, sizeof *e->bufs)) ||
-        !(e->sizes = calloc((size_t)nargs + 1, sizeof *e->sizes)) || !(e->img_in = calloc(2, sb))) {
+        !(e->sizes = calloc((size_t)nargs + 1, sizeof *e->sizes))) {
         if (e) {
             free(e->bufs);
             free(e->sizes);
         }
         free(e);
+        cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
+        pthread_mutex_lock(&rt->prog_lock);
+        return NULL;
+    }
+    {
+        cl_int pe = CL_SUCCESS;
+        e->pin = rt->cl.clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, 2 * sb, NULL, &pe);
+        if (e->pin && pe == CL_SUCCESS)
+            e->img_in = rt->cl.clEnqueueMapBuffer(q, e->pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 2 * sb, 0, NULL,
+                                                  NULL, &pe);
+        if (!e->img_in || pe != CL_SUCCESS) {
+            if (e->pin) rt->cl.clReleaseMemObject(e->pin);
+            e->pin = NULL;
+            e->img_in = NULL;
+        } else {
+            e->pinq = q;
+            memset(e->img_in, 0, 2 * sb);
+        }
+    }
+    if (!e->img_in && !(e->img_in = calloc(2, sb))) {
+        kent_free(rt, e);
         cyrt_seterr(err, CL_OUT_OF_HOST_MEMORY, "out of memory");
         pthread_mutex_lock(&rt->prog_lock);
         return NULL;
@@ -294,7 +330,7 @@ void cyrt_progs_forget(cyrt_rt *rt) {
         struct cyrt_kent *e = rt->kents[i];
         free(e->bufs);
         free(e->sizes);
-        free(e->img_in);
+        if (!e->pin) free(e->img_in); /* else the parent's driver's memory */
         free(e->kval);
         free(e->ksize);
         free(e->kset);
@@ -480,6 +516,25 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
     return (gpu || plan == 2) && max_wg >= wg;
 }
 
+/* The profiling queue of prog on ctx (made at its first use); NULL: none
+ * could be made (the launch then goes without the kernel's time).  A
+ * kernel there and the next one on the plain queue cannot overlap: every
+ * launch ends with a blocking read on the queue its kernel went to. */
+static cl_command_queue prof_queue(cyrt_rt *rt, cl_context ctx, int dev, cl_program prog) {
+    pthread_mutex_lock(&rt->prog_lock);
+    struct cyrt_prog *e = NULL;
+    for (size_t i = 0; i < rt->nprogs && !e; i++)
+        if (rt->progs[i].prog == prog && rt->progs[i].dev == dev && !rt->progs[i].building) e = &rt->progs[i];
+    if (e && !e->qp) {
+        cl_int rc = CL_SUCCESS;
+        e->qp = rt->cl.clCreateCommandQueue(ctx, rt->devs[dev].id, CL_QUEUE_PROFILING_ENABLE, &rc);
+        if (rc != CL_SUCCESS) e->qp = NULL;
+    }
+    cl_command_queue q = e ? e->qp : NULL;
+    pthread_mutex_unlock(&rt->prog_lock);
+    return q;
+}
+
 /* Phase times of one launch, for CYOCL_VERBOSE=2. */
 enum { PH_SETUP, PH_VIEWS, PH_ARGS, PH_KERNEL, PH_READ, PH_DONE, PH_N };
 
@@ -549,7 +604,7 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
     snprintf(L->device, sizeof L->device, "%s", st->device);
     pthread_mutex_lock(&rt->prog_lock);
     unsigned gen = rt->lgen;
-    struct cyrt_kent *e = kent_get(rt, st->ctx, st->prog, kname, L, &err);
+    struct cyrt_kent *e = kent_get(rt, st->ctx, st->q, st->prog, kname, L, &err);
     if (e && rt->lgen == gen) {
         /* kept for the next launch: in the slot's state, made now if new */
         ls = lstate_of(rt, L);
@@ -624,6 +679,11 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     }
     cl_context ctx = st.ctx;
     cl_command_queue q = st.q;
+    if (L->kernel_time) {
+        cl_command_queue pq = prof_queue(rt, ctx, dev, st.prog);
+        if (pq) q = pq;
+        else L->kernel_time = 0;
+    }
 
     const cyrt_cl *cl = &rt->cl;
     ph[PH_SETUP] = now_ns();

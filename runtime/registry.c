@@ -847,7 +847,11 @@ void cyrt_restate_locked(cyrt_rt *rt) {
         if (t->dev_valid)
             st |= CYRT_STATE_VALID;
     }
-    __atomic_store_n(&rt->state, st, __ATOMIC_RELEASE);
+    /* the start-up bit is the dispatcher's (set and cleared without this lock) */
+    int old = __atomic_load_n(&rt->state, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&rt->state, &old, st | (old & CYRT_STATE_STARTING), 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+        ;
 }
 
 const int *cyrt_state_word(cyrt_rt *rt) { return &rt->state; }

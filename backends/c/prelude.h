@@ -10,6 +10,7 @@
 #include <structmember.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -618,6 +619,17 @@ wrong:
     return -1;
 }
 
+/* Cython's exact type test of a builtin-typed variable or argument. */
+CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
+    if (Py_TYPE(o) == t || (o == Py_None && !not_none)) return 0;
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected %s, got %.200s)", arg, t->tp_name,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Expected %s, got %.200s", t->tp_name, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
 /* Acquires obj's buffer as a view of spec's type, with Cython's checks and
  * messages.  arg names the def argument for the message, or NULL. */
 CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp, const char *arg, int not_none) {
@@ -1063,30 +1075,38 @@ CYRT_FN PyObject *cyrt_view_to_obj(const cy_view *v, int ndim) {
     return mv;
 }
 
-/* Do two views' memory extents overlap other than element for element?
- * (out[:] = out[:] * 2 reads each element where it writes it; out[1:] =
- * out[:-1] reads elements written before.)  Element-wise expressions on
- * slices refuse the second kind. */
-CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
+/* Do two views' memory extents (from the lowest to the highest byte of
+ * their elements) share a byte?  ndims: a's dimensions * 16 + b's; isa,
+ * isb: item sizes.  A view with no elements meets nothing. */
+CYRT_FN int cyrt_views_meet(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
     char *lo[2], *hi[2];
     cy_view *v[2] = {&a, &b};
     Py_ssize_t is[2] = {isa, isb};
-    int nd[2] = {ndims / 16, ndims % 16}; /* a's and b's dimensions */
+    int nd[2] = {ndims / 16, ndims % 16};
     int i, k;
     for (k = 0; k < 2; k++) {
         lo[k] = hi[k] = v[k]->data;
         for (i = 0; i < nd[k]; i++) {
             Py_ssize_t span;
-            if (v[k]->shape[i] <= 0) return 0; /* no elements */
+            if (v[k]->shape[i] <= 0) return 0;
             span = (v[k]->shape[i] - 1) * v[k]->strides[i];
             if (span < 0) lo[k] += span;
             else hi[k] += span;
         }
         hi[k] += is[k];
     }
-    if (hi[0] <= lo[1] || hi[1] <= lo[0]) return 0;
-    if (a.data != b.data || isa != isb || nd[0] != nd[1]) return 1;
-    for (i = 0; i < nd[0]; i++)
+    return !(hi[0] <= lo[1] || hi[1] <= lo[0]);
+}
+
+/* Do two views' memory extents overlap other than element for element?
+ * (out[:] = out[:] * 2 reads each element where it writes it; out[1:] =
+ * out[:-1] reads elements written before.)  Element-wise expressions on
+ * slices refuse the second kind. */
+CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
+    int i;
+    if (!cyrt_views_meet(a, b, ndims, isa, isb)) return 0;
+    if (a.data != b.data || isa != isb || ndims / 16 != ndims % 16) return 1;
+    for (i = 0; i < ndims / 16; i++)
         if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i]) return 1;
     return 0;
 }
@@ -1224,7 +1244,8 @@ typedef struct {
 
 /* The runtime's residency word (1: some data only on a device, 2: some
  * device copy valid), so that host accesses cost one load when nothing is
- * on a device; a module without the runtime reads a zero of its own. */
+ * on a device; a module without the runtime reads a zero of its own.
+ * 4: the device is starting in the background (cyrt_team). */
 static const int cyrt_ocl_zero;
 static const int *cyrt_ocl_state = &cyrt_ocl_zero;
 static const cyrt_ocl_api *cyrt_ocl;  /* NULL: every region runs natively */
@@ -1233,7 +1254,7 @@ static const char *cyrt_ocl_why = "fallback: OpenCL is not available in this bui
 
 static void cyrt_ocl_owner_hook(const Py_buffer *b) {
     Py_ssize_t one_shape, one_stride;
-    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED)) || !b->buf || b->itemsize <= 0) return;
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 3) || !b->buf || b->itemsize <= 0) return;
     one_shape = b->len / b->itemsize;
     one_stride = b->itemsize;
     cyrt_ocl->host_extent(b->buf, b->ndim ? b->ndim : 1, b->ndim && b->shape ? b->shape : &one_shape,
@@ -1262,6 +1283,17 @@ CYRT_FN int cyrt_ocl_init(void) {
     cyrt_ocl_state = api->state;
     cyrt_owner_hook = cyrt_ocl_owner_hook;
     return 0;
+}
+
+/* The team of a native region without num_threads: short of the cores
+ * the OpenCL driver takes while the device starts in the background (a
+ * team of every core would wait at its barrier for a thread that shares a
+ * core with the driver: a scheduler slice, 12 ms for 10 us of work on the
+ * H100, where one core short still left some; two short did not). */
+CYRT_INLINE int cyrt_team(void) {
+    int n = omp_get_max_threads();
+    if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) return n;
+    return n > 8 ? n - 2 : n > 1 ? n - 1 : n;
 }
 
 CYRT_FN void cyrt_trace_line(const char *line, int len) {

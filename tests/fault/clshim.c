@@ -67,7 +67,9 @@
     X(clEnqueueNDRangeKernel, CL_OUT_OF_RESOURCES)                                                 \
     X(clWaitForEvents, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)                               \
     X(clReleaseEvent, CL_OUT_OF_HOST_MEMORY)                                                       \
-    X(clGetEventProfilingInfo, CL_PROFILING_INFO_NOT_AVAILABLE)
+    X(clGetEventProfilingInfo, CL_PROFILING_INFO_NOT_AVAILABLE)                                   \
+    X(clEnqueueMapBuffer, CL_MAP_FAILURE)                                                          \
+    X(clEnqueueUnmapMemObject, CL_OUT_OF_RESOURCES)
 
 enum {
 #define SHIM_ENUM(name, code) F_##name,
@@ -238,6 +240,21 @@ STATUS_CALL(clEnqueueWriteBuffer,
             (cl_command_queue q, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
              const void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event),
             (q, buffer, blocking, offset, size, ptr, nwait, wait, event))
+CL_API_ENTRY void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue q, cl_mem buffer, cl_bool blocking,
+                                                  cl_map_flags flags, size_t offset, size_t size,
+                                                  cl_uint nwait, const cl_event *wait, cl_event *event,
+                                                  cl_int *errcode_ret) {
+    if (fails(F_clEnqueueMapBuffer) || !real.clEnqueueMapBuffer) {
+        if (errcode_ret)
+            *errcode_ret = codes[F_clEnqueueMapBuffer];
+        return NULL;
+    }
+    return real.clEnqueueMapBuffer(q, buffer, blocking, flags, offset, size, nwait, wait, event, errcode_ret);
+}
+STATUS_CALL(clEnqueueUnmapMemObject,
+            (cl_command_queue q, cl_mem memobj, void *ptr, cl_uint nwait, const cl_event *wait,
+             cl_event *event),
+            (q, memobj, ptr, nwait, wait, event))
 STATUS_CALL(clEnqueueReadBuffer,
             (cl_command_queue q, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
              void *ptr, cl_uint nwait, const cl_event *wait, cl_event *event),
