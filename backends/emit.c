@@ -126,3 +126,81 @@ void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, co
     E->ind--;
     cy_emit_line(E, "}");
 }
+
+void cy_emit_if_open(CyEmit *E, const CyIfHooks *h, IrStmt *s, const char *c, const char *prefix) {
+    cy_emit_line(E, "%sif %s {", prefix, cy_c_wrapped(c) ? c : cy_fmt(E->a, "(%s)", c));
+    h->block(h->G, &s->body);
+    if (!s->orelse.len) return;
+    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
+    if (next && next->kind == ST_IF) {
+        CyCap cap;
+        cy_cap_begin(E, &cap, E->ind + 1);
+        const char *c2 = h->cond(h->G, next->cond);
+        const char *code = cy_cap_end(E, &cap);
+        if (!*code) {
+            cy_emit_if_open(E, h, next, c2, "} else ");
+            return;
+        }
+        cy_emit_line(E, "} else {");
+        cy_buf_puts(E->out, code);
+        E->ind++;
+        cy_emit_if_open(E, h, next, c2, "");
+        cy_emit_line(E, "}");
+        E->ind--;
+        return;
+    }
+    cy_emit_line(E, "} else {");
+    h->block(h->G, &s->orelse);
+}
+
+/* b's value and the statements it needs, in a capture; *same: the backend
+ * holds no more temporaries than before */
+static const char *operand(CyEmit *E, const CyExprHooks *h, IrExpr *x, const char **code, int *same) {
+    int live = h->live ? h->live(h->G) : 0;
+    CyCap cap;
+    cy_cap_begin(E, &cap, E->ind + 1);
+    const char *v = h->expr(h->G, x);
+    *code = cy_cap_end(E, &cap);
+    *same = !h->live || h->live(h->G) == live;
+    return v;
+}
+
+static const char *lower_andor(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+    int is_and = e->kind == E_AND, same;
+    const char *a = h->expr(h->G, e->args[0]), *code;
+    const char *b = operand(E, h, e->args[1], &code, &same);
+    if (!*code && same) return cy_fmt(E->a, "(%s %s %s)", a, is_and ? "&&" : "||", b);
+    const char *r = h->temp(h->G, NULL, cy_fmt(E->a, "!!%s", cy_c_paren(E->a, a)), e->pos);
+    cy_emit_andor(E, is_and, r, code, b);
+    return r;
+}
+
+static const char *lower_vandor(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+    int is_and = e->kind == E_VAND, same;
+    const char *a = h->once(h->G, e->ty, h->expr(h->G, e->args[0]), e->pos), *code;
+    const char *c = h->int_cond && cy_type_is_float(e->ty) ? cy_fmt(E->a, "(%s != 0)", a) : a;
+    const char *b = operand(E, h, e->args[1], &code, &same);
+    if (!*code && same) return cy_fmt(E->a, "(%s ? %s : %s)", c, is_and ? b : a, is_and ? a : b);
+    const char *r = h->temp(h->G, e->ty, NULL, e->pos);
+    if (is_and) cy_emit_cond(E, r, c, code, b, "", a);
+    else cy_emit_cond(E, r, c, "", a, code, b);
+    return r;
+}
+
+static const char *lower_cond(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+    const char *c = h->expr(h->G, e->args[0]), *acode, *bcode;
+    if (h->int_cond && cy_type_is_float(e->args[0]->ty)) c = cy_fmt(E->a, "(%s != 0)", cy_c_paren(E->a, c));
+    int live = h->live ? h->live(h->G) : 0, sa, sb;
+    const char *a = operand(E, h, e->args[1], &acode, &sa);
+    const char *b = operand(E, h, e->args[2], &bcode, &sb);
+    if (!*acode && !*bcode && (!h->live || h->live(h->G) == live)) return cy_fmt(E->a, "(%s ? %s : %s)", c, a, b);
+    const char *r = h->temp(h->G, e->ty, NULL, e->pos);
+    cy_emit_cond(E, r, c, acode, a, bcode, b);
+    return r;
+}
+
+const char *cy_lower_shortcircuit(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+    if (e->kind == E_AND || e->kind == E_OR) return lower_andor(E, h, e);
+    if (e->kind == E_VAND || e->kind == E_VOR) return lower_vandor(E, h, e);
+    return lower_cond(E, h, e);
+}

@@ -31,6 +31,33 @@ typedef struct {
 void cy_cap_begin(CyEmit *E, CyCap *c, int ind);
 const char *cy_cap_end(CyEmit *E, CyCap *c);
 
+/* The helpers each backend's generator writes with, defined once for its
+ * generator type GenT (a struct with `CyEmit e` and `CyArena *a`, named G
+ * where they are used): out() one indented line, put() text as it is,
+ * cap_begin()/cap_end() a capture (CyCap as Cap), vec_has()/vec_add() on
+ * sets of pointers, FMT() a string in the arena. */
+#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
+#define CY_EMIT_HELPERS(GenT)                                                                      \
+    static void out(GenT *G, const char *fmt, ...) __attribute__((format(printf, 2, 3), unused));  \
+    static void out(GenT *G, const char *fmt, ...) {                                               \
+        va_list ap;                                                                                \
+        va_start(ap, fmt);                                                                         \
+        cy_emit_vline(&G->e, fmt, ap);                                                             \
+        va_end(ap);                                                                                \
+    }                                                                                              \
+    typedef CyCap Cap;                                                                             \
+    static inline void put(GenT *G, const char *text) { cy_buf_puts(G->e.out, text); }             \
+    static inline void cap_begin(GenT *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }        \
+    static inline const char *cap_end(GenT *G, Cap *c) { return cy_cap_end(&G->e, c); }           \
+    static inline int vec_has(const CyVec *v, const void *p) {                                     \
+        for (int i_ = 0; i_ < v->len; i_++)                                                        \
+            if (v->items[i_] == p) return 1;                                                       \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static inline void vec_add(GenT *G, CyVec *v, void *p) {                                       \
+        if (!vec_has(v, p)) cy_vec_push(G->a, v, p);                                               \
+    }
+
 /* An identifier or a literal: safe to repeat in generated code. */
 int cy_c_simple(const char *c);
 /* One parenthesised group, "(...)". */
@@ -60,5 +87,35 @@ void cy_emit_andor(CyEmit *E, int is_and, const char *r, const char *bcode, cons
  * becomes the result. */
 void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, const char *a,
                   const char *bcode, const char *b);
+
+/* The expressions whose later operands may need statements of their own,
+ * which must then run only where the operand is evaluated: `a and b` / `a or b` on
+ * C values (E_AND, E_OR), Python's and/or on C numbers (E_VAND, E_VOR: a
+ * once, the deciding operand as the value) and `a if c else b` (E_COND).
+ * The backend's hooks evaluate an operand (its statements going to
+ * E->out), count the temporaries it must release (NULL: none), declare a
+ * temporary of type t (NULL: int) with init (NULL: none), and keep a value
+ * in one; int_cond: `?:` takes an integer condition only (OpenCL). */
+typedef struct {
+    void *G;
+    const char *(*expr)(void *G, IrExpr *e);
+    int (*live)(void *G);
+    const char *(*temp)(void *G, const CyType *t, const char *init, CyPos pos);
+    const char *(*once)(void *G, const CyType *t, const char *c, CyPos pos);
+    int int_cond;
+} CyExprHooks;
+const char *cy_lower_shortcircuit(CyEmit *E, const CyExprHooks *h, IrExpr *e);
+
+/* An if statement s whose condition is already the C expression c: emits
+ * `PREFIXif (c) {`, the body and the else/elif chain (an elif whose
+ * condition needs statements gets them inside the else); the caller writes
+ * the closing brace.  The backend's hooks emit a statement block (indented
+ * one level) and evaluate a condition, its statements going to E->out. */
+typedef struct {
+    void *G;
+    void (*block)(void *G, CyVec *body);
+    const char *(*cond)(void *G, IrExpr *e);
+} CyIfHooks;
+void cy_emit_if_open(CyEmit *E, const CyIfHooks *h, IrStmt *s, const char *c, const char *prefix);
 
 #endif

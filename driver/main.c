@@ -537,6 +537,12 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
             fputs("opencl\n", stderr);
         else
             fprintf(stderr, "native only: %s\n", r->ocl_reason ? r->ocl_reason : "?");
+        if (r->plan_native && r->plan_native->kind == PLAN_BLOCK) {
+            CyBuf b = {0};
+            cy_ir_plan_describe(&b, r, r->plan_native);
+            fprintf(stderr, "    native schedule: %s\n", b.s);
+            cy_buf_free(&b);
+        }
     }
 }
 

@@ -166,7 +166,7 @@ static const char *const ocl_math[] = {
     "copysign", "fdim", "remainder", "fma", "isnan", "isinf", "isfinite", "signbit", "lround", "lrint",
     "cyrt_min", "cyrt_max", "cyrt_abs", NULL};
 
-static int ocl_known_c(const char *name) {
+int cy_ir_known_c(const char *name) {
     size_t n = strlen(name);
     for (int i = 0; ocl_math[i]; i++) {
         size_t k = strlen(ocl_math[i]);
@@ -301,7 +301,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
             why(g, cy_fmt(g->a, "calls external C function %s()", e->fn->name));
             return;
         }
-        if (!e->sval || !ocl_known_c(e->sval)) {
+        if (!e->sval || !cy_ir_known_c(e->sval)) {
             why(g, cy_fmt(g->a, "calls C function %s(), which has no OpenCL equivalent", e->sval ? e->sval : "?"));
             return;
         }
@@ -639,6 +639,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
             }
         }
         if (x) cy_ir_loops(a, r, x);
+        if (x && r->is_prange && !r->parent) r->plan_native = cy_ir_plan_native(a, r, x);
         r->ocl_ok = g.why == NULL;
         r->ocl_reason = g.why;
         r->uses_fp64 = 0;

@@ -340,6 +340,8 @@ typedef struct IrRegion {
     struct IrNest *nest;       /* ir/loops.c (prange regions) */
     struct IrPlan *plan_gpu;   /* ir/plan.c: the schedule for GPU devices (never NULL for an
                                   OpenCL region; PLAN_LINEAR: today's 1-D schedule) */
+    struct IrPlan *plan_native; /* ir/plan.c: the native schedule of a top-level prange (NULL: the
+                                  plain loop; PLAN_LINEAR: the plain loop, and why) */
     struct IrFunc *func;       /* enclosing function */
 } IrRegion;
 
@@ -418,6 +420,8 @@ typedef enum { CY_DEV_CPU, CY_DEV_GPU } CyDevClass;
 typedef enum {
     PLAN_LINEAR, /* 1-D NDRange over the iterations (or collapsed (i, j) pairs) */
     PLAN_TILE2D, /* 2-D NDRange over (j, i) with local-memory tiles along the reduction loop */
+    PLAN_BLOCK,  /* native: blocks of rows (i) x columns (j) x reduction steps (k) for the caches,
+                    a register tile of mr x nr accumulators advancing together along k */
 } PlanKind;
 
 /* A view element the reduction loop reads, staged tile by tile in local
@@ -446,11 +450,26 @@ typedef struct IrPlan {
                                   fall into one local-memory bank */
     int prefetch;              /* each work-item loads the next tile into registers while the
                                   group computes this one (tiles divide evenly among work-items) */
+    /* PLAN_BLOCK (also jloop, kloop, kpos, reds): a thread takes mc rows at
+       a time, in column blocks of nc and reduction blocks of kc; within
+       them a register tile of mr rows x nr columns */
+    int mr, nr, mc, nc, kc;
+    CyVec pre, post;           /* IrStmt*: jloop's body before and after kloop */
+    CyVec privs;               /* IrVar*: scalars pre and post assign other than the accumulators
+                                  (each element's own) */
+    CyVec alias;               /* IrVar* pairs (written view, other view): the blocked code runs
+                                  only when their memory is disjoint in the call, else the plain loop */
+    CyVec unit, unit_axis;     /* views (IrVar*) the reduction loop reads along an axis
+                                  ((void *)(intptr_t)axis) whose index moves with j by 1: the
+                                  blocked code has a version for unit strides there */
 } IrPlan;
 
 /* The schedule of OpenCL region r on a device of class dc.  Needs the
  * nest (loops.c) and the collapse facts (nest.c). */
 IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc);
+/* The native schedule of prange region r, whose statement is x: a
+ * PLAN_BLOCK, or a PLAN_LINEAR saying why not.  Needs the nest (loops.c). */
+IrPlan *cy_ir_plan_native(CyArena *a, IrRegion *r, IrStmt *x);
 /* One line describing p, for `cyocl compile -v`. */
 void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p);
 
@@ -519,6 +538,17 @@ IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
  * r->collapse and r->collapse_pairs.  Needs r->args (call after the
  * eligibility analysis). */
 void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x);
+
+/* The range() loop alone in prange x (region R) whose iterations are
+ * independent (nest.c: bounds the region does not change, no break, every
+ * variable assigned before it is read, each written view accessed only at
+ * one index tuple injective in the loop's variable), or NULL.  pairs gets
+ * IrVar* pairs (a written view, another view the loop accesses) whose
+ * memory must not overlap for that to hold. */
+IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs);
+/* A C function (E_CALL_C) without side effects that a kernel may call:
+ * libc.math and the prelude's min/max/abs (analyze.c). */
+int cy_ir_known_c(const char *name);
 
 /* The loop nest of prange region r, whose statement is x (ir/loops.c):
  * sets r->nest. */

@@ -157,9 +157,9 @@ typedef struct {
 } Dep;
 
 static int is_reduction(const IrRegion *R, const IrVar *v) {
-    for (int i = 0; i < R->args.len; i++) {
-        const IrRegionArg *x = R->args.items[i];
-        if (x->kind == RA_REDUCTION && x->var == v) return 1;
+    for (int i = 0; i < R->vars.len; i++) {
+        const IrVarUse *x = R->vars.items[i];
+        if (x->cls == RC_REDUCTION && x->var == v) return 1;
     }
     return 0;
 }
@@ -285,9 +285,8 @@ static int view_arg(const IrRegion *R, const IrVar *v) {
 
 /* ---- the collapse decision ------------------------------------------------ */
 
-/* The range() loop that may run as one iteration space with the prange x,
- * or NULL; the view pairs to check go into R->collapse_pairs. */
-static IrStmt *collapsible(CyArena *a, IrRegion *R, IrStmt *x) {
+IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs) {
+    pairs->len = 0;
     if (R->has_break) return NULL;
     IrStmt *L = NULL;
     for (int i = 0; i < x->body.len; i++) {
@@ -325,17 +324,31 @@ static IrStmt *collapsible(CyArena *a, IrRegion *R, IrStmt *x) {
         IrVar *wv = ((Written *)w.items[k])->view;
         for (int i = 0; i < seen.len; i++) {
             IrVar *v = seen.items[i];
-            int wi = view_arg(R, wv), vi = view_arg(R, v), dup = 0;
+            int dup = 0;
             if (v == wv) continue;
-            if (wi < 0 || vi < 0) return NULL; /* a view that is no kernel argument: not checkable */
-            for (int p = 0; p + 1 < R->collapse_pairs.len; p += 2) {
-                int p0 = (int)(intptr_t)R->collapse_pairs.items[p], p1 = (int)(intptr_t)R->collapse_pairs.items[p + 1];
-                dup |= (p0 == wi && p1 == vi) || (p0 == vi && p1 == wi);
-            }
+            for (int p = 0; p + 1 < pairs->len; p += 2)
+                dup |= (pairs->items[p] == wv && pairs->items[p + 1] == v) ||
+                       (pairs->items[p] == v && pairs->items[p + 1] == wv);
             if (dup) continue;
-            cy_vec_push(a, &R->collapse_pairs, (void *)(intptr_t)wi);
-            cy_vec_push(a, &R->collapse_pairs, (void *)(intptr_t)vi);
+            cy_vec_push(a, pairs, wv);
+            cy_vec_push(a, pairs, v);
         }
+    }
+    return L;
+}
+
+/* The range() loop that may run as one iteration space with the prange x,
+ * or NULL; the view pairs to check go into R->collapse_pairs as kernel
+ * argument indices. */
+static IrStmt *collapsible(CyArena *a, IrRegion *R, IrStmt *x) {
+    CyVec pairs = {0};
+    IrStmt *L = cy_ir_inner_independent(a, R, x, &pairs);
+    if (!L) return NULL;
+    for (int p = 0; p + 1 < pairs.len; p += 2) {
+        int wi = view_arg(R, pairs.items[p]), vi = view_arg(R, pairs.items[p + 1]);
+        if (wi < 0 || vi < 0) return NULL; /* a view that is no kernel argument: not checkable */
+        cy_vec_push(a, &R->collapse_pairs, (void *)(intptr_t)wi);
+        cy_vec_push(a, &R->collapse_pairs, (void *)(intptr_t)vi);
     }
     return L;
 }

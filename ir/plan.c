@@ -316,6 +316,15 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
         cy_buf_printf(out, "1-D (%s)", p && p->why ? p->why : "?");
         return;
     }
+    if (p->kind == PLAN_BLOCK) {
+        cy_buf_printf(out, "blocks of %d rows (%s) x %d columns (%s) x %d steps of %s, %dx%d accumulators in registers, "
+                      "%d accumulator(s) per element", p->mc, r->index ? r->index->name : "?", p->nc,
+                      p->jloop->var->name, p->kc, p->kloop->var->name, p->mr, p->nr, p->reds.len);
+        for (int i = 0; i + 1 < p->alias.len; i += 2)
+            cy_buf_printf(out, "%s%s/%s", i ? ", " : "; the plain loop where these overlap: ",
+                          ((IrVar *)p->alias.items[i])->name, ((IrVar *)p->alias.items[i + 1])->name);
+        return;
+    }
     int na = 0, nb = 0;
     for (int i = 0; i < p->operands.len; i++) {
         const IrPlanOperand *o = p->operands.items[i];
@@ -326,4 +335,255 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
                   "local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
                   p->jloop->var->name, r->index ? r->index->name : "?", p->local[0], p->local[1], p->reg[0], p->reg[1], p->local[0] * p->reg[0],
                   p->local[1] * p->reg[1], p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->prefetch ? ", prefetched" : "", p->reds.len);
+}
+
+/* ---- the native schedule: cache and register blocking ---------------------
+ *
+ *     for i in prange(...):
+ *         for j in range(n):             # independent (nest.c)
+ *             pre                        # s = 0, s = bias[j]
+ *             for k in range(m):         # only reductions: s = s + e
+ *                 s = s + a[i, k] * b[k, j]
+ *             post                       # c[i, j] = s, out[i, j] = f(s)
+ *
+ * runs as blocks: a thread takes mc rows at a time and, for each block of
+ * nc columns, runs every element's pre, then k in blocks of kc, each over
+ * register tiles of mr x nr elements whose accumulators advance together
+ * (the b[k, j] of a tile's nr columns are adjacent: one vector load), then
+ * every element's post.  Exact: each element still runs its pre, then its
+ * updates in increasing k, each the same operations on the same values,
+ * then its post; only the interleaving of independent elements changes.
+ * That needs what the GPU tiles need (independent j iterations, what the
+ * k-loop reads unchanged by the region, accumulators alone carrying values
+ * from pre to post), nothing that can raise, break, call out or write other
+ * than locals and view elements (the order of side effects is the
+ * interleaving), no reduction of the prange (its order within a thread
+ * would change), and views the nest writes disjoint from every other view
+ * it accesses: the generated code compares their extents per call and
+ * takes the plain loop when they meet (matmul(a, b, a)).  The last
+ * iteration of the prange always runs the plain loop, so lastprivate
+ * variables get their values exactly as before. */
+
+static int pure_stmts(const CyVec *body, int depth, int in_callee);
+
+/* No side effects, nothing that raises, no memory but view elements (and
+ * none at all inside a called function: the alias checks see only the
+ * region's own accesses). */
+static int pure_expr(const IrExpr *e, int depth, int in_callee) {
+    if (!e) return 1;
+    if (e->can_raise) return 0;
+    switch (e->kind) {
+    case E_INT: case E_FLOAT: case E_CNAME: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_POW:
+    case E_UNOP: case E_NOT: case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_COND:
+    case E_CAST: case E_SIZEOF:
+        break;
+    case E_VAR:
+        if (e->var->kind == V_PYGLOBAL || e->var->ty->kind == TY_OBJECT || e->var->ty->kind == TY_PTR ||
+            e->var->ty->kind == TY_ARRAY || e->var->ty->kind == TY_OPAQUE)
+            return 0;
+        break;
+    case E_VIEW_SHAPE: case E_VIEW_STRIDE: case E_VIEW_NDIM:
+        return e->args[0]->kind == E_VAR && (e->nargs < 2 || pure_expr(e->args[1], depth, in_callee));
+    case E_VIEW_ELEM:
+        if (in_callee || e->args[0]->kind != E_VAR) return 0;
+        for (int i = 1; i < e->nargs; i++)
+            if (!pure_expr(e->args[i], depth, in_callee)) return 0;
+        return 1;
+    case E_CALL_C:
+        if (!e->sval || !cy_ir_known_c(e->sval)) return 0;
+        break;
+    case E_CALL: {
+        const IrFunc *f = e->fn;
+        if (!f || depth > 8 || f->kind == F_DEF || f->kind == F_EXTERN || f->can_raise || f->is_recursive ||
+            !pure_stmts(&f->body, depth + 1, 1))
+            return 0;
+        for (int i = 0; i < e->nargs; i++)
+            if (e->args[i]->ty->kind == TY_VIEW || !pure_expr(e->args[i], depth, in_callee)) return 0;
+        return 1;
+    }
+    default: return 0;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!pure_expr(e->args[i], depth, in_callee)) return 0;
+    return 1;
+}
+
+/* Assignments to C scalar locals (and, in the region itself, to view
+ * elements), ifs and returns of pure expressions. */
+static int pure_stmts(const CyVec *body, int depth, int in_callee) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        switch (x->kind) {
+        case ST_ASSIGN: {
+            const IrExpr *t = x->target;
+            if (t->kind == E_VAR) {
+                if (t->var->kind != V_LOCAL && t->var->kind != V_PARAM) return 0;
+                if (!cy_type_is_numeric(t->var->ty) || cy_type_is_complex(t->var->ty)) return 0;
+            } else if (t->kind != E_VIEW_ELEM || in_callee) {
+                return 0;
+            }
+            if (!pure_expr(t, depth, in_callee) || !pure_expr(x->value, depth, in_callee)) return 0;
+            break;
+        }
+        case ST_RETURN:
+            if (!in_callee || !pure_expr(x->value, depth, in_callee)) return 0;
+            break;
+        case ST_IF:
+            if (!pure_expr(x->cond, depth, in_callee)) return 0;
+            break;
+        case ST_DECLARE: case ST_BLOCK: case ST_NOGIL: break;
+        default: return 0;
+        }
+        if (!pure_stmts(&x->body, depth, in_callee) || !pure_stmts(&x->orelse, depth, in_callee)) return 0;
+    }
+    return 1;
+}
+
+/* range(c, stop) with a constant c >= 0 and step 1, over a signed integer:
+ * its trip count is stop - c when positive, with no overflow. */
+static int simple_range(const IrStmt *x) {
+    int64_t c, s = 1;
+    return cy_const_int(x->start, &c) && c >= 0 && (!x->step || (cy_const_int(x->step, &s) && s == 1)) &&
+           cy_type_is_int(x->var->ty) && x->var->ty->is_signed && x->var->ty->kind != TY_BINT;
+}
+
+static int nodes(const IrExpr *e) {
+    int n = e ? 1 : 0;
+    for (int i = 0; e && i < e->nargs; i++) n += nodes(e->args[i]);
+    return n;
+}
+
+static int assigns_var(const CyVec *body, const IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        if (x->var == v || (x->kind == ST_ASSIGN && x->target->kind == E_VAR && x->target->var == v)) return 1;
+        if (assigns_var(&x->body, v) || assigns_var(&x->orelse, v)) return 1;
+    }
+    return 0;
+}
+
+static int is_red(const IrPlan *p, const IrVar *v) {
+    for (int k = 0; k < p->reds.len; k++)
+        if (((IrLoopRed *)p->reds.items[k])->var == v) return 1;
+    return 0;
+}
+
+static const char *block(CyArena *a, IrRegion *r, IrStmt *x, IrPlan *p) {
+    if (!r->is_prange || r->parent) return "not a top-level prange";
+    if (!r->nest || r->nest->too_deep) return "no loop nest";
+    if (r->has_break || r->has_return || r->can_raise || r->has_with_gil || r->uses_threadid || r->uses_objects ||
+        r->uses_complex)
+        return "the prange may raise, break, call out or use objects";
+    for (int i = 0; i < r->vars.len; i++)
+        if (((IrVarUse *)r->vars.items[i])->cls == RC_REDUCTION) return "the prange has reductions";
+    IrStmt *J = cy_ir_inner_independent(a, r, x, &p->alias);
+    if (!J) return "the range() loop in the prange is not independent (or not alone)";
+    if (!simple_range(J)) return "the range() loop does not count up by 1 from a constant";
+    IrStmt *K = NULL;
+    for (int i = 0; i < J->body.len; i++) {
+        IrStmt *y = J->body.items[i];
+        if (y->kind != ST_FOR_RANGE) continue;
+        if (K) return "more than one loop in the range() loop";
+        K = y;
+        p->kpos = i;
+    }
+    if (!K) return "no reduction loop";
+    p->jloop = J;
+    p->kloop = K;
+    if (K->orelse.len || !simple_range(K)) return "the reduction loop does not count up by 1 from a constant";
+    IrLoop *lk = loop_of_stmt(r->nest, K), *lj = loop_of_stmt(r->nest, J);
+    if (!lk || !lj || lk->parent != lj) return "no loop nest";
+    if (!lk->invariant_bounds || !plain(K->stop)) return "the reduction loop's bounds change in the nest";
+    if (!lk->reductions.len) return "the inner loop reduces nothing";
+    for (int i = 0; i < lk->reductions.len; i++) {
+        IrLoopRed *y = lk->reductions.items[i];
+        if (!cy_type_is_int(y->var->ty) && !cy_type_is_float(y->var->ty)) return "a reduction of a complex";
+        if (y->var->kind != V_LOCAL && y->var->kind != V_PARAM) return "a reduction of a module variable";
+        cy_vec_push(a, &p->reds, y);
+    }
+    for (int i = 0; i < K->body.len; i++) {
+        IrStmt *y = K->body.items[i];
+        if (y->kind != ST_ASSIGN || y->target->kind != E_VAR || !is_red(p, y->target->var))
+            return "the reduction loop does more than reduce";
+    }
+    /* the register tile repeats the k-loop's code once per element (twice
+       over with a version for unit strides): a long one would cost more to
+       compile than it gains */
+    int size = 0;
+    for (int i = 0; i < K->body.len; i++) size += nodes(((IrStmt *)K->body.items[i])->value);
+    if (size > 64) return "the reduction loop's body is too long to repeat in a register tile";
+    for (int i = 0; i < J->body.len; i++)
+        if (i != p->kpos) cy_vec_push(a, i < p->kpos ? &p->pre : &p->post, J->body.items[i]);
+    if (!pure_stmts(&K->body, 0, 0) || !pure_stmts(&p->pre, 0, 0) || !pure_stmts(&p->post, 0, 0))
+        return "the range() loop's body has side effects other than view elements";
+    const IrVar *loopv[3] = {r->index, J->var, K->var};
+    for (int i = 0; i < 3; i++)
+        if (assigns_var(&p->pre, loopv[i]) || assigns_var(&K->body, loopv[i]) || assigns_var(&p->post, loopv[i]))
+            return "the body assigns a loop variable";
+    IrScan sp = {0}, sk = {0}, so = {0};
+    cy_ir_scan(a, &sp, &p->pre);
+    cy_ir_scan(a, &sk, &K->body);
+    cy_ir_scan(a, &so, &p->post);
+    if (has(&sp.used, K->var) || has(&so.used, K->var)) return "pre or post reads the reduction loop's variable";
+    /* pre, the k-loop and post run in separate passes over a block's
+       elements: only the accumulators carry values from one to the next */
+    for (int i = 0; i < sp.assigned.len; i++) {
+        IrVar *v = sp.assigned.items[i];
+        if (is_red(p, v)) continue;
+        if (has(&so.used, v) || has(&sk.used, v)) return "post reads a variable pre assigns";
+    }
+    for (int w = 0; w < 2; w++) {
+        IrScan *sc = w ? &so : &sp;
+        for (int i = 0; i < sc->assigned.len; i++) {
+            IrVar *v = sc->assigned.items[i];
+            if (!is_red(p, v) && !has(&p->privs, v)) cy_vec_push(a, &p->privs, v);
+        }
+    }
+    for (int i = 0; i < sk.used.len; i++) {
+        IrVar *v = sk.used.items[i];
+        if (has(&p->privs, v)) return "the reduction loop reads a variable pre or post assigns";
+    }
+    /* accesses whose address moves with j: a version of the code for unit
+       strides there lets the compiler load a tile's row as a vector */
+    int li = loop_index(r->nest, lj);
+    int small = 1;
+    for (int i = 0; i < lk->reads.len; i++) {
+        IrAccess *y = lk->reads.items[i];
+        if (!y->view || y->view->ty->kind != TY_VIEW) continue;
+        small &= y->view->ty->base->size <= 4;
+        for (int d = 0; d < y->ndim; d++)
+            if (y->idx[d].affine && y->idx[d].coef[li] == 1 && !y->view->ty->axes[d]) {
+                int dup = 0;
+                for (int q = 0; q < p->unit.len; q++)
+                    dup |= p->unit.items[q] == y->view && (int)(intptr_t)p->unit_axis.items[q] == d;
+                if (dup) continue;
+                cy_vec_push(a, &p->unit, y->view);
+                cy_vec_push(a, &p->unit_axis, (void *)(intptr_t)d);
+            }
+    }
+    long accbytes = 0;
+    for (int i = 0; i < p->reds.len; i++) {
+        IrLoopRed *y = p->reds.items[i];
+        small &= y->var->ty->size <= 4;
+        accbytes += y->var->ty->size;
+    }
+    /* a 4 x 4 tile of doubles is 8 SSE registers of accumulators (4 x 8
+       floats: 8 too); 32 rows x 256 columns x 128 k keep a block of b in
+       L2 and a row block of a in L1 (measured on a 2-core EPYC, docs/design.md) */
+    p->mr = 4;
+    p->nr = small ? 8 : 4;
+    p->mc = 32;
+    p->kc = 128;
+    p->nc = 256;
+    /* the block's accumulators live on the thread's stack: at most 64 KiB */
+    while (p->nc > p->nr && (long)p->mc * p->nc * accbytes > 65536) p->nc /= 2;
+    return NULL;
+}
+
+IrPlan *cy_ir_plan_native(CyArena *a, IrRegion *r, IrStmt *x) {
+    IrPlan *p = cy_alloc(a, sizeof *p);
+    const char *why = x ? block(a, r, x, p) : "no region statement";
+    if (why) return linear(a, why);
+    p->kind = PLAN_BLOCK;
+    return p;
 }

@@ -125,32 +125,7 @@ typedef struct {
 
 /* ---- small helpers ------------------------------------------------------- */
 
-#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
-
-static void out(Gen *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(Gen *G, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    cy_emit_vline(&G->e, fmt, ap);
-    va_end(ap);
-}
-
-/* Output redirected into a buffer, to decide what to emit around it. */
-typedef CyCap Cap;
-static void cap_begin(Gen *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }
-static const char *cap_end(Gen *G, Cap *c) { return cy_cap_end(&G->e, c); }
-
-static void put(Gen *G, const char *text) { cy_buf_puts(G->e.out, text); }
-
-static int vec_has(const CyVec *v, const void *p) {
-    for (int i = 0; i < v->len; i++)
-        if (v->items[i] == p) return 1;
-    return 0;
-}
-
-static void vec_add(Gen *G, CyVec *v, void *p) {
-    if (!vec_has(v, p)) cy_vec_push(G->a, v, p);
-}
+CY_EMIT_HELPERS(Gen)
 
 static const char *join(Gen *G, const char **parts, int n, const char *sep) {
     CyBuf b = {0};
@@ -838,52 +813,22 @@ static const char *gen_pow(Gen *G, IrExpr *e) {
     }
 }
 
-/* Short-circuit and/or: plain && / || unless the right side needs code of
- * its own, which must then run only when it is evaluated. */
-static const char *gen_andor(Gen *G, IrExpr *e) {
-    int is_and = e->kind == E_AND;
-    const char *a = genc(G, e->args[0]);
-    Cap cap;
-    int mark = G->live.len;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *b = genc(G, e->args[1]);
-    const char *code = cap_end(G, &cap);
-    if (!*code && G->live.len == mark) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
-    const char *r = stmp_c(G, "int", FMT("!!%s", cy_c_paren(G->a, a)));
-    cy_emit_andor(&G->e, is_and, r, code, b);
-    return r;
+/* and/or, Python's and/or and conditional expressions: emit.c's shapes,
+ * with this backend's operands and temporaries. */
+static const char *lw_expr(void *g, IrExpr *e) { return genc(g, e); }
+static int lw_live(void *g) { return ((Gen *)g)->live.len; }
+static const char *lw_temp(void *g, const CyType *t, const char *init, CyPos pos) {
+    (void)pos;
+    return t ? stmp(g, t, init) : stmp_c(g, "int", init);
+}
+static const char *lw_once(void *g, const CyType *t, const char *c, CyPos pos) {
+    (void)pos;
+    return once(g, t, c);
 }
 
-/* Python's and/or on C numbers: a once, then b only where it decides. */
-static const char *gen_vandor(Gen *G, IrExpr *e) {
-    int is_and = e->kind == E_VAND;
-    const char *a = once(G, e->ty, genc(G, e->args[0]));
-    Cap cap;
-    int mark = G->live.len;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *b = genc(G, e->args[1]);
-    const char *code = cap_end(G, &cap);
-    if (!*code && G->live.len == mark) return is_and ? FMT("(%s ? %s : %s)", a, b, a) : FMT("(%s ? %s : %s)", a, a, b);
-    const char *r = stmp(G, e->ty, NULL);
-    if (is_and) cy_emit_cond(&G->e, r, a, code, b, "", a);
-    else cy_emit_cond(&G->e, r, a, "", a, code, b);
-    return r;
-}
-
-static const char *gen_cond(Gen *G, IrExpr *e) {
-    const char *c = genc(G, e->args[0]);
-    Cap ca, cb;
-    int mark = G->live.len;
-    cap_begin(G, &ca, G->e.ind + 1);
-    const char *a = genc(G, e->args[1]);
-    const char *acode = cap_end(G, &ca);
-    cap_begin(G, &cb, G->e.ind + 1);
-    const char *b = genc(G, e->args[2]);
-    const char *bcode = cap_end(G, &cb);
-    if (!*acode && !*bcode && G->live.len == mark) return FMT("(%s ? %s : %s)", c, a, b);
-    const char *r = stmp(G, e->ty, NULL);
-    cy_emit_cond(&G->e, r, c, acode, a, bcode, b);
-    return r;
+static const char *gen_lowered(Gen *G, IrExpr *e) {
+    CyExprHooks h = {G, lw_expr, lw_live, lw_temp, lw_once, 0};
+    return cy_lower_shortcircuit(&G->e, &h, e);
 }
 
 static const char *gen_cast(Gen *G, IrExpr *e) {
@@ -1087,8 +1032,8 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_POW: v.c = gen_pow(G, e); return v;
     case E_UNOP: v.c = FMT("(%s%s)", e->op, cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
-    case E_AND: case E_OR: v.c = gen_andor(G, e); return v;
-    case E_VAND: case E_VOR: v.c = gen_vandor(G, e); return v;
+    case E_AND: case E_OR: v.c = gen_lowered(G, e); return v;
+    case E_VAND: case E_VOR: v.c = gen_lowered(G, e); return v;
     case E_CMP: {
         const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
         v.c = FMT("(%s %s %s)", a, e->op, b);
@@ -1096,7 +1041,7 @@ static Val gen(Gen *G, IrExpr *e) {
     }
     case E_COND:
         if (is_view(e->ty)) return gen_view(G, e);
-        v.c = gen_cond(G, e);
+        v.c = gen_lowered(G, e);
         return v;
     case E_CAST: v.c = gen_cast(G, e); return v;
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
@@ -1391,33 +1336,17 @@ static void gen_block(Gen *G, CyVec *body) {
     G->assigned.len = n;
 }
 
-/* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
- * writes the closing brace. */
+/* if / elif / else: the shape both backends share (emit.c), with this
+ * backend's blocks and conditions. */
+static void if_block(void *g, CyVec *body) { gen_block(g, body); }
+static const char *if_cond(void *g, IrExpr *e) {
+    Gen *G = g;
+    return cond_expr(G, e, G->live.len);
+}
+
 static void gen_if_open(Gen *G, IrStmt *s, const char *c, const char *prefix) {
-    out(G, "%sif %s {", prefix, cy_c_wrapped(c) ? c : FMT("(%s)", c));
-    gen_block(G, &s->body);
-    if (!s->orelse.len) return;
-    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
-    if (next && next->kind == ST_IF) {
-        Cap cap;
-        int m2 = G->live.len;
-        cap_begin(G, &cap, G->e.ind + 1);
-        const char *c2 = cond_expr(G, next->cond, m2);
-        const char *code = cap_end(G, &cap);
-        if (!*code) {
-            gen_if_open(G, next, c2, "} else ");
-            return;
-        }
-        out(G, "} else {");
-        put(G, code);
-        G->e.ind++;
-        gen_if_open(G, next, c2, "");
-        out(G, "}");
-        G->e.ind--;
-        return;
-    }
-    out(G, "} else {");
-    gen_block(G, &s->orelse);
+    CyIfHooks h = {G, if_block, if_cond};
+    cy_emit_if_open(&G->e, &h, s, c, prefix);
 }
 
 /* ---- variable scans -------------------------------------------------------- */
@@ -2292,6 +2221,33 @@ static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, in
     out(G, "}");
 }
 
+/* The work-sharing loop of a prange with the native blocked schedule:
+ * units of mc rows (blocked) while cy_blk<id>, then one unit per row left
+ * (the plain body), the last row always among them. */
+static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, const char *n,
+                                 const char *idx, const char *body, const char *blocked) {
+    int id = R->id, mc = R->plan_native->mc;
+    out(G, "const Py_ssize_t cy_rb%d = cy_blk%d ? %s - 1 : 0;", id, id, n);
+    out(G, "const Py_ssize_t cy_nb%d = (cy_rb%d + %d) / %d;", id, id, mc - 1, mc);
+    out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
+        clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
+    out(G, "for (Py_ssize_t cy_u%d = 0; cy_u%d < cy_nb%d + (%s - cy_rb%d); cy_u%d++) {", id, id, id, n, id, id);
+    G->e.ind++;
+    out(G, "if (cy_u%d < cy_nb%d) {", id, id);
+    G->e.ind++;
+    out(G, "const Py_ssize_t cy_r0 = cy_u%d * %d, cy_r1 = cy_rb%d - cy_r0 > %d ? cy_r0 + %d : cy_rb%d;", id, mc, id, mc,
+        mc, id);
+    put(G, blocked);
+    out(G, "continue;");
+    G->e.ind--;
+    out(G, "}");
+    out(G, "const Py_ssize_t cy_it%d = cy_rb%d + (cy_u%d - cy_nb%d);", id, id, id, id);
+    out(G, "%s = %s;", R->index->cname, idx);
+    put(G, body);
+    G->e.ind--;
+    out(G, "}");
+}
+
 static void emit_hoists(Gen *G, Frame *f) {
     for (int i = 0; i < f->hoists.len; i++) {
         Hoist *h = f->hoists.items[i];
@@ -2439,6 +2395,217 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     return 1;
 }
 
+/* ---- the native blocked schedule (ir/plan.c, PLAN_BLOCK) -------------------
+ * Each pass over a block's elements pastes the statements' own code into a
+ * scope that declares the loop variables, the accumulators and the other
+ * scalars the element assigns as its own locals, under the names the code
+ * uses: every element computes what the plain loop computes, in the same
+ * operations; only which element runs when changes (the plan proves the
+ * elements independent). */
+
+typedef struct {
+    IrRegion *R;
+    const IrPlan *P;
+    const char *idx;       /* the prange's index from cy_it<id> */
+    const char *pre, *kbody, *post;
+    const char **acc;      /* per reduction: the block's accumulator array */
+} Blk;
+
+/* The element (row cy_it = it, column j) scope's opening declarations. */
+static void blk_open(Gen *G, Blk *b, const char *it, const char *j) {
+    out(G, "{");
+    G->e.ind++;
+    out(G, "const Py_ssize_t cy_it%d = %s;", b->R->id, it);
+    out(G, "const %s = %s;", decl(G, b->R->index->ty, b->R->index->cname), b->idx);
+    out(G, "const %s = (%s)(%s);", decl(G, b->P->jloop->var->ty, b->P->jloop->var->cname),
+        cty(G, b->P->jloop->var->ty), j);
+}
+
+static void blk_close(Gen *G) {
+    G->e.ind--;
+    out(G, "}");
+}
+
+/* The k-loop of one element, from the block's accumulators and back. */
+static void blk_one(Gen *G, Blk *b, const char *it, const char *j, const char *at) {
+    const IrPlan *P = b->P;
+    blk_open(G, b, it, j);
+    for (int r = 0; r < P->reds.len; r++) {
+        IrVar *v = ((IrLoopRed *)P->reds.items[r])->var;
+        out(G, "%s = %s%s;", decl(G, v->ty, v->cname), b->acc[r], at);
+    }
+    out(G, "for (Py_ssize_t cy_kk = cy_kb; cy_kk < cy_ke; cy_kk++) {");
+    G->e.ind++;
+    out(G, "const %s = (%s)cy_kk;", decl(G, P->kloop->var->ty, P->kloop->var->cname), cty(G, P->kloop->var->ty));
+    put(G, b->kbody);
+    G->e.ind--;
+    out(G, "}");
+    for (int r = 0; r < P->reds.len; r++)
+        out(G, "%s%s = %s;", b->acc[r], at, ((IrLoopRed *)P->reds.items[r])->var->cname);
+    blk_close(G);
+}
+
+/* pre (w == 0) or post (w == 1) for every element of the block. */
+static void blk_pass(Gen *G, Blk *b, int w) {
+    const IrPlan *P = b->P;
+    out(G, "for (Py_ssize_t cy_ii = cy_r0; cy_ii < cy_r1; cy_ii++)");
+    out(G, "for (Py_ssize_t cy_jj = cy_jb; cy_jj < cy_je; cy_jj++) {");
+    G->e.ind++;
+    blk_open(G, b, "cy_ii", "cy_jj");
+    for (int i = 0; i < P->privs.len; i++) {
+        IrVar *v = P->privs.items[i];
+        out(G, "%s = %s;", decl(G, v->ty, v->cname), zero_init(v->ty));
+    }
+    for (int r = 0; r < P->reds.len; r++) {
+        IrVar *v = ((IrLoopRed *)P->reds.items[r])->var;
+        if (w) out(G, "%s = %s[cy_ii - cy_r0][cy_jj - cy_jb];", decl(G, v->ty, v->cname), b->acc[r]);
+        else out(G, "%s = %s;", decl(G, v->ty, v->cname), zero_init(v->ty));
+    }
+    put(G, w ? b->post : b->pre);
+    for (int r = 0; !w && r < P->reds.len; r++)
+        out(G, "%s[cy_ii - cy_r0][cy_jj - cy_jb] = %s;", b->acc[r], ((IrLoopRed *)P->reds.items[r])->var->cname);
+    blk_close(G);
+    G->e.ind--;
+    out(G, "}");
+}
+
+/* Rows cy_r0 .. cy_r1 - 1 (iteration numbers) of the prange, blocked. */
+static void blk_rows(Gen *G, Blk *b) {
+    const IrPlan *P = b->P;
+    IrStmt *J = P->jloop, *K = P->kloop;
+    out(G, "const Py_ssize_t cy_jlo = %s, cy_jhi = %s;", genc(G, J->start), genc(G, J->stop));
+    out(G, "const Py_ssize_t cy_klo = %s, cy_khi = %s;", genc(G, K->start), genc(G, K->stop));
+    out(G, "for (Py_ssize_t cy_jb = cy_jlo; cy_jb < cy_jhi; cy_jb += %d) {", P->nc);
+    G->e.ind++;
+    out(G, "const Py_ssize_t cy_je = cy_jhi - cy_jb > %d ? cy_jb + %d : cy_jhi;", P->nc, P->nc);
+    for (int r = 0; r < P->reds.len; r++)
+        out(G, "%s %s[%d][%d];", cty(G, ((IrLoopRed *)P->reds.items[r])->var->ty), b->acc[r], P->mc, P->nc);
+    blk_pass(G, b, 0);
+    out(G, "for (Py_ssize_t cy_kb = cy_klo; cy_kb < cy_khi; cy_kb += %d) {", P->kc);
+    G->e.ind++;
+    out(G, "const Py_ssize_t cy_ke = cy_khi - cy_kb > %d ? cy_kb + %d : cy_khi;", P->kc, P->kc);
+    out(G, "Py_ssize_t cy_i0 = cy_r0;");
+    out(G, "for (; cy_i0 + %d <= cy_r1; cy_i0 += %d) {", P->mr, P->mr);
+    G->e.ind++;
+    out(G, "Py_ssize_t cy_j0 = cy_jb;");
+    out(G, "for (; cy_j0 + %d <= cy_je; cy_j0 += %d) {", P->nr, P->nr);
+    G->e.ind++;
+    /* the register tile: mr x nr accumulators (per reduction) as scalars */
+    for (int r = 0; r < P->reds.len; r++) {
+        const char *t = cty(G, ((IrLoopRed *)P->reds.items[r])->var->ty);
+        for (int y = 0; y < P->mr; y++)
+            for (int x = 0; x < P->nr; x++)
+                out(G, "%s cy_t%d_%d_%d = %s[cy_i0 - cy_r0 + %d][cy_j0 - cy_jb + %d];", t, r, y, x, b->acc[r], y, x);
+    }
+    out(G, "for (Py_ssize_t cy_kk = cy_kb; cy_kk < cy_ke; cy_kk++) {");
+    G->e.ind++;
+    out(G, "const %s = (%s)cy_kk;", decl(G, K->var->ty, K->var->cname), cty(G, K->var->ty));
+    for (int y = 0; y < P->mr; y++)
+        for (int x = 0; x < P->nr; x++) {
+            blk_open(G, b, FMT("cy_i0 + %d", y), FMT("cy_j0 + %d", x));
+            for (int r = 0; r < P->reds.len; r++) {
+                IrVar *v = ((IrLoopRed *)P->reds.items[r])->var;
+                out(G, "%s = cy_t%d_%d_%d;", decl(G, v->ty, v->cname), r, y, x);
+            }
+            put(G, b->kbody);
+            for (int r = 0; r < P->reds.len; r++)
+                out(G, "cy_t%d_%d_%d = %s;", r, y, x, ((IrLoopRed *)P->reds.items[r])->var->cname);
+            blk_close(G);
+        }
+    G->e.ind--;
+    out(G, "}");
+    for (int r = 0; r < P->reds.len; r++)
+        for (int y = 0; y < P->mr; y++)
+            for (int x = 0; x < P->nr; x++)
+                out(G, "%s[cy_i0 - cy_r0 + %d][cy_j0 - cy_jb + %d] = cy_t%d_%d_%d;", b->acc[r], y, x, r, y, x);
+    G->e.ind--;
+    out(G, "}");
+    /* the columns left over, one element at a time (still blocked along k) */
+    out(G, "for (Py_ssize_t cy_ii = cy_i0; cy_ii < cy_i0 + %d; cy_ii++)", P->mr);
+    out(G, "for (Py_ssize_t cy_jj = cy_j0; cy_jj < cy_je; cy_jj++)");
+    G->e.ind++;
+    blk_one(G, b, "cy_ii", "cy_jj", "[cy_ii - cy_r0][cy_jj - cy_jb]");
+    G->e.ind--;
+    G->e.ind--;
+    out(G, "}");
+    out(G, "for (Py_ssize_t cy_ii = cy_i0; cy_ii < cy_r1; cy_ii++)");
+    out(G, "for (Py_ssize_t cy_jj = cy_jb; cy_jj < cy_je; cy_jj++)");
+    G->e.ind++;
+    blk_one(G, b, "cy_ii", "cy_jj", "[cy_ii - cy_r0][cy_jj - cy_jb]");
+    G->e.ind--;
+    G->e.ind--;
+    out(G, "}");
+    blk_pass(G, b, 1);
+    G->e.ind--;
+    out(G, "}");
+}
+
+/* The code of statements body with the accesses indexed by var (counting
+ * up from start) known to stay >= 0, as in the plain loop. */
+static const char *blk_capture(Gen *G, CyVec *body, IrVar *var, const IrExpr *start, int ind) {
+    int nchecked = G->checked.len, nassigned = G->assigned.len;
+    int64_t a0 = 0;
+    if (var && cy_const_int(start, &a0)) {
+        CyVec all = {0};
+        loop_checks(G, body, var, a0, &all);
+        for (int i = 0; i < all.len; i++)
+            if (!((Checked *)all.items[i])->inv) cy_vec_push(G->a, &G->checked, all.items[i]);
+    }
+    Cap cap;
+    cap_begin(G, &cap, ind);
+    gen_stmts(G, body);
+    const char *t = cap_end(G, &cap);
+    G->checked.len = nchecked;
+    G->assigned.len = nassigned;
+    return t;
+}
+
+/* The blocked code of a unit (rows cy_r0 .. cy_r1 - 1), in a version with
+ * unit strides where the plan asks for one; generated inside the region's
+ * frame (its hoists). */
+static const char *gen_blocked(Gen *G, IrRegion *R, Frame *f, const char *idx) {
+    IrPlan *P = R->plan_native;
+    Blk b = {R, P, idx, NULL, NULL, NULL, NULL};
+    b.acc = cy_alloc(G->a, sizeof(char *) * (size_t)(P->reds.len + 1));
+    for (int r = 0; r < P->reds.len; r++) b.acc[r] = FMT("cy_acc%d_%d", R->id, r);
+    b.pre = blk_capture(G, &P->pre, P->jloop->var, P->jloop->start, G->e.ind + 4);
+    CyVec kb = {0};
+    for (int i = 0; i < P->kloop->body.len; i++) cy_vec_push(G->a, &kb, P->kloop->body.items[i]);
+    b.kbody = blk_capture(G, &kb, P->kloop->var, P->kloop->start, G->e.ind + 6);
+    b.post = blk_capture(G, &P->post, P->jloop->var, P->jloop->start, G->e.ind + 4);
+    /* unit strides: the hoisted stride, shadowed by a constant */
+    CyBuf cond = {0};
+    CyVec consts = {0};
+    for (int i = 0; i < P->unit.len; i++) {
+        IrVar *v = P->unit.items[i];
+        int d = (int)(intptr_t)P->unit_axis.items[i];
+        for (int k = 0; k < f->hoists.len; k++) {
+            Hoist *h = f->hoists.items[k];
+            if (h->var != v || !h->used_s[d]) continue;
+            const char *sz = FMT("(Py_ssize_t)sizeof(%s)", elem_ctype(G, v->ty));
+            cy_buf_printf(&cond, "%s%s_s%d == %s", cond.len ? " && " : "", h->pfx, d, sz);
+            cy_vec_push(G->a, &consts, (void *)FMT("const Py_ssize_t %s_s%d = %s;", h->pfx, d, sz));
+        }
+    }
+    int ind = G->e.ind + 4;
+    Cap cap;
+    cap_begin(G, &cap, ind + (cond.len ? 1 : 0));
+    blk_rows(G, &b);
+    const char *rows = cap_end(G, &cap);
+    if (!cond.len) return rows;
+    cap_begin(G, &cap, ind);
+    out(G, "if (%s) {", cond.s);
+    G->e.ind++;
+    for (int i = 0; i < consts.len; i++) out(G, "%s", (const char *)consts.items[i]);
+    put(G, rows);
+    G->e.ind--;
+    out(G, "} else {");
+    put(G, rows);
+    out(G, "}");
+    cy_buf_free(&cond);
+    return cap_end(G, &cap);
+}
+
 static void gen_region_code(Gen *G, IrStmt *s) {
     IrRegion *R = s->region;
     int prange = s->kind == ST_PRANGE, id = R->id;
@@ -2490,6 +2657,21 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     /* evaluated once: it decides both the OpenMP team and whether a device may run it */
     const char *uti = R->use_threads_if && !nested ? stmp_c(G, "const int", genc(G, R->use_threads_if)) : NULL;
     release_to(G, mark);
+
+    /* the prange's index from its iteration number cy_it<id>, and its last value */
+    const char *idx = NULL, *last = NULL, *last_raw = NULL;
+    if (prange) {
+        const char *x = start0 ? FMT("cy_it%d", id) : FMT("%s + cy_it%d", start, id);
+        const char *l = start0 ? FMT("%s - 1", n) : FMT("%s + (%s - 1)", start, n);
+        if (!(sconst && sv == 1)) {
+            x = start0 ? FMT("cy_it%d * %s", id, step) : FMT("%s + cy_it%d * %s", start, id, step);
+            l = start0 ? FMT("(%s - 1) * %s", n, step) : FMT("%s + (%s - 1) * %s", start, n, step);
+        }
+        last_raw = l;
+        int same = R->index->ty->kind == TY_SSIZE;
+        idx = same ? x : FMT("(%s)(%s)", T, x);
+        last = same ? l : FMT("(%s)(%s)", T, l);
+    }
 
     /* the body, generated first: what it uses decides what to emit around it */
     Frame *f = push_frame(G, FR_REGION);
@@ -2543,6 +2725,12 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     }
     if (f->next_used) out(G, "%s: ;", f->next_label);
     const char *body = cap_end(G, &cap);
+    /* the native blocked schedule, where the plan has one (it proved that
+       nothing in the body raises, breaks or needs the stop flag) */
+    const char *blocked = NULL;
+    if (prange && !nested && R->plan_native && R->plan_native->kind == PLAN_BLOCK && !f->err_used && !f->need_par &&
+        !f->next_used && !f->need_tstate)
+        blocked = gen_blocked(G, R, f, idx);
     G->checked.len = nchecked;
     G->gil = saved_gil;
     G->scope = saved_scope;
@@ -2555,22 +2743,9 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         if (need_par) parent->need_par = 1;
         if (need_tstate) parent->need_tstate = 1;
     }
-    const char *idx = NULL, *last = NULL, *last_raw = NULL;
-    if (prange) {
-        const char *x = start0 ? FMT("cy_it%d", id) : FMT("%s + cy_it%d", start, id);
-        const char *l = start0 ? FMT("%s - 1", n) : FMT("%s + (%s - 1)", start, n);
-        if (!(sconst && sv == 1)) {
-            x = start0 ? FMT("cy_it%d * %s", id, step) : FMT("%s + cy_it%d * %s", start, id, step);
-            l = start0 ? FMT("(%s - 1) * %s", n, step) : FMT("%s + (%s - 1) * %s", start, n, step);
-        }
-        last_raw = l;
-        int same = R->index->ty->kind == TY_SSIZE;
-        idx = same ? x : FMT("(%s)(%s)", T, x);
-        last = same ? l : FMT("(%s)(%s)", T, l);
-        if (!nested) {
-            if (is_ident(start)) clause_add(G, &cl.fpriv, start);
-            if (is_ident(step)) clause_add(G, &cl.fpriv, step);
-        }
+    if (prange && !nested) {
+        if (is_ident(start)) clause_add(G, &cl.fpriv, start);
+        if (is_ident(step)) clause_add(G, &cl.fpriv, step);
     }
 
     if (prange && nested) {
@@ -2625,6 +2800,21 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "if (%s > 0) {", n);
         G->e.ind++;
     }
+    if (blocked) {
+        /* the blocked code only where the views the nest writes share no
+           byte with the others it accesses (else the plain loop keeps
+           Cython's order, matmul(a, b, a)); never for the last iteration,
+           which leaves the lastprivate values */
+        CyBuf c = {0};
+        const IrPlan *P = R->plan_native;
+        for (int i = 0; i + 1 < P->alias.len; i += 2) {
+            IrVar *w = P->alias.items[i], *o = P->alias.items[i + 1];
+            cy_buf_printf(&c, " && !cyrt_views_meet(%s, %s, %d, %d, %d)", w->cname, o->cname,
+                          w->ty->ndim * 16 + o->ty->ndim, w->ty->base->size, o->ty->base->size);
+        }
+        out(G, "const int cy_blk%d = %s > 1%s;", id, n, c.len ? c.s : "");
+        cy_buf_free(&c);
+    }
     const char *ts = NULL;
     if (G->gil == 1) {
         ts = FMT("cy_ts%d", id);
@@ -2662,7 +2852,9 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
-    if (prange) {
+    if (blocked) {
+        emit_omp_for_blocked(G, R, chunk, &cl, n, idx, body, blocked);
+    } else if (prange) {
         emit_omp_for(G, R, chunk, &cl, id, n, need_par ? f->par : NULL, idx, body);
     } else {
         put(G, body);

@@ -1098,30 +1098,38 @@ CYRT_FN PyObject *cyrt_view_to_obj(const cy_view *v, int ndim) {
     return mv;
 }
 
-/* Do two views' memory extents overlap other than element for element?
- * (out[:] = out[:] * 2 reads each element where it writes it; out[1:] =
- * out[:-1] reads elements written before.)  Element-wise expressions on
- * slices refuse the second kind. */
-CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
+/* Do two views' memory extents (from the lowest to the highest byte of
+ * their elements) share a byte?  ndims: a's dimensions * 16 + b's; isa,
+ * isb: item sizes.  A view with no elements meets nothing. */
+CYRT_FN int cyrt_views_meet(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
     char *lo[2], *hi[2];
     cy_view *v[2] = {&a, &b};
     Py_ssize_t is[2] = {isa, isb};
-    int nd[2] = {ndims / 16, ndims % 16}; /* a's and b's dimensions */
+    int nd[2] = {ndims / 16, ndims % 16};
     int i, k;
     for (k = 0; k < 2; k++) {
         lo[k] = hi[k] = v[k]->data;
         for (i = 0; i < nd[k]; i++) {
             Py_ssize_t span;
-            if (v[k]->shape[i] <= 0) return 0; /* no elements */
+            if (v[k]->shape[i] <= 0) return 0;
             span = (v[k]->shape[i] - 1) * v[k]->strides[i];
             if (span < 0) lo[k] += span;
             else hi[k] += span;
         }
         hi[k] += is[k];
     }
-    if (hi[0] <= lo[1] || hi[1] <= lo[0]) return 0;
-    if (a.data != b.data || isa != isb || nd[0] != nd[1]) return 1;
-    for (i = 0; i < nd[0]; i++)
+    return !(hi[0] <= lo[1] || hi[1] <= lo[0]);
+}
+
+/* Do two views' memory extents overlap other than element for element?
+ * (out[:] = out[:] * 2 reads each element where it writes it; out[1:] =
+ * out[:-1] reads elements written before.)  Element-wise expressions on
+ * slices refuse the second kind. */
+CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
+    int i;
+    if (!cyrt_views_meet(a, b, ndims, isa, isb)) return 0;
+    if (a.data != b.data || isa != isb || ndims / 16 != ndims % 16) return 1;
+    for (i = 0; i < ndims / 16; i++)
         if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i]) return 1;
     return 0;
 }

@@ -80,32 +80,7 @@ typedef struct {
     int nlines;
 } OG;
 
-#define FMT(...) cy_fmt(G->a, __VA_ARGS__)
-
-static void out(OG *G, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(OG *G, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    cy_emit_vline(&G->e, fmt, ap);
-    va_end(ap);
-}
-
-static void put(OG *G, const char *text) { cy_buf_puts(G->e.out, text); }
-
-/* Output redirected into a buffer, to decide what to emit around it. */
-typedef CyCap Cap;
-static void cap_begin(OG *G, Cap *c, int ind) { cy_cap_begin(&G->e, c, ind); }
-static const char *cap_end(OG *G, Cap *c) { return cy_cap_end(&G->e, c); }
-
-static int vec_has(const CyVec *v, const void *p) {
-    for (int i = 0; i < v->len; i++)
-        if (v->items[i] == p) return 1;
-    return 0;
-}
-
-static void vec_add(OG *G, CyVec *v, void *p) {
-    if (!vec_has(v, p)) cy_vec_push(G->a, v, p);
-}
+CY_EMIT_HELPERS(OG)
 
 static void internal(OG *G, CyPos p, const char *what) {
     cy_error(G->d, p, "internal error: OpenCL backend: %s", what);
@@ -423,55 +398,21 @@ static const char *gen_pow(OG *G, IrExpr *e) {
     return FMT("((%s)cy_ipow_ul(%s, %s))", T, a, b);
 }
 
-/* Short-circuit and/or: plain && / || unless the right side needs code of
- * its own, which must then run only when it is evaluated. */
-static const char *gen_andor(OG *G, IrExpr *e) {
-    int is_and = e->kind == E_AND;
-    const char *a = gen(G, e->args[0]);
-    Cap cap;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *b = gen(G, e->args[1]);
-    const char *code = cap_end(G, &cap);
-    if (!*code) return FMT("(%s %s %s)", a, is_and ? "&&" : "||", b);
-    const char *r = stmp(G, "int", FMT("!!%s", cy_c_paren(G->a, a)));
-    cy_emit_andor(&G->e, is_and, r, code, b);
+/* and/or, Python's and/or and conditional expressions: emit.c's shapes,
+ * with this backend's operands and temporaries. */
+static const char *lw_expr(void *g, IrExpr *e) { return gen(g, e); }
+static const char *lw_temp(void *g, const CyType *t, const char *init, CyPos pos) {
+    OG *G = g;
+    if (!t) return stmp(G, "int", init);
+    const char *r = FMT("cy_s%d", ++G->nid);
+    out(G, "%s %s;", oty(G, t, pos), r);
     return r;
 }
+static const char *lw_once(void *g, const CyType *t, const char *c, CyPos pos) { return once(g, t, c, pos); }
 
-/* Python's and/or on C numbers: a once, then b only where it decides. */
-static const char *gen_vandor(OG *G, IrExpr *e) {
-    int is_and = e->kind == E_VAND;
-    const char *a = once(G, e->ty, gen(G, e->args[0]), e->pos);
-    /* OpenCL's ?: takes an integer condition only */
-    const char *c = cy_type_is_float(e->ty) ? FMT("(%s != 0)", a) : a;
-    Cap cap;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *b = gen(G, e->args[1]);
-    const char *code = cap_end(G, &cap);
-    if (!*code) return is_and ? FMT("(%s ? %s : %s)", c, b, a) : FMT("(%s ? %s : %s)", c, a, b);
-    const char *r = FMT("cy_s%d", ++G->nid);
-    out(G, "%s %s;", oty(G, e->ty, e->pos), r);
-    if (is_and) cy_emit_cond(&G->e, r, c, code, b, "", a);
-    else cy_emit_cond(&G->e, r, c, "", a, code, b);
-    return r;
-}
-
-static const char *gen_cond(OG *G, IrExpr *e) {
-    const char *c = gen(G, e->args[0]);
-    /* OpenCL's ?: takes an integer condition only */
-    if (cy_type_is_float(e->args[0]->ty)) c = FMT("(%s != 0)", cy_c_paren(G->a, c));
-    Cap ca, cb;
-    cap_begin(G, &ca, G->e.ind + 1);
-    const char *a = gen(G, e->args[1]);
-    const char *acode = cap_end(G, &ca);
-    cap_begin(G, &cb, G->e.ind + 1);
-    const char *b = gen(G, e->args[2]);
-    const char *bcode = cap_end(G, &cb);
-    if (!*acode && !*bcode) return FMT("(%s ? %s : %s)", c, a, b);
-    const char *r = FMT("cy_s%d", ++G->nid);
-    out(G, "%s %s;", oty(G, e->ty, e->pos), r);
-    cy_emit_cond(&G->e, r, c, acode, a, bcode, b);
-    return r;
+static const char *gen_lowered(OG *G, IrExpr *e) {
+    CyExprHooks h = {G, lw_expr, NULL, lw_temp, lw_once, 1};
+    return cy_lower_shortcircuit(&G->e, &h, e);
 }
 
 static const char *gen_cast(OG *G, IrExpr *e) {
@@ -594,13 +535,13 @@ static const char *gen(OG *G, IrExpr *e) {
     case E_POW: return gen_pow(G, e);
     case E_UNOP: return FMT("(%s%s)", e->op, cy_c_paren(G->a, gen(G, e->args[0])));
     case E_NOT: return FMT("(!%s)", cy_c_paren(G->a, gen(G, e->args[0])));
-    case E_AND: case E_OR: return gen_andor(G, e);
+    case E_AND: case E_OR: return gen_lowered(G, e);
     case E_CMP: {
         const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
         return FMT("(%s %s %s)", a, e->op, b);
     }
-    case E_COND: return gen_cond(G, e);
-    case E_VAND: case E_VOR: return gen_vandor(G, e);
+    case E_COND: return gen_lowered(G, e);
+    case E_VAND: case E_VOR: return gen_lowered(G, e);
     case E_CAST: return gen_cast(G, e);
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
     case E_PTR_INDEX: /* only of a private C array (analyze.c) */
@@ -676,32 +617,17 @@ static void gen_block(OG *G, CyVec *body) {
     G->e.ind--;
 }
 
-/* Emits `PREFIXif (c) {`, the body and the else/elif chain; the caller
- * writes the closing brace. */
+/* if / elif / else: the shape both backends share (emit.c), with this
+ * backend's blocks and conditions. */
+static void if_block(void *g, CyVec *body) { gen_block(g, body); }
+static const char *if_cond(void *g, IrExpr *e) {
+    OG *G = g;
+    return gen(G, e);
+}
+
 static void gen_if_open(OG *G, IrStmt *s, const char *c, const char *prefix) {
-    out(G, "%sif %s {", prefix, cy_c_wrapped(c) ? c : FMT("(%s)", c));
-    gen_block(G, &s->body);
-    if (!s->orelse.len) return;
-    IrStmt *next = s->orelse.len == 1 ? s->orelse.items[0] : NULL;
-    if (next && next->kind == ST_IF) {
-        Cap cap;
-        cap_begin(G, &cap, G->e.ind + 1);
-        const char *c2 = gen(G, next->cond);
-        const char *code = cap_end(G, &cap);
-        if (!*code) {
-            gen_if_open(G, next, c2, "} else ");
-            return;
-        }
-        out(G, "} else {");
-        put(G, code);
-        G->e.ind++;
-        gen_if_open(G, next, c2, "");
-        out(G, "}");
-        G->e.ind--;
-        return;
-    }
-    out(G, "} else {");
-    gen_block(G, &s->orelse);
+    CyIfHooks h = {G, if_block, if_cond};
+    cy_emit_if_open(&G->e, &h, s, c, prefix);
 }
 
 static Loop *push_loop(OG *G, int has_else) {

@@ -115,6 +115,8 @@ class G:
         fn["ret"] = tuple(rets[:4])
         fn["env"] = make_env(fn)
         fn["aliasing"] = self.chance(0.8 if large else 0.4)
+        # some arrays as numpy buffer arguments (`cnp.ndarray[T, ndim=N]`)
+        fn["buf"] = tuple(p[0] for p in fn["params"] if p[1] == "arr" and self.chance(0.25))
         fn["seed"] = r.randrange(1 << 30)
         return fn
 

@@ -328,8 +328,11 @@ def render_function(fn, mode):
     for d, v in sorted(fn["directives"].items()):
         lines.append("@cython.%s(%s)" % (d, v))
     ps = []
+    bufs = () if uses_ext(fn) else fn.get("buf", ())   # slices of a buffer are numpy objects
     for p in fn["params"]:
-        if p[1] == "arr":
+        if p[1] == "arr" and p[0] in bufs:
+            ps.append("cnp.ndarray[%s, ndim=%d%s] %s" % (p[2], p[3], ', mode="c"' if p[4] else "", p[0]))
+        elif p[1] == "arr":
             _, _, ctn, nd, contig = p[0], p[1], p[2], p[3], p[4]
             axes = [":"] * nd
             if contig:
