@@ -1719,6 +1719,8 @@ python:
 
 static ANode *an(S *s, ANodeKind k, CyPos p);
 
+static ANode *an_name(S *s, const char *name, CyPos p);
+
 /* cython.view.array(shape=(a, b), itemsize=sizeof(T), format="d"[, mode="c"]):
  * a fresh C-contiguous buffer of that shape and format, here Python's
  * memoryview(bytearray(a * b * itemsize)).cast(format, shape) (zeroed, where
@@ -1766,6 +1768,56 @@ unsupported:
     return mk_err(s, n->pos);
 }
 
+/* view.copy(): a C-contiguous copy of the elements, here Python's
+ * memoryview(bytearray(memoryview(v).tobytes())).cast(FORMAT, v.shape) (the
+ * bytes in C order, read back as the view's dtype); assigned to a typed
+ * memoryview it is acquired as such. */
+static int has_call(const ANode *n);
+static IrExpr *view_copy(S *s, ANode *n) {
+    ANode *v = n->obj->obj;
+    CyType *t = probe_type(s, v);
+    static const struct { TypeKind k; const char *f; } fmts[] = {
+        {TY_CHAR, "b"}, {TY_SCHAR, "b"}, {TY_UCHAR, "B"}, {TY_SHORT, "h"}, {TY_USHORT, "H"}, {TY_INT, "i"},
+        {TY_UINT, "I"}, {TY_LONG, "l"}, {TY_ULONG, "L"}, {TY_LLONG, "q"}, {TY_ULLONG, "Q"}, {TY_SSIZE, "n"},
+        {TY_SIZE, "N"}, {TY_FLOAT, "f"}, {TY_DOUBLE, "d"}};
+    const char *fmt = NULL;
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if (t->base->kind == fmts[i].k) fmt = fmts[i].f;
+    if (!fmt) {
+        err(s, n->pos, "copy() of a memoryview of '%s' is not supported by cyocl", t->base->name);
+        return mk_err(s, n->pos);
+    }
+    ANode *mv0 = an(s, A_CALL, n->pos), *tb = an(s, A_CALL, n->pos), *ba = an(s, A_CALL, n->pos);
+    ANode *mv1 = an(s, A_CALL, n->pos), *cast = an(s, A_CALL, n->pos), *shape = an(s, A_TUPLE, n->pos);
+    mv0->obj = an_name(s, "memoryview", n->pos);
+    cy_vec_push(s->a, &mv0->items, v);
+    tb->obj = an(s, A_ATTR, n->pos);
+    tb->obj->obj = mv0;
+    tb->obj->name = "tobytes";
+    ba->obj = an_name(s, "bytearray", n->pos);
+    cy_vec_push(s->a, &ba->items, tb);
+    mv1->obj = an_name(s, "memoryview", n->pos);
+    cy_vec_push(s->a, &mv1->items, ba);
+    cast->obj = an(s, A_ATTR, n->pos);
+    cast->obj->obj = mv1;
+    cast->obj->name = "cast";
+    ANode *fs = an(s, A_STR, n->pos);
+    fs->sval = fmt;
+    fs->slen = 1;
+    cy_vec_push(s->a, &cast->items, fs);
+    for (int k = 0; k < t->ndim; k++) {
+        ANode *sh = an(s, A_ATTR, n->pos), *ix = an(s, A_INDEX, n->pos), *kk = an(s, A_INT, n->pos);
+        sh->obj = v;
+        sh->name = "shape";
+        kk->ival = (uint64_t)k;
+        ix->obj = sh;
+        cy_vec_push(s->a, &ix->items, kk);
+        cy_vec_push(s->a, &shape->items, ix);
+    }
+    cy_vec_push(s->a, &cast->items, shape);
+    return lower_expr(s, cast);
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
     if (is_numpy_capi(qual_of(s, f))) {
@@ -1806,6 +1858,9 @@ static IrExpr *call_expr(S *s, ANode *n) {
         if (qq && (!strncmp(qq, "cython.", 7) || !strncmp(qq, "libc.", 5))) q = qq;
     }
     if (q && !strcmp(q, "cython.view.array")) return view_array(s, n);
+    if (f->kind == A_ATTR && !strcmp(f->name, "copy") && !n->items.len && !n->kwnames.len && !has_call(f->obj) &&
+        is_view(probe_type(s, f->obj)))
+        return view_copy(s, n);
     if (q) {
         int is_f;
         const MathFn *m = math_fn(q, &is_f);
