@@ -514,6 +514,18 @@ static CyType *ndarray_type(S *s, CyType *view) {
     return t;
 }
 
+/* The struct module's format of a C number type that Python's memoryview
+ * can cast to, or NULL. */
+static const char *struct_format(TypeKind k) {
+    static const struct { TypeKind k; const char *f; } fmts[] = {
+        {TY_CHAR, "b"}, {TY_SCHAR, "b"}, {TY_UCHAR, "B"}, {TY_SHORT, "h"}, {TY_USHORT, "H"}, {TY_INT, "i"},
+        {TY_UINT, "I"}, {TY_LONG, "l"}, {TY_ULONG, "L"}, {TY_LLONG, "q"}, {TY_ULLONG, "Q"}, {TY_SSIZE, "n"},
+        {TY_SIZE, "N"}, {TY_FLOAT, "f"}, {TY_DOUBLE, "d"}};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if (k == fmts[i].k) return fmts[i].f;
+    return NULL;
+}
+
 /* char *, const char *, unsigned/signed char *: what bytes convert to. */
 static int is_char_ptr(const CyType *t) {
     return t->kind == TY_PTR && (t->base->kind == TY_CHAR || t->base->kind == TY_SCHAR || t->base->kind == TY_UCHAR);
@@ -944,6 +956,20 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (is_cnum(to) || is_char_ptr(to)) return mk1(s, E_UNBOX, to, e->pos, e);
         err(s, e->pos, "Cannot convert Python object to '%s'", to->name);
         return mk_err(s, e->pos);
+    }
+    if (is_view(to) && from->kind == TY_ARRAY) {
+        /* Cython wraps the array's memory (no copy) in a cython.view.array;
+           here a Python memoryview over it, cast to its format and shape */
+        int nd = 0;
+        const CyType *el = from;
+        while (el->kind == TY_ARRAY) el = el->base, nd++;
+        if (nd == to->ndim && cy_type_equal(el, to->base) && struct_format(el->kind) &&
+            (e->kind == E_VAR || e->kind == E_PTR_INDEX)) {
+            if (!need_gil(s, e->pos, "Converting C array to memoryview")) return mk_err(s, e->pos);
+            IrExpr *o = mk1(s, E_CARRAY_VIEW, cy_type_scalar(TY_OBJECT), e->pos, e);
+            o->sval = struct_format(el->kind);
+            return mk1(s, E_VIEW_FROM_OBJ, to, e->pos, o);
+        }
     }
     if (is_view(to) || is_view(from)) {
         if (is_view(to) && is_view(from) && view_assignable(to, from)) return e;
@@ -1776,13 +1802,7 @@ static int has_call(const ANode *n);
 static IrExpr *view_copy(S *s, ANode *n) {
     ANode *v = n->obj->obj;
     CyType *t = probe_type(s, v);
-    static const struct { TypeKind k; const char *f; } fmts[] = {
-        {TY_CHAR, "b"}, {TY_SCHAR, "b"}, {TY_UCHAR, "B"}, {TY_SHORT, "h"}, {TY_USHORT, "H"}, {TY_INT, "i"},
-        {TY_UINT, "I"}, {TY_LONG, "l"}, {TY_ULONG, "L"}, {TY_LLONG, "q"}, {TY_ULLONG, "Q"}, {TY_SSIZE, "n"},
-        {TY_SIZE, "N"}, {TY_FLOAT, "f"}, {TY_DOUBLE, "d"}};
-    const char *fmt = NULL;
-    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
-        if (t->base->kind == fmts[i].k) fmt = fmts[i].f;
+    const char *fmt = struct_format(t->base->kind);
     if (!fmt) {
         err(s, n->pos, "copy() of a memoryview of '%s' is not supported by cyocl", t->base->name);
         return mk_err(s, n->pos);

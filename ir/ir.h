@@ -197,6 +197,8 @@ typedef enum {
                        (an E_VAR: an object one is moved out, left NULL) */
     E_COMP_ADD,     /* comprehension step (no value): PyList_Append / PySet_Add of args[1] to
                        args[0], or PyDict_SetItem(args[0], args[1], args[2]) (ival 'l', 's', 'd') */
+    E_CARRAY_VIEW,  /* a Python memoryview over the memory of C array args[0] (no copy), cast to
+                       format sval and the array's shape: Cython's view.array over it */
     E_PYTYPE_TEST,  /* args[0] itself, after a TypeError unless it is None or an instance of
                        ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
                        type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is

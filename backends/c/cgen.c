@@ -1213,6 +1213,17 @@ static Val gen(Gen *G, IrExpr *e) {
         }
         return (Val){"", 0};
     }
+    case E_CARRAY_VIEW: {
+        const CyType *t = e->args[0]->ty;
+        const char *dims = "";
+        int nd = 0;
+        for (; t->kind == TY_ARRAY; t = t->base, nd++) dims = FMT("%s%s%lld", dims, nd ? ", " : "", t->alen);
+        const char *shape = FMT("cy_s%d", ++G->nid);
+        out(G, "Py_ssize_t %s[%d] = {%s};", shape, nd, dims);
+        return (Val){new_obj(G, FMT("cyrt_carray_view((char *)%s, (Py_ssize_t)sizeof(%s), %s, %d, %s)", genc(G, e->args[0]),
+                                    genc(G, e->args[0]), c_strz(G, e->sval), nd, shape)),
+                     1};
+    }
     case E_PYTYPE_TEST: {
         Val a = gen(G, e->args[0]);
         const char *arg = e->sval ? c_strz(G, e->sval) : "NULL";
@@ -1464,7 +1475,7 @@ static void hs_expr(HostScan *h, const IrExpr *e) {
     case E_CALL:
         if (is_launcher(h->G, e->fn)) h->launch = 1;
         break;
-    case E_OBJ_FROM_VIEW: case E_OBJ_BINOP: case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH:
+    case E_OBJ_FROM_VIEW: case E_CARRAY_VIEW: case E_OBJ_BINOP: case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH:
     case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR: case E_OBJ_CALL: case E_OBJ_INDEX:
     case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_UNBOX: case E_IMPORT:
         /* Python code runs: it may read or write any array, or call a module that launches */

@@ -634,6 +634,28 @@ CYRT_FN int cyrt_as_cstr(PyObject *o, char **out) {
     return -1;
 }
 
+/* A writable memoryview over n bytes of C memory (a C array), cast to
+ * format fmt and the given shape; it borrows the memory, as Cython's
+ * view.array over a C array does. */
+CYRT_FN PyObject *cyrt_carray_view(char *p, Py_ssize_t n, const char *fmt, int ndim, const Py_ssize_t *shape) {
+    PyObject *mv = PyMemoryView_FromMemory(p, n, PyBUF_WRITE), *sh, *r;
+    int i;
+    if (!mv) return NULL;
+    sh = PyTuple_New(ndim);
+    for (i = 0; sh && i < ndim; i++) {
+        PyObject *d = PyLong_FromSsize_t(shape[i]);
+        if (!d) {
+            Py_CLEAR(sh);
+            break;
+        }
+        PyTuple_SET_ITEM(sh, i, d);
+    }
+    r = sh ? PyObject_CallMethod(mv, "cast", "sO", fmt, sh) : NULL;
+    Py_XDECREF(sh);
+    Py_DECREF(mv);
+    return r;
+}
+
 /* Cython's exact type test of a builtin-typed variable or argument. */
 CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
     if (Py_TYPE(o) == t || (o == Py_None && !not_none)) return 0;
