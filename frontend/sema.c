@@ -95,6 +95,7 @@ typedef struct {
     Directives dir;
     int nogil;              /* the GIL is not held here */
     int nogil_block;        /* ... because a `with nogil:` released it (not a nogil function) */
+    int serial_prange;      /* inside a prange nested in a prange (it runs serially) */
     int quiet;              /* > 0: probing a type, no diagnostics or recording */
     int loop_depth;         /* for break/continue */
     int prange_depth;
@@ -1050,8 +1051,14 @@ static void record_read(S *s, IrVar *v, CyPos p) {
 static void record_assign(S *s, IrVar *v, CyPos p, const char *op) {
     if (s->quiet) return;
     if (v->kind == V_LOCAL || v->kind == V_PARAM) v->is_assigned = 1;
+    const char *op0 = op;
     for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
         Access *x = access_of(s, rc, v);
+        /* a reduction of a prange nested in this one (it runs serially here)
+           stays a reduction of this one, unless this one assigns the
+           variable plainly first: then, as in Cython, it is this one's
+           private (s = 0, an inner prange adding to s, then s read) */
+        op = s->serial_prange && x->plain ? NULL : op0;
         if (rc == s->rctx) {
             /* Cython compares with the operator of the previous assignment
                (none after a plain one) */
@@ -3499,7 +3506,9 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         x->step_sign = step_sign_of(step);
         record_assign(s, v, t->pos, NULL);
         s->loop_depth++;
+        s->serial_prange += is_prange;
         lower_block(s, &n->body, &x->body);
+        s->serial_prange -= is_prange;
         s->loop_depth--;
         lower_block(s, &n->orelse, &x->orelse);
         cy_vec_push(s->a, out, x);
