@@ -218,7 +218,7 @@ class Tester:
         self.stats = dict(programs=0, compared=0, rejected=0, nondet=0, oracle_mismatch=0,
                           cython_reject=0, cyocl_limit=0, cyocl_reject=0, differences=0,
                           ocl_regions_eligible=0, ocl_regions_ran=0, ocl_functions=0, runs=0,
-                          ext=0, aliasing=0, ref_fatal=0)
+                          ext=0, aliasing=0, ref_fatal=0, product=0, product_big=0)
         self.reject_reasons = {}
         self.times = {"generate": 0.0, "build": 0.0, "run+shrink": 0.0}
         self.limits = {}
@@ -261,10 +261,20 @@ class Tester:
                 fn["run_shape"] = [self.rng.choice((300000, 600000, 1000000))]
                 fn["inputs"] = make_spec(fn, fn["run_shape"])
                 fn["oracle"] = None
+            elif fn.get("product") and self.rng.random() < 0.4 and self.large_is_valid(fn, [[33, 33]]):
+                # a floating-point matrix-product nest also at the sizes where
+                # the native planner's blocks (32 rows, 128 steps of k) fill
+                m = self.rng.choice((40, 70, 136, 200))
+                fn["run_shape"] = [m, m]
+                fn["inputs"] = make_spec(fn, fn["run_shape"])
+                fn["oracle"] = None
+            if fn.get("square"):
+                self.stats["product"] += 1
+                self.stats["product_big"] += bool(fn.get("run_shape"))
             return fn
         raise RuntimeError("generator: no valid function in 60 tries")
 
-    def large_is_valid(self, fn):
+    def large_is_valid(self, fn, bigger=([200], [200], [1000])):
         """A large function runs on data the validator never saw (it is
         validated at a small shape): a race or an error that depends on the
         values (a branch taken by some elements only; H100 finding in session
@@ -272,7 +282,7 @@ class Tester:
         shape and at 200 and 1000 elements: such races are then found with
         high probability, not certainty (README, "Differential testing")."""
         specs = []
-        for shape in (None, None, None, None, None, None, [200], [200], [1000]):
+        for shape in [None] * 6 + list(bigger):
             spec = make_spec(fn, shape)
             spec["bases"] = [b[:4] + (self.rng.randrange(1 << 30),) for b in spec["bases"]]
             specs.append(spec)
@@ -629,7 +639,7 @@ class Tester:
                 c["env"] = make_env(c)
                 try:
                     c["inputs"] = make_spec(c, c.get("run_shape"))
-                    if not c.get("large"):
+                    if not c.get("large") and not c.get("run_shape"):
                         outcome, _, bases = validate(c)
                         c["oracle"] = (outcome, bases)
                     else:
@@ -833,10 +843,13 @@ def candidates(fn):
     if fn.get("aliasing"):
         yield dict(fn, aliasing=False)
     sh = fn.get("run_shape") or fn["shape"]
-    for ax in range(len(sh)):
-        if sh[ax] > 1:
-            ns = list(sh)
-            ns[ax] = max(1, sh[ax] // 2)
+    # a product nest's loops index either axis: its shape stays square
+    axes = [None] if fn.get("square") and len(sh) == 2 and sh[0] == sh[1] else range(len(sh))
+    for ax in axes:
+        if sh[ax or 0] > 1:
+            ns = [max(1, x // 2) for x in sh] if ax is None else list(sh)
+            if ax is not None:
+                ns[ax] = max(1, sh[ax] // 2)
             if fn.get("run_shape"):
                 yield dict(fn, run_shape=ns)
             else:

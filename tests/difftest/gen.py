@@ -52,6 +52,9 @@ class G:
             S = [r.choice((0, 1, 2, 3, 5, 8, 13, 17, 24, 31, 40))]
         elif D == 2:
             S = [r.randint(1, 9), r.randint(1, 9)]
+            if not large and self.chance(0.3):
+                m = r.choice((2, 3, 5, 8, 9, 13, 17, 24))
+                S = [m, m]
         else:
             S = [r.randint(1, 5), r.randint(1, 5), r.randint(1, 5)]
         if large:
@@ -103,6 +106,13 @@ class G:
         self.loopvars = []   # (name, axis or None, lo, hi)
         self.ivar_count = 0
         nblocks = r.choice((1, 1, 2, 2, 3))
+        if D == 2 and S[0] == S[1] and any(a[2] == 2 for a in self.arrays) and self.chance(0.7):
+            # the shape of a matrix product, which the native planner blocks
+            # where it can prove that exact (ir/plan.c): no raising indexing
+            if self.chance(0.7):
+                fn["directives"]["boundscheck"] = False
+            body.append(self.product_nest())
+            nblocks -= 1
         for _ in range(nblocks):
             if large and self.chance(0.7):
                 body.append(self.single_trip_block())
@@ -189,6 +199,88 @@ class G:
             self.rets.append(red)
         self.owner = None
         return ("for", v, start, stop, step, True, self.popts(), tuple(body))
+
+    def product_nest(self):
+        """for i in prange: for j in range(c, n1 - h): pre; for k in range(c2,
+        n1 - h2): accumulators op= e; post (writes at [i, j]).  The shape is
+        square so i, j and k index either axis; reads of a written view, the
+        same array passed twice and overlapping views test the planner's
+        independence and aliasing checks."""
+        r = self.r
+        i, j, k = self.new_ivar(), self.new_ivar(), self.new_ivar()
+        start, stop, step, lo, hi = self.range_bounds(0)
+        E = self.fn["shape"][0]
+        n1 = ("var", self.nvars[1])
+        def rng(v):
+            c0, c1 = r.choice((0, 0, 0, 1, 2)), r.choice((0, 0, 0, 1))
+            st = n1 if c1 == 0 else ("bin", "-", n1, ("const", c1, "Py_ssize_t"))
+            for ax in (0, 1):
+                self.loopvars.append((v, ax, c0, E - c1 - 1))
+            return ("const", c0, "Py_ssize_t"), st
+        self.owner = (i, 0)
+        self.loopvars.append((i, 0, lo, hi))
+        self.in_par = True
+        self.readable = set(self.scalars) | set(self.nvars)
+        self.written, self.reductions, self.privates = set(), {}, set()
+        two = [a for a in self.arrays if a[2] == 2]
+        outs = [self.pick(two)]
+        if len(two) > 1 and self.chance(0.2):
+            outs.append(self.pick(two))
+        if self.chance(0.5):
+            self.written.update(o[0] for o in outs)   # reads of the output at own row only
+        j0, j1 = rng(j)
+        pre, accs = [], []
+        for _ in range(r.choice((1, 1, 1, 2))):
+            ctn = self.pick(WEIGHTED_TYPES)
+            acc = self.new_local(ctn, self.const_val(T[ctn]))
+            init = ("const", self.const_val(T[ctn]), ctn) if self.chance(0.6) else \
+                self.coerce(self.expr(T[ctn], 1), T[ctn])
+            pre.append(("assign", ("var", acc), "=", init))
+            accs.append(acc)
+        if self.chance(0.2):
+            ctn = self.pick(WEIGHTED_TYPES)
+            tmp = self.new_local(ctn, self.const_val(T[ctn]))
+            pre.append(("assign", ("var", tmp), "=", self.coerce(self.expr(T[ctn], 1), T[ctn])))
+            self.readable.add(tmp)
+        k0, k1 = rng(k)
+        kbody = []
+        for acc in accs:
+            t = self.types[acc]
+            # `s += e` would make s a reduction of the prange (Cython): the
+            # product nest is written s = s + e, as people write it
+            op = self.pick(("+", "+", "-") + (("|", "^") if t.kind == "i" else ()))
+            ins = [a for a in self.arrays if a not in outs and self.chance(0.9)] or self.arrays
+            if self.chance(0.7):
+                e = ("bin", "*", self.read(self.pick(ins)), self.read(self.pick(ins)))
+            else:
+                e = self.expr(t, 2)
+            e = ("bin", op, ("var", acc), self.coerce(e, t) if op in "|^" else e)
+            kbody.append(("assign", ("var", acc), "=", self.coerce(e, t)))
+        for _ in range(2):
+            self.loopvars.pop()
+        kloop = ("for", k, k0, k1, 1, False, (), tuple(kbody))
+        for acc in accs:
+            self.readable.add(acc)
+        post = []
+        for o in outs:
+            self.written.add(o[0])
+            e = self.coerce(self.expr(o[1], 2) if self.chance(0.3) else
+                            ("bin", "+", ("var", self.pick(accs)), self.expr(o[1], 1)) if self.chance(0.4) else
+                            ("var", self.pick(accs)), o[1])
+            op = "=" if self.chance(0.8) else "+="
+            post.append(("assign", ("idx", o[0], (("var", i), ("var", j))), op, self.coerce(e, o[1])))
+        for _ in range(2):
+            self.loopvars.pop()
+        self.loopvars.pop()
+        jloop = ("for", j, j0, j1, 1, False, (), tuple(pre + [kloop] + post))
+        # all floating point: no undefined behaviour at any size, so it may
+        # also run at sizes the blocked code's full blocks need
+        self.fn["square"] = True
+        self.fn["product"] = all(a[1].kind == "f" for a in self.arrays) and \
+            all(self.types[v].kind == "f" for v in accs)
+        self.in_par = False
+        self.owner = None
+        return ("for", i, start, stop, step, True, self.popts(), (jloop,))
 
     def single_trip_block(self):
         """prange(1) around a serial loop: no race between iterations, so any
