@@ -30,6 +30,7 @@ typedef struct {
     int n, i;
     int depth;
     jmp_buf jb;
+    CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
 } P;
 
 /* ---- errors --------------------------------------------------------------- */
@@ -311,7 +312,7 @@ static void view_axes(P *p, ATypeSyn *ty) {
                           "(buffer syntax like 'ndarray[double, ndim=2]' is not supported)");
         adv(p);
         int contig = 0;
-        if (accept_punct(p, ":")) {
+        if (accept_punct(p, ":") && !at_punct(p, ",") && !at_punct(p, "]")) { /* '::' alone is ':' */
             const Token *one = tok(p);
             if (one->kind != TK_INT || one->ival != 1 || one->int_overflow)
                 err_syntax(p, "unsupported memoryview axis: only ':' and '::1' are supported");
@@ -473,6 +474,12 @@ static const char *pure_scalar(const char *n) {
 
 /* The C type an annotation expression names, or NULL when it names none
  * (a Python annotation). */
+static int is_pure_name(P *p, const char *n) {
+    for (int i = 0; i < p->pure_names.len; i++)
+        if (!strcmp(p->pure_names.items[i], n)) return 1;
+    return 0;
+}
+
 static ATypeSyn *pure_type_of(P *p, const ANode *x) {
     if (x->kind == A_NAME && !strcmp(x->name, "float")) {
         ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
@@ -481,10 +488,12 @@ static ATypeSyn *pure_type_of(P *p, const ANode *x) {
         return ty;
     }
     const ANode *base = x->kind == A_INDEX ? x->obj : x;
-    if (base->kind != A_ATTR || base->obj->kind != A_NAME || strcmp(base->obj->name, "cython"))
+    int named = base->kind == A_NAME && is_pure_name(p, base->name); /* my_type, my_type[:, ::1] */
+    if (!named && (base->kind != A_ATTR || base->obj->kind != A_NAME || strcmp(base->obj->name, "cython")))
         return NULL;
     const char *n = base->name;
     int stars = 0;
+    if (named) goto typed;
     if (!strncmp(n, "pp_", 3)) { /* pp_int: int ** */
         stars = 2;
         n += 3;
@@ -492,9 +501,15 @@ static ATypeSyn *pure_type_of(P *p, const ANode *x) {
         stars = 1;
         n += 2;
     }
-    const char *c = pure_scalar(n);
+    const char *c;
+    ATypeSyn *ty;
+    c = pure_scalar(n);
     if (!c && stars) return NULL;
-    ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
+    if (0) {
+    typed:
+        c = n;
+    }
+    ty = cy_alloc(p->a, sizeof *ty);
     ty->pos = x->pos;
     ty->name = c ? c : cy_fmt(p->a, "cython.%s", n);
     ty->ptr = stars;
@@ -1474,6 +1489,28 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             /* x = cython.declare(cython.int, 5) */
             ANode *x = a->targets.items[0];
             push(p, out, one_decl(p, a->pos, ty, x->name, x->pos, e->items.len == 2 ? e->items.items[1] : NULL));
+            return;
+        }
+        if (a->targets.len == 1 && ((ANode *)a->targets.items[0])->kind == A_NAME && e->kind == A_CALL &&
+            e->obj->kind == A_ATTR && e->obj->obj->kind == A_NAME && !strcmp(e->obj->obj->name, "cython") &&
+            (!strcmp(e->obj->name, "fused_type") || !strcmp(e->obj->name, "typedef")) && !e->kwnames.len) {
+            /* my_type = cython.fused_type(cython.int, cython.double): ctypedef fused;
+               DTYPE = cython.typedef(cython.double): ctypedef */
+            ANode *x = a->targets.items[0];
+            int fused = !strcmp(e->obj->name, "fused_type");
+            if (!e->items.len || (!fused && e->items.len != 1))
+                err_at(p, e->pos, "cython.%s() takes %s", e->obj->name, fused ? "at least one type" : "one type");
+            ANode *n = new_node(p, fused ? S_FUSED : S_CTYPEDEF, a->pos);
+            n->name = x->name;
+            push(p, &n->name_pos, pos_dup(p, x->pos));
+            for (int k = 0; k < e->items.len; k++) {
+                ATypeSyn *ft = pure_type_of(p, e->items.items[k]);
+                if (!ft) err_at(p, ((ANode *)e->items.items[k])->pos, "Not a type");
+                if (fused) push(p, &n->fused_types, ft);
+                else n->type = ft;
+            }
+            push(p, &p->pure_names, (void *)x->name);
+            push(p, out, n);
             return;
         }
         push(p, out, a);

@@ -94,6 +94,7 @@ typedef struct {
     IrFunc *fn;             /* current function, NULL at module level */
     Directives dir;
     int nogil;              /* the GIL is not held here */
+    int nogil_block;        /* ... because a `with nogil:` released it (not a nogil function) */
     int quiet;              /* > 0: probing a type, no diagnostics or recording */
     int loop_depth;         /* for break/continue */
     int prange_depth;
@@ -392,14 +393,17 @@ static const char *special_names[] = {
     "cython.locals", "cython.returns", "cython.exceptval", "cython.infer_types",
     "cython.overflowcheck", "cython.profile", "cython.linetrace", "cython.embedsignature",
     "cython.cpow", "cython.final", "cython.binding", "cython.always_allow_keywords",
-    "cython.language_level", "cython.noexcept", "cython.operator.dereference", NULL};
+    "cython.language_level", "cython.noexcept", "cython.operator.dereference",
+    "cython.operator.preincrement", "cython.operator.predecrement", "cython.operator.postincrement",
+    "cython.operator.postdecrement", "cython.view.array", NULL};
 
 static int is_cython_mod(const char *q) { return q && (!strcmp(q, "cython") || !strncmp(q, "cython.", 7)); }
 
 static int is_known_module(const char *q) {
-    static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "libc", "libc.math", "libc.stdlib",
+    static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "cython.view", "libc", "libc.math",
+                                 "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
-                                 "numpy", "openmp", "cpython", NULL};
+                                 "numpy", "openmp", "cpython", "libcpp", NULL};
     for (int i = 0; mods[i]; i++)
         if (!strcmp(mods[i], q)) return 1;
     return 0;
@@ -508,6 +512,11 @@ static CyType *ndarray_type(S *s, CyType *view) {
     t->pyclass = "numpy.ndarray";
     t->base = view;
     return t;
+}
+
+/* char *, const char *, unsigned/signed char *: what bytes convert to. */
+static int is_char_ptr(const CyType *t) {
+    return t->kind == TY_PTR && (t->base->kind == TY_CHAR || t->base->kind == TY_SCHAR || t->base->kind == TY_UCHAR);
 }
 
 static int is_ndarray(const CyType *t) {
@@ -932,7 +941,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         if (is_view(to)) return mk1(s, E_VIEW_FROM_OBJ, to, e->pos, e);
         if (to->kind == TY_BINT) return mk1(s, E_OBJ_TRUTH, to, e->pos, e);
-        if (is_cnum(to)) return mk1(s, E_UNBOX, to, e->pos, e);
+        if (is_cnum(to) || is_char_ptr(to)) return mk1(s, E_UNBOX, to, e->pos, e);
         err(s, e->pos, "Cannot convert Python object to '%s'", to->name);
         return mk_err(s, e->pos);
     }
@@ -1494,7 +1503,14 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             return r;
         }
         if (!strcmp(a, "itemsize")) return mk_int(s, o->ty->base->size, TY_SSIZE, n->pos);
-        if (!strcmp(a, "base") || !strcmp(a, "copy") || !strcmp(a, "T")) {
+        if (!strcmp(a, "base")) {
+            /* Cython: the object the view's buffer came from, for a slice too */
+            if (!need_gil(s, n->pos, "Accessing memoryview base")) return mk_err(s, n->pos);
+            IrExpr *b = mk1(s, E_OBJ_FROM_VIEW, cy_type_scalar(TY_OBJECT), n->pos, o);
+            b->ival = 1;
+            return b;
+        }
+        if (!strcmp(a, "copy") || !strcmp(a, "T")) {
             err(s, n->pos, "memoryview attribute '%s' is not supported yet", a);
             return mk_err(s, n->pos);
         }
@@ -1618,6 +1634,12 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
         IrExpr *v = lower_expr(s, n->items.items[0]);
         return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, v, mk_int(s, 0, TY_SSIZE, n->pos));
     }
+    if (!strcmp(name, "len") && na == 1 && is_char_ptr(probe_type(s, n->items.items[0]))) {
+        /* Cython: strlen(), a size_t */
+        IrExpr *e = mk1(s, E_CALL_C, cy_type_scalar(TY_SIZE), n->pos, lower_expr(s, n->items.items[0]));
+        e->sval = "strlen";
+        return e;
+    }
     if ((!strcmp(name, "abs") || !strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool")) && na == 1) {
         CyType *t = probe_type(s, n->items.items[0]);
         /* Cython's C abs() takes exactly int, long, long long and the
@@ -1695,6 +1717,55 @@ python:
     return py_call(s, n, callee);
 }
 
+static ANode *an(S *s, ANodeKind k, CyPos p);
+
+/* cython.view.array(shape=(a, b), itemsize=sizeof(T), format="d"[, mode="c"]):
+ * a fresh C-contiguous buffer of that shape and format, here Python's
+ * memoryview(bytearray(a * b * itemsize)).cast(format, shape) (zeroed, where
+ * Cython's is uninitialised; the Python object is a memoryview, not a
+ * cython.view.array). */
+static IrExpr *view_array(S *s, ANode *n) {
+    ANode *shape = NULL, *itemsize = NULL, *format = NULL;
+    ANode *pos[3] = {0};
+    for (int i = 0; i < n->items.len && i < 3; i++) pos[i] = n->items.items[i];
+    shape = pos[0], itemsize = pos[1], format = pos[2];
+    if (n->items.len > 3) goto unsupported;
+    for (int i = 0; i < n->kwnames.len; i++) {
+        const char *kw = n->kwnames.items[i];
+        ANode *v = n->values.items[i];
+        if (!strcmp(kw, "shape")) shape = v;
+        else if (!strcmp(kw, "itemsize")) itemsize = v;
+        else if (!strcmp(kw, "format")) format = v;
+        else if (!strcmp(kw, "mode") && v->kind == A_STR && !strcmp(v->sval, "c")) continue;
+        else goto unsupported;
+    }
+    if (!shape || !itemsize || !format || shape->kind != A_TUPLE || !shape->items.len) goto unsupported;
+    ANode *size = itemsize;
+    for (int i = 0; i < shape->items.len; i++) {
+        ANode *m = an(s, A_BINOP, n->pos);
+        m->op = "*";
+        m->lhs = shape->items.items[i];
+        m->rhs = size;
+        size = m;
+    }
+    ANode *ba = an(s, A_CALL, n->pos), *mv = an(s, A_CALL, n->pos), *cast = an(s, A_CALL, n->pos);
+    ba->obj = an(s, A_NAME, n->pos);
+    ba->obj->name = "bytearray";
+    cy_vec_push(s->a, &ba->items, size);
+    mv->obj = an(s, A_NAME, n->pos);
+    mv->obj->name = "memoryview";
+    cy_vec_push(s->a, &mv->items, ba);
+    cast->obj = an(s, A_ATTR, n->pos);
+    cast->obj->obj = mv;
+    cast->obj->name = "cast";
+    cy_vec_push(s->a, &cast->items, format);
+    cy_vec_push(s->a, &cast->items, shape);
+    return lower_expr(s, cast);
+unsupported:
+    err(s, n->pos, "cython.view.array is supported by cyocl as array(shape=(...), itemsize=..., format=...[, mode='c']) only");
+    return mk_err(s, n->pos);
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
     if (is_numpy_capi(qual_of(s, f))) {
@@ -1734,6 +1805,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
         const char *qq = qual_of(s, f);
         if (qq && (!strncmp(qq, "cython.", 7) || !strncmp(qq, "libc.", 5))) q = qq;
     }
+    if (q && !strcmp(q, "cython.view.array")) return view_array(s, n);
     if (q) {
         int is_f;
         const MathFn *m = math_fn(q, &is_f);
@@ -1771,6 +1843,10 @@ static IrExpr *call_expr(S *s, ANode *n) {
             u->pos = n->pos;
             u->obj = n->items.items[0];
             return lower_expr(s, u);
+        }
+        if (!strncmp(q, "cython.operator.", 16) && strstr(q, "crement")) {
+            err(s, n->pos, "%s() used as a value is not supported by cyocl (as a statement it is)", q + 16);
+            return mk_err(s, n->pos);
         }
         if (!strcmp(q, "cython.parallel.threadid")) {
             region_flag(s, 1);
@@ -2449,6 +2525,23 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
         for (int i = 0; i < u->ntargets; i++) assign_to(s, t->items.items[i], mk_var(s, tmps[i], p), out, p);
         return;
     }
+    if (t->kind == A_ATTR && (!strcmp(t->name, "real") || !strcmp(t->name, "imag")) && t->obj->kind == A_NAME) {
+        CyType *zt = probe_type(s, t->obj);
+        if (zt != TY_ERR && cy_type_is_complex(zt)) {
+            /* z.real = x: z = complex(x, z.imag), the other part kept exactly */
+            IrExpr *ztg = lower_target(s, t->obj, NULL);
+            if (!ztg || value->ty == TY_ERR) return;
+            int f = zt->kind == TY_CFLOAT, re = t->name[0] == 'r';
+            CyType *pt = cy_type_scalar(f ? TY_FLOAT : TY_DOUBLE);
+            IrExpr *part = coerce(s, value, pt);
+            IrExpr *keep = mk1(s, E_CALL_C, pt, p, lower_expr(s, t->obj));
+            keep->sval = re ? (f ? "cimagf" : "cimag") : (f ? "crealf" : "creal");
+            IrExpr *z = mk2(s, E_CALL_C, zt, p, NULL, re ? part : keep, re ? keep : part);
+            z->sval = f ? "CYRT_CMPLXF" : "CYRT_CMPLX";
+            cy_vec_push(s->a, out, assign_stmt(s, ztg, z, p, NULL));
+            return;
+        }
+    }
     IrExpr *tg = lower_target(s, t, NULL);
     if (!tg || value->ty == TY_ERR) return;
     cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, NULL));
@@ -2937,6 +3030,19 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
     for (int i = 0; i < n->targets.len; i++) assign_to(s, n->targets.items[i], v, out, n->pos);
 }
 
+/* Whether evaluating n may call something (so evaluating it twice could
+ * differ from once). */
+static int has_call(const ANode *n) {
+    if (!n) return 0;
+    if (n->kind == A_CALL || n->kind == A_COMP) return 1;
+    const ANode *kids[] = {n->lhs, n->rhs, n->obj, n->cond, n->then, n->other};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+        if (has_call(kids[i])) return 1;
+    for (int i = 0; i < n->items.len; i++)
+        if (has_call(n->items.items[i])) return 1;
+    return 0;
+}
+
 static void lower_augassign(S *s, ANode *n, CyVec *out) {
     const char *op = n->op;
     if (is_slice_target(s, n->lhs)) {
@@ -2975,7 +3081,7 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
         cy_vec_push(s->a, out, assign_stmt(s, tg, v, n->pos, op));
         return;
     }
-    if (n->lhs->kind != A_NAME && !is_obj(tt)) {
+    if (n->lhs->kind != A_NAME && !is_obj(tt) && !(n->lhs->kind == A_INDEX && !has_call(n->lhs))) {
         err(s, n->pos, "in-place '%s=' on this target is not supported", op);
         return;
     }
@@ -3304,8 +3410,11 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     if (!is_prange || s->prange_depth > 0) {
         /* a serial loop (a prange nested in a prange runs serially, as
            OpenMP runs a nested parallel region with one thread) */
-        if (is_prange && it->kwnames.len) {
-            /* still validate the keywords of the inner prange */
+        for (int i = 0; is_prange && i < it->kwnames.len; i++) {
+            int nk = 0;
+            if (!strcmp(it->kwnames.items[i], "nogil") && bool_literal(it->values.items[i], &nk) && nk &&
+                s->nogil_block)
+                err(s, it->pos, "Trying to release the GIL while it was previously released.");
         }
         IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
         x->var = v;
@@ -3363,16 +3472,17 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         err(s, r->chunksize->pos, "Must provide schedule with chunksize other than 'runtime'");
     if (r->chunksize && r->schedule == SCHED_DEFAULT)
         err(s, r->chunksize->pos, "Must provide schedule with chunksize");
-    if (nogil_kw && s->nogil) err(s, it->pos, "Trying to release the GIL while it was previously released.");
+    /* a nogil function's body may say nogil=True; a `with nogil:` block may not */
+    if (nogil_kw && s->nogil_block) err(s, it->pos, "Trying to release the GIL while it was previously released.");
     if (!nogil_kw && !s->nogil) {
         r->gil_warning = 1;
         warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
     }
     r->nogil = 1;
     RegionCtx rc = {r, NULL, s->rctx, {0}};
-    int saved_nogil = s->nogil, saved_depth = s->loop_depth;
+    int saved_nogil = s->nogil, saved_depth = s->loop_depth, saved_block = s->nogil_block;
     s->rctx = &rc;
-    s->nogil = 1;
+    s->nogil = s->nogil_block = 1;
     s->prange_depth++;
     s->loop_depth = 0;
     record_assign(s, v, t->pos, NULL);
@@ -3383,6 +3493,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     s->loop_depth = saved_depth;
     s->prange_depth--;
     s->nogil = saved_nogil;
+    s->nogil_block = saved_block;
     s->rctx = rc.outer;
     classify(s, &rc);
     if (n->orelse.len) lower_block(s, &n->orelse, &x->orelse);
@@ -3610,10 +3721,11 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
         }
         if (!release) region_flag(s, 4);
         IrStmt *x = st(s, release ? ST_NOGIL : ST_GIL, n->pos);
-        int saved = s->nogil;
-        s->nogil = release;
+        int saved = s->nogil, saved_block = s->nogil_block;
+        s->nogil = s->nogil_block = release;
         lower_with(s, n, item + 1, &x->body);
         s->nogil = saved;
+        s->nogil_block = saved_block;
         cy_vec_push(s->a, out, x);
         return;
     }
@@ -3685,6 +3797,18 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         return;
     case S_EXPR: {
         if (n->value && n->value->kind == A_STR) return; /* a bare string: documentation */
+        const char *iq = n->value && n->value->kind == A_CALL ? qual_of(s, n->value->obj) : NULL;
+        if (iq && !strncmp(iq, "cython.operator.", 16) && strstr(iq, "crement") && n->value->items.len == 1 &&
+            !n->value->kwnames.len) {
+            /* preincrement(x) as a statement: x += 1 (p += 1 for a pointer) */
+            ANode *a = an(s, S_AUGASSIGN, n->pos);
+            a->op = strstr(iq, "incr") ? "+" : "-";
+            a->lhs = n->value->items.items[0];
+            a->rhs = an(s, A_INT, n->pos);
+            a->rhs->ival = 1;
+            lower_augassign(s, a, out);
+            return;
+        }
         IrExpr *e = lower_expr(s, n->value);
         if (e->ty == TY_ERR) return;
         IrStmt *x = st(s, ST_EXPR, n->pos);
@@ -4310,6 +4434,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     mo_block(&pr, &af->body, af->is_nogil);
     infer_untyped(&pr);
     s->nogil = fn->is_nogil && !fn->with_gil;
+    s->nogil_block = 0;
     s->loop_depth = 0;
     lower_block(s, &af->body, &fn->body);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
@@ -4334,7 +4459,10 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         fn->ret = cy_type_scalar(TY_OBJECT);
         if (af->is_nogil) err(s, af->pos, "def functions cannot be nogil");
     } else {
-        fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
+        if (af->ret && af->ret->buf_dtype && names_ndarray(s, af->ret->name) && !af->ret->ptr)
+            fn->ret = ndarray_type(s, NULL); /* Cython: a returned buffer is only its ndarray type */
+        else
+            fn->ret = af->ret ? resolve_type(s, af->ret) : cy_type_scalar(TY_OBJECT);
         if (is_view(fn->ret) && af->kind != FN_CDEF) fn->ret = fn->ret;
     }
     if (fn->ret->kind == TY_ARRAY) {
@@ -4372,7 +4500,8 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
         if (af->is_nogil && is_obj(t) && !is_extern)
             err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
         /* what Python calls must come from a Python object */
-        if (af->kind != FN_CDEF && !is_extern && (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_OPAQUE)) {
+        if (af->kind != FN_CDEF && !is_extern && ((t->kind == TY_PTR && !is_char_ptr(t)) || t->kind == TY_ARRAY ||
+                                                  t->kind == TY_OPAQUE)) {
             err(s, ap->type ? ap->type->pos : ap->pos, "Cannot convert Python object argument to type '%s'", t->name);
             t = TY_ERR;
         }
@@ -4890,6 +5019,12 @@ static void cimport_names(S *s, ANode *n) {
             y->qual = q;
             continue;
         }
+        if (!strcmp(mod, "libcpp") && !strcmp(name, "bool")) {
+            /* C++'s bool: 0 or 1 and a Python bool, as bint is */
+            Sym *y = declare(s, s->mscope, alias, SY_TYPE);
+            y->ty = alias_type(s, cy_type_scalar(TY_BINT), "bool");
+            continue;
+        }
         if (!strcmp(mod, "openmp") && !strcmp(name, "omp_lock_t")) {
             Sym *y = declare(s, s->mscope, alias, SY_TYPE);
             y->ty = alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
@@ -4962,6 +5097,18 @@ static void declare_module(S *s, AModule *am) {
             }
             break;
         case S_CTYPEDEF: {
+            Fused *fu = n->type && !n->type->ptr && !n->type->ndim && !n->type->narr && !n->type->buf_dtype
+                            ? fused_named(s, n->type->name) : NULL;
+            if (fu) {
+                /* ctypedef cython.floating real: another name of that fused type */
+                if (lookup_in(s->mscope, n->name)) {
+                    err(s, n->pos, "'%s' redeclared", n->name);
+                    break;
+                }
+                Sym *y = declare(s, s->mscope, n->name, SY_FUSED);
+                y->fused = fu;
+                break;
+            }
             CyType *t = resolve_type(s, n->type);
             if (lookup_in(s->mscope, n->name)) {
                 err(s, n->pos, "'%s' redeclared", n->name);

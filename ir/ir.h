@@ -162,7 +162,8 @@ typedef enum {
                        (dtype/ndim/contiguity/writability checked; messages as Cython);
                        None gives an uninitialised view (data NULL, shape 0) */
     E_OBJ_FROM_VIEW,/* view args[0] as a Python object (the exporter if it is the
-                       whole buffer, else a memoryview over the same memory) */
+                       whole buffer, else a memoryview over the same memory);
+                       ival 1: the view's base, the exporting object (None: no view) */
     /* calls */
     E_CALL,         /* direct call of a cdef/cpdef function fn (args converted) */
     E_CALL_C,       /* call of an extern / libc function sval (no Python error check);
@@ -432,6 +433,19 @@ typedef struct IrPlanOperand {
     int twin;                  /* an earlier operand with the same element, whose tile it reads, or -1 */
 } IrPlanOperand;
 
+/* PLAN_BLOCK: a bounds-checked index on one axis of a view element, of
+ * the form var + off (var one of the nest's three loop variables) or off
+ * alone (var NULL): the blocked code runs only when a check before it
+ * proves it in bounds for every iteration, and then checks it no more. */
+typedef struct IrPlanCheck {
+    IrExpr *elem;
+    int axis;
+    IrVar *var;
+    int64_t off;
+    int in_k;                  /* in the reduction loop's body (else in pre or post) */
+    int int32;                 /* var + off is computed as a 32-bit int: it must not pass INT_MAX */
+} IrPlanCheck;
+
 typedef struct IrPlan {
     PlanKind kind;
     const char *why;           /* PLAN_LINEAR: why nothing else applied */
@@ -458,6 +472,7 @@ typedef struct IrPlan {
                                   (each element's own) */
     CyVec alias;               /* IrVar* pairs (written view, other view): the blocked code runs
                                   only when their memory is disjoint in the call, else the plain loop */
+    CyVec checks;              /* IrPlanCheck*: bounds checks proved before the blocked code */
     CyVec unit, unit_axis;     /* views (IrVar*) the reduction loop reads along an axis
                                   ((void *)(intptr_t)axis) whose index moves with j by 1: the
                                   blocked code has a version for unit strides there */

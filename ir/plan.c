@@ -364,18 +364,71 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
  * iteration of the prange always runs the plain loop, so lastprivate
  * variables get their values exactly as before. */
 
-static int pure_stmts(const CyVec *body, int depth, int in_callee);
 
-/* No side effects, nothing that raises, no memory but view elements (and
+/* Where pure_expr collects bounds checks: the plan (NULL inside a called
+ * function) and the loop variables i, j, k they may use. */
+typedef struct {
+    CyArena *a;
+    IrPlan *p;
+    const IrVar *vars[3];
+} Pure;
+
+static int pure_stmts(const CyVec *body, const Pure *ctx, int depth, int in_callee);
+
+/* idx is var + c, c + var, var - c or c, through widening casts between
+ * signed integers (as the plain loop computes it, no wrap on the way). */
+static int simple_index(const IrExpr *e, const Pure *ctx, const IrVar **var, int64_t *off, int *int32) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && cy_type_is_int(e->args[0]->ty) && e->ty->is_signed &&
+           e->args[0]->ty->is_signed && e->args[0]->ty->kind != TY_BINT && e->ty->size >= e->args[0]->ty->size)
+        e = e->args[0];
+    int64_t c;
+    if (cy_const_int(e, &c)) {
+        *var = NULL;
+        *off = c;
+        return c > -((int64_t)1 << 31) && c < ((int64_t)1 << 31);
+    }
+    if (e->kind == E_VAR) {
+        for (int i = 0; i < 3; i++)
+            if (e->var == ctx->vars[i] && e->var->ty->is_signed) {
+                *var = e->var;
+                *off = 0;
+                return 1;
+            }
+        return 0;
+    }
+    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && e->ty->size >= 4 && e->ty->is_signed &&
+        e->ty->kind != TY_BINT) {
+        if (e->ty->size == 4) *int32 = 1;
+        int minus = e->op[0] == '-';
+        if (cy_const_int(e->args[1], &c) && c > -((int64_t)1 << 31) && c < ((int64_t)1 << 31) &&
+            simple_index(e->args[0], ctx, var, off, int32) && *var) {
+            *off += minus ? -c : c;
+            return 1;
+        }
+        if (!minus && cy_const_int(e->args[0], &c) && c > -((int64_t)1 << 31) && c < ((int64_t)1 << 31) &&
+            simple_index(e->args[1], ctx, var, off, int32) && *var) {
+            *off += c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* No side effects, nothing that raises (a bounds check aside, where the
+ * blocked code can prove it up front), no memory but view elements (and
  * none at all inside a called function: the alias checks see only the
  * region's own accesses). */
-static int pure_expr(const IrExpr *e, int depth, int in_callee) {
+static int pure_expr(const IrExpr *e, const Pure *ctx, int depth, int in_callee) {
     if (!e) return 1;
-    if (e->can_raise) return 0;
     switch (e->kind) {
-    case E_INT: case E_FLOAT: case E_CNAME: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_POW:
-    case E_UNOP: case E_NOT: case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_COND:
-    case E_CAST: case E_SIZEOF:
+    case E_BINOP:
+        if ((!strcmp(e->op, "/") || !strcmp(e->op, "%")) && !e->cdivision) return 0;
+        break;
+    case E_PYFLOORDIV: case E_PYMOD:
+        if (!e->cdivision) return 0;
+        break;
+    case E_INT: case E_FLOAT: case E_CNAME: case E_POW: case E_UNOP: case E_NOT: case E_AND: case E_OR:
+    case E_VAND: case E_VOR: case E_CMP: case E_COND: case E_CAST: case E_SIZEOF:
         break;
     case E_VAR:
         if (e->var->kind == V_PYGLOBAL || e->var->ty->kind == TY_OBJECT || e->var->ty->kind == TY_PTR ||
@@ -383,34 +436,46 @@ static int pure_expr(const IrExpr *e, int depth, int in_callee) {
             return 0;
         break;
     case E_VIEW_SHAPE: case E_VIEW_STRIDE: case E_VIEW_NDIM:
-        return e->args[0]->kind == E_VAR && (e->nargs < 2 || pure_expr(e->args[1], depth, in_callee));
+        return e->args[0]->kind == E_VAR && (e->nargs < 2 || pure_expr(e->args[1], ctx, depth, in_callee));
     case E_VIEW_ELEM:
         if (in_callee || e->args[0]->kind != E_VAR) return 0;
         for (int i = 1; i < e->nargs; i++)
-            if (!pure_expr(e->args[i], depth, in_callee)) return 0;
+            if (!pure_expr(e->args[i], ctx, depth, in_callee)) return 0;
+        if (!e->boundscheck) return 1;
+        if (!ctx->p) return 0;
+        for (int i = 1; i < e->nargs; i++) {
+            IrPlanCheck *c = cy_alloc(ctx->a, sizeof *c);
+            const IrVar *v;
+            if (!simple_index(e->args[i], ctx, &v, &c->off, &c->int32)) return 0;
+            c->elem = (IrExpr *)e;
+            c->axis = i - 1;
+            c->var = (IrVar *)v;
+            cy_vec_push(ctx->a, &ctx->p->checks, c);
+        }
         return 1;
     case E_CALL_C:
         if (!e->sval || !cy_ir_known_c(e->sval)) return 0;
         break;
     case E_CALL: {
         const IrFunc *f = e->fn;
+        Pure callee = {ctx->a, NULL, {NULL, NULL, NULL}}; /* a callee's elements are not the region's */
         if (!f || depth > 8 || f->kind == F_DEF || f->kind == F_EXTERN || f->can_raise || f->is_recursive ||
-            !pure_stmts(&f->body, depth + 1, 1))
+            !pure_stmts(&f->body, &callee, depth + 1, 1))
             return 0;
         for (int i = 0; i < e->nargs; i++)
-            if (e->args[i]->ty->kind == TY_VIEW || !pure_expr(e->args[i], depth, in_callee)) return 0;
+            if (e->args[i]->ty->kind == TY_VIEW || !pure_expr(e->args[i], ctx, depth, in_callee)) return 0;
         return 1;
     }
     default: return 0;
     }
     for (int i = 0; i < e->nargs; i++)
-        if (!pure_expr(e->args[i], depth, in_callee)) return 0;
+        if (!pure_expr(e->args[i], ctx, depth, in_callee)) return 0;
     return 1;
 }
 
 /* Assignments to C scalar locals (and, in the region itself, to view
  * elements), ifs and returns of pure expressions. */
-static int pure_stmts(const CyVec *body, int depth, int in_callee) {
+static int pure_stmts(const CyVec *body, const Pure *ctx, int depth, int in_callee) {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *x = body->items[i];
         switch (x->kind) {
@@ -422,19 +487,19 @@ static int pure_stmts(const CyVec *body, int depth, int in_callee) {
             } else if (t->kind != E_VIEW_ELEM || in_callee) {
                 return 0;
             }
-            if (!pure_expr(t, depth, in_callee) || !pure_expr(x->value, depth, in_callee)) return 0;
+            if (!pure_expr(t, ctx, depth, in_callee) || !pure_expr(x->value, ctx, depth, in_callee)) return 0;
             break;
         }
         case ST_RETURN:
-            if (!in_callee || !pure_expr(x->value, depth, in_callee)) return 0;
+            if (!in_callee || !pure_expr(x->value, ctx, depth, in_callee)) return 0;
             break;
         case ST_IF:
-            if (!pure_expr(x->cond, depth, in_callee)) return 0;
+            if (!pure_expr(x->cond, ctx, depth, in_callee)) return 0;
             break;
         case ST_DECLARE: case ST_BLOCK: case ST_NOGIL: break;
         default: return 0;
         }
-        if (!pure_stmts(&x->body, depth, in_callee) || !pure_stmts(&x->orelse, depth, in_callee)) return 0;
+        if (!pure_stmts(&x->body, ctx, depth, in_callee) || !pure_stmts(&x->orelse, ctx, depth, in_callee)) return 0;
     }
     return 1;
 }
@@ -445,6 +510,24 @@ static int simple_range(const IrStmt *x) {
     int64_t c, s = 1;
     return cy_const_int(x->start, &c) && c >= 0 && (!x->step || (cy_const_int(x->step, &s) && s == 1)) &&
            cy_type_is_int(x->var->ty) && x->var->ty->is_signed && x->var->ty->kind != TY_BINT;
+}
+
+static int in_expr(const IrExpr *e, const IrExpr *x) {
+    if (!e) return 0;
+    if (e == x) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (in_expr(e->args[i], x)) return 1;
+    return 0;
+}
+
+static int contains_stmt_expr(const CyVec *body, const IrExpr *x) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *y = body->items[i];
+        if (in_expr(y->target, x) || in_expr(y->value, x) || in_expr(y->cond, x) ||
+            contains_stmt_expr(&y->body, x) || contains_stmt_expr(&y->orelse, x))
+            return 1;
+    }
+    return 0;
 }
 
 static int nodes(const IrExpr *e) {
@@ -471,9 +554,8 @@ static int is_red(const IrPlan *p, const IrVar *v) {
 static const char *block(CyArena *a, IrRegion *r, IrStmt *x, IrPlan *p) {
     if (!r->is_prange || r->parent) return "not a top-level prange";
     if (!r->nest || r->nest->too_deep) return "no loop nest";
-    if (r->has_break || r->has_return || r->can_raise || r->has_with_gil || r->uses_threadid || r->uses_objects ||
-        r->uses_complex)
-        return "the prange may raise, break, call out or use objects";
+    if (r->has_break || r->has_return || r->has_with_gil || r->uses_threadid || r->uses_objects || r->uses_complex)
+        return "the prange may break, return or use objects";
     for (int i = 0; i < r->vars.len; i++)
         if (((IrVarUse *)r->vars.items[i])->cls == RC_REDUCTION) return "the prange has reductions";
     IrStmt *J = cy_ir_inner_independent(a, r, x, &p->alias);
@@ -514,8 +596,14 @@ static const char *block(CyArena *a, IrRegion *r, IrStmt *x, IrPlan *p) {
     if (size > 64) return "the reduction loop's body is too long to repeat in a register tile";
     for (int i = 0; i < J->body.len; i++)
         if (i != p->kpos) cy_vec_push(a, i < p->kpos ? &p->pre : &p->post, J->body.items[i]);
-    if (!pure_stmts(&K->body, 0, 0) || !pure_stmts(&p->pre, 0, 0) || !pure_stmts(&p->post, 0, 0))
-        return "the range() loop's body has side effects other than view elements";
+    Pure ctx = {a, p, {r->index, J->var, K->var}};
+    if (!pure_stmts(&K->body, &ctx, 0, 0) || !pure_stmts(&p->pre, &ctx, 0, 0) || !pure_stmts(&p->post, &ctx, 0, 0))
+        return "the range() loop's body may raise (other than a bounds check of a loop variable plus a "
+               "constant) or has side effects other than view elements";
+    for (int i = 0; i < p->checks.len; i++) {
+        IrPlanCheck *c = p->checks.items[i];
+        c->in_k = contains_stmt_expr(&K->body, c->elem);
+    }
     const IrVar *loopv[3] = {r->index, J->var, K->var};
     for (int i = 0; i < 3; i++)
         if (assigns_var(&p->pre, loopv[i]) || assigns_var(&K->body, loopv[i]) || assigns_var(&p->post, loopv[i]))

@@ -685,6 +685,10 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         s = stmp_c(G, "unsigned long long", "0");
         goto_err_if(G, FMT("cyrt_as_ull(%s, %s, \"%s\", &%s) < 0", o, int_max(t->kind), tname, s));
         return t->kind == TY_ULLONG ? s : FMT("(%s)%s", cty(G, t), s);
+    case TY_PTR: /* char * (sema allows no other) */
+        s = stmp_c(G, "char *", "NULL");
+        goto_err_if(G, FMT("cyrt_as_cstr(%s, &%s) < 0", o, s));
+        return FMT("(%s)%s", cty(G, t), s);
     case TY_CFLOAT: case TY_CDOUBLE:
         G->used_complex = 1;
         s = stmp_c(G, "double _Complex", "0");
@@ -1062,6 +1066,7 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_VIEW_NDIM: v.c = FMT("%d", e->args[0]->ty->ndim); return v;
     case E_OBJ_FROM_VIEW: {
         Val x = gen_view(G, e->args[0]);
+        if (e->ival == 1) return (Val){new_obj(G, FMT("cyrt_view_base(&%s)", x.c)), 1};
         return (Val){new_obj(G, FMT("cyrt_view_to_obj(&%s, %d)", x.c, e->args[0]->ty->ndim)), 1};
     }
     case E_CALL:
@@ -2220,7 +2225,7 @@ static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, in
  * units of mc rows (blocked) while cy_blk<id>, then one unit per row left
  * (the plain body), the last row always among them. */
 static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, const char *n,
-                                 const char *idx, const char *body, const char *blocked) {
+                                 const char *par, const char *idx, const char *body, const char *blocked) {
     int id = R->id, mc = R->plan_native->mc;
     out(G, "const Py_ssize_t cy_rb%d = cy_blk%d ? %s - 1 : 0;", id, id, n);
     out(G, "const Py_ssize_t cy_nb%d = (cy_rb%d + %d) / %d;", id, id, mc - 1, mc);
@@ -2228,6 +2233,7 @@ static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses
         clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
     out(G, "for (Py_ssize_t cy_u%d = 0; cy_u%d < cy_nb%d + (%s - cy_rb%d); cy_u%d++) {", id, id, id, n, id, id);
     G->e.ind++;
+    if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
     out(G, "if (cy_u%d < cy_nb%d) {", id, id);
     G->e.ind++;
     out(G, "const Py_ssize_t cy_r0 = cy_u%d * %d, cy_r1 = cy_rb%d - cy_r0 > %d ? cy_r0 + %d : cy_rb%d;", id, mc, id, mc,
@@ -2563,6 +2569,16 @@ static const char *gen_blocked(Gen *G, IrRegion *R, Frame *f, const char *idx) {
     Blk b = {R, P, idx, NULL, NULL, NULL, NULL};
     b.acc = cy_alloc(G->a, sizeof(char *) * (size_t)(P->reds.len + 1));
     for (int r = 0; r < P->reds.len; r++) b.acc[r] = FMT("cy_acc%d_%d", R->id, r);
+    /* the bounds checks the code before the region proved: none in here */
+    int nchecked = G->checked.len;
+    for (int i = 0; i < P->checks.len; i++) {
+        const IrPlanCheck *c = P->checks.items[i];
+        Checked *ck = cy_alloc(G->a, sizeof *ck);
+        ck->elem = c->elem;
+        ck->axis = c->axis;
+        ck->off = c->off;
+        cy_vec_push(G->a, &G->checked, ck);
+    }
     b.pre = blk_capture(G, &P->pre, P->jloop->var, P->jloop->start, G->e.ind + 4);
     CyVec kb = {0};
     for (int i = 0; i < P->kloop->body.len; i++) cy_vec_push(G->a, &kb, P->kloop->body.items[i]);
@@ -2587,6 +2603,7 @@ static const char *gen_blocked(Gen *G, IrRegion *R, Frame *f, const char *idx) {
     cap_begin(G, &cap, ind + (cond.len ? 1 : 0));
     blk_rows(G, &b);
     const char *rows = cap_end(G, &cap);
+    G->checked.len = nchecked;
     if (!cond.len) return rows;
     cap_begin(G, &cap, ind);
     out(G, "if (%s) {", cond.s);
@@ -2721,10 +2738,10 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     if (f->next_used) out(G, "%s: ;", f->next_label);
     const char *body = cap_end(G, &cap);
     /* the native blocked schedule, where the plan has one (it proved that
-       nothing in the body raises, breaks or needs the stop flag) */
+       nothing in the body breaks, and that only bounds checks raise, which
+       the code before the region proves for the blocked rows) */
     const char *blocked = NULL;
-    if (prange && !nested && R->plan_native && R->plan_native->kind == PLAN_BLOCK && !f->err_used && !f->need_par &&
-        !f->next_used && !f->need_tstate)
+    if (prange && !nested && R->plan_native && R->plan_native->kind == PLAN_BLOCK)
         blocked = gen_blocked(G, R, f, idx);
     G->checked.len = nchecked;
     G->gil = saved_gil;
@@ -2807,6 +2824,32 @@ static void gen_region_code(Gen *G, IrStmt *s) {
             cy_buf_printf(&c, " && !cyrt_views_meet(%s, %s, %d, %d, %d)", w->cname, o->cname,
                           w->ty->ndim * 16 + o->ty->ndim, w->ty->base->size, o->ty->base->size);
         }
+        /* every bounds check the blocked code leaves out holds: for each
+           index var + off, the range of var over the blocked iterations
+           (rows 0 .. n - 2) plus off lies in the axis, where the access is
+           made at all (its loops run) */
+        if (P->checks.len) {
+            const char *stp = step ? step : "1";
+            out(G, "const Py_ssize_t cy_ia%d = (Py_ssize_t)(%s), cy_ib%d = cy_ia%d + (%s - 2) * (Py_ssize_t)(%s);", id,
+                start, id, id, n, stp);
+            out(G, "const Py_ssize_t cy_jlo%d = %s, cy_jhi%d = %s;", id, genc(G, P->jloop->start), id,
+                genc(G, P->jloop->stop));
+            out(G, "const Py_ssize_t cy_klo%d = %s, cy_khi%d = %s;", id, genc(G, P->kloop->start), id,
+                genc(G, P->kloop->stop));
+        }
+        for (int i = 0; i < P->checks.len; i++) {
+            const IrPlanCheck *k = P->checks.items[i];
+            const char *lo, *hi, *sh = FMT("%s.shape[%d]", k->elem->args[0]->var->cname, k->axis);
+            if (!k->var) lo = hi = "0";
+            else if (k->var == R->index)
+                lo = FMT("(cy_ia%d < cy_ib%d ? cy_ia%d : cy_ib%d)", id, id, id, id),
+                hi = FMT("(cy_ia%d < cy_ib%d ? cy_ib%d : cy_ia%d)", id, id, id, id);
+            else if (k->var == P->jloop->var) lo = FMT("cy_jlo%d", id), hi = FMT("(cy_jhi%d - 1)", id);
+            else lo = FMT("cy_klo%d", id), hi = FMT("(cy_khi%d - 1)", id);
+            cy_buf_printf(&c, " && (cy_jhi%d <= cy_jlo%d%s || (%s + %" PRId64 " >= 0 && %s + %" PRId64 " < %s%s))", id,
+                          id, k->in_k ? FMT(" || cy_khi%d <= cy_klo%d", id, id) : "", lo, k->off, hi, k->off, sh,
+                          k->int32 ? FMT(" && %s + %" PRId64 " <= 2147483647", hi, k->off) : "");
+        }
         out(G, "const int cy_blk%d = %s > 1%s;", id, n, c.len ? c.s : "");
         cy_buf_free(&c);
     }
@@ -2848,7 +2891,7 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
     if (blocked) {
-        emit_omp_for_blocked(G, R, chunk, &cl, n, idx, body, blocked);
+        emit_omp_for_blocked(G, R, chunk, &cl, n, need_par ? f->par : NULL, idx, body, blocked);
     } else if (prange) {
         emit_omp_for(G, R, chunk, &cl, id, n, need_par ? f->par : NULL, idx, body);
     } else {

@@ -619,6 +619,21 @@ wrong:
     return -1;
 }
 
+/* A char * from bytes or bytearray, borrowed from the object (Cython's
+ * __Pyx_PyObject_AsString). */
+CYRT_FN int cyrt_as_cstr(PyObject *o, char **out) {
+    if (PyBytes_Check(o)) {
+        *out = PyBytes_AS_STRING(o);
+        return 0;
+    }
+    if (PyByteArray_Check(o)) {
+        *out = PyByteArray_AS_STRING(o);
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "expected bytes, %.200s found", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
 /* Cython's exact type test of a builtin-typed variable or argument. */
 CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
     if (Py_TYPE(o) == t || (o == Py_None && !not_none)) return 0;
@@ -1045,6 +1060,14 @@ static PyTypeObject cyrt_viewobj_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "a cyocl memoryview slice exported through the buffer protocol",
 };
+
+/* memoryview.base: the exporter of the buffer the view (or the view it
+ * was sliced from) was acquired from; None for a None view. */
+CYRT_FN PyObject *cyrt_view_base(const cy_view *v) {
+    PyObject *o = v->owner && v->owner->buf.obj ? v->owner->buf.obj : Py_None;
+    Py_INCREF(o);
+    return o;
+}
 
 CYRT_FN PyObject *cyrt_view_to_obj(const cy_view *v, int ndim) {
     cyrt_viewobj *e;

@@ -98,3 +98,17 @@ def wrapped(double[:, ::1] a, double[:, ::1] b, double[:, ::1] c):
             for k in range(a.shape[1]):
                 s = s + a[i, k] * b[k, j - 1]
             c[i, j] = s
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def checked(double[:, ::1] a, double[:, :] b, double[:, ::1] c, int n, int m, int kk):
+    """bounds checks on: the blocked code runs where a check before it
+    proves every index in range, else the plain loop raises as Cython does"""
+    cdef int i, j, k
+    cdef double s
+    for i in prange(n, nogil=True):
+        for j in range(1, m):
+            s = c[i, j]
+            for k in range(kk):
+                s = s + a[i + 1, k] * b[k, j + 1] * b[2, 0]
+            c[i, j] = s

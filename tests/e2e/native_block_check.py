@@ -64,13 +64,17 @@ def serial(a, b):
 def both(mod, cy, name, args, outs, what):
     """Calls name on copies of args with both modules; the returned values
     and the arrays at positions outs must be equal."""
-    a1 = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
-    r1 = getattr(mod, name)(*a1)
+    def call(m):
+        a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+        try:
+            return a, getattr(m, name)(*a)
+        except Exception as e:  # the exception must be Cython's too
+            return a, (type(e).__name__, str(e))
+    a1, r1 = call(mod)
     if cy is None:
         return a1
-    a2 = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
-    r2 = getattr(cy, name)(*a2)
-    same(r1, r2, "%s %s: return value" % (name, what))
+    a2, r2 = call(cy)
+    same(r1, r2, "%s %s: return value or exception" % (name, what))
     for o in outs:
         same(a1[o], a2[o], "%s %s: argument %d" % (name, what, o))
     return a1
@@ -113,6 +117,28 @@ def check(mod):
                 both(mod, cy, "stepped", [a, b, rng.standard_normal((n, m)), start, step], [2], (n, k, m, start, step))
         if m:
             both(mod, cy, "wrapped", [a, b, np.zeros((n, m))], [2], (n, k, m))
+
+    # bounds checks: in range (blocked), and each way out of range (the
+    # plain loop raises Cython's IndexError; which rows ran first is not
+    # fixed, so only the exception is compared there)
+    for n, k, m in ((5, 7, 9), (40, 33, 70), (70, 130, 300)):
+        A, B = rng.standard_normal((n + 1, k)), rng.standard_normal((max(k, 3), m + 2))
+        C = rng.standard_normal((n, m + 1))
+        both(mod, cy, "checked", [A, B, C, n, m + 1, k], [2], (n, k, m))
+        both(mod, cy, "checked", [A, B[:, ::-1], C, n, m, k], [2], (n, k, m, "reversed"))
+        for nn, mm, kk in ((n + 1, m + 1, k), (n, m + 2, k), (n, m + 1, k + 1)):
+            if cy is not None:
+                try:
+                    mod.checked(A.copy(), B.copy(), C.copy(), nn, mm, kk)
+                    e1 = None
+                except IndexError as e:
+                    e1 = str(e)
+                try:
+                    cy.checked(A.copy(), B.copy(), C.copy(), nn, mm, kk)
+                    e2 = None
+                except IndexError as e:
+                    e2 = str(e)
+                assert e1 == e2 and e1 is not None, "checked %s: %r != %r" % ((nn, mm, kk), e1, e2)
 
     # the output is the left operand: row i's earlier columns are
     # overwritten before later ones read them; the blocked code would read
