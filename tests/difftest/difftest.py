@@ -758,7 +758,7 @@ def stmt_paths(body, prefix=()):
         if s[0] == "if":
             yield from stmt_paths(s[2], p + ("then",))
             yield from stmt_paths(s[3], p + ("else",))
-        elif s[0] == "for":
+        elif s[0] in ("for", "while"):
             yield from stmt_paths(s[7], p + ("body",))
 
 

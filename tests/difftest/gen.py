@@ -333,6 +333,8 @@ class G:
             return self.reduction()
         if k < 0.8 and depth < 2 and not (self.large and self.loopvars and self.loopvars[-1][1] is not None):
             axis = min(depth + 1, self.D - 1) if self.D > 1 else 0
+            if self.chance(0.25):
+                return self.while_stmt(depth + 1, axis)
             return self.loop_stmt(depth + 1, axis)
         if k < 0.9 and depth < 3:
             c = self.cond()
@@ -341,7 +343,8 @@ class G:
             return ("if", c, tuple(a), tuple(b))
         if k < 0.95 and (depth > 0 or self.in_par):
             c = self.cond()
-            kind = "continue" if self.chance(0.5) else "break"
+            # a continue in a while loop would skip its counter's step
+            kind = "continue" if self.chance(0.5) and not getattr(self, "in_while", False) else "break"
             return ("if", c, ((kind,),), ())
         return self.array_write()
 
@@ -385,6 +388,23 @@ class G:
                     ("const", -1.0, "double"))
         return ("cond", ("bin", ">", e, ("const", 0, a[1].name)), ("const", 1, t.name), ("const", -1 if t.signed else 3, t.name))
 
+    def while_stmt(self, depth, axis):
+        """v = start; while v < stop [and cond]: body; v = v + step — a
+        counted loop as people write it with while, sometimes ended early by
+        a data-dependent condition (mandelbrot's escape test)."""
+        v = self.new_ivar()
+        start, stop, step, lo, hi = self.range_bounds(axis)
+        self.loopvars.append((v, axis, lo, hi))
+        saved = getattr(self, "in_while", False)
+        self.in_while = True
+        body = self.stmts(self.r.randint(1, 3), depth)
+        self.in_while = saved
+        cond = self.cond() if self.chance(0.4) else None
+        self.loopvars.pop()
+        if not self.in_par:
+            self.readable.add(v)
+        return ("while", v, start, stop, step, cond, (), tuple(body))
+
     def loop_stmt(self, depth, axis, free=False):
         v = self.new_ivar()
         start, stop, step, lo, hi = self.range_bounds(axis)
@@ -392,7 +412,9 @@ class G:
         saved_owner = self.owner
         if free:
             self.owner = None
+        saved_while, self.in_while = getattr(self, "in_while", False), False
         body = self.stmts(self.r.randint(1, 3), depth)
+        self.in_while = saved_while
         self.owner = saved_owner
         self.loopvars.pop()
         if not self.in_par:

@@ -516,10 +516,28 @@ class Interp:
                 self.prange(s)
             else:
                 self.serial_for(s)
+        elif k == "while":
+            self.while_loop(s)
         elif k == "sassign":
             self.sassign(s)
         else:
             raise Invalid("stmt " + k)
+
+    def while_loop(self, s):
+        _, var, start, stop, step, cond, _, body = s
+        self.vars[var] = self.ev(start)
+        while True:
+            self.steps += 1
+            v, sv = self.vars[var], self.ev(stop)
+            if not (v < sv if step > 0 else v > sv):
+                break
+            if cond is not None and not self.ev(cond):
+                break
+            try:
+                self.block(body)
+            except BreakSig:
+                break
+            self.vars[var] = v + step
 
     def loop_values(self, s):
         _, var, start, stop, step = s[:5]
@@ -704,7 +722,7 @@ def classify(body):
                     reds[s[1][1]] = s[2][:-1]
             elif s[0] == "if":
                 walk(s[2]); walk(s[3])
-            elif s[0] == "for":
+            elif s[0] in ("for", "while"):
                 privs.add(s[1])
                 walk(s[7])
     walk(body)

@@ -14,6 +14,8 @@ Statements:
   ('assign', target, op, e)  target: ('var', n) | ('idx', arr, idxs); op '=', '+=', ...
   ('if', cond, (then...), (else...))
   ('for', var, start, stop, step, par, opts, (body...))   par: True for prange
+  ('while', var, start, stop, step, cond or None, (), (body...)): var = start;
+      while var < stop (> for step < 0) [and cond]: body; var = var + step
   ('break',)  ('continue',)
   ('sassign', sref, op, sexpr)
 A function is a dict (see gen.py); a module is a list of functions.
@@ -274,6 +276,20 @@ def rstmt(s, ctx, ind, in_par):
             rstmts(body, ctx, ind + 1, in_par or par)
         else:
             out.append(pad + "    pass")
+    elif k == "while":
+        _, var, start, stop, step, cond, _, body = s
+        ctx.pending = []
+        a = rexpr(start, ctx)
+        b = rexpr(stop, ctx)
+        c = rexpr(cond, ctx) if cond is not None else None
+        for p in ctx.pending:
+            out.append(pad + p)
+        out.append(pad + "%s = %s" % (var, a))
+        test = "%s %s %s" % (var, "<" if step > 0 else ">", b)
+        out.append(pad + "while %s:" % (test if c is None else "%s and %s" % (test, c)))
+        rstmts(body, ctx, ind + 1, in_par)
+        # not +=: in a prange that would make the counter a reduction
+        out.append(pad + "    %s = %s %s %d" % (var, var, "+" if step > 0 else "-", abs(step)))
     elif k == "break":
         out.append(pad + "break")
     elif k == "continue":
