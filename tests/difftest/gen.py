@@ -104,6 +104,7 @@ class G:
             self.glob = g
         self.rets = []
         self.loopvars = []   # (name, axis or None, lo, hi)
+        self.in_while = False  # the innermost loop is a while: no continue in it
         self.ivar_count = 0
         nblocks = r.choice((1, 1, 2, 2, 3))
         if D == 2 and S[0] == S[1] and any(a[2] == 2 for a in self.arrays) and self.chance(0.7):
@@ -344,7 +345,7 @@ class G:
         if k < 0.95 and (depth > 0 or self.in_par):
             c = self.cond()
             # a continue in a while loop would skip its counter's step
-            kind = "continue" if self.chance(0.5) and not getattr(self, "in_while", False) else "break"
+            kind = "continue" if self.chance(0.5) and not self.in_while else "break"
             return ("if", c, ((kind,),), ())
         return self.array_write()
 
@@ -395,8 +396,7 @@ class G:
         v = self.new_ivar()
         start, stop, step, lo, hi = self.range_bounds(axis)
         self.loopvars.append((v, axis, lo, hi))
-        saved = getattr(self, "in_while", False)
-        self.in_while = True
+        saved, self.in_while = self.in_while, True
         body = self.stmts(self.r.randint(1, 3), depth)
         self.in_while = saved
         cond = self.cond() if self.chance(0.4) else None
@@ -412,7 +412,7 @@ class G:
         saved_owner = self.owner
         if free:
             self.owner = None
-        saved_while, self.in_while = getattr(self, "in_while", False), False
+        saved_while, self.in_while = self.in_while, False
         body = self.stmts(self.r.randint(1, 3), depth)
         self.in_while = saved_while
         self.owner = saved_owner
