@@ -465,6 +465,13 @@ typedef struct IrPlan {
                                   fall into one local-memory bank */
     int prefetch;              /* each work-item loads the next tile into registers while the
                                   group computes this one (tiles divide evenly among work-items) */
+    int vec[2];                /* a work-item's elements come in runs of vec[0] adjacent j (and
+                                  vec[1] adjacent i), runs LOCAL*vec apart: its operands of one k
+                                  are then vector loads from local memory (16 bytes, no bank
+                                  conflict); 1: elements LOCAL apart */
+    struct IrPlan *small;      /* the same schedule with fewer elements per work-item (its own
+                                  kernel), for calls whose grid of work-groups would not fill the
+                                  device (a batch of 128 rows through a layer); NULL none */
     /* PLAN_BLOCK (also jloop, kloop, kpos, reds): a thread takes mc rows at
        a time, in column blocks of nc and reduction blocks of kc; within
        them a register tile of mr rows x nr columns */

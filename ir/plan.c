@@ -33,6 +33,8 @@
  * after the loop do not read (the reductions aside: those are the
  * accumulators). */
 #include "ir.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int has(const CyVec *v, const void *p) {
@@ -190,6 +192,37 @@ static void operands(Scan *s, IrExpr *e) {
     for (int i = 0; i < e->nargs; i++) operands(s, e->args[i]);
 }
 
+/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM] replaces the shape chosen below
+ * (work-group LX x LY, RN x RM elements per work-item in runs of VN x VM,
+ * TK k per tile), CYOCL_GPU_TILE_SMALL the small grids' one: for
+ * measuring other shapes on a device (bench/gpu_tiles.py).  Shapes the
+ * kernel cannot take are ignored. */
+static void shape_override(IrPlan *p, const char *var) {
+    const char *e = getenv(var);
+    int v[7] = {0, 0, 0, 0, 0, 1, 1};
+    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) < 5) return;
+    for (int i = 0; i < 7; i++)
+        if (v[i] < 1 || v[i] > 1024 || (v[i] & (v[i] - 1))) return;
+    if (v[0] * v[1] > 1024 || v[2] * v[3] > 64 || v[2] % v[5] || v[3] % v[6] || v[5] > 4 || v[6] > 4) return;
+    p->local[0] = v[0], p->local[1] = v[1], p->reg[0] = v[2], p->reg[1] = v[3], p->tk = v[4];
+    p->vec[0] = v[5], p->vec[1] = v[6];
+}
+
+/* The rest of p's shape, and whether its tiles fit the 48 KiB of local
+ * memory a work-group gets on the GPUs we know of. */
+static int shape_fits(IrPlan *p) {
+    p->pad = p->vec[1];
+    long bytes = 0;
+    for (int i = 0; i < p->operands.len; i++) {
+        const IrPlanOperand *o = p->operands.items[i];
+        if (o->twin >= 0) continue;
+        bytes += (long)p->tk * (o->side ? p->local[0] * p->reg[0] : p->local[1] * p->reg[1] + p->pad) * o->elem->ty->size;
+    }
+    int nt = p->local[0] * p->local[1];
+    p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
+    return bytes <= 49152;
+}
+
 static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     if (!r->ocl_ok || !r->is_prange) return "not an OpenCL prange";
     if (!r->collapse) return "the range() loop in the prange is not independent (or not alone)";
@@ -276,29 +309,39 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     for (int i = 0; i < K->body.len && !s.why; i++) operands(&s, ((IrStmt *)K->body.items[i])->value);
     if (s.why) return s.why;
     if (!p->operands.len) return "the reduction loop reads no view";
-    /* work-group 16 x 16, 16 k per tile; per work-item 8 i x 4 j elements
-       (128 x 64 per group) of doubles, 8 x 8 (128 x 128) when every operand
-       and accumulator is at most 4 bytes: the fastest of the shapes tried
-       on an H100 (docs/design.md) */
+    /* the shapes (bench/gpu_tiles.py on an H100, docs/design.md): work-
+       groups of 16 x 16 work-items; 8 x 8 elements per work-item for 4-byte
+       types, and for doubles with one accumulator and two tiles (8 k per
+       tile: 16 would not fit), else 4 j x 8 i, 16 k per tile.  A work-item
+       takes runs of 16 bytes along i (its operands of one k from a row tile
+       are then 16-byte loads); not along j: PoCL miscompiles the kernel
+       with runs along j (wrong indices where the grid's last column block
+       is partial), and on the H100 they gained nothing over runs along i.
+       For grids of fewer work-groups than the device has compute units,
+       2 j x 4 i elements of doubles, 2 x 2 of floats (a batch of 128 rows
+       through a layer: 2.6x faster than the large shape). */
     int small = 1;
     for (int i = 0; i < p->operands.len; i++) small &= ((IrPlanOperand *)p->operands.items[i])->elem->ty->size <= 4;
     for (int i = 0; i < p->reds.len; i++) small &= ((IrLoopRed *)p->reds.items[i])->var->ty->size <= 4;
+    int tiles = 0;
+    for (int i = 0; i < p->operands.len; i++) tiles += ((IrPlanOperand *)p->operands.items[i])->twin < 0;
     p->local[0] = p->local[1] = 16;
-    p->reg[0] = small ? 8 : 4;
+    p->reg[0] = small || (p->reds.len == 1 && tiles == 2) ? 8 : 4;
     p->reg[1] = 8;
-    p->tk = 16;
-    p->pad = 1;
-    /* the tiles must fit the 48 KiB of local memory a work-group gets on
-       the GPUs we know of, with room to spare */
-    long bytes = 0;
-    for (int i = 0; i < p->operands.len; i++) {
-        const IrPlanOperand *o = p->operands.items[i];
-        if (o->twin >= 0) continue;
-        bytes += (long)p->tk * (o->side ? p->local[0] * p->reg[0] : p->local[1] * p->reg[1] + p->pad) * o->elem->ty->size;
-    }
-    if (bytes > 32768) return "the tiles of its operands would not fit local memory";
-    int nt = p->local[0] * p->local[1];
-    p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
+    p->tk = small || p->reg[0] == 4 ? 16 : 8;
+    p->vec[0] = 1;
+    p->vec[1] = small ? 4 : p->reg[0] == 8 ? 2 : 1;
+    shape_override(p, "CYOCL_GPU_TILE");
+    if (!shape_fits(p)) return "the tiles of its operands would not fit local memory";
+    IrPlan *q = cy_alloc(a, sizeof *q);
+    *q = *p;
+    q->reg[0] = 2;
+    q->reg[1] = small ? 2 : 4;
+    q->tk = 16;
+    q->vec[0] = 1;
+    q->vec[1] = 2;
+    shape_override(q, "CYOCL_GPU_TILE_SMALL");
+    if (shape_fits(q)) p->small = q;
     return NULL;
 }
 
@@ -331,10 +374,16 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
         if (o->twin < 0) o->side ? nb++ : na++;
     }
     cy_buf_printf(out,
-                  "2-D tiles over (%s, %s): work-group %dx%d, %dx%d elements per work-item (%dx%d per group), "
-                  "local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
-                  p->jloop->var->name, r->index ? r->index->name : "?", p->local[0], p->local[1], p->reg[0], p->reg[1], p->local[0] * p->reg[0],
-                  p->local[1] * p->reg[1], p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->prefetch ? ", prefetched" : "", p->reds.len);
+                  "2-D tiles over (%s, %s): work-group %dx%d, %dx%d elements per work-item (%dx%d per group", p->jloop->var->name,
+                  r->index ? r->index->name : "?", p->local[0], p->local[1], p->reg[0], p->reg[1], p->local[0] * p->reg[0],
+                  p->local[1] * p->reg[1]);
+    if (p->vec[0] > 1 || p->vec[1] > 1) cy_buf_printf(out, ", in runs of %dx%d", p->vec[0], p->vec[1]);
+    cy_buf_printf(out, "), local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
+                  p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->prefetch ? ", prefetched" : "", p->reds.len);
+    if (p->small)
+        cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group)",
+                      p->small->reg[0], p->small->reg[1], p->small->local[0] * p->small->reg[0],
+                      p->small->local[1] * p->small->reg[1]);
 }
 
 /* ---- the native schedule: cache and register blocking ---------------------

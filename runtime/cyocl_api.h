@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 8
+#define CYOCL_API_VERSION 9
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -65,7 +65,13 @@ typedef struct {
        (CYOCL_PLAN=gpu: on any), never when kernel_serial must run. */
     const char *kernel_tiled;
     int tile_local[2], tile_elems[2];
-    int tiled;                /* out: kernel_tiled ran */
+    int tiled;                /* out: 1 kernel_tiled ran, 2 kernel_tiled_small */
+    /* The same plan with fewer elements per work-item (NULL none), the
+       same arguments, launched as above with small_local and small_elems
+       where kernel_tiled's grid would have fewer work-groups than the
+       device has compute units. */
+    const char *kernel_tiled_small;
+    int small_local[2], small_elems[2];
 } cyocl_launch;
 
 /* A view generated code touches on the host (host_views). */

@@ -185,7 +185,9 @@ struct cyrt_lstate {
     cl_program prog;
     int gpu;                 /* the device's class is GPU: the plans for GPUs (ir/plan.c) */
     size_t max_wg;
-    struct cyrt_kent *ke[3]; /* the kernel, the serial kernel, the tiled kernel: kept, not owned (rt->kents) */
+    unsigned cus;            /* compute units */
+    struct cyrt_kent *ke[4]; /* the kernel, the serial kernel, the tiled kernel, its small-grid version: kept,
+                                not owned (rt->kents) */
 };
 
 static void kent_free(cyrt_rt *rt, struct cyrt_kent *e) {
@@ -357,7 +359,7 @@ static void kent_put(cyrt_rt *rt, struct cyrt_kent *e, int drop) {
                 break;
             }
         for (size_t i = 0; i < rt->nlstates; i++)
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 4; k++)
                 if (rt->lstates[i]->ke[k] == e) rt->lstates[i]->ke[k] = NULL;
     }
     e->busy = 0;
@@ -485,7 +487,7 @@ static int pairs_overlap(const cyocl_launch *L) {
  * of wg work-items?  CYOCL_PLAN=gpu says yes for any device (tests run the
  * GPU plans on PoCL), =cpu no; otherwise the device's type decides. */
 static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L);
-static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
+static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus) {
     int plan = __atomic_load_n(&rt->plan, __ATOMIC_RELAXED);
     if (!plan) {
         const char *v = getenv("CYOCL_PLAN");
@@ -501,6 +503,7 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
     if (ls) {
         gpu = ls->gpu;
         max_wg = ls->max_wg;
+        *cus = ls->cus;
     }
     pthread_mutex_unlock(&rt->prog_lock);
     if (!ls) {
@@ -512,6 +515,7 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
             return 0; /* setup says why */
         gpu = infos[dev].type == CYRT_DEV_GPU;
         max_wg = infos[dev].max_work_group;
+        *cus = infos[dev].compute_units;
     }
     return (gpu || plan == 2) && max_wg >= wg;
 }
@@ -597,6 +601,7 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
         st->fp64 = infos[dev].fp64;
         st->gpu = infos[dev].type == CYRT_DEV_GPU;
         st->max_wg = infos[dev].max_work_group;
+        st->cus = infos[dev].compute_units;
         st->local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
         if (!st->local) st->local = 1;
         st->prog = prog;
@@ -613,7 +618,7 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
             if (v) rt->lstates = v;
             if (v && (ls = malloc(sizeof *ls))) {
                 *ls = *st;
-                ls->ke[0] = ls->ke[1] = ls->ke[2] = NULL;
+                ls->ke[0] = ls->ke[1] = ls->ke[2] = ls->ke[3] = NULL;
                 rt->lstates[rt->nlstates++] = ls;
                 __atomic_store_n(L->lslot, (void *)((uintptr_t)rt->lgen << 32 | rt->nlstates), __ATOMIC_RELEASE);
             }
@@ -643,22 +648,32 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
         L->inner = 0;
     }
     /* the GPU plan's geometry: work-groups along the collapsed loop
-       (dimension 0) and the prange (dimension 1) */
+       (dimension 0) and the prange (dimension 1); the small-grid version
+       where the plan's own grid would leave compute units idle */
     size_t tglobal[2] = {0, 0}, tlocal[2] = {0, 0};
     if (!L->serial && L->kernel_tiled && L->tile_local[0] > 0 && L->tile_local[1] > 0 && L->tile_elems[0] > 0 &&
         L->tile_elems[1] > 0 && L->n >= 0 && L->inner >= 0) {
-        size_t g0 = ((size_t)L->inner + (size_t)L->tile_elems[0] - 1) / (size_t)L->tile_elems[0];
-        size_t g1 = ((size_t)L->n + (size_t)L->tile_elems[1] - 1) / (size_t)L->tile_elems[1];
-        tlocal[0] = (size_t)L->tile_local[0];
-        tlocal[1] = (size_t)L->tile_local[1];
+        const int *lo = L->tile_local, *el = L->tile_elems;
+        size_t g0 = ((size_t)L->inner + (size_t)el[0] - 1) / (size_t)el[0];
+        size_t g1 = ((size_t)L->n + (size_t)el[1] - 1) / (size_t)el[1];
+        unsigned cus = 0;
+        int ok = gpu_plan(rt, L, (size_t)lo[0] * (size_t)lo[1], &cus), small = 0;
+        if (ok && L->kernel_tiled_small && L->small_local[0] > 0 && L->small_local[1] > 0 && L->small_elems[0] > 0 &&
+            L->small_elems[1] > 0 && g0 * g1 < (size_t)cus && gpu_plan(rt, L, (size_t)L->small_local[0] * (size_t)L->small_local[1], &cus)) {
+            lo = L->small_local, el = L->small_elems, small = 1;
+            g0 = ((size_t)L->inner + (size_t)el[0] - 1) / (size_t)el[0];
+            g1 = ((size_t)L->n + (size_t)el[1] - 1) / (size_t)el[1];
+        }
+        tlocal[0] = (size_t)lo[0];
+        tlocal[1] = (size_t)lo[1];
         tglobal[0] = (g0 ? g0 : 1) * tlocal[0];
         tglobal[1] = (g1 ? g1 : 1) * tlocal[1];
         /* grids beyond every device's limits (65535 groups in y on CUDA)
            keep the 1-D schedule */
-        L->tiled = g0 <= 0x7fffffff && g1 <= 65535 && gpu_plan(rt, L, tlocal[0] * tlocal[1]);
+        L->tiled = ok && g0 <= 0x7fffffff && g1 <= 65535 ? 1 + small : 0;
     }
-    int variant = L->serial ? 1 : L->tiled ? 2 : 0;
-    const char *kname = L->serial ? L->kernel_serial : L->tiled ? L->kernel_tiled : L->kernel;
+    int variant = L->serial ? 1 : L->tiled ? 1 + L->tiled : 0;
+    const char *kname = L->serial ? L->kernel_serial : L->tiled == 2 ? L->kernel_tiled_small : L->tiled ? L->kernel_tiled : L->kernel;
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW) continue;

@@ -2374,6 +2374,11 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
             out(G, "cy_ol%d.kernel_tiled = \"cyk_%d_tiled\"; cy_ol%d.tile_local[0] = %d; cy_ol%d.tile_local[1] = %d; "
                    "cy_ol%d.tile_elems[0] = %d; cy_ol%d.tile_elems[1] = %d;",
                 id, id, id, P->local[0], id, P->local[1], id, P->local[0] * P->reg[0], id, P->local[1] * P->reg[1]);
+        if (P && P->kind == PLAN_TILE2D && P->small)
+            out(G, "cy_ol%d.kernel_tiled_small = \"cyk_%d_tiled_small\"; cy_ol%d.small_local[0] = %d; "
+                   "cy_ol%d.small_local[1] = %d; cy_ol%d.small_elems[0] = %d; cy_ol%d.small_elems[1] = %d;",
+                id, id, id, P->small->local[0], id, P->small->local[1], id, P->small->local[0] * P->small->reg[0], id,
+                P->small->local[1] * P->small->reg[1]);
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);

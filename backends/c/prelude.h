@@ -1218,7 +1218,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 8
+#define CYRT_OCL_API_VERSION 9
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -1256,7 +1256,9 @@ typedef struct {
     int kernel_time;   /* the trace wants kernel_ns */
     const char *kernel_tiled; /* the GPU plan's 2-D kernel (ir/plan.c), NULL none */
     int tile_local[2], tile_elems[2];
-    int tiled;
+    int tiled;         /* 1: kernel_tiled ran, 2: kernel_tiled_small */
+    const char *kernel_tiled_small; /* the same plan for grids that would not fill the device */
+    int small_local[2], small_elems[2];
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -1426,7 +1428,7 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
                    cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
                    L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none",
                    cyrt_force == 2 || !L->reason[0] ? "forced" : L->reason, pred, ns, L->kernel_ns,
-                   L->serial ? L->kernel_serial : L->tiled ? L->kernel_tiled : L->kernel,
+                   L->serial ? L->kernel_serial : L->tiled == 2 ? L->kernel_tiled_small : L->tiled ? L->kernel_tiled : L->kernel,
                    L->serial  ? ",\"variant\":\"serial: views overlap\""
                    : L->tiled ? ",\"variant\":\"tiled: 2-D plan\""
                    : L->inner > 0 ? ",\"variant\":\"collapsed\"" : "");

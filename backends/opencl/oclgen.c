@@ -1046,6 +1046,15 @@ static const char *element_text(OG *G, CyVec *body, const char *label, int ind, 
     return cap_end(G, &cap);
 }
 
+/* PLAN_TILE2D: a work-item reads a run of IrPlan.vec elements of operand
+ * o's tile in loads of this many elements, up to 16 bytes (the tile is
+ * aligned for them). */
+static int vec_width(const IrPlan *P, const IrPlanOperand *o) {
+    int w = P->vec[o->side ? 0 : 1];
+    while (w > 1 && w * o->elem->ty->size > 16) w /= 2;
+    return w;
+}
+
 /* PLAN_TILE2D: the unrolled loops over a work-item's RM x RN elements. */
 static void open_elements(OG *G, int RM, int RN) {
     out(G, "#pragma unroll");
@@ -1054,12 +1063,21 @@ static void open_elements(OG *G, int RM, int RN) {
     out(G, "    for (int cy_c = 0; cy_c < %d; cy_c++) {", RN);
 }
 
+/* Where a work-item's element e (of those along one dimension) lies in
+ * its group's block: runs of V adjacent elements, L * V apart, the run of
+ * work-item l at l * V (IrPlan.vec). */
+static const char *owned(OG *G, const char *l, const char *e, int L, int V) {
+    if (V == 1) return FMT("%s + %s * %d", l, e, L);
+    return FMT("%s * %d + %s / %d * %d + %s %% %d", l, V, e, V, L * V, e, V);
+}
+
 /* Inside open_elements: the element's place, the test that it lies in the
  * n x m space (left open, at indentation 4) and the loop variables i (iv,
  * where the body uses it) and j set for it. */
-static void element_head(OG *G, int LY, int LX, const char *iv, const char *ix_e, const char *jv, const char *jx_e) {
+static void element_head(OG *G, const IrPlan *P, const char *iv, const char *ix_e, const char *jv, const char *jx_e) {
     G->e.ind = 3;
-    out(G, "const long cy_oi = cy_i0 + cy_ly + cy_r * %d, cy_ij = cy_j0 + cy_lx + cy_c * %d;", LY, LX);
+    out(G, "const long cy_oi = cy_i0 + %s, cy_ij = cy_j0 + %s;", owned(G, "cy_ly", "cy_r", P->local[1], P->vec[1]),
+        owned(G, "cy_lx", "cy_c", P->local[0], P->vec[0]));
     out(G, "if (cy_oi < cy_n && cy_ij < cy_m) {");
     G->e.ind = 4;
     if (iv) out(G, "%s = %s;", iv, ix_e);
@@ -1123,8 +1141,18 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     for (int q = 0; q < P->operands.len; q++) {
         IrPlanOperand *o = P->operands.items[q];
         if (o->twin >= 0) continue;
-        out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", oty(G, o->elem->ty, o->elem->pos), q, TK,
-            o->side ? BN : BM + P->pad, o->side ? "column" : "row", o->elem->args[0]->var->name);
+        const char *T = oty(G, o->elem->ty, o->elem->pos);
+        int W = o->side ? BN : BM + P->pad, w = vec_width(P, o);
+        if (w == 1) {
+            out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", T, q, TK, W, o->side ? "column" : "row",
+                o->elem->args[0]->var->name);
+        } else {
+            /* declared as vectors for their alignment (an attribute is not
+               honoured everywhere), used as scalars */
+            out(G, "__local %s%d cy_t%dv[%d][%d]; /* %s tile of %s */", T, w, q, TK, W / w, o->side ? "column" : "row",
+                o->elem->args[0]->var->name);
+            out(G, "__local %s (*const cy_t%d)[%d] = (__local %s (*)[%d])cy_t%dv;", T, q, W, T, W, q);
+        }
     }
     if (bad[0]) out(G, "__local int cy_badr[%d]; /* an operand of this row was out of bounds */", BM);
     if (bad[1]) out(G, "__local int cy_badc[%d];", BN);
@@ -1138,7 +1166,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     }
     /* pre, element by element */
     open_elements(G, RM, RN);
-    element_head(G, LY, LX, use_index ? iv : NULL, ix_e, jv, jx_e);
+    element_head(G, P, use_index ? iv : NULL, ix_e, jv, jx_e);
     put(G, pre_s);
     if (pre_skip) out(G, "if (0) { cy_pskip: cy_skip |= (ulong)1 << (cy_r * %d + cy_c); }", RN);
     G->e.ind = 3;
@@ -1255,12 +1283,21 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             cy_vec_push(G->a, &G->subst, (void *)FMT("cy_p%d[%s]", o->twin, o->side ? "cy_c" : "cy_r"));
             continue;
         }
-        int n = o->side ? RN : RM;
-        const char *rc = o->side ? "cy_c" : "cy_r";
-        out(G, "%s cy_p%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, n);
+        int n = o->side ? RN : RM, V = P->vec[o->side ? 0 : 1], L = o->side ? LX : LY;
+        const char *rc = o->side ? "cy_c" : "cy_r", *lv = o->side ? "cy_lx" : "cy_ly";
+        const char *T = oty(G, o->elem->ty, o->elem->pos);
+        int w = vec_width(P, o);
+        out(G, "%s cy_p%d[%d];", T, q, n);
         out(G, "#pragma unroll");
-        out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[cy_kk][%s + %s * %d];", rc, rc, n, rc, q, rc, q,
-            o->side ? "cy_lx" : "cy_ly", rc, o->side ? LX : LY);
+        if (w == 1) {
+            out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[cy_kk][%s];", rc, rc, n, rc, q, rc, q,
+                owned(G, lv, rc, L, V));
+        } else {
+            out(G, "for (int cy_e = 0; cy_e < %d; cy_e += %d) {", n, w);
+            out(G, "    const %s%d cy_w = *(const __local %s%d *)&cy_t%d[cy_kk][%s];", T, w, T, w, q, owned(G, lv, "cy_e", L, V));
+            for (int e = 0; e < w; e++) out(G, "    cy_p%d[cy_e + %d] = cy_w.s%d;", q, e, e);
+            out(G, "}");
+        }
         cy_vec_push(G->a, &G->subst, o->elem);
         cy_vec_push(G->a, &G->subst, (void *)FMT("cy_p%d[%s]", q, rc));
     }
@@ -1315,13 +1352,13 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     /* post, element by element, with k at its last value */
     out(G, "if (cy_K > 0) %s = %s;", kv, at_iter(G, K->var, K->start, ka, ks, "(cy_K - 1)"));
     open_elements(G, RM, RN);
-    element_head(G, LY, LX, use_index ? iv : NULL, ix_e, jv, jx_e);
+    element_head(G, P, use_index ? iv : NULL, ix_e, jv, jx_e);
     for (int q = 0; q < P->reds.len; q++)
         out(G, "%s = cy_a%d[cy_r][cy_c];", ((IrLoopRed *)P->reds.items[q])->var->cname, q);
     int skip = bad[0] || bad[1] || pre_skip;
     if (skip) {
-        out(G, "if (%s%s%s%s%s) {", bad[0] ? FMT("!cy_badr[cy_ly + cy_r * %d]", LY) : "", bad[0] && bad[1] ? " && " : "",
-            bad[1] ? FMT("!cy_badc[cy_lx + cy_c * %d]", LX) : "", (bad[0] || bad[1]) && pre_skip ? " && " : "",
+        out(G, "if (%s%s%s%s%s) {", bad[0] ? FMT("!cy_badr[%s]", owned(G, "cy_ly", "cy_r", LY, P->vec[1])) : "", bad[0] && bad[1] ? " && " : "",
+            bad[1] ? FMT("!cy_badc[%s]", owned(G, "cy_lx", "cy_c", LX, P->vec[0])) : "", (bad[0] || bad[1]) && pre_skip ? " && " : "",
             pre_skip ? FMT("!(cy_skip >> (cy_r * %d + cy_c) & 1)", RN) : "");
         G->e.ind = 5;
         if (post_s && *post_s) {
@@ -1896,6 +1933,14 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
             cy_vec_push(a, &ktexts, k);
             cy_vec_push(a, &kregions, r);
             cy_vec_push(a, &knames, (void *)name);
+            if (r->plan_gpu->small) {
+                k = cy_alloc(a, sizeof *k);
+                name = cy_fmt(a, "cyk_%d_tiled_small", r->id);
+                emit_kernel(G, r, r->plan_gpu->small, r->collapse, name, k);
+                cy_vec_push(a, &ktexts, k);
+                cy_vec_push(a, &kregions, r);
+                cy_vec_push(a, &knames, (void *)name);
+            }
         }
         if (r->collapse && r->collapse_pairs.len) {
             /* for calls whose views overlap (nest.c) */
