@@ -21,6 +21,7 @@ typedef enum {
     SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
+    SY_ENUMC,    /* an enumerator: constant cval of type ty */
 } SymKind;
 
 /* A fused type: the types it stands for, in declared order. */
@@ -39,6 +40,7 @@ typedef struct Sym {
     IrVar *buf;             /* SY_VAR of a buffer type (np.ndarray[double, ndim=2]): the view its
                                element accesses go through, acquired on each assignment */
     Fused *fused;           /* SY_FUSED */
+    long long cval;         /* SY_ENUMC */
     struct Sym *next;
 } Sym;
 
@@ -131,7 +133,7 @@ typedef struct LateDefault {
     CyPos pos;
 } LateDefault;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
+static CyType ty_error_s = {.kind = TY_VOID, .name = "<error>"};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -623,6 +625,12 @@ static int const_dim(S *s, ANode *n, long long *v) {
         if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) break;
         *v = (long long)n->ival;
         return 1;
+    case A_NAME: {
+        Sym *y = lookup(s, n->name);
+        if (!y || y->kind != SY_ENUMC) break;
+        *v = y->cval;
+        return 1;
+    }
     case A_UNOP:
         if (!const_dim(s, n->obj, &a)) return 0;
         *v = n->op[0] == '-' ? -a : n->op[0] == '~' ? ~a : a;
@@ -634,6 +642,10 @@ static int const_dim(S *s, ANode *n, long long *v) {
         else if (!strcmp(n->op, "*")) *v = a * b;
         else if (!strcmp(n->op, "//") && b) *v = a / b;
         else if (!strcmp(n->op, "<<") && b >= 0 && b < 32) *v = a << b;
+        else if (!strcmp(n->op, ">>") && b >= 0 && b < 63) *v = a >> b;
+        else if (!strcmp(n->op, "|")) *v = a | b;
+        else if (!strcmp(n->op, "&")) *v = a & b;
+        else if (!strcmp(n->op, "^")) *v = a ^ b;
         else break;
         return 1;
     default: break;
@@ -837,6 +849,7 @@ static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
 }
 
 static IrExpr *as_held(S *s, IrExpr *e);
+static IrExpr *enum_held(S *s, IrExpr *e);
 
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
@@ -933,6 +946,11 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (e->ty == TY_ERR) return e;
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
+    }
+    if (to->is_enum && !is_obj(from) && !(from->is_enum && !strcmp(from->name, to->name))) {
+        /* only the enum's own values convert implicitly (Cython) */
+        err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
+        return mk_err(s, e->pos);
     }
     if (from == to || cy_type_equal(from, to)) {
         if (from != to && from->kind != TY_VIEW && from->kind != TY_PTR) {
@@ -1213,6 +1231,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
         }
         if (is_obj(y->var->ty) && !need_gil(s, n->pos, "Accessing Python object")) return mk_err(s, n->pos);
         return mk_var(s, y->var, n->pos);
+    }
+    if (y && y->kind == SY_ENUMC) {
+        IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
+        e->ty = y->ty;
+        return e;
     }
     if (y && y->kind == SY_CNAME) {
         IrExpr *c = const_expr(s, y->qual, n->pos);
@@ -1720,7 +1743,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                raise, the backends follow that order (IrExpr.order) */
             IrExpr **arg = cy_alloc(s->a, (size_t)na * sizeof *arg);
             for (int i = 0; i < na; i++) {
-                arg[i] = as_held(s, lower_expr(s, n->items.items[i]));
+                arg[i] = enum_held(s, as_held(s, lower_expr(s, n->items.items[i])));
                 /* coerce() rebuilds these: keep a node of its own in the tree */
                 if (arg[i]->kind == E_COND || arg[i]->kind == E_VAND || arg[i]->kind == E_VOR)
                     arg[i] = mk1(s, E_CAST, arg[i]->ty, arg[i]->pos, arg[i]);
@@ -2078,6 +2101,15 @@ static IrExpr *as_cython(S *s, IrExpr *e, const IrExpr *l, const IrExpr *r) {
 
 /* The value as Cython holds it once materialised (see as_cython). */
 static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? coerce(s, e, e->cyty) : e; }
+
+/* An enumerator in a temporary of Cython's (min/max) has the enum's type,
+ * unsigned where no enumerator is negative: max(RED, -5) compares
+ * unsigned in C. */
+static IrExpr *enum_held(S *s, IrExpr *e) {
+    if (e->kind != E_INT || !e->ty->is_enum || e->ty->kind != TY_INT) return e;
+    Sym *y = lookup_in(s->mscope, e->ty->name);
+    return y && y->kind == SY_TYPE && y->ty->kind != TY_INT ? mk1(s, E_CAST, y->ty, e->pos, e) : e;
+}
 
 /* Cython's ConstantFolding: an integer operation on two literals is done
  * at compile time with Python's semantics — `5 // -2` is -3 even under
@@ -4052,7 +4084,7 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_DEL: err(s, n->pos, "'del' is not supported"); return;
     case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
-    case S_CTYPEDEF: case S_EXTERN:
+    case S_CTYPEDEF: case S_EXTERN: case S_ENUM: case S_STRUCT:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
@@ -5130,6 +5162,56 @@ static void cimport_names(S *s, ANode *n) {
     }
 }
 
+/* cdef enum NAME: the enumerators are int constants of the enum's type;
+ * a variable of it is the integer type GCC gives the enum (unsigned int
+ * unless an enumerator is negative), which is what Cython's C holds. */
+static void declare_enum(S *s, ANode *n) {
+    if (n->is_cpdef) {
+        err(s, n->pos, "cpdef enums are not supported by cyocl (a cdef enum is)");
+        return;
+    }
+    if (n->name && lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    CyType *ct = cy_type_scalar(TY_INT);
+    if (n->name) {
+        ct = cy_alloc(s->a, sizeof *ct);
+        *ct = *cy_type_scalar(TY_INT);
+        ct->name = n->name;
+        ct->is_enum = 1;
+    }
+    long long next = 0;
+    int neg = 0;
+    for (int k = 0; k < n->names.len; k++) {
+        ANode *init = n->inits.items[k];
+        CyPos pos = *(CyPos *)n->name_pos.items[k];
+        long long v = next;
+        if (init && !const_dim(s, init, &v)) continue;
+        if (v < INT32_MIN || v > INT32_MAX) {
+            err(s, init ? init->pos : pos, "enumerator values outside the range of int are not supported by cyocl");
+            continue;
+        }
+        next = v + 1;
+        neg |= v < 0;
+        if (lookup_in(s->mscope, n->names.items[k])) {
+            err(s, pos, "'%s' redeclared", (const char *)n->names.items[k]);
+            continue;
+        }
+        Sym *y = declare(s, s->mscope, n->names.items[k], SY_ENUMC);
+        y->cval = v;
+        y->ty = ct;
+    }
+    if (n->name) {
+        CyType *vt = cy_alloc(s->a, sizeof *vt);
+        *vt = *cy_type_scalar(neg ? TY_INT : TY_UINT);
+        vt->name = n->name;
+        vt->is_enum = 1;
+        Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+        y->ty = vt;
+    }
+}
+
 static void declare_module(S *s, AModule *am) {
     IrModule *m = s->m;
     for (int i = 0; i < am->stmts.len; i++) {
@@ -5202,6 +5284,7 @@ static void declare_module(S *s, AModule *am) {
             y->ty = t == TY_ERR ? t : alias_type(s, t, n->name);
             break;
         }
+        case S_ENUM: declare_enum(s, n); break;
         case S_EXTERN:
             if (n->header) cy_vec_push(s->a, &m->headers, (void *)n->header);
             if (n->verbatim) cy_vec_push(s->a, &m->verbatim, (void *)n->verbatim);
@@ -5360,7 +5443,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                     cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, NULL));
             }
             break;
-        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
+        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_ENUM: case S_STRUCT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;

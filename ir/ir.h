@@ -57,6 +57,10 @@ typedef struct CyType {
     const char *pyclass; /* TY_OBJECT of a known extension type ("numpy.ndarray"):
                             values assigned to it are type-tested (E_PYTYPE_TEST);
                             base is then its buffer's view type, or NULL (no buffer) */
+    int is_enum;         /* a C enum (TY_UINT when no enumerator is negative, as GCC
+                            chooses, else TY_INT; its enumerators are TY_INT constants of
+                            the same name): Cython ranks it below char, and only its own
+                            enumerators convert to it implicitly */
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */

@@ -157,6 +157,7 @@ CyType *cy_type_arith(const CyType *a, const CyType *b) {
     if (ra < 3 && rb < 3) return cy_type_scalar(TY_INT);
     const CyType *hi = ra > rb ? a : rb > ra ? b : (!a->is_signed ? a : b);
     if (rank(hi) < 3) hi = cy_type_scalar(TY_INT);
+    if (hi->is_enum) hi = cy_type_scalar(hi->kind); /* C computes in the enum's integer type */
     /* a signed type of higher rank that cannot hold every value of the
      * unsigned one (long long against unsigned long / size_t on LP64):
      * both go to the signed type's unsigned counterpart (C11 6.3.1.8) */
@@ -192,6 +193,15 @@ static int cython_signed(const CyType *t) {
 }
 
 CyType *cy_type_span(const CyType *a, const CyType *b) {
+    if (a->is_enum || b->is_enum) {
+        /* Cython's CEnumType ranks below every integer type (rank -1); two
+           different enums span to int */
+        if (a->is_enum && b->is_enum)
+            return !strcmp(a->name, b->name) ? (CyType *)(a->kind == TY_UINT ? a : b) : cy_type_scalar(TY_INT);
+        const CyType *o = a->is_enum ? b : a;
+        if (cy_type_cython_rank(o) >= 0 && o->kind != TY_BINT && !cy_type_is_complex(o)) return (CyType *)o;
+        return cy_type_arith(a, b);
+    }
     if (cy_type_equal(a, b)) return (CyType *)a;
     if (cy_type_is_complex(a) || cy_type_is_complex(b) || a->kind == TY_BINT || b->kind == TY_BINT ||
         cy_type_cython_rank(a) < 0 || cy_type_cython_rank(b) < 0)
