@@ -30,6 +30,7 @@ static CyType scalars[TY_FUNC + 1] = {
     [TY_ARRAY] = {TY_ARRAY, 0, 0, 0, 0, 0, {0}, "array", 0, NULL},
     [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview", 0, NULL},
     [TY_OPAQUE] = {TY_OPAQUE, 0, 0, 0, 0, 0, {0}, "opaque", 0, NULL},
+    [TY_STRUCT] = {TY_STRUCT, 0, 0, 0, 0, 0, {0}, "struct", 0, NULL},
     [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object", 0, NULL},
     [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function", 0, NULL},
 };
@@ -99,6 +100,7 @@ int cy_type_equal(const CyType *a, const CyType *b) {
     if (a == b) return 1;
     if (a->kind != b->kind) return 0;
     if (a->kind == TY_PTR) return cy_type_equal(a->base, b->base);
+    if (a->kind == TY_STRUCT) return a->fnames == b->fnames;
     if (a->kind == TY_ARRAY) return a->alen == b->alen && cy_type_equal(a->base, b->base);
     if (a->kind == TY_VIEW) {
         if (a->ndim != b->ndim || a->is_const != b->is_const || !cy_type_equal(a->base, b->base)) return 0;
@@ -122,6 +124,7 @@ const char *cy_type_cname(CyArena *a, const CyType *t) {
     case TY_OBJECT: return "PyObject *";
     case TY_FUNC: return "void";
     case TY_OPAQUE: return t->name;
+    case TY_STRUCT: return t->cname;
     default: return scalars[t->kind].name;
     }
 }
