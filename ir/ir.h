@@ -616,6 +616,9 @@ typedef struct {
     CyVec used, assigned, ranged; /* IrVar* */
 } IrScan;
 void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
+/* May running body change v: assigned, a loop's or a region's variable, an
+ * unpacking target, or its address taken (a callee may write through it)? */
+int cy_ir_assigns(const CyVec *body, const IrVar *v);
 
 /* Same tree: kinds, types, variables, constants, operators and flags. */
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);
