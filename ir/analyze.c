@@ -483,20 +483,9 @@ static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, IrOp op,
 
 /* Is v read or written anywhere in body outside region r's own body (its
  * bounds count: they are evaluated outside)? */
-static int expr_mentions(const IrExpr *e, const IrVar *v) {
-    if (!e) return 0;
-    if (e->kind == E_VAR && e->var == v) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (expr_mentions(e->args[i], v)) return 1;
-    for (int i = 0; i < e->nkw; i++)
-        if (expr_mentions(e->kwargs[i], v)) return 1;
-    if (e->kind == E_VIEW_SLICE)
-        for (int i = 0; i < e->args[0]->ty->ndim; i++)
-            if (expr_mentions(e->slices[i].start, v) || expr_mentions(e->slices[i].stop, v) ||
-                expr_mentions(e->slices[i].step, v))
-                return 1;
-    return 0;
-}
+static int is_var(const IrExpr *e, const void *v) { return e->kind == E_VAR && e->var == v; }
+
+static int expr_mentions(const IrExpr *e, const IrVar *v) { return cy_ir_expr_any(e, is_var, v); }
 
 static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
     for (int i = 0; i < body->len; i++) {

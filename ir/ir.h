@@ -631,6 +631,9 @@ void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
 /* May running body change v: assigned, a loop's or a region's variable, an
  * unpacking target, or its address taken (a callee may write through it)? */
 int cy_ir_assigns(const CyVec *body, const IrVar *v);
+/* Does e or a subexpression (keyword arguments and slice bounds included,
+ * not an E_STMTS's statements) satisfy pred? */
+int cy_ir_expr_any(const IrExpr *e, int (*pred)(const IrExpr *e, const void *arg), const void *arg);
 
 /* Same tree: kinds, types, variables, constants, operators and flags. */
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);
