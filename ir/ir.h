@@ -304,6 +304,9 @@ typedef enum {
     ST_ASSERT,      /* cond, msg (may be NULL); skipped when asserts are off */
     ST_NOGIL,       /* body runs with the GIL released */
     ST_GIL,         /* body runs with the GIL held (PyGILState_Ensure) */
+    ST_TRY,         /* try: body, finally: orelse — the finally statements run when the body
+                       ends, returns, breaks, continues or raises (then the exception
+                       is re-raised after them, unless they leave by a jump) */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
 } StmtKind;

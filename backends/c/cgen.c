@@ -54,7 +54,7 @@ typedef struct {
     int used_s[CY_MAX_NDIM], used_n[CY_MAX_NDIM];
 } Hoist;
 
-typedef enum { FR_FUNC, FR_LOOP, FR_GIL, FR_NOGIL, FR_REGION } FrameKind;
+typedef enum { FR_FUNC, FR_LOOP, FR_GIL, FR_NOGIL, FR_REGION, FR_TRY } FrameKind;
 
 typedef struct Frame {
     FrameKind kind;
@@ -64,7 +64,15 @@ typedef struct Frame {
     int err_used;
     const char *brk_label;   /* FR_LOOP with an else clause */
     int brk_used;
-    const char *exit_code;   /* FR_GIL / FR_NOGIL: how to leave early */
+    const char *exit_code;   /* FR_GIL / FR_NOGIL / FR_TRY: how to leave early */
+    /* FR_TRY: the finally statements, run (as code of the frame outside,
+       in the GIL state gil_at) wherever control leaves the body; and the
+       temporaries of scope the body used, cleared before they run on the
+       error path */
+    CyVec *finally;
+    int gil_at;
+    struct TScope *scope;
+    CyVec temps;
     /* FR_REGION */
     IrRegion *region;
     int is_prange;
@@ -306,6 +314,11 @@ static Temp *new_temp(Gen *G, int is_view) {
     }
     t->busy = 1;
     cy_vec_push(G->a, &G->live, t);
+    for (Frame *f = G->fr; f; f = f->up)
+        if (f->kind == FR_TRY && f->finally) {
+            if (f->scope == G->scope && !vec_has(&f->temps, t)) cy_vec_push(G->a, &f->temps, t);
+            break;
+        }
     return t;
 }
 
@@ -370,12 +383,15 @@ static Frame *region_frame(Gen *G) {
 
 /* Leaves every frame inside `target` (a loop, region or the function):
  * clears their live temporaries and restores the GIL state. */
+static void gen_finally(Gen *G, Frame *f);
+
 static void exit_to(Gen *G, Frame *target) {
     int hi = G->live.len;
     for (Frame *f = G->fr; f && f != target; f = f->up) {
         for (int i = hi - 1; i >= f->live_depth; i--) clear_temp(G, G->live.items[i]);
         if (hi > f->live_depth) hi = f->live_depth;
         if (f->exit_code) out(G, "%s", f->exit_code);
+        if (f->finally) gen_finally(G, f);
     }
     if (target && target->kind == FR_LOOP)
         for (int i = hi - 1; i >= target->live_depth; i--) clear_temp(G, G->live.items[i]);
@@ -2082,6 +2098,66 @@ static void gen_break_continue(Gen *G, IrStmt *s) {
     out(G, "goto %s;", t->next_label);
 }
 
+/* The finally statements of try frame f, as code of the frame outside it. */
+static void gen_finally(Gen *G, Frame *f) {
+    Frame *saved = G->fr;
+    int gil = G->gil;
+    G->fr = f->up;
+    G->gil = f->gil_at;
+    gen_stmts(G, f->finally);
+    G->fr = saved;
+    G->gil = gil;
+}
+
+/* Code that needs the GIL, where the try statement may be without it. */
+static const char *gil_wrap(Gen *G, int gil, const char *code) {
+    return gil == 1 ? code : FMT("{ PyGILState_STATE cy_g = PyGILState_Ensure(); %s PyGILState_Release(cy_g); }", code);
+}
+
+/* try/finally: the finally statements follow the body, and run before a
+ * return, break or continue leaves it (exit_to).  On an exception they run
+ * with it saved, which is restored and propagated after them, or dropped
+ * if they leave by a jump themselves, as in Python. */
+static void gen_try(Gen *G, IrStmt *s) {
+    int id = ++G->nid;
+    int gil = G->gil;
+    out(G, "{");
+    G->e.ind++;
+    Frame *f = push_frame(G, FR_TRY);
+    f->err_label = FMT("L_try%d_error", id);
+    f->finally = &s->orelse;
+    f->gil_at = gil;
+    f->scope = G->scope;
+    gen_stmts(G, &s->body);
+    pop_frame(G);
+    gen_stmts(G, &s->orelse);
+    if (f->err_used) {
+        const char *et = FMT("cy_et%d", id), *ev = FMT("cy_ev%d", id), *etb = FMT("cy_etb%d", id);
+        out(G, "if (0) {");
+        out(G, "%s:;", f->err_label);
+        G->e.ind++;
+        out(G, "PyObject *%s = NULL, *%s = NULL, *%s = NULL;", et, ev, etb);
+        for (int i = 0; i < f->temps.len; i++) clear_temp(G, f->temps.items[i]);
+        out(G, "%s", gil_wrap(G, gil, FMT("PyErr_Fetch(&%s, &%s, &%s);", et, ev, etb)));
+        Frame *g = push_frame(G, FR_TRY);
+        g->err_label = FMT("L_try%d_ferror", id);
+        g->exit_code = gil_wrap(G, gil, FMT("Py_XDECREF(%s); Py_XDECREF(%s); Py_XDECREF(%s);", et, ev, etb));
+        gen_stmts(G, &s->orelse);
+        pop_frame(G);
+        out(G, "%s", gil_wrap(G, gil, FMT("PyErr_Restore(%s, %s, %s);", et, ev, etb)));
+        out(G, "goto %s;", errlbl(G));
+        if (g->err_used) {
+            out(G, "%s:", g->err_label);
+            out(G, "%s", g->exit_code);
+            out(G, "goto %s;", errlbl(G));
+        }
+        G->e.ind--;
+        out(G, "}");
+    }
+    G->e.ind--;
+    out(G, "}");
+}
+
 /* with nogil: inside a function holding the GIL */
 static void gen_nogil(Gen *G, IrStmt *s) {
     if (G->gil != 1) {
@@ -3069,6 +3145,7 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     }
     case ST_NOGIL: gen_nogil(G, s); break;
     case ST_GIL: gen_gil(G, s); break;
+    case ST_TRY: gen_try(G, s); break;
     case ST_DECLARE: break;
     }
     G->hoisted -= hoist;
