@@ -68,11 +68,16 @@
 #define EXPLORE_MAX 8           /* calibration runs per side and region at new sizes */
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 
+#define WIN 4 /* measurements a point keeps: its time is their lowest */
+
 typedef struct {
-    double n, t;  /* EMA of the (n, ns) pairs in this octave */
+    double n, t;  /* the lowest of the recent (n, ns) pairs in this octave */
     uint32_t cnt;
     uint32_t loaded; /* 1 from the store, not measured by this process yet;
-                        2 provisional: measured while the device was starting */
+                        2 provisional: measured while the device's driver was busy
+                        beside the native team (starting, or just used) */
+    double wn[WIN], wt[WIN]; /* the last WIN measurements: a ring, wpos written so far */
+    uint32_t wpos;
 } dpoint;
 
 typedef struct {
@@ -128,6 +133,7 @@ struct cyrt_disp {
     double lost_ns;        /* predicted time lost running natively while the device started */
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
+    uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
 };
 
 static uint64_t now_ns(void) {
@@ -153,40 +159,51 @@ static int bucket(double n) {
     return b < DB ? b : DB - 1;
 }
 
-/* prov: measured while the device was starting (its driver beside the
- * region on the CPU): provisional, replaced by the next real measurement,
- * and never allowed to spoil a real one. */
+/* A point holding one pair (n, t) counted cnt times. */
+static void point_set(dpoint *p, double n, double t, uint32_t cnt, uint32_t loaded) {
+    memset(p, 0, sizeof *p);
+    p->n = p->wn[0] = n;
+    p->t = p->wt[0] = t;
+    p->wpos = 1;
+    p->cnt = cnt;
+    p->loaded = loaded;
+}
+
+/* prov: measured while the device's driver was busy beside the team
+ * (starting, or just used: its threads then take cores the team waits
+ * for at its barrier): the point is provisional until a real measurement
+ * joins it (it is measured again soon, and not stored), and a provisional
+ * measurement only counts where it is lower.
+ *
+ * A point's time is the lowest of its last WIN measurements.  Times are
+ * noisy upwards only (a thread of the team descheduled for a scheduler
+ * slice: milliseconds for microseconds of work; page faults; a driver
+ * beside it; a team run short), never downwards: so no stall, nor three
+ * in a row, moves a point, while a lasting change shows after WIN calls
+ * (a slowdown) or at once (a speed-up). */
 static void side_observe(dside *s, double n, double t, int prov) {
     if (n < 0 || !(t >= 0) || !isfinite(t))
         return;
     dpoint *p = &s->b[bucket(n)];
-    if (prov && p->cnt && p->loaded != 2)
+    if (!p->cnt) {
+        point_set(p, n, t, 1, prov ? 2 : 0);
         return;
-    if (!p->cnt || (p->loaded == 2 && !prov)) {
-        p->cnt = 0;
-        p->n = n;
-        p->t = t;
-    } else if (t < 0.25 * p->t || (p->cnt < 3 && t < p->t)) {
-        /* measurements are noisy upwards (preemption, page faults, a
-         * driver starting beside it, the first team of threads): one four
-         * times lower is the truth, and so is the lowest of the first three */
-        p->n = n;
-        p->t = t;
-    } else if (p->cnt < 3) {
-        /* nor is a higher one among the first three */
-    } else {
-        /* and a lower time is believed faster than a higher one; one spike
-         * (a thread of the team descheduled) moves an established point by
-         * a quarter at most, a lasting slowdown by a quarter per call */
-        if (p->cnt >= 2 && t > 2.0 * p->t)
-            t = 2.0 * p->t;
-        double a = t < p->t ? 0.5 : 0.25;
-        p->n += a * (n - p->n);
-        p->t += a * (t - p->t);
     }
+    if (prov && p->loaded != 2 && t >= p->t)
+        return; /* it may have waited for the driver: it says nothing new */
+    p->wn[p->wpos % WIN] = n;
+    p->wt[p->wpos % WIN] = t;
+    p->wpos++;
+    int lo = 0, filled = p->wpos < WIN ? (int)p->wpos : WIN;
+    for (int k = 1; k < filled; k++)
+        if (p->wt[k] < p->wt[lo])
+            lo = k;
+    p->n = p->wn[lo];
+    p->t = p->wt[lo];
     if (p->cnt < 1000000)
         p->cnt++;
-    p->loaded = prov ? 2 : 0;
+    if (!prov)
+        p->loaded = 0;
 }
 
 /* ns for n iterations; -1 without any point.  ov: the side's fixed cost. */
@@ -516,9 +533,11 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if (op->cnt && op->loaded == 2) {
-        /* measured only while the device started (on a CPU device, its
-         * driver was using the cores): once more, now */
+    } else if (op->cnt && op->cnt < 3 && op->loaded == 2) {
+        /* measured only while the device's driver was busy (starting, or
+         * just used: on a CPU device it was using the cores, a GPU's
+         * threads took cores the native team waited for): once or twice
+         * more, now */
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
@@ -988,6 +1007,8 @@ static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
 
 /* ---- a region asks -------------------------------------------------------------- */
 
+#define BUSY_NS 50000000u /* cyrt_dispatch_device_used */
+
 static void verbose_print(struct cyrt_dregion *r, const cyocl_launch *L, int side, const char *why) {
     const char *f = L->function ? L->function : "<module>";
     char p0[32] = "-", p1[32] = "-";
@@ -1066,6 +1087,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         }
         pthread_mutex_unlock(&rt->disp_lock);
     }
+    if (ds == 2)
+        cyrt_dispatch_idle_check(rt);
     if (ds != 2) {
         if (L->pred_native < 0)
             L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
@@ -1116,9 +1139,38 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    if (r)
-        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0,
-                __atomic_load_n(&rt->disp->dstate, __ATOMIC_ACQUIRE) == 1);
+    if (d)
+        cyrt_dispatch_idle_check(rt);
+    if (r && d) {
+        /* a team that ran while the driver started, or just after the
+         * device was used, may have waited for a core the driver's threads
+         * held: provisional (measured again at once, never spoiling a
+         * real point) */
+        uint64_t start = now_ns() - (uint64_t)(ns > 0 ? ns : 0);
+        int prov = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
+    }
+}
+
+/* BUSY_NS: how long the driver's threads may stay busy after the device
+ * was used (H100: a native team of every core right after a launch or a
+ * copy waited 4-20 ms, scheduler ticks, for 10 us of work); native teams
+ * run short meanwhile (cyrt_team), as while the device starts. */
+void cyrt_dispatch_idle_check(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 2 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
+}
+
+void cyrt_dispatch_device_used(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (!d)
+        return; /* CYOCL_FORCE: no native team chosen beside the device */
+    __atomic_store_n(&d->busy_until, now_ns() + BUSY_NS, __ATOMIC_RELEASE);
+    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+        __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
@@ -1238,7 +1290,7 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
             /* a new process measures again where that is cheap (choose) */
             /* as many measurements as it had, up to three (a point measured
              * once may have been a bad moment: choose measures it again) */
-            r->side[side].b[b] = (dpoint){n, t, cnt < 3 ? cnt : 3, 1};
+            point_set(&r->side[side].b[b], n, t, cnt < 3 ? cnt : 3, 1);
         } else {
             bad = 1;
         }
