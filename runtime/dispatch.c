@@ -134,6 +134,7 @@ struct cyrt_disp {
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
+    uint64_t build_until;  /* atomic: the same after a program build (longer) */
 };
 
 static uint64_t now_ns(void) {
@@ -189,8 +190,13 @@ static void side_observe(dside *s, double n, double t, int prov) {
         point_set(p, n, t, 1, prov ? 2 : 0);
         return;
     }
-    if (prov && p->loaded != 2 && t >= p->t)
-        return; /* it may have waited for the driver: it says nothing new */
+    if (prov && p->loaded != 2 && t >= p->t) {
+        /* it may have waited for the driver: it says nothing new, but it
+         * counts as an attempt (choose_locked retries a point up to three) */
+        if (p->cnt < 1000000)
+            p->cnt++;
+        return;
+    }
     p->wn[p->wpos % WIN] = n;
     p->wt[p->wpos % WIN] = t;
     p->wpos++;
@@ -252,6 +258,17 @@ static int side_near(const dside *s, double n) {
         if (k >= 0 && k < DB && s->b[k].cnt)
             return 1;
     return 0;
+}
+
+/* The point nearest n within a factor 4 (the one its prediction leans
+ * on), NULL none. */
+static const dpoint *side_nearest(const dside *s, double n) {
+    int b = bucket(n);
+    for (int d = 0; d <= 2; d++)
+        for (int k = b - d; k <= b + d; k += d ? 2 * d : 1)
+            if (k >= 0 && k < DB && s->b[k].cnt)
+                return &s->b[k];
+    return NULL;
 }
 
 /* ---- the dispatcher object ----------------------------------------------------------- */
@@ -526,18 +543,21 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     int o = !best;
     c->side = best;
     double pb = cost[best], po = cost[o];
-    const dpoint *op = &r->side[o].b[bucket((double)n)];
+    const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
     r->credit += pb;
     r->since_explore++;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if (op->cnt && op->cnt < 3 && op->loaded == 2) {
-        /* measured only while the device's driver was busy (starting, or
-         * just used: on a CPU device it was using the cores, a GPU's
-         * threads took cores the native team waited for): once or twice
-         * more, now */
+    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->cnt < 3 && np->loaded == 2 &&
+               now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) {
+        /* the point the prediction leans on was measured only while the
+         * device's driver was busy (starting, or just used: on a CPU
+         * device it was using the cores, a GPU's threads took cores the
+         * native team waited for) or at the region's first call: once or
+         * twice more, now, unless a program build has just kept the
+         * driver busy for a while (the run would only wait for it too) */
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
@@ -1007,7 +1027,8 @@ static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
 
 /* ---- a region asks -------------------------------------------------------------- */
 
-#define BUSY_NS 50000000u /* cyrt_dispatch_device_used */
+#define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
+#define BUILD_BUSY_NS 250000000u /* the same after a program build */
 
 static void verbose_print(struct cyrt_dregion *r, const cyocl_launch *L, int side, const char *why) {
     const char *f = L->function ? L->function : "<module>";
@@ -1144,31 +1165,44 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     if (r && d) {
         /* a team that ran while the driver started, or just after the
          * device was used, may have waited for a core the driver's threads
-         * held: provisional (measured again at once, never spoiling a
-         * real point) */
+         * held, and a region's first call pays for cold code and data:
+         * provisional (measured again soon, never spoiling a real point) */
         uint64_t start = now_ns() - (uint64_t)(ns > 0 ? ns : 0);
-        int prov = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+        spin_lock(&r->spin);
+        int first = 1;
+        for (int b = 0; b < DB && first; b++)
+            first = !r->side[0].b[b].cnt;
+        spin_unlock(&r->spin);
+        int prov = first || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
     }
 }
 
 /* BUSY_NS: how long the driver's threads may stay busy after the device
- * was used (H100: a native team of every core right after a launch or a
- * copy waited 4-20 ms, scheduler ticks, for 10 us of work); native teams
- * run short meanwhile (cyrt_team), as while the device starts. */
+ * was used, BUILD_BUSY_NS after a program was built or loaded (H100:
+ * native teams of every core right after the first launch of a region
+ * waited 7-9 ms, scheduler slices, twice in a row, for 10 us of work;
+ * after a big copy 2-3x their time).  Native teams run short meanwhile
+ * (cyrt_team), as while the device starts. */
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 2 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
-void cyrt_dispatch_device_used(cyrt_rt *rt) {
+void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (!d)
         return; /* CYOCL_FORCE: no native team chosen beside the device */
-    __atomic_store_n(&d->busy_until, now_ns() + BUSY_NS, __ATOMIC_RELEASE);
+    uint64_t t = now_ns();
+    if (built) {
+        __atomic_store_n(&d->build_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+        t += BUILD_BUSY_NS - BUSY_NS;
+    }
+    if (t + BUSY_NS > __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&d->busy_until, t + BUSY_NS, __ATOMIC_RELEASE);
     if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
         __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
 }
