@@ -68,9 +68,9 @@ typedef struct {
 typedef struct Access {
     IrVar *var;
     int any;                /* assigned (plainly or in place) in the region, nested regions included */
-    const char *last_op;    /* operator of the last such assignment; NULL: plain */
+    IrOp last_op;           /* operator of the last such assignment; OP_NONE: plain */
     int direct;             /* assigned in this region itself (not only in a nested one) */
-    const char *direct_op;  /* ... the last of those in place */
+    IrOp direct_op;         /* ... the last of those in place */
     CyPos direct_pos;       /* the first of those */
     int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
@@ -738,7 +738,7 @@ static IrExpr *mk1(S *s, ExprKind k, CyType *ty, CyPos p, IrExpr *a0) {
     return e;
 }
 
-static IrExpr *mk2(S *s, ExprKind k, CyType *ty, CyPos p, const char *op, IrExpr *a0, IrExpr *a1) {
+static IrExpr *mk2(S *s, ExprKind k, CyType *ty, CyPos p, IrOp op, IrExpr *a0, IrExpr *a1) {
     IrExpr *e = mk(s, k, ty, p);
     e->op = op;
     e->args = cy_alloc(s->a, 2 * sizeof(IrExpr *));
@@ -865,7 +865,7 @@ static IrExpr *box(S *s, IrExpr *e) {
         l->nargs = (int)e->ty->alen;
         l->args = cy_alloc(s->a, (size_t)(l->nargs + 1) * sizeof(IrExpr *));
         for (int k = 0; k < l->nargs; k++)
-            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, NULL, e, mk_int(s, k, TY_SSIZE, e->pos)));
+            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, OP_NONE, e, mk_int(s, k, TY_SSIZE, e->pos)));
         return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
@@ -997,7 +997,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
             return mk1(s, E_CAST, to, e->pos, e);
     }
     if (to->kind == TY_ARRAY && from->kind == TY_ARRAY && cy_type_equal(to, from)) return e;
-    if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, "!=", e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
+    if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, OP_NE, e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
     err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
     return mk_err(s, e->pos);
 }
@@ -1048,23 +1048,23 @@ static void record_read(S *s, IrVar *v, CyPos p) {
     }
 }
 
-static void record_assign(S *s, IrVar *v, CyPos p, const char *op) {
+static void record_assign(S *s, IrVar *v, CyPos p, IrOp op) {
     if (s->quiet) return;
     if (v->kind == V_LOCAL || v->kind == V_PARAM) v->is_assigned = 1;
-    const char *op0 = op;
+    IrOp op0 = op;
     for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
         Access *x = access_of(s, rc, v);
         /* a reduction of a prange nested in this one (it runs serially here)
            stays a reduction of this one, unless this one assigns the
            variable plainly first: then, as in Cython, it is this one's
            private (s = 0, an inner prange adding to s, then s read) */
-        op = s->serial_prange && x->plain ? NULL : op0;
+        op = s->serial_prange && x->plain ? OP_NONE : op0;
         if (rc == s->rctx) {
             /* Cython compares with the operator of the previous assignment
                (none after a plain one) */
-            if (x->direct && op && x->direct_op && strcmp(op, x->direct_op))
-                err(s, p, "Reduction operator '%s' is inconsistent with previous reduction operator '%s'", op,
-                    x->direct_op);
+            if (x->direct && op && x->direct_op && op != x->direct_op)
+                err(s, p, "Reduction operator '%s' is inconsistent with previous reduction operator '%s'",
+                    cy_op_name(op), cy_op_name(x->direct_op));
             if (!x->direct) x->direct_pos = p;
             x->direct = 1;
             x->direct_op = op;
@@ -1385,14 +1385,14 @@ static IrExpr *index_expr(S *s, ANode *n) {
             record_read(s, sv, n->obj->obj->pos);
             if (k->kind == E_INT && (int64_t)k->ival >= sv->ty->ndim) return mk_int(s, 0, TY_SSIZE, n->pos);
             return mk2(s, n->obj->name[1] == 'h' ? E_VIEW_SHAPE : E_VIEW_STRIDE, cy_type_scalar(TY_SSIZE), n->pos,
-                       NULL, mk_var(s, sv, n->obj->obj->pos), k);
+                       OP_NONE, mk_var(s, sv, n->obj->obj->pos), k);
         }
         if (is_ndarray(probe_type(s, n->obj->obj))) {
             IrExpr *o = lower_expr(s, n->obj->obj);
             if (o->ty == TY_ERR || !need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
             IrExpr *at = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->obj->pos, o);
             at->sval = n->obj->name;
-            IrExpr *it = mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, NULL, at,
+            IrExpr *it = mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, OP_NONE, at,
                              box(s, lower_expr(s, n->items.items[0])));
             return coerce(s, it, cy_type_scalar(TY_SSIZE));
         }
@@ -1409,7 +1409,7 @@ static IrExpr *index_expr(S *s, ANode *n) {
             if (k->kind == E_INT && (int64_t)k->ival >= v->ty->ndim)
                 return mk_int(s, 0, TY_SSIZE, n->pos); /* Cython: unused axes read 0 */
             return mk2(s, !strcmp(n->obj->name, "shape") ? E_VIEW_SHAPE : E_VIEW_STRIDE,
-                       cy_type_scalar(TY_SSIZE), n->pos, NULL, v, k);
+                       cy_type_scalar(TY_SSIZE), n->pos, OP_NONE, v, k);
         }
     }
     IrExpr *o = lower_expr(s, n->obj);
@@ -1434,7 +1434,7 @@ static IrExpr *index_expr(S *s, ANode *n) {
             err(s, i->pos, "Invalid index type '%s'", i->ty->name);
             return mk_err(s, n->pos);
         }
-        return mk2(s, E_PTR_INDEX, o->ty->base, n->pos, NULL, o, i);
+        return mk2(s, E_PTR_INDEX, o->ty->base, n->pos, OP_NONE, o, i);
     }
     if (is_obj(o->ty)) {
         if (!need_gil(s, n->pos, "Indexing Python object")) return mk_err(s, n->pos);
@@ -1465,7 +1465,7 @@ static IrExpr *index_expr(S *s, ANode *n) {
                 key->nargs = n->items.len;
             }
         }
-        return mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, NULL, o, key);
+        return mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, OP_NONE, o, key);
     }
     err(s, n->pos, "'%s' object is not subscriptable", o->ty->name);
     return mk_err(s, n->pos);
@@ -1522,17 +1522,17 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             t->args = cy_alloc(s->a, t->nargs * sizeof(IrExpr *));
             for (int i = 0; i < t->nargs; i++)
                 t->args[i] = box(s, mk2(s, a[1] == 'h' ? E_VIEW_SHAPE : E_VIEW_STRIDE, cy_type_scalar(TY_SSIZE), n->pos,
-                                        NULL, o, mk_int(s, i, TY_SSIZE, n->pos)));
+                                        OP_NONE, o, mk_int(s, i, TY_SSIZE, n->pos)));
             return t;
         }
         if (!strcmp(a, "size") || !strcmp(a, "nbytes")) {
             IrExpr *r = NULL;
             for (int i = 0; i < o->ty->ndim; i++) {
-                IrExpr *d = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, o, mk_int(s, i, TY_SSIZE, n->pos));
-                r = r ? mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, "*", r, d) : d;
+                IrExpr *d = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, OP_NONE, o, mk_int(s, i, TY_SSIZE, n->pos));
+                r = r ? mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, OP_MUL, r, d) : d;
             }
             if (a[0] == 'n')
-                r = mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, "*", r, mk_int(s, o->ty->base->size, TY_SSIZE, n->pos));
+                r = mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, OP_MUL, r, mk_int(s, o->ty->base->size, TY_SSIZE, n->pos));
             return r;
         }
         if (!strcmp(a, "itemsize")) return mk_int(s, o->ty->base->size, TY_SSIZE, n->pos);
@@ -1655,7 +1655,7 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     return e;
 }
 
-static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+static IrExpr *arith(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r);
 static CyType *c_arith(const IrExpr *l, const IrExpr *r);
 static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f);
 
@@ -1665,7 +1665,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     if (n->kwnames.len) goto python;
     if (!strcmp(name, "len") && na == 1 && is_view(probe_type(s, n->items.items[0]))) {
         IrExpr *v = lower_expr(s, n->items.items[0]);
-        return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, v, mk_int(s, 0, TY_SSIZE, n->pos));
+        return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, OP_NONE, v, mk_int(s, 0, TY_SSIZE, n->pos));
     }
     if (!strcmp(name, "len") && na == 1 && is_char_ptr(probe_type(s, n->items.items[0]))) {
         /* Cython: strlen(), a size_t */
@@ -1701,7 +1701,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             if (cy_type_is_complex(t)) goto python;
             TypeKind k = name[0] == 'i' ? (cy_type_is_int(t) && t->kind != TY_BINT ? t->kind : TY_LONG)
                          : name[0] == 'f' ? TY_DOUBLE : TY_BINT;
-            if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, "!=", a,
+            if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, OP_NE, a,
                                          coerce(s, mk_int(s, 0, TY_LONG, n->pos), a->ty));
             return coerce(s, a, cy_type_scalar(k));
         }
@@ -1730,7 +1730,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                 IrExpr *b = arg[i];
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
-                top = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
+                top = mk2(s, E_CALL_C, t, n->pos, OP_NONE, coerce(s, acc, t), coerce(s, b, t));
                 top->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
                 acc = coerce(s, top, span);
             }
@@ -2029,8 +2029,6 @@ static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
     return e;
 }
 
-static const char *int_only_ops = "<< >> & | ^";
-
 /* The type C gives an operand where Cython writes the operation as a C
  * operator: a non-negative integer literal is an int when its value fits
  * one (Cython types it long, but writes `3`: `3 | u` with u unsigned int is
@@ -2083,31 +2081,27 @@ static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? co
  * at compile time with Python's semantics — `5 // -2` is -3 even under
  * cdivision(True).  NULL where Python's result would not fit a long or
  * raise (Cython leaves those to run time too). */
-static IrExpr *fold_int(S *s, CyPos p, const char *op, const IrExpr *l, const IrExpr *r) {
+static IrExpr *fold_int(S *s, CyPos p, IrOp op, const IrExpr *l, const IrExpr *r) {
     if (!plain_int_literal(l) || !plain_int_literal(r)) return NULL;
     int64_t a = (int64_t)l->ival, b = (int64_t)r->ival, v;
-    switch (op[0]) {
-    case '+': if (__builtin_add_overflow(a, b, &v)) return NULL; break;
-    case '-': if (__builtin_sub_overflow(a, b, &v)) return NULL; break;
-    case '*':
-        if (op[1]) return NULL;
-        if (__builtin_mul_overflow(a, b, &v)) return NULL;
-        break;
-    case '&': v = a & b; break;
-    case '|': v = a | b; break;
-    case '^': v = a ^ b; break;
-    case '/':
-    case '%':
-        if (op[0] == '/' && !op[1]) return NULL; /* true division: a float */
+    switch (op) {
+    case OP_ADD: if (__builtin_add_overflow(a, b, &v)) return NULL; break;
+    case OP_SUB: if (__builtin_sub_overflow(a, b, &v)) return NULL; break;
+    case OP_MUL: if (__builtin_mul_overflow(a, b, &v)) return NULL; break;
+    case OP_BITAND: v = a & b; break;
+    case OP_BITOR: v = a | b; break;
+    case OP_BITXOR: v = a ^ b; break;
+    case OP_FLOORDIV:
+    case OP_MOD:
         if (b == 0 || (a == INT64_MIN && b == -1)) return NULL;
-        v = op[0] == '/' ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
-        if (op[0] == '%' && v != 0 && ((v < 0) != (b < 0))) v += b;
+        v = op == OP_FLOORDIV ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
+        if (op == OP_MOD && v != 0 && ((v < 0) != (b < 0))) v += b;
         break;
-    case '<':
+    case OP_SHL:
         if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b)))) return NULL;
         v = (int64_t)((uint64_t)a << b);
         break;
-    case '>':
+    case OP_SHR:
         if (b < 0) return NULL;
         v = b > 63 ? (a < 0 ? -1 : 0) : a >> b;
         break;
@@ -2116,7 +2110,7 @@ static IrExpr *fold_int(S *s, CyPos p, const char *op, const IrExpr *l, const Ir
     return mk_int(s, v, TY_LONG, p);
 }
 
-static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
+static IrExpr *arith(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
         if (!need_gil(s, p, "Operation on Python object")) return mk_err(s, p);
@@ -2127,7 +2121,7 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
     r = decay(s, r);
     if (l->ty->kind == TY_PTR || r->ty->kind == TY_PTR) {
         /* pointer arithmetic, C's: p + k, k + p, p - k, p - q */
-        int add = !strcmp(op, "+"), sub = !strcmp(op, "-");
+        int add = op == OP_ADD, sub = op == OP_SUB;
         IrExpr *ptr = l->ty->kind == TY_PTR ? l : r, *other = ptr == l ? r : l;
         if (ptr->ty->base->kind != TY_VOID) {
             if ((add || (sub && ptr == l)) && cy_type_is_int(other->ty))
@@ -2135,33 +2129,33 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
             if (sub && other->ty->kind == TY_PTR && cy_type_equal(l->ty->base, r->ty->base))
                 return mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), p, op, l, r);
         }
-        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
-        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     IrExpr *folded = fold_int(s, p, op, l, r);
     if (folded) return folded;
     CyType *t = c_arith(l, r);
     int cplx = cy_type_is_complex(t);
-    if (strstr(int_only_ops, op) && strlen(op) <= 2 && strcmp(op, "*")) {
+    if (op == OP_SHL || op == OP_SHR || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR) {
         if (!cy_type_is_int(t)) {
-            err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+            err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
-        if (op[0] == '<' || op[0] == '>') {
+        if (op == OP_SHL || op == OP_SHR) {
             CyType *lt = cy_type_arith(c_operand_type(l), c_operand_type(l));
             return as_cython(s, mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r), l, r);
         }
         return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
-    if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
+    if (op == OP_ADD || op == OP_SUB || op == OP_MUL) {
         if (cplx) region_flag(s, 3);
         return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
-    if (!strcmp(op, "/")) {
+    if (op == OP_DIV) {
         /* language_level 3: true division, except under cdivision(True),
            where Cython writes C's / (DivNode._check_truedivision) */
         if (cy_type_is_int(t) && !s->dir.cdivision) t = cy_type_scalar(TY_DOUBLE);
@@ -2169,9 +2163,9 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         e->cdivision = s->dir.cdivision;
         return as_cython(s, e, l, r);
     }
-    if (!strcmp(op, "//") || !strcmp(op, "%")) {
+    if (op == OP_FLOORDIV || op == OP_MOD) {
         if (cplx) {
-            err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+            err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
         if (!s->dir.cdivision && !cy_type_is_float(t)) {
@@ -2179,58 +2173,58 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
             r = as_held(s, r);
             t = cython_arith(l->ty, r->ty);
         }
-        IrExpr *e = mk2(s, op[0] == '%' ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        IrExpr *e = mk2(s, op == OP_MOD ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
         return as_cython(s, e, l, r);
     }
-    if (!strcmp(op, "**")) {
+    if (op == OP_POW) {
         if (cy_type_is_int(t)) {
             /* Cython 3 (cpow=False): a possibly negative exponent gives a double */
             if (!(r->kind == E_INT && (int64_t)r->ival >= 0)) t = cy_type_scalar(TY_DOUBLE);
         }
         return mk2(s, E_POW, t, p, op, coerce(s, l, t), coerce(s, r, t));
     }
-    err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+    err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
     return mk_err(s, p);
 }
 
-static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
+static IrExpr *compare2(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
-    int isop = !strcmp(op, "is") || !strcmp(op, "is not");
-    int inop = !strcmp(op, "in") || !strcmp(op, "not in");
+    int isop = op == OP_IS || op == OP_IS_NOT;
+    int inop = op == OP_IN || op == OP_NOT_IN;
     if (inop || is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
         if (isop && (is_view(l->ty) || is_view(r->ty)) && (l->kind == E_NONE || r->kind == E_NONE)) {
             /* view is None: an uninitialised view */
             IrExpr *v = l->kind == E_NONE ? r : l;
-            IrExpr *sh = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, NULL, v, mk_int(s, -1, TY_SSIZE, p));
-            return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op[2] ? "!=" : "==", sh, mk_int(s, -1, TY_SSIZE, p));
+            IrExpr *sh = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, OP_NONE, v, mk_int(s, -1, TY_SSIZE, p));
+            return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op == OP_IS_NOT ? OP_NE : OP_EQ, sh, mk_int(s, -1, TY_SSIZE, p));
         }
         if (!need_gil(s, p, "Comparing Python objects")) return mk_err(s, p);
         region_flag(s, 2);
         return mk2(s, E_OBJ_CMP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
     if (isop && (l->ty->kind == TY_PTR || l->ty->kind == TY_ARRAY) && (r->ty->kind == TY_PTR || r->ty->kind == TY_ARRAY))
-        return compare2(s, p, op[2] ? "!=" : "==", l, r);
+        return compare2(s, p, op == OP_IS_NOT ? OP_NE : OP_EQ, l, r);
     if (isop) {
-        err(s, p, "'%s' requires Python objects", op);
+        err(s, p, "'%s' requires Python objects", cy_op_name(op));
         return mk_err(s, p);
     }
     l = decay(s, l);
     r = decay(s, r);
     if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) {
         if (!(cy_type_equal(l->ty->base, r->ty->base) || l->ty->base->kind == TY_VOID || r->ty->base->kind == TY_VOID)) {
-            err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+            err(s, p, "Invalid types for '%s' (%s, %s)", cy_op_name(op), l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
         return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, mk1(s, E_CAST, l->ty, p, r));
     }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
-        err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+        err(s, p, "Invalid types for '%s' (%s, %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     CyType *t = c_arith(l, r);
-    if (cy_type_is_complex(t) && strcmp(op, "==") && strcmp(op, "!=")) {
-        err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+    if (cy_type_is_complex(t) && op != OP_EQ && op != OP_NE) {
+        err(s, p, "Invalid types for '%s' (%s, %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     /* mixed signedness: compare in the signed type of the larger size, as
@@ -2323,7 +2317,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
                 return mk_err(s, n->pos);
             }
         }
-        return arith(s, n->pos, n->op, l, r);
+        return arith(s, n->pos, cy_op_binary(n->op), l, r);
     }
     case A_UNOP: {
         IrExpr *o = lower_expr(s, n->obj);
@@ -2331,7 +2325,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (is_obj(o->ty)) {
             if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
             IrExpr *e = mk1(s, E_OBJ_UNOP, o->ty, n->pos, o);
-            e->op = n->op;
+            e->op = cy_op_unary(n->op);
             return e;
         }
         if (!is_cnum(o->ty) || (n->op[0] == '~' && !cy_type_is_int(o->ty))) {
@@ -2350,7 +2344,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         }
         CyType *t = cy_type_arith(o->ty, o->ty);
         IrExpr *e = mk1(s, E_UNOP, t, n->pos, coerce(s, o, t));
-        e->op = n->op;
+        e->op = cy_op_unary(n->op);
         return e;
     }
     case A_NOT: {
@@ -2368,17 +2362,17 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         int isand = n->kind == A_AND;
         if (is_obj(l->ty) || is_obj(r->ty)) {
             if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
-            return mk2(s, isand ? E_OBJ_AND : E_OBJ_OR, cy_type_scalar(TY_OBJECT), n->pos, NULL, box(s, l), box(s, r));
+            return mk2(s, isand ? E_OBJ_AND : E_OBJ_OR, cy_type_scalar(TY_OBJECT), n->pos, OP_NONE, box(s, l), box(s, r));
         }
         if (l->ty->kind == TY_BINT && r->ty->kind == TY_BINT)
-            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, l, r);
+            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, OP_NONE, l, r);
         if (!is_cnum(l->ty) || !is_cnum(r->ty))
-            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, l), as_cond(s, r));
+            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, OP_NONE, as_cond(s, l), as_cond(s, r));
         /* C values keep Python's meaning: `a or b` is a if a is true, else
            b (a node of its own: a is evaluated once, and a chain of them is
            a tree, not a graph that walkers would visit 2^n times) */
         CyType *t = cy_type_span(l->ty, r->ty);
-        IrExpr *e = mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
+        IrExpr *e = mk2(s, isand ? E_VAND : E_VOR, t, n->pos, OP_NONE, coerce(s, l, t), coerce(s, r, t));
         IrExpr **args = cy_alloc(s->a, 4 * sizeof *args);
         memcpy(args, e->args, 2 * sizeof *args);
         args[2] = l; /* as for `x if c else y`: converted to a destination one by one */
@@ -2392,12 +2386,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         IrExpr *res = NULL, *prev = lower_expr(s, n->items.items[0]);
         for (int i = 0; i < n->kwnames.len; i++) {
             IrExpr *next = lower_expr(s, n->items.items[i + 1]);
-            IrExpr *c = compare2(s, n->pos, n->kwnames.items[i], prev, next);
+            IrExpr *c = compare2(s, n->pos, cy_op_binary(n->kwnames.items[i]), prev, next);
             if (!res) {
                 res = c;
             } else {
                 if (res->ty == TY_ERR || c->ty == TY_ERR) return mk_err(s, n->pos);
-                res = mk2(s, E_AND, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, res), as_cond(s, c));
+                res = mk2(s, E_AND, cy_type_scalar(TY_BINT), n->pos, OP_NONE, as_cond(s, res), as_cond(s, c));
             }
             prev = next;
         }
@@ -2515,7 +2509,7 @@ static IrStmt *st(S *s, StmtKind k, CyPos p) {
 
 static void lower_block(S *s, CyVec *in, CyVec *out);
 
-static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, const char *op) {
+static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, IrOp op) {
     IrStmt *x = st(s, ST_ASSIGN, p);
     x->target = target;
     x->value = value;
@@ -2524,7 +2518,7 @@ static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, const c
 }
 
 /* Lowers an assignment target; returns NULL after an error. */
-static IrExpr *lower_target(S *s, ANode *t, const char *op) {
+static IrExpr *lower_target(S *s, ANode *t, IrOp op) {
     switch (t->kind) {
     case A_NAME: {
         Sym *y = lookup(s, t->name);
@@ -2611,22 +2605,22 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
         CyType *zt = probe_type(s, t->obj);
         if (zt != TY_ERR && cy_type_is_complex(zt)) {
             /* z.real = x: z = complex(x, z.imag), the other part kept exactly */
-            IrExpr *ztg = lower_target(s, t->obj, NULL);
+            IrExpr *ztg = lower_target(s, t->obj, OP_NONE);
             if (!ztg || value->ty == TY_ERR) return;
             int f = zt->kind == TY_CFLOAT, re = t->name[0] == 'r';
             CyType *pt = cy_type_scalar(f ? TY_FLOAT : TY_DOUBLE);
             IrExpr *part = coerce(s, value, pt);
             IrExpr *keep = mk1(s, E_CALL_C, pt, p, lower_expr(s, t->obj));
             keep->sval = re ? (f ? "cimagf" : "cimag") : (f ? "crealf" : "creal");
-            IrExpr *z = mk2(s, E_CALL_C, zt, p, NULL, re ? part : keep, re ? keep : part);
+            IrExpr *z = mk2(s, E_CALL_C, zt, p, OP_NONE, re ? part : keep, re ? keep : part);
             z->sval = f ? "CYRT_CMPLXF" : "CYRT_CMPLX";
-            cy_vec_push(s->a, out, assign_stmt(s, ztg, z, p, NULL));
+            cy_vec_push(s->a, out, assign_stmt(s, ztg, z, p, OP_NONE));
             return;
         }
     }
-    IrExpr *tg = lower_target(s, t, NULL);
+    IrExpr *tg = lower_target(s, t, OP_NONE);
     if (!tg || value->ty == TY_ERR) return;
-    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, NULL));
+    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, OP_NONE));
 }
 
 /* ---- element-wise expressions on memoryview slices (cyocl extension) ----------
@@ -2753,8 +2747,8 @@ static int max_view_ndim(S *s, ANode *n) {
 static void ae_assign(S *s, IrVar *v, ANode *from, CyVec *pre) {
     IrExpr *e = lower_expr(s, from);
     if (e->ty == TY_ERR) return;
-    record_assign(s, v, from->pos, NULL); /* private to a region it is in */
-    cy_vec_push(s->a, pre, assign_stmt(s, mk_var(s, v, from->pos), coerce(s, e, v->ty), from->pos, NULL));
+    record_assign(s, v, from->pos, OP_NONE); /* private to a region it is in */
+    cy_vec_push(s->a, pre, assign_stmt(s, mk_var(s, v, from->pos), coerce(s, e, v->ty), from->pos, OP_NONE));
 }
 
 /* The element expression of n: operands become name[$i...], scalar
@@ -2879,10 +2873,10 @@ static void ae_scalars(S *s, ArrExpr *ae, IrVar *ref, CyPos p, CyVec *out) {
     if (!ae->scal.len) return;
     IrExpr *cond = NULL;
     for (int d = 0; d < ae->nd; d++) {
-        IrExpr *ext = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, NULL, mk_var(s, ref, p),
+        IrExpr *ext = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, OP_NONE, mk_var(s, ref, p),
                           mk_int(s, d, TY_SSIZE, p));
-        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, "!=", ext, mk_int(s, 0, TY_SSIZE, p));
-        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, NULL, cond, nz) : nz;
+        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, OP_NE, ext, mk_int(s, 0, TY_SSIZE, p));
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
     }
     IrStmt *g = st(s, ST_IF, p);
     g->cond = cond;
@@ -3005,8 +2999,8 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     }
     CyType *at = cy_type_is_float(et) ? cy_type_scalar(TY_DOUBLE) : cy_type_scalar(TY_LLONG);
     IrVar *acc = synth_var(s, cy_fmt(s->a, "$sum%d", ae.id), at, n->pos);
-    record_assign(s, acc, n->pos, NULL);
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, acc, n->pos), coerce(s, mk_int(s, 0, TY_LONG, n->pos), at), n->pos, NULL));
+    record_assign(s, acc, n->pos, OP_NONE);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, acc, n->pos), coerce(s, mk_int(s, 0, TY_LONG, n->pos), at), n->pos, OP_NONE));
     ANode *add = an(s, S_AUGASSIGN, n->pos);
     add->op = "+";
     add->lhs = an_name(s, acc->name, n->pos);
@@ -3044,7 +3038,7 @@ static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stor
     }
     for (int k = 0; k < lit->items.len; k++) {
         ANode *it = lit->items.items[k];
-        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, NULL, tg, mk_int(s, k, TY_SSIZE, it->pos));
+        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, OP_NONE, tg, mk_int(s, k, TY_SSIZE, it->pos));
         if (t->base->kind == TY_ARRAY) {
             if (!array_literal(s, el, it, evals, stores)) return 0;
             continue;
@@ -3054,8 +3048,8 @@ static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stor
         v = coerce(s, v, t->base);
         if (v->ty == TY_ERR) return 0;
         IrVar *tmp = new_temp(s, t->base, it->pos);
-        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, NULL));
-        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, NULL));
+        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, OP_NONE));
+        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, OP_NONE));
     }
     return 1;
 }
@@ -3078,7 +3072,7 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
             IrExpr *v = lower_expr(s, n->value->items.items[i]);
             if (v->ty == TY_ERR) return;
             tmps[i] = new_temp(s, v->ty, n->pos);
-            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmps[i], n->pos), v, n->pos, NULL));
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmps[i], n->pos), v, n->pos, OP_NONE));
         }
         for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
         return;
@@ -3099,14 +3093,14 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
     }
     if (n->targets.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE) &&
         (t0->kind == A_NAME || t0->kind == A_INDEX) && probe_type(s, t0)->kind == TY_ARRAY) {
-        IrExpr *tg = lower_target(s, t0, NULL);
+        IrExpr *tg = lower_target(s, t0, OP_NONE);
         if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
     IrExpr *v = lower_expr(s, n->value);
     if (n->targets.len > 1 && v->ty != TY_ERR) {
         IrVar *tmp = new_temp(s, v->ty, n->pos);
-        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, NULL));
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, OP_NONE));
         v = mk_var(s, tmp, n->pos);
     }
     for (int i = 0; i < n->targets.len; i++) assign_to(s, n->targets.items[i], v, out, n->pos);
@@ -3126,11 +3120,11 @@ static int has_call(const ANode *n) {
 }
 
 static void lower_augassign(S *s, ANode *n, CyVec *out) {
-    const char *op = n->op;
+    IrOp op = cy_op_binary(n->op);
     if (is_slice_target(s, n->lhs)) {
         /* a[...] op= expr is a[...] = a[...] op (expr), element by element */
         ANode *b = an(s, A_BINOP, n->pos);
-        b->op = op;
+        b->op = n->op;
         b->lhs = n->lhs;
         b->rhs = n->rhs;
         b->parenthesized = 1;
@@ -3142,9 +3136,9 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
         lower_expr(s, n->lhs); /* report */
         return;
     }
-    int c_inplace = !strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") ||
-                    !strcmp(op, "|") || !strcmp(op, "^") || !strcmp(op, "<<") || !strcmp(op, ">>") ||
-                    (!strcmp(op, "/") && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
+    int c_inplace = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_BITAND || op == OP_BITOR ||
+                    op == OP_BITXOR || op == OP_SHL || op == OP_SHR ||
+                    (op == OP_DIV && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
     /* a Python object on the right makes it x = x op v in Python, then
        converted back (Cython: PyNumber_InPlaceAdd and the C conversion) */
     CyType *rt = probe_type(s, n->rhs);
@@ -3159,12 +3153,12 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
             err(s, n->rhs->pos, "Cannot assign type '%s' to '%s'", chk->ty->name, tt->name);
             return;
         }
-        if (strcmp(op, "<<") && strcmp(op, ">>")) v = coerce(s, v, chk->ty);
+        if (op != OP_SHL && op != OP_SHR) v = coerce(s, v, chk->ty);
         cy_vec_push(s->a, out, assign_stmt(s, tg, v, n->pos, op));
         return;
     }
     if (n->lhs->kind != A_NAME && !is_obj(tt) && !(n->lhs->kind == A_INDEX && !has_call(n->lhs))) {
-        err(s, n->pos, "in-place '%s=' on this target is not supported", op);
+        err(s, n->pos, "in-place '%s=' on this target is not supported", n->op);
         return;
     }
     /* x = x op v, Python semantics (objects; // % ** / on C values); the
@@ -3176,9 +3170,9 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
     s->inplace_read -= own;
     IrExpr *v = lower_expr(s, n->rhs);
     IrExpr *r = arith(s, n->pos, op, cur, v);
-    IrExpr *tg = lower_target(s, n->lhs, is_cnum(tt) ? op : NULL);
+    IrExpr *tg = lower_target(s, n->lhs, is_cnum(tt) ? op : OP_NONE);
     if (!tg || r->ty == TY_ERR) return;
-    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, r, tg->ty), n->pos, NULL));
+    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, r, tg->ty), n->pos, OP_NONE));
 }
 
 static int is_range_call(S *s, ANode *it, int *is_prange) {
@@ -3236,9 +3230,8 @@ static IrVar *loop_var(S *s, ANode *t, const char *what) {
     return y->var;
 }
 
-static int is_reduction_op(const char *op) {
-    return op && (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") || !strcmp(op, "|") ||
-                  !strcmp(op, "^"));
+static int is_reduction_op(IrOp op) {
+    return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR;
 }
 
 static void classify(S *s, RegionCtx *rc) {
@@ -3361,25 +3354,25 @@ static void lower_for_from(S *s, ANode *n, CyVec *out) {
     IrExpr *step = n->other ? coerce(s, lower_expr(s, n->other), v->ty) : NULL;
     if (lo->ty == TY_ERR || hi->ty == TY_ERR || (step && step->ty == TY_ERR)) return;
     IrExpr *one = mk_int(s, 1, TY_INT, c->pos);
-    if (!op1[1]) lo = coerce(s, arith(s, c->pos, down ? "-" : "+", lo, one), v->ty); /* a < i: from a + 1 */
-    if (op2[1]) hi = coerce(s, arith(s, c->pos, down ? "-" : "+", hi, one), v->ty);  /* i <= b: to b + 1 */
+    if (!op1[1]) lo = coerce(s, arith(s, c->pos, down ? OP_SUB : OP_ADD, lo, one), v->ty); /* a < i: from a + 1 */
+    if (op2[1]) hi = coerce(s, arith(s, c->pos, down ? OP_SUB : OP_ADD, hi, one), v->ty);  /* i <= b: to b + 1 */
     IrVar *tlo = new_temp(s, v->ty, c->pos), *thi = new_temp(s, v->ty, c->pos), *tst = NULL;
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tlo, c->pos), lo, c->pos, NULL));
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, thi, c->pos), hi, c->pos, NULL));
-    record_assign(s, tlo, c->pos, NULL);
-    record_assign(s, thi, c->pos, NULL);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tlo, c->pos), lo, c->pos, OP_NONE));
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, thi, c->pos), hi, c->pos, OP_NONE));
+    record_assign(s, tlo, c->pos, OP_NONE);
+    record_assign(s, thi, c->pos, OP_NONE);
     if (step) {
         if (is_zero_const(step)) {
             err(s, step->pos, "for-from step must not be zero");
             return;
         }
-        if (down) step = coerce(s, arith(s, step->pos, "-", mk_int(s, 0, TY_INT, step->pos), step), v->ty);
+        if (down) step = coerce(s, arith(s, step->pos, OP_SUB, mk_int(s, 0, TY_INT, step->pos), step), v->ty);
         tst = new_temp(s, v->ty, step->pos);
-        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tst, step->pos), step, step->pos, NULL));
-        record_assign(s, tst, step->pos, NULL);
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tst, step->pos), step, step->pos, OP_NONE));
+        record_assign(s, tst, step->pos, OP_NONE);
     }
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, v, t->pos), mk_var(s, tlo, t->pos), t->pos, NULL));
-    record_assign(s, v, t->pos, NULL);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, v, t->pos), mk_var(s, tlo, t->pos), t->pos, OP_NONE));
+    record_assign(s, v, t->pos, OP_NONE);
     IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
     x->var = v;
     x->start = mk_var(s, tlo, c->pos);
@@ -3387,20 +3380,20 @@ static void lower_for_from(S *s, ANode *n, CyVec *out) {
     x->step = tst ? mk_var(s, tst, c->pos) : down ? coerce(s, mk_int(s, -1, TY_INT, c->pos), v->ty) : NULL;
     x->step_sign = tst ? 0 : down ? -1 : 1;
     if (var != v) {
-        record_assign(s, var, t->pos, NULL);
-        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+        record_assign(s, var, t->pos, OP_NONE);
+        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, OP_NONE));
     }
     s->loop_depth++;
     lower_block(s, &n->body, &x->body);
     s->loop_depth--;
     /* ran at least once (the bounds are temporaries): one more step */
     IrStmt *fix = st(s, ST_IF, n->pos);
-    fix->cond = compare2(s, n->pos, down ? ">" : "<", mk_var(s, tlo, n->pos), mk_var(s, thi, n->pos));
+    fix->cond = compare2(s, n->pos, down ? OP_GT : OP_LT, mk_var(s, tlo, n->pos), mk_var(s, thi, n->pos));
     IrExpr *inc = x->step ? x->step : coerce(s, mk_int(s, 1, TY_INT, n->pos), v->ty);
-    cy_vec_push(s->a, &fix->body, assign_stmt(s, mk_var(s, v, n->pos), inc, n->pos, "+"));
+    cy_vec_push(s->a, &fix->body, assign_stmt(s, mk_var(s, v, n->pos), inc, n->pos, OP_ADD));
     cy_vec_push(s->a, &x->orelse, fix);
     if (var != v)
-        cy_vec_push(s->a, &x->orelse, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+        cy_vec_push(s->a, &x->orelse, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, OP_NONE));
     lower_block(s, &n->orelse, &x->orelse);
     cy_vec_push(s->a, out, x);
 }
@@ -3460,7 +3453,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         IrStmt *x = st(s, ST_FOR_ITER, n->pos);
         x->value = lower_expr(s, it);
         x->var = v;
-        record_assign(s, v, t->pos, NULL);
+        record_assign(s, v, t->pos, OP_NONE);
         s->loop_depth++;
         lower_block(s, &n->body, &x->body);
         s->loop_depth--;
@@ -3504,7 +3497,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         x->stop = stop;
         x->step = step;
         x->step_sign = step_sign_of(step);
-        record_assign(s, v, t->pos, NULL);
+        record_assign(s, v, t->pos, OP_NONE);
         s->loop_depth++;
         s->serial_prange += is_prange;
         lower_block(s, &n->body, &x->body);
@@ -3569,7 +3562,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     s->nogil = s->nogil_block = 1;
     s->prange_depth++;
     s->loop_depth = 0;
-    record_assign(s, v, t->pos, NULL);
+    record_assign(s, v, t->pos, OP_NONE);
     IrStmt *x = st(s, ST_PRANGE, n->pos);
     x->region = r;
     x->var = v;
@@ -3687,7 +3680,7 @@ static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
             if (c->ty == TY_ERR) return;
             IrStmt *x = st(s, ST_IF, p);
             x->cond = cp->kind == 'a' ? c : mk1(s, E_NOT, cy_type_scalar(TY_BINT), p, c);
-            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp->acc, p), mk_int(s, cp->kind == 'a', TY_BINT, p), p, NULL));
+            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp->acc, p), mk_int(s, cp->kind == 'a', TY_BINT, p), p, OP_NONE));
             cy_vec_push(s->a, &x->body, st(s, ST_BREAK, p));
             cy_vec_push(s->a, out, x);
             return;
@@ -3760,7 +3753,7 @@ static IrExpr *lower_comp(S *s, ANode *n, int kind) {
     cp.acc = new_temp(s, rt, n->pos);
     IrExpr *e = mk1(s, E_STMTS, rt, n->pos, mk_var(s, cp.acc, n->pos));
     if (anyall)
-        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, NULL));
+        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, OP_NONE));
     else
         e->ival = (uint64_t)kind;
     Scope sc = {s->scope, NULL, NULL, 0, 0};
@@ -3909,16 +3902,16 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             Sym *y = lookup(s, n->names.items[i]);
             if (!y || !y->var) continue;
             if (y->var->ty->kind == TY_ARRAY) {
-                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
                 lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
                 continue;
             }
             IrExpr *v = lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
-            record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+            record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
             cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]),
-                                                coerce(s, v, y->var->ty), n->pos, NULL));
+                                                coerce(s, v, y->var->ty), n->pos, OP_NONE));
         }
         return;
     case S_IF: {
@@ -4035,7 +4028,7 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             IrVar *mv = new_temp(s, cy_type_scalar(TY_OBJECT), n->pos);
             IrExpr *imp = mk(s, E_IMPORT, cy_type_scalar(TY_OBJECT), n->pos);
             imp->sval = n->module;
-            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, mv, n->pos), imp, n->pos, NULL));
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, mv, n->pos), imp, n->pos, OP_NONE));
             for (int i = 0; i < n->names.len; i++) {
                 const char *alias = n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i];
                 IrExpr *a = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->pos, mk_var(s, mv, n->pos));
@@ -4172,7 +4165,7 @@ static IrStmt *buffer_acquire(S *s, IrVar *v, CyPos p) {
     for (int i = 0; i + 1 < s->bufvars.len; i += 2)
         if (s->bufvars.items[i] == v) {
             IrVar *b = s->bufvars.items[i + 1];
-            return assign_stmt(s, mk_var(s, b, p), mk1(s, E_VIEW_FROM_OBJ, b->ty, p, mk_var(s, v, p)), p, NULL);
+            return assign_stmt(s, mk_var(s, b, p), mk1(s, E_VIEW_FROM_OBJ, b->ty, p, mk_var(s, v, p)), p, OP_NONE);
         }
     return NULL;
 }
@@ -4944,7 +4937,7 @@ static int raises_expr(IrExpr *e) {
     switch (e->kind) {
     case E_VIEW_ELEM: r |= e->boundscheck; break;
     case E_VIEW_SLICE: r = 1; break;
-    case E_BINOP: if (!strcmp(e->op, "/") && !e->cdivision) r = 1; break;
+    case E_BINOP: if (e->op == OP_DIV && !e->cdivision) r = 1; break;
     case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) r = 1; break;
     case E_CALL: r |= e->fn->can_raise; break;
     case E_STR: case E_BYTES: case E_BIGINT: case E_NONE: case E_PYBOOL: break;
@@ -5357,7 +5350,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
             for (int k = 0; k < s->late_defaults.len; k++) {
                 LateDefault *ld = s->late_defaults.items[k];
                 if (ld->af == n->func)
-                    cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, NULL));
+                    cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, OP_NONE));
             }
             break;
         case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
@@ -5384,7 +5377,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                 }
                 IrExpr *v = lower_expr(s, init);
                 if (v->ty == TY_ERR) continue;
-                cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, NULL));
+                cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, OP_NONE));
             }
             break;
         default:

@@ -220,7 +220,7 @@ static int raises_here(const IrExpr *e) {
     switch (e->kind) {
     case E_VIEW_ELEM: case E_VIEW_SLICE: return e->boundscheck || e->kind == E_VIEW_SLICE;
     case E_BINOP:
-        return (!strcmp(e->op, "/") || !strcmp(e->op, "%")) && !e->cdivision && !nonzero_const(e->args[1]);
+        return (e->op == OP_DIV || e->op == OP_MOD) && !e->cdivision && !nonzero_const(e->args[1]);
     case E_PYFLOORDIV: case E_PYMOD:
         if (e->cdivision) return 0;
         if (!nonzero_const(e->args[1])) return 1;
@@ -476,7 +476,7 @@ IrStmt *cy_ir_region_stmt(CyVec *v, const IrRegion *r) {
     return NULL;
 }
 
-static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, const char *op, int rd, int wr) {
+static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, IrOp op, int rd, int wr) {
     IrRegionArg *x = cy_alloc(a, sizeof *x);
     x->kind = k;
     x->var = v;
@@ -561,7 +561,7 @@ static void region_args(CyArena *a, IrRegion *r) {
     }
     for (int i = 0; i < r->views.len; i++) {
         IrViewUse *u = r->views.items[i];
-        add_arg(a, r, RA_VIEW, u->view, NULL, u->read, u->written);
+        add_arg(a, r, RA_VIEW, u->view, OP_NONE, u->read, u->written);
     }
     static const VarClass order[] = {RC_SHARED, RC_REDUCTION, RC_LASTPRIVATE};
     static const RegionArgKind kinds[] = {RA_SCALAR, RA_REDUCTION, RA_LASTPRIVATE};

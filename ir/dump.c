@@ -41,7 +41,7 @@ static void expr(CyBuf *b, const IrExpr *e) {
     case E_STR: case E_BYTES: cy_buf_printf(b, "%s\"%.*s\"", e->kind == E_BYTES ? "b" : "", e->slen, e->sval); break;
     default:
         cy_buf_printf(b, "(%s", ekind[e->kind] + 2);
-        if (e->op) cy_buf_printf(b, " %s", e->op);
+        if (e->op) cy_buf_printf(b, " %s", cy_op_name(e->op));
         if (e->sval && e->kind != E_BIGINT) cy_buf_printf(b, " %s", e->sval);
         if (e->fn) cy_buf_printf(b, " %s", e->fn->name);
         for (int i = 0; i < e->nargs; i++) {
@@ -114,7 +114,7 @@ static void nest(CyBuf *b, const IrNest *n, int ind) {
         cy_buf_printf(b, " reads %d writes %d", p->reads.len, p->writes.len);
         for (int k = 0; k < p->reductions.len; k++) {
             const IrLoopRed *x = p->reductions.items[k];
-            cy_buf_printf(b, " reduction %s %s", x->op, x->var->name);
+            cy_buf_printf(b, " reduction %s %s", cy_op_name(x->op), x->var->name);
         }
         cy_buf_puts(b, "\n");
     }
@@ -138,7 +138,7 @@ static void region(CyBuf *b, const IrRegion *r, int ind) {
     for (int i = 0; i < r->vars.len; i++) {
         const IrVarUse *u = r->vars.items[i];
         cy_buf_printf(b, "%*s  var %s %s%s%s\n", ind, "", u->var->name, clsname[u->cls], u->redop ? " " : "",
-                      u->redop ? u->redop : "");
+                      cy_op_name(u->redop));
     }
     for (int i = 0; i < r->views.len; i++) {
         const IrViewUse *u = r->views.items[i];
@@ -159,7 +159,7 @@ static void stmt(CyBuf *b, const IrStmt *x, int ind) {
     if (x->target) {
         cy_buf_puts(b, " ");
         expr(b, x->target);
-        cy_buf_printf(b, " %s=", x->op ? x->op : "");
+        cy_buf_printf(b, " %s=", cy_op_name(x->op));
     }
     for (int i = 0; i < x->ntargets; i++) {
         cy_buf_puts(b, " ");

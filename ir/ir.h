@@ -112,6 +112,28 @@ typedef struct IrVar {
 
 typedef struct IrFunc IrFunc;
 
+/* ---- operators ---------------------------------------------------------
+ * One enum for every operator the IR carries (E_BINOP, E_UNOP, E_CMP, the
+ * E_OBJ_ forms, an in-place ST_ASSIGN, a reduction); backends switch on it.
+ * The unary ones are their own members: `-x` is OP_NEG, not OP_SUB. */
+
+typedef enum {
+    OP_NONE,                          /* no operator (a plain assignment) */
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL,
+    OP_SHL, OP_SHR, OP_BITAND, OP_BITOR, OP_BITXOR,
+    OP_NEG, OP_POS, OP_INVERT,        /* unary - + ~ */
+    OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+    OP_IN, OP_NOT_IN, OP_IS, OP_IS_NOT,
+    OP_COUNT_
+} IrOp;
+
+/* Python's (and, for the C ones, C's) spelling: "+", "//", "not in"; "" for OP_NONE. */
+const char *cy_op_name(IrOp op);
+/* The operator a binary (unary) spelling denotes, OP_NONE for none. */
+IrOp cy_op_binary(const char *spelling);
+IrOp cy_op_unary(const char *spelling);
+int cy_op_is_cmp(IrOp op);            /* < <= > >= == != */
+
 /* ---- expressions ------------------------------------------------------ */
 
 typedef enum {
@@ -214,7 +236,7 @@ typedef struct IrExpr {
     ExprKind kind;
     CyType *ty;
     CyPos pos;
-    const char *op;            /* operator spelling */
+    IrOp op;                   /* E_BINOP, E_UNOP, E_CMP, E_OBJ_BINOP/UNOP/CMP[_BINT] */
     uint64_t ival;
     double fval;
     const char *sval;          /* E_STR/E_BYTES/E_BIGINT text, E_PYGLOBAL/E_OBJ_ATTR name,
@@ -248,7 +270,7 @@ typedef struct IrExpr {
 typedef enum {
     ST_BLOCK,       /* body */
     ST_EXPR,        /* e (value discarded) */
-    ST_ASSIGN,      /* target = value; or target op= value when op != NULL
+    ST_ASSIGN,      /* target = value; or target op= value when op != OP_NONE
                        (C types; the target is evaluated once).  target is
                        E_VAR, E_VIEW_ELEM, E_PTR_INDEX, E_DEREF, E_OBJ_ATTR
                        (setattr), E_OBJ_INDEX (setitem), E_PYGLOBAL (module
@@ -277,7 +299,7 @@ typedef enum { RC_SHARED, RC_PRIVATE, RC_LASTPRIVATE, RC_REDUCTION, RC_FIRSTPRIV
 typedef struct IrVarUse {
     IrVar *var;
     VarClass cls;
-    const char *redop;         /* RC_REDUCTION: "+", "*", "-", "&", "|", "^", "and", "or" */
+    IrOp redop;                /* RC_REDUCTION: OP_ADD, OP_MUL, OP_SUB, OP_BITAND, OP_BITOR, OP_BITXOR */
 } IrVarUse;
 
 typedef struct IrViewUse {
@@ -295,7 +317,7 @@ typedef enum { RA_VIEW, RA_SCALAR, RA_REDUCTION, RA_LASTPRIVATE } RegionArgKind;
 typedef struct IrRegionArg {
     RegionArgKind kind;
     IrVar *var;
-    const char *redop;         /* RA_REDUCTION */
+    IrOp redop;                /* RA_REDUCTION */
     int read, written;         /* RA_VIEW */
 } IrRegionArg;
 
@@ -351,7 +373,7 @@ typedef struct IrStmt {
     StmtKind kind;
     CyPos pos;
     struct IrExpr *target, *value, *cond;
-    const char *op;            /* ST_ASSIGN in-place operator ("+", "//", ...) or NULL */
+    IrOp op;                   /* ST_ASSIGN in-place operator (OP_ADD, OP_FLOORDIV, ...) or OP_NONE */
     CyVec body, orelse;        /* IrStmt* */
     IrVar *var;                /* ST_FOR_RANGE / ST_FOR_ITER loop variable */
     struct IrExpr *start, *stop, *step;
@@ -392,7 +414,7 @@ typedef struct IrAccess {
 
 typedef struct IrLoopRed {
     IrVar *var;
-    const char *op;            /* "+", "*", "-", "&", "|", "^" */
+    IrOp op;                   /* OP_ADD, OP_MUL, OP_SUB, OP_BITAND, OP_BITOR, OP_BITXOR */
 } IrLoopRed;
 
 struct IrLoop {

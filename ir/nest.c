@@ -87,7 +87,7 @@ int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b) {
     if (!a || !b || a->kind != b->kind || a->nargs != b->nargs || a->ival != b->ival || a->fval != b->fval ||
         a->var != b->var || a->fn != b->fn || !cy_type_equal(a->ty, b->ty))
         return 0;
-    if ((a->op || b->op) && (!a->op || !b->op || strcmp(a->op, b->op))) return 0;
+    if (a->op != b->op) return 0;
     if ((a->sval || b->sval) && (!a->sval || !b->sval || strcmp(a->sval, b->sval))) return 0;
     if (a->boundscheck != b->boundscheck || a->wraparound != b->wraparound || a->cdivision != b->cdivision) return 0;
     for (int i = 0; i < a->nargs; i++)
@@ -110,7 +110,7 @@ static int plain_bound(const IrExpr *e) {
     switch (e->kind) {
     case E_INT: case E_VAR: case E_CAST: case E_UNOP: break;
     case E_BINOP:
-        if (!strcmp(e->op, "/") || !strcmp(e->op, "%")) return 0;
+        if (e->op == OP_DIV || e->op == OP_MOD) return 0;
         break;
     case E_PYFLOORDIV: case E_PYMOD: {
         int64_t k;
@@ -141,9 +141,9 @@ static int injective(const IrExpr *e, const IrVar *j) {
         e = e->args[0];
     if (e->kind == E_VAR) return e->var == j;
     int64_t k;
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k))
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB) && cy_const_int(e->args[1], &k))
         return injective(e->args[0], j);
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
+    if (e->kind == E_BINOP && e->op == OP_ADD && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
     return 0;
 }
 

@@ -784,18 +784,18 @@ static const char *gen_divmod(Gen *G, IrExpr *e) {
 
 static const char *gen_binop(Gen *G, IrExpr *e) {
     const CyType *t = e->ty;
-    const char *op = e->op;
+    IrOp op = e->op;
     const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
-    if (!strcmp(op, "/") || !strcmp(op, "%")) {
+    if (op == OP_DIV || op == OP_MOD) {
         if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t))) {
             b = once(G, e->args[1]->ty, b);
             zero_check(G, e->args[1], b, cy_type_is_int(t) ? "integer division or modulo by zero"
-                                         : op[0] == '/' ? "float division" : "float divmod()");
+                                         : op == OP_DIV ? "float division" : "float divmod()");
         }
-        if (op[0] == '%' && cy_type_is_float(t))
+        if (op == OP_MOD && cy_type_is_float(t))
             return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);
     }
-    return FMT("(%s %s %s)", a, op, b);
+    return FMT("(%s %s %s)", a, cy_op_name(op), b);
 }
 
 static const char *gen_pow(Gen *G, IrExpr *e) {
@@ -888,38 +888,47 @@ static Val gen_call(Gen *G, IrExpr *e) {
     return (Val){call, 0};
 }
 
-static const char *binop_fn(const char *op) {
-    static const char *const t[][2] = {
-        {"+", "PyNumber_Add"}, {"-", "PyNumber_Subtract"}, {"*", "PyNumber_Multiply"},
-        {"/", "PyNumber_TrueDivide"}, {"//", "PyNumber_FloorDivide"}, {"%", "PyNumber_Remainder"},
-        {"@", "PyNumber_MatrixMultiply"}, {"<<", "PyNumber_Lshift"}, {">>", "PyNumber_Rshift"},
-        {"&", "PyNumber_And"}, {"|", "PyNumber_Or"}, {"^", "PyNumber_Xor"}, {NULL, NULL}};
-    for (int i = 0; t[i][0]; i++)
-        if (!strcmp(t[i][0], op)) return t[i][1];
-    return NULL;
+static const char *binop_fn(IrOp op) {
+    switch (op) {
+    case OP_ADD: return "PyNumber_Add";
+    case OP_SUB: return "PyNumber_Subtract";
+    case OP_MUL: return "PyNumber_Multiply";
+    case OP_DIV: return "PyNumber_TrueDivide";
+    case OP_FLOORDIV: return "PyNumber_FloorDivide";
+    case OP_MOD: return "PyNumber_Remainder";
+    case OP_MATMUL: return "PyNumber_MatrixMultiply";
+    case OP_SHL: return "PyNumber_Lshift";
+    case OP_SHR: return "PyNumber_Rshift";
+    case OP_BITAND: return "PyNumber_And";
+    case OP_BITOR: return "PyNumber_Or";
+    case OP_BITXOR: return "PyNumber_Xor";
+    default: return NULL;
+    }
 }
 
-static const char *cmp_op(const char *op) {
-    if (!strcmp(op, "<")) return "Py_LT";
-    if (!strcmp(op, "<=")) return "Py_LE";
-    if (!strcmp(op, ">")) return "Py_GT";
-    if (!strcmp(op, ">=")) return "Py_GE";
-    if (!strcmp(op, "==")) return "Py_EQ";
-    return "Py_NE";
+static const char *cmp_op(IrOp op) {
+    switch (op) {
+    case OP_LT: return "Py_LT";
+    case OP_LE: return "Py_LE";
+    case OP_GT: return "Py_GT";
+    case OP_GE: return "Py_GE";
+    case OP_EQ: return "Py_EQ";
+    default: return "Py_NE";
+    }
 }
 
 /* Object comparison as a C int (0/1): errors checked here. */
 static const char *obj_cmp_int(Gen *G, IrExpr *e) {
-    const char *op = e->op;
+    IrOp op = e->op;
     Val a = gen(G, e->args[0]);
     Val b = gen(G, e->args[1]);
-    if (!strcmp(op, "is")) return FMT("(%s == %s)", a.c, b.c);
-    if (!strcmp(op, "is not")) return FMT("(%s != %s)", a.c, b.c);
+    if (op == OP_IS) return FMT("(%s == %s)", a.c, b.c);
+    if (op == OP_IS_NOT) return FMT("(%s != %s)", a.c, b.c);
     const char *s;
-    if (!strcmp(op, "in") || !strcmp(op, "not in")) {
+    if (op == OP_IN || op == OP_NOT_IN) {
         s = stmp_c(G, "int", FMT("PySequence_Contains(%s, %s)", b.c, a.c));
         goto_err_if(G, FMT("%s < 0", s));
-        return op[0] == 'n' ? FMT("(!%s)", s) : s;
+        return op == OP_NOT_IN ? FMT("(!%s)", s) : s;
     }
     s = stmp_c(G, "int", FMT("cyrt_cmp_bint(%s, %s, %s)", a.c, b.c, cmp_op(op)));
     goto_err_if(G, FMT("%s < 0", s));
@@ -1030,13 +1039,13 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_BINOP: v.c = gen_binop(G, e); return v;
     case E_PYFLOORDIV: case E_PYMOD: v.c = gen_divmod(G, e); return v;
     case E_POW: v.c = gen_pow(G, e); return v;
-    case E_UNOP: v.c = FMT("(%s%s)", e->op, cy_c_paren(G->a, genc(G, e->args[0]))); return v;
+    case E_UNOP: v.c = FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_AND: case E_OR: v.c = gen_lowered(G, e); return v;
     case E_VAND: case E_VOR: v.c = gen_lowered(G, e); return v;
     case E_CMP: {
         const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
-        v.c = FMT("(%s %s %s)", a, e->op, b);
+        v.c = FMT("(%s %s %s)", a, cy_op_name(e->op), b);
         return v;
     }
     case E_COND:
@@ -1104,17 +1113,17 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_UNBOX: v.c = unbox(G, e->ty, gen(G, e->args[0]).c); return v;
     case E_OBJ_BINOP: {
         Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
-        if (!strcmp(e->op, "**")) return (Val){new_obj(G, FMT("PyNumber_Power(%s, %s, Py_None)", a.c, b.c)), 1};
+        if (e->op == OP_POW) return (Val){new_obj(G, FMT("PyNumber_Power(%s, %s, Py_None)", a.c, b.c)), 1};
         const char *fn = binop_fn(e->op);
         if (!fn) {
-            cy_error(G->d, e->pos, "internal error: unknown operator '%s'", e->op);
+            cy_error(G->d, e->pos, "internal error: unknown operator '%s'", cy_op_name(e->op));
             return v;
         }
         return (Val){new_obj(G, FMT("%s(%s, %s)", fn, a.c, b.c)), 1};
     }
     case E_OBJ_UNOP: {
         Val a = gen(G, e->args[0]);
-        const char *fn = e->op[0] == '-' ? "PyNumber_Negative" : e->op[0] == '+' ? "PyNumber_Positive" : "PyNumber_Invert";
+        const char *fn = e->op == OP_NEG ? "PyNumber_Negative" : e->op == OP_POS ? "PyNumber_Positive" : "PyNumber_Invert";
         return (Val){new_obj(G, FMT("%s(%s)", fn, a.c)), 1};
     }
     case E_OBJ_NOT: case E_OBJ_TRUTH: {
@@ -1125,8 +1134,8 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_OBJ_CMP: {
-        const char *op = e->op;
-        if (!strcmp(op, "is") || !strcmp(op, "is not") || !strcmp(op, "in") || !strcmp(op, "not in")) {
+        IrOp op = e->op;
+        if (op == OP_IS || op == OP_IS_NOT || op == OP_IN || op == OP_NOT_IN) {
             const char *c = obj_cmp_int(G, e);
             const char *t = otmp(G);
             out(G, "%s = %s ? Py_True : Py_False;", t, c);
@@ -1272,7 +1281,7 @@ static void gen_assign(Gen *G, IrStmt *s) {
     IrExpr *t = s->target, *v = s->value;
     if (s->op) {
         const char *rv = genc(G, v);
-        out(G, "%s %s= %s;", lvalue(G, t), s->op, rv);
+        out(G, "%s %s= %s;", lvalue(G, t), cy_op_name(s->op), rv);
         return;
     }
     if (t->kind == E_VAR && t->var->kind == V_PYGLOBAL) {
@@ -1669,13 +1678,13 @@ static int loop_index(const IrExpr *e, const IrVar *var, int64_t *c) {
         *c = 0;
         return 1;
     }
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB)) {
         int64_t k, z;
         if (cy_const_int(e->args[1], &k) && loop_index(e->args[0], var, &z) && z == 0 && k > -(1LL << 40) && k < (1LL << 40)) {
-            *c = e->op[0] == '+' ? k : -k;
+            *c = e->op == OP_ADD ? k : -k;
             return 1;
         }
-        if (e->op[0] == '+' && cy_const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
+        if (e->op == OP_ADD && cy_const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
             k > -(1LL << 40) && k < (1LL << 40)) {
             *c = k;
             return 1;
@@ -2135,12 +2144,6 @@ static int is_cscalar(const CyType *t) {
     return t->kind != TY_VOID && t->kind != TY_VIEW && t->kind != TY_OBJECT && t->kind != TY_FUNC;
 }
 
-static const char *redop(const char *op) {
-    if (!strcmp(op, "and")) return "&&";
-    if (!strcmp(op, "or")) return "||";
-    return op;
-}
-
 typedef struct {
     CyVec priv, lastp, red, fpriv; /* const char* */
 } Clauses;
@@ -2197,7 +2200,7 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
             break;
         case RC_REDUCTION:
             if (pp) break;
-            clause_add(G, &c->red, FMT("%s:%s", redop(u && u->redop ? u->redop : "+"), v->cname));
+            clause_add(G, &c->red, FMT("%s:%s", cy_op_name(u && u->redop ? u->redop : OP_ADD), v->cname));
             break;
         case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
         case RC_SHARED:
@@ -2328,7 +2331,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
             break;
         case RA_REDUCTION:
             out(G, "%s.kind = 2; %s.tkind = '%c'; %s.op = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk,
-                e, a->redop ? a->redop[0] : '+', e, v->cname, e, v->cname);
+                e, cy_op_name(a->redop ? a->redop : OP_ADD)[0], e, v->cname, e, v->cname);
             break;
         case RA_LASTPRIVATE:
             out(G, "%s.kind = 3; %s.tkind = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk, e, v->cname, e,

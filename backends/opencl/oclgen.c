@@ -213,7 +213,7 @@ static int nonneg_index(OG *G, const IrExpr *e) {
         e = e->args[0];
     if (e->kind == E_VAR) return vec_has(&G->nonneg, e->var);
     int64_t k;
-    if (e->kind == E_BINOP && e->op[0] == '+' && !e->op[1]) {
+    if (e->kind == E_BINOP && e->op == OP_ADD) {
         if (cy_const_int(e->args[1], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[0]);
         if (cy_const_int(e->args[0], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[1]);
     }
@@ -373,16 +373,16 @@ static const char *gen_divmod(OG *G, IrExpr *e) {
 
 static const char *gen_binop(OG *G, IrExpr *e) {
     const CyType *t = e->ty;
-    const char *op = e->op;
+    IrOp op = e->op;
     const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-    if (!strcmp(op, "/") || !strcmp(op, "%")) {
+    if (op == OP_DIV || op == OP_MOD) {
         if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t))) {
             b = once(G, e->args[1]->ty, b, e->pos);
-            zero_check(G, e->args[1], b, cy_type_is_int(t) ? ZD_INT : op[0] == '/' ? ZD_FLOATDIV : ZD_DIVMOD);
+            zero_check(G, e->args[1], b, cy_type_is_int(t) ? ZD_INT : op == OP_DIV ? ZD_FLOATDIV : ZD_DIVMOD);
         }
-        if (op[0] == '%' && cy_type_is_float(t)) return FMT("fmod(%s, %s)", a, b);
+        if (op == OP_MOD && cy_type_is_float(t)) return FMT("fmod(%s, %s)", a, b);
     }
-    return FMT("(%s %s %s)", a, op, b);
+    return FMT("(%s %s %s)", a, cy_op_name(op), b);
 }
 
 static const char *gen_pow(OG *G, IrExpr *e) {
@@ -533,12 +533,12 @@ static const char *gen(OG *G, IrExpr *e) {
     case E_BINOP: return gen_binop(G, e);
     case E_PYFLOORDIV: case E_PYMOD: return gen_divmod(G, e);
     case E_POW: return gen_pow(G, e);
-    case E_UNOP: return FMT("(%s%s)", e->op, cy_c_paren(G->a, gen(G, e->args[0])));
+    case E_UNOP: return FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, gen(G, e->args[0])));
     case E_NOT: return FMT("(!%s)", cy_c_paren(G->a, gen(G, e->args[0])));
     case E_AND: case E_OR: return gen_lowered(G, e);
     case E_CMP: {
         const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-        return FMT("(%s %s %s)", a, e->op, b);
+        return FMT("(%s %s %s)", a, cy_op_name(e->op), b);
     }
     case E_COND: return gen_lowered(G, e);
     case E_VAND: case E_VOR: return gen_lowered(G, e);
@@ -569,7 +569,7 @@ static const char *gen(OG *G, IrExpr *e) {
 
 static void gen_stmts(OG *G, CyVec *body);
 
-static int is_reduction(OG *G, IrVar *v, const char **op) {
+static int is_reduction(OG *G, IrVar *v, IrOp *op) {
     if (!G->R) return 0;
     for (int i = 0; i < G->R->args.len; i++) {
         IrRegionArg *x = G->R->args.items[i];
@@ -593,10 +593,10 @@ static void gen_assign(OG *G, IrStmt *s) {
         return;
     }
     if (s->op) {
-        const char *op = s->op, *rop;
+        IrOp op = s->op, rop;
         /* `s -= x` over the loop: the kernel sums the x, the host subtracts */
-        if (t->kind == E_VAR && !strcmp(op, "-") && is_reduction(G, t->var, &rop) && !strcmp(rop, "-")) op = "+";
-        out(G, "%s %s= %s;", lv, op, rv);
+        if (t->kind == E_VAR && op == OP_SUB && is_reduction(G, t->var, &rop) && rop == OP_SUB) op = OP_ADD;
+        out(G, "%s %s= %s;", lv, cy_op_name(op), rv);
         return;
     }
     if (t->ty->kind == TY_ARRAY) {
@@ -682,12 +682,12 @@ static int linear_in(const IrExpr *e, const IrVar *var, int64_t *c) {
         *c = 0;
         return 1;
     }
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k) &&
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB) && cy_const_int(e->args[1], &k) &&
         k > -(1LL << 40) && k < (1LL << 40) && linear_in(e->args[0], var, c) && *c == 0) {
-        *c = e->op[0] == '+' ? k : -k;
+        *c = e->op == OP_ADD ? k : -k;
         return 1;
     }
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k) && k > -(1LL << 40) &&
+    if (e->kind == E_BINOP && e->op == OP_ADD && cy_const_int(e->args[0], &k) && k > -(1LL << 40) &&
         k < (1LL << 40) && linear_in(e->args[1], var, c) && *c == 0) {
         *c = k;
         return 1;
@@ -701,9 +701,9 @@ static int invariant(const IrExpr *e, const CyVec *assigned) {
     case E_INT: return 1;
     case E_VAR: return !vec_has(assigned, e->var) && e->var->ty->kind != TY_VIEW;
     case E_CAST: return cy_type_is_int(e->ty) && invariant(e->args[0], assigned);
-    case E_UNOP: return e->op[0] == '-' && invariant(e->args[0], assigned);
+    case E_UNOP: return e->op == OP_NEG && invariant(e->args[0], assigned);
     case E_BINOP:
-        return (!strcmp(e->op, "+") || !strcmp(e->op, "-") || !strcmp(e->op, "*")) &&
+        return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
                invariant(e->args[0], assigned) && invariant(e->args[1], assigned);
     case E_VIEW_SHAPE: return e->args[0]->kind == E_VAR && invariant(e->args[1], assigned);
     default: return 0;
@@ -947,15 +947,16 @@ static int assigned_in(CyVec *body, IrVar *v) {
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
-static const char *identity(OG *G, const char *op, const CyType *t) {
+static const char *identity(OG *G, IrOp op, const CyType *t) {
     int f = cy_type_is_float(t);
-    if (!strcmp(op, "*")) return f ? (t->kind == TY_FLOAT ? "1.0f" : "1.0") : "1";
-    if (!strcmp(op, "&")) return "~0";
+    if (op == OP_MUL) return f ? (t->kind == TY_FLOAT ? "1.0f" : "1.0") : "1";
+    if (op == OP_BITAND) return "~0";
     (void)G;
     return f ? (t->kind == TY_FLOAT ? "0.0f" : "0.0") : "0";
 }
 
-static const char *combine_op(const char *op) { return !strcmp(op, "-") ? "+" : op; }
+/* the partial results of a `-` reduction are sums: the host subtracts their total */
+static const char *combine_op(IrOp op) { return cy_op_name(op == OP_SUB ? OP_ADD : op); }
 
 /* Parameter-name prefixes: the variable's C name, unless NAME_base (or
  * another generated name) would be a C name already in use. */
@@ -1487,7 +1488,7 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     }
     for (int i = 0; i < decls.len; i++) {
         IrVar *v = decls.items[i];
-        const char *rop;
+        IrOp rop;
         const char *init = is_reduction(G, v, &rop) ? identity(G, rop, v->ty) : "0";
         out(G, "%s;", odecl(G, v, init));
     }
