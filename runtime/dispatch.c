@@ -550,14 +550,16 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->cnt < 3 && np->loaded == 2 &&
+    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->cnt < 3 && np->loaded == 2 && po <= 4.0 * pb &&
                now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) {
         /* the point the prediction leans on was measured only while the
          * device's driver was busy (starting, or just used: on a CPU
          * device it was using the cores, a GPU's threads took cores the
          * native team waited for) or at the region's first call: once or
-         * twice more, now, unless a program build has just kept the
-         * driver busy for a while (the run would only wait for it too) */
+         * twice more, now, where that costs 4x at most (elsewhere the
+         * rules below measure it again), unless a program build has just
+         * kept the driver busy for a while (the run would only wait for
+         * it too) */
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
@@ -1387,13 +1389,14 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         dside s[2];
         memcpy(s, r->side, sizeof s);
         spin_unlock(&r->spin);
-        /* provisional points (measured while the device was starting,
-         * beside its driver) are not for another process */
+        /* provisional points (measured beside a busy driver) are upper
+         * bounds, better than nothing for another process: stored as
+         * measured once, so that it measures them again where cheap */
         for (int side = 0; side < 2; side++)
             for (int b = 0; b < DB; b++)
-                if (s[side].b[b].cnt && s[side].b[b].loaded != 2)
+                if (s[side].b[b].cnt)
                     EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
-                         s[side].b[b].cnt);
+                         s[side].b[b].loaded == 2 ? 1u : s[side].b[b].cnt);
     }
     d->dirty = 0;
     d->last_save = now_ns();

@@ -451,6 +451,41 @@ static void test_after_build(void) {
     drop(rt);
 }
 
+/* A provisional native point where native is 25x slower (a first call at
+ * 10^8): measured again only where that is cheap, not at once; and kept
+ * for the next process (an upper bound beats nothing: without it the
+ * next process calibrated native first at every large size). */
+static void test_prov_costly(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S3 = "__kernel void cyk_0(void) {}\n/* prov */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S3, 30);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 100000000;
+    cyrt_dispatch_native_done(rt, &L, 25000000); /* first call: provisional */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, L.n, 1000000, 0, 0);
+    cyrt_dchoice c;
+    int native = 0;
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_choose(rt, r, L.n, 0, 0, 0, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+    }
+    CHECK(native == 0, "a 25x slower provisional point measured again at once (%d)", native);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    rt = mk();
+    r = cyrt_dispatch_region(rt, S3, 30);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, L.n) == 25000000, "stored for the next process");
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_choose(rt, r, L.n, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating, "which does not calibrate native first");
+    drop(rt);
+}
+
 static char dir[256];
 
 static void test_store(void) {
@@ -558,6 +593,7 @@ int main(void) {
     test_stall_run();
     test_after_build();
     test_store();
+    test_prov_costly();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
