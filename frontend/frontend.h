@@ -133,6 +133,10 @@ typedef enum {
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
     S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
     S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
+    S_ENUM,      /* cdef/cpdef/ctypedef enum [name]: enumerators in names/name_pos, values (ANode*
+                    or NULL) in inits; is_typedef, is_cpdef */
+    S_STRUCT,    /* cdef/ctypedef [packed] struct name: fields as S_CDEF nodes in body;
+                    name_pos[0] the name's; is_typedef, is_packed */
     S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
@@ -213,6 +217,7 @@ typedef struct ANode {
     int is_cimport;
     int star;               /* S_FROMIMPORT: from m import * / cimport * (name_pos[0]: the '*') */
     int is_public;          /* S_CDEF at module level: 'cdef public'/'readonly' ignored */
+    int is_typedef, is_cpdef, is_packed; /* S_ENUM, S_STRUCT */
     CyVec with_items;       /* S_WITH: AWithItem* */
     AFunc *func;            /* S_FUNC */
     /* S_EXTERN */

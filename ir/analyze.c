@@ -193,6 +193,7 @@ static const char *type_problem(const CyType *t) {
     case TY_VIEW: return "memoryviews";
     case TY_PTR: case TY_FUNC: return "a C pointer";
     case TY_OPAQUE: return "an OpenMP lock"; /* the one opaque type: omp_lock_t */
+    case TY_STRUCT: return "a C struct";
     case TY_ARRAY: return type_problem(t->base); /* a private array is private memory on the device */
     case TY_LDOUBLE: return "long double";
     case TY_CFLOAT: case TY_CDOUBLE: return "complex numbers";

@@ -38,6 +38,7 @@ typedef enum {
     TY_OBJECT,                        /* PyObject* (owned references) */
     TY_OPAQUE,                        /* a C type known only by its name (omp_lock_t): declared,
                                          its address taken, nothing else */
+    TY_STRUCT,                        /* cdef struct / ctypedef struct: fields; cname its C name */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
 } TypeKind;
 
@@ -57,6 +58,17 @@ typedef struct CyType {
     const char *pyclass; /* TY_OBJECT of a known extension type ("numpy.ndarray"):
                             values assigned to it are type-tested (E_PYTYPE_TEST);
                             base is then its buffer's view type, or NULL (no buffer) */
+    int is_enum;         /* a C enum (TY_UINT when no enumerator is negative, as GCC
+                            chooses, else TY_INT; its enumerators are TY_INT constants of
+                            the same name): Cython ranks it below char, and only its own
+                            enumerators convert to it implicitly */
+    /* TY_STRUCT: fields in declared order (the arrays identify the struct:
+       a ctypedef alias shares them), and the C name the backends declare */
+    int nfields;
+    const char **fnames;
+    struct CyType **ftypes;
+    const char *cname;
+    int packed;
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
@@ -171,6 +183,8 @@ typedef enum {
     E_SIZEOF,       /* sizeof(ty2), type size_t */
     E_ADDR,         /* &a[0] */
     E_DEREF,        /* *a[0] (p[i] is E_PTR_INDEX) */
+    E_FIELD,        /* field sval of struct a[0] (an lvalue where a[0] is one) */
+    E_STRUCT_LIT,   /* a struct value of type ty from args, one per field in order (converted) */
     E_PTR_INDEX,    /* a[0][a[1]] */
     /* memoryviews */
     E_VIEW_ELEM,    /* view element: view = args[0] (a view-typed expression,
@@ -560,6 +574,7 @@ typedef struct IrModule {
     CyVec headers;             /* const char*: cdef extern from "x.h" includes, in order */
     CyVec verbatim;            /* const char*: C code blocks from 'cdef extern from *' */
     CyVec module_vars;         /* IrVar* V_MODULE (static C globals) */
+    CyVec structs;             /* CyType* TY_STRUCT in declaration order (a field's struct first) */
     CyVec init;                /* IrStmt*: module-level statements, run at import */
     CyVec init_locals;         /* IrVar*: temporaries of the module init code */
     CyVec regions;             /* every IrRegion, by id */

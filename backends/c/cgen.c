@@ -196,7 +196,7 @@ static const char *decl(Gen *G, const CyType *t, const char *name) {
 }
 
 static const char *zero_init(const CyType *t) {
-    if (is_view(t) || t->kind == TY_ARRAY || t->kind == TY_OPAQUE) return "{0}";
+    if (is_view(t) || t->kind == TY_ARRAY || t->kind == TY_OPAQUE || t->kind == TY_STRUCT) return "{0}";
     if (is_obj(t) || t->kind == TY_PTR) return "NULL";
     return "0";
 }
@@ -630,6 +630,7 @@ static const char *box_call(Gen *G, const CyType *t, const char *v) {
     case TY_CFLOAT: case TY_CDOUBLE:
         G->used_complex = 1;
         return FMT("PyComplex_FromDoubles(creal(%s), cimag(%s))", v, v);
+    case TY_STRUCT: return FMT("%s_box(%s)", t->cname, v); /* a dict, as Cython's */
     default: return NULL;
     }
 }
@@ -694,6 +695,31 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         s = stmp_c(G, "double _Complex", "0");
         goto_err_if(G, FMT("cyrt_as_complex(%s, &%s) < 0", o, s));
         return t->kind == TY_CDOUBLE ? s : FMT("(float _Complex)%s", s);
+    case TY_STRUCT: {
+        /* Cython's struct from a mapping: each field by its name, a missing
+           one a ValueError (sema allows only fields that convert) */
+        s = stmp(G, t, "{0}");
+        out(G, "if (!PyMapping_Check(%s)) {", o);
+        out(G, "    PyErr_Format(PyExc_TypeError, \"Expected %%s, got %%.200s\", \"a mapping\", Py_TYPE(%s)->tp_name);", o);
+        out(G, "    goto %s;", errlbl(G));
+        out(G, "}");
+        for (int i = 0; i < t->nfields; i++) {
+            const char *f = otmp(G);
+            out(G, "%s = PyMapping_GetItemString(%s, \"%s\");", f, o, t->fnames[i]);
+            out(G, "if (!%s) {", f);
+            out(G, "    if (PyErr_ExceptionMatches(PyExc_KeyError)) {");
+            out(G, "        PyErr_Clear();");
+            out(G, "        PyErr_SetString(PyExc_ValueError, \"No value specified for struct attribute '%s'\");",
+                t->fnames[i]);
+            out(G, "    }");
+            out(G, "    goto %s;", errlbl(G));
+            out(G, "}");
+            const char *v = unbox(G, t->ftypes[i], f);
+            out(G, "%s.%s = %s;", s, t->fnames[i], v);
+            out(G, "Py_CLEAR(%s);", f);
+        }
+        return s;
+    }
     default:
         cy_error(G->d, (CyPos){0, 0}, "internal error: cannot convert a Python object to '%s'", t->name);
         return "0";
@@ -725,6 +751,52 @@ static const char *new_obj(Gen *G, const char *call) {
     out(G, "%s = %s;", t, call);
     goto_err_if(G, FMT("!%s", t));
     return t;
+}
+
+/* ---- structs --------------------------------------------------------------- */
+
+static int struct_boxable(const CyType *t) {
+    for (int k = 0; k < t->nfields; k++) {
+        const CyType *f = t->ftypes[k];
+        if (f->kind == TY_STRUCT ? !struct_boxable(f) : !cy_type_is_numeric(f)) return 0;
+    }
+    return 1;
+}
+
+/* The module's structs, then, for each whose fields all convert, its
+ * conversion to a dict (Cython's: the fields in order, by name). */
+static void emit_structs(Gen *G, const IrModule *m) {
+    if (!m->structs.len) return;
+    out(G, "/* ---- structs ---- */");
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        out(G, "typedef struct %s %s;", t->cname, t->cname);
+    }
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        out(G, "struct %s {", t->cname);
+        for (int k = 0; k < t->nfields; k++) out(G, "    %s;", decl(G, t->ftypes[k], t->fnames[k]));
+        out(G, "}%s;", t->packed ? " __attribute__((packed))" : "");
+    }
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        if (!struct_boxable(t)) continue;
+        out(G, "static PyObject *%s_box(%s v) {", t->cname, t->cname);
+        out(G, "    PyObject *d = PyDict_New(), *o;");
+        out(G, "    if (!d) return NULL;");
+        for (int k = 0; k < t->nfields; k++) {
+            out(G, "    o = %s;", box_call(G, t->ftypes[k], FMT("v.%s", t->fnames[k])));
+            out(G, "    if (!o || PyDict_SetItemString(d, \"%s\", o) < 0) {", t->fnames[k]);
+            out(G, "        Py_XDECREF(o);");
+            out(G, "        Py_DECREF(d);");
+            out(G, "        return NULL;");
+            out(G, "    }");
+            out(G, "    Py_DECREF(o);");
+        }
+        out(G, "    return d;");
+        out(G, "}");
+    }
+    out(G, "%s", "");
 }
 
 /* ---- expressions ----------------------------------------------------------- */
@@ -1060,6 +1132,13 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_DEREF: v.c = FMT("(*%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
+    case E_FIELD: v.c = FMT("%s.%s", cy_c_paren(G->a, genc(G, e->args[0])), e->sval); return v;
+    case E_STRUCT_LIT: {
+        const char **f = cy_alloc(G->a, (size_t)(e->nargs ? e->nargs : 1) * sizeof *f);
+        for (int i = 0; i < e->nargs; i++) f[i] = genc(G, e->args[i]);
+        v.c = FMT("((%s){%s})", cty(G, e->ty), e->nargs ? join(G, f, e->nargs, ", ") : "0");
+        return v;
+    }
     case E_PTR_INDEX: {
         const char *p = genc(G, e->args[0]), *i = genc(G, e->args[1]);
         v.c = FMT("%s[%s]", cy_c_paren(G->a, p), i);
@@ -1505,6 +1584,7 @@ static void hs_expr(HostScan *h, const IrExpr *e) {
 }
 
 static int writes_memory(const IrExpr *t) {
+    while (t && t->kind == E_FIELD) t = t->args[0];
     return t && (t->kind == E_VIEW_ELEM || t->kind == E_PTR_INDEX || t->kind == E_DEREF || t->kind == E_OBJ_ATTR ||
                  t->kind == E_OBJ_INDEX);
 }
@@ -3627,6 +3707,12 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         return -1;
     }
 
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        for (int k = 0; k < t->nfields; k++)
+            if (cy_type_is_complex(cy_type_array_scalar(t->ftypes[k]))) G->used_complex = 1;
+    }
+
     /* assemble */
     G->e.out = &hdr;
     G->e.ind = 0;
@@ -3660,6 +3746,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     if (hdr.len && hdr.s[hdr.len - 1] != '\n') put(G, "\n");
     out(G, "/* ---- cyocl prelude end ---- */");
     out(G, "%s", "");
+    emit_structs(G, m);
     out(G, "/* ---- module data ---- */");
     for (int i = 0; i < G->consts.len; i++) out(G, "static PyObject *%s;", ((Const *)G->consts.items[i])->cname);
     for (int i = 0; i < defaults.len; i++) out(G, "static PyObject *%s;", ((Default *)defaults.items[i])->cname);
