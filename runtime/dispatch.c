@@ -68,7 +68,9 @@
 #define EXPLORE_MAX 8           /* calibration runs per side and region at new sizes */
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 
-#define WIN 4 /* measurements a point keeps: its time is their lowest */
+#define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
+#define RING 8                /* and of those of the last YOUNG ns, up to RING */
+#define YOUNG 250000000u
 
 typedef struct {
     double n, t;  /* the lowest of the recent (n, ns) pairs in this octave */
@@ -76,7 +78,8 @@ typedef struct {
     uint32_t loaded; /* 1 from the store, not measured by this process yet;
                         2 provisional: measured while the device's driver was busy
                         beside the native team (starting, or just used) */
-    double wn[WIN], wt[WIN]; /* the last WIN measurements: a ring, wpos written so far */
+    double wn[RING], wt[RING]; /* the last measurements: a ring, wpos written so far */
+    uint64_t wts[RING];        /* when (0: from the store) */
     uint32_t wpos;
 } dpoint;
 
@@ -165,6 +168,7 @@ static void point_set(dpoint *p, double n, double t, uint32_t cnt, uint32_t load
     memset(p, 0, sizeof *p);
     p->n = p->wn[0] = n;
     p->t = p->wt[0] = t;
+    p->wts[0] = loaded == 1 ? 0 : now_ns();
     p->wpos = 1;
     p->cnt = cnt;
     p->loaded = loaded;
@@ -176,12 +180,14 @@ static void point_set(dpoint *p, double n, double t, uint32_t cnt, uint32_t load
  * joins it (it is measured again soon, and not stored), and a provisional
  * measurement only counts where it is lower.
  *
- * A point's time is the lowest of its last WIN measurements.  Times are
- * noisy upwards only (a thread of the team descheduled for a scheduler
- * slice: milliseconds for microseconds of work; page faults; a driver
- * beside it; a team run short), never downwards: so no stall, nor three
- * in a row, moves a point, while a lasting change shows after WIN calls
- * (a slowdown) or at once (a speed-up). */
+ * A point's time is the lowest of its last WIN measurements and of all
+ * those of the last YOUNG ns (up to RING).  Times are noisy upwards only
+ * (a thread of the team descheduled for a scheduler slice: milliseconds
+ * for microseconds of work; page faults; a driver beside it; a team run
+ * short), never downwards, and stalls come in bursts (four of 4-13 ms in
+ * a row on the H100): so no stall, nor a burst of them, moves a point,
+ * while a lasting slowdown shows after WIN calls spanning YOUNG, and a
+ * speed-up at once. */
 static void side_observe(dside *s, double n, double t, int prov) {
     if (n < 0 || !(t >= 0) || !isfinite(t))
         return;
@@ -197,13 +203,19 @@ static void side_observe(dside *s, double n, double t, int prov) {
             p->cnt++;
         return;
     }
-    p->wn[p->wpos % WIN] = n;
-    p->wt[p->wpos % WIN] = t;
+    uint64_t now = now_ns();
+    p->wn[p->wpos % RING] = n;
+    p->wt[p->wpos % RING] = t;
+    p->wts[p->wpos % RING] = now;
     p->wpos++;
-    int lo = 0, filled = p->wpos < WIN ? (int)p->wpos : WIN;
-    for (int k = 1; k < filled; k++)
-        if (p->wt[k] < p->wt[lo])
+    int lo = -1, filled = p->wpos < RING ? (int)p->wpos : RING;
+    for (int k = 0; k < filled; k++) {
+        uint32_t age = (p->wpos - 1u - (uint32_t)k) % RING; /* 0: the newest */
+        if (age >= WIN && now - p->wts[k] >= YOUNG)
+            continue;
+        if (lo < 0 || p->wt[k] < p->wt[lo])
             lo = k;
+    }
     p->n = p->wn[lo];
     p->t = p->wt[lo];
     if (p->cnt < 1000000)
