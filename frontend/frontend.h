@@ -133,6 +133,9 @@ typedef enum {
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
     S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
     S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
+    S_TRY,       /* try: body; handlers (S_EXCEPT); tryelse (else:); orelse (finally:, so that
+                    walkers of body and orelse see it) */
+    S_EXCEPT,    /* except [value [as name]]: body (value NULL: a bare except) */
     S_ENUM,      /* cdef/cpdef/ctypedef enum [name]: enumerators in names/name_pos, values (ANode*
                     or NULL) in inits; is_typedef, is_cpdef */
     S_STRUCT,    /* cdef/ctypedef [packed] struct name: fields as S_CDEF nodes in body;
@@ -209,6 +212,7 @@ typedef struct ANode {
                                other the step or NULL; value a synthetic range(a, b) */
     struct ANode *value;    /* S_ASSIGN/S_AUGASSIGN/S_RETURN/S_RAISE value, S_ASSERT msg, S_FOR iter */
     CyVec body, orelse;     /* ANode* statements */
+    CyVec handlers, tryelse; /* S_TRY */
     CyVec names;            /* S_CDEF names, S_FROMIMPORT names, S_GLOBAL, S_CTYPEDEF new name in name */
     CyVec inits;            /* S_CDEF initialisers (ANode* or NULL), parallel to names */
     CyVec name_pos;         /* S_CDEF / S_FROMIMPORT positions (CyPos*) */

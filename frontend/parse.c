@@ -2335,6 +2335,36 @@ static void parse_if(P *p, CyVec *out) {
     }
 }
 
+static ANode *parse_try(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, S_TRY, kw->pos);
+    block_colon(p);
+    parse_suite(p, &n->body);
+    while (at_kw(p, "except")) {
+        const Token *e = adv(p);
+        ANode *h = new_node(p, S_EXCEPT, e->pos);
+        if (!at_punct(p, ":")) {
+            h->value = parse_test(p);
+            if (accept_kw(p, "as"))
+                h->name = expect_name(p, "a name after 'as'")->text;
+        }
+        block_colon(p);
+        parse_suite(p, &h->body);
+        push(p, &n->handlers, h);
+    }
+    if (n->handlers.len && accept_kw(p, "else")) {
+        block_colon(p);
+        parse_suite(p, &n->tryelse);
+    }
+    if (accept_kw(p, "finally")) {
+        block_colon(p);
+        parse_suite(p, &n->orelse);
+    } else if (!n->handlers.len) {
+        err_syntax(p, "expected 'except' or 'finally' block");
+    }
+    return n;
+}
+
 static void parse_else(P *p, ANode *n) {
     if (accept_kw(p, "else")) {
         block_colon(p);
@@ -2466,7 +2496,7 @@ static void parse_stmt(P *p, CyVec *out) {
     } else if (is_kw(t, "class")) {
         push(p, out, parse_class(p, t->pos, "class definitions"));
     } else if (is_kw(t, "try")) {
-        err_at(p, t->pos, "try statements are not supported");
+        push(p, out, parse_try(p));
     } else if (is_kw(t, "async")) {
         err_at(p, t->pos, "async functions and statements are not supported");
     } else if (is_kw(t, "DEF")) {

@@ -4034,6 +4034,15 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
     err(s, e->pos, "with statements on Python objects (context managers) are not supported");
 }
 
+static const IrStmt *find_region_stmt(const CyVec *v) {
+    for (int i = 0; i < v->len; i++) {
+        const IrStmt *x = v->items[i], *r;
+        if (x->kind == ST_PRANGE || x->kind == ST_PARALLEL) return x;
+        if ((r = find_region_stmt(&x->body)) || (r = find_region_stmt(&x->orelse))) return r;
+    }
+    return NULL;
+}
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
@@ -4228,6 +4237,23 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
+    case S_TRY: {
+        if (n->handlers.len) {
+            err(s, ((ANode *)n->handlers.items[0])->pos, "'except' clauses are not supported by cyocl (try/finally is)");
+            return;
+        }
+        IrStmt *x = st(s, ST_TRY, n->pos);
+        lower_block(s, &n->body, &x->body);
+        lower_block(s, &n->orelse, &x->orelse);
+        const IrStmt *r = find_region_stmt(&x->orelse);
+        if (r) {
+            /* the backends emit the finally statements once per way out */
+            err(s, r->pos, "a prange or parallel() block inside a finally clause is not supported by cyocl");
+            return;
+        }
+        cy_vec_push(s->a, out, x);
+        return;
+    }
     default:
         err(s, n->pos, "this statement is not supported");
         return;
@@ -4510,7 +4536,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
                 pre_target(pr, &tn, NULL, 2);
             }
         return;
-    case S_IF: case S_WHILE:
+    case S_IF: case S_WHILE: case S_TRY:
         pre_block(pr, &n->body);
         pre_block(pr, &n->orelse);
         return;
@@ -4578,7 +4604,7 @@ static void mo_stmt(Pre *pr, ANode *n, int nogil) {
     case S_CDEF:
         for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
         return;
-    case S_IF: case S_WHILE:
+    case S_IF: case S_WHILE: case S_TRY:
         mo_expr(pr, n->cond, 0, nogil);
         mo_block(pr, &n->body, nogil);
         mo_block(pr, &n->orelse, nogil);

@@ -304,6 +304,9 @@ typedef enum {
     ST_ASSERT,      /* cond, msg (may be NULL); skipped when asserts are off */
     ST_NOGIL,       /* body runs with the GIL released */
     ST_GIL,         /* body runs with the GIL held (PyGILState_Ensure) */
+    ST_TRY,         /* try: body, finally: orelse — the finally statements run when the body
+                       ends, returns, breaks, continues or raises (then the exception
+                       is re-raised after them, unless they leave by a jump) */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
 } StmtKind;
@@ -613,6 +616,9 @@ typedef struct {
     CyVec used, assigned, ranged; /* IrVar* */
 } IrScan;
 void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
+/* May running body change v: assigned, a loop's or a region's variable, an
+ * unpacking target, or its address taken (a callee may write through it)? */
+int cy_ir_assigns(const CyVec *body, const IrVar *v);
 
 /* Same tree: kinds, types, variables, constants, operators and flags. */
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);

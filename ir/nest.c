@@ -80,6 +80,44 @@ void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body) {
     }
 }
 
+static int addr_taken(const IrExpr *e, const IrVar *v) {
+    if (!e) return 0;
+    if (e->kind == E_ADDR && e->args[0]->kind == E_VAR && e->args[0]->var == v) return 1;
+    if (e->kind == E_STMTS && cy_ir_assigns(&e->stmts, v)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (addr_taken(e->args[i], v)) return 1;
+    for (int i = 0; i < e->nkw; i++)
+        if (addr_taken(e->kwargs[i], v)) return 1;
+    if (e->kind == E_VIEW_SLICE)
+        for (int i = 0; i < e->args[0]->ty->ndim; i++)
+            if (addr_taken(e->slices[i].start, v) || addr_taken(e->slices[i].stop, v) || addr_taken(e->slices[i].step, v))
+                return 1;
+    return 0;
+}
+
+int cy_ir_assigns(const CyVec *body, const IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR && x->target->var == v) return 1;
+        if (x->var == v || (x->region && x->region->index == v)) return 1;
+        for (int k = 0; k < x->ntargets; k++)
+            if (x->targets[k]->kind == E_VAR && x->targets[k]->var == v) return 1;
+        if (addr_taken(x->target, v) || addr_taken(x->value, v) || addr_taken(x->cond, v) || addr_taken(x->start, v) ||
+            addr_taken(x->stop, v) || addr_taken(x->step, v))
+            return 1;
+        for (int k = 0; k < x->ntargets; k++)
+            if (addr_taken(x->targets[k], v)) return 1;
+        if (x->region) {
+            const IrRegion *r = x->region;
+            if (addr_taken(r->start, v) || addr_taken(r->stop, v) || addr_taken(r->step, v) ||
+                addr_taken(r->chunksize, v) || addr_taken(r->num_threads, v) || addr_taken(r->use_threads_if, v))
+                return 1;
+        }
+        if (cy_ir_assigns(&x->body, v) || cy_ir_assigns(&x->orelse, v)) return 1;
+    }
+    return 0;
+}
+
 /* ---- expressions -------------------------------------------------------- */
 
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b) {
