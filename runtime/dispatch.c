@@ -67,6 +67,8 @@
 #define DB 48                   /* points per side: one per octave of n */
 #define EXPLORE_MAX 8           /* calibration runs per side and region at new sizes */
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
+#define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
+#define BUILD_BUSY_NS 250000000u /* the same after a program build */
 
 #define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
 #define RING 8                /* and of those of the last YOUNG ns, up to RING */
@@ -913,8 +915,17 @@ static void *opener(void *arg) {
         d->startup_ns = (double)(now_ns() - t0);
         d->dirty = 1;
     }
+    if (ok) {
+        /* the driver's threads finish their start-up for a while after
+         * the device is ready (native teams of every core lost a
+         * scheduler slice 3-6 times in its last 50-80 ms on the H100):
+         * teams stay short and native times provisional as after a
+         * program build (cyrt_dispatch_idle_check gives full teams back) */
+        __atomic_store_n(&d->busy_until, now_ns() + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
-    __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE);
+    if (!ok)
+        __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&rt->disp_cond);
     pthread_mutex_unlock(&rt->disp_lock);
     if (ok)
@@ -1041,8 +1052,6 @@ static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
 
 /* ---- a region asks -------------------------------------------------------------- */
 
-#define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
-#define BUILD_BUSY_NS 250000000u /* the same after a program build */
 
 static void verbose_print(struct cyrt_dregion *r, const cyocl_launch *L, int side, const char *why) {
     const char *f = L->function ? L->function : "<module>";
