@@ -304,34 +304,6 @@ static CyType *alias_type(S *s, CyType *base, const char *name) {
     return t;
 }
 
-/* libc.math: name, arity, float variant? (the 'f' names are listed too) */
-typedef struct {
-    const char *name;
-    int nargs;
-    TypeKind ret;  /* TY_DOUBLE, TY_FLOAT, TY_INT, TY_LONG */
-    TypeKind arg;
-} MathFn;
-
-static const MathFn math_fns[] = {
-    {"sqrt", 1, TY_DOUBLE, TY_DOUBLE}, {"exp", 1, TY_DOUBLE, TY_DOUBLE}, {"exp2", 1, TY_DOUBLE, TY_DOUBLE},
-    {"expm1", 1, TY_DOUBLE, TY_DOUBLE}, {"log", 1, TY_DOUBLE, TY_DOUBLE}, {"log2", 1, TY_DOUBLE, TY_DOUBLE},
-    {"log10", 1, TY_DOUBLE, TY_DOUBLE}, {"log1p", 1, TY_DOUBLE, TY_DOUBLE}, {"sin", 1, TY_DOUBLE, TY_DOUBLE},
-    {"cos", 1, TY_DOUBLE, TY_DOUBLE}, {"tan", 1, TY_DOUBLE, TY_DOUBLE}, {"asin", 1, TY_DOUBLE, TY_DOUBLE},
-    {"acos", 1, TY_DOUBLE, TY_DOUBLE}, {"atan", 1, TY_DOUBLE, TY_DOUBLE}, {"sinh", 1, TY_DOUBLE, TY_DOUBLE},
-    {"cosh", 1, TY_DOUBLE, TY_DOUBLE}, {"tanh", 1, TY_DOUBLE, TY_DOUBLE}, {"asinh", 1, TY_DOUBLE, TY_DOUBLE},
-    {"acosh", 1, TY_DOUBLE, TY_DOUBLE}, {"atanh", 1, TY_DOUBLE, TY_DOUBLE}, {"fabs", 1, TY_DOUBLE, TY_DOUBLE},
-    {"floor", 1, TY_DOUBLE, TY_DOUBLE}, {"ceil", 1, TY_DOUBLE, TY_DOUBLE}, {"round", 1, TY_DOUBLE, TY_DOUBLE},
-    {"trunc", 1, TY_DOUBLE, TY_DOUBLE}, {"rint", 1, TY_DOUBLE, TY_DOUBLE}, {"cbrt", 1, TY_DOUBLE, TY_DOUBLE},
-    {"erf", 1, TY_DOUBLE, TY_DOUBLE}, {"erfc", 1, TY_DOUBLE, TY_DOUBLE}, {"tgamma", 1, TY_DOUBLE, TY_DOUBLE},
-    {"lgamma", 1, TY_DOUBLE, TY_DOUBLE}, {"pow", 2, TY_DOUBLE, TY_DOUBLE}, {"atan2", 2, TY_DOUBLE, TY_DOUBLE},
-    {"fmod", 2, TY_DOUBLE, TY_DOUBLE}, {"hypot", 2, TY_DOUBLE, TY_DOUBLE}, {"fmin", 2, TY_DOUBLE, TY_DOUBLE},
-    {"fmax", 2, TY_DOUBLE, TY_DOUBLE}, {"copysign", 2, TY_DOUBLE, TY_DOUBLE}, {"fdim", 2, TY_DOUBLE, TY_DOUBLE},
-    {"remainder", 2, TY_DOUBLE, TY_DOUBLE}, {"fma", 3, TY_DOUBLE, TY_DOUBLE},
-    {"isnan", 1, TY_INT, TY_DOUBLE}, {"isinf", 1, TY_INT, TY_DOUBLE}, {"isfinite", 1, TY_INT, TY_DOUBLE},
-    {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
-    {NULL, 0, TY_VOID, TY_VOID},
-};
-
 /* The C library and OpenMP functions a file may cimport (libc.stdlib,
  * libc.string, libc.stdio, openmp).  The signature is a string of type
  * codes, the result first: v void, V void *, c char *, i int, u unsigned,
@@ -1177,24 +1149,10 @@ static const char *qual_of(S *s, ANode *n) {
     return NULL;
 }
 
-static const MathFn *math_fn(const char *q, int *is_f) {
+/* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */
+static const CyLibm *math_fn(const char *q, int *is_f) {
     *is_f = 0;
-    if (strncmp(q, "libc.math.", 10)) return NULL;
-    const char *n = q + 10;
-    for (int i = 0; math_fns[i].name; i++)
-        if (!strcmp(math_fns[i].name, n)) return &math_fns[i];
-    /* the float variants sqrtf, expf, ... */
-    size_t l = strlen(n);
-    if (l > 1 && n[l - 1] == 'f') {
-        for (int i = 0; math_fns[i].name; i++) {
-            if (strlen(math_fns[i].name) == l - 1 && !strncmp(math_fns[i].name, n, l - 1) &&
-                math_fns[i].ret == TY_DOUBLE) {
-                *is_f = 1;
-                return &math_fns[i];
-            }
-        }
-    }
-    return NULL;
+    return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
 static int is_math_const(const char *q) {
@@ -2045,7 +2003,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
         return view_copy(s, n);
     if (q) {
         int is_f;
-        const MathFn *m = math_fn(q, &is_f);
+        const CyLibm *m = math_fn(q, &is_f);
         if (m) {
             if (n->items.len != m->nargs || n->kwnames.len) {
                 err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", m->nargs,
@@ -5233,7 +5191,7 @@ static void cimport_star(S *s, ANode *n, const char *mod) {
         static const char *const par[] = {"prange", "parallel", "threadid"};
         for (int i = 0; i < 3; i++) cy_vec_push(s->a, &names, (void *)par[i]);
     } else if (!strcmp(mod, "libc.math")) {
-        for (int i = 0; math_fns[i].name; i++) cy_vec_push(s->a, &names, (void *)math_fns[i].name);
+        for (int i = 0; cy_libm_table[i].name; i++) cy_vec_push(s->a, &names, (void *)cy_libm_table[i].name);
         for (int i = 0; math_consts[i]; i++) cy_vec_push(s->a, &names, (void *)math_consts[i]);
     } else {
         for (int i = 0; libc_fns[i].mod; i++)

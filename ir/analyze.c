@@ -159,21 +159,10 @@ typedef struct {
 /* The C functions a kernel may call: libc.math (also the float variants,
  * sqrtf ...) and the prelude's min/max/abs; the OpenCL backend maps them
  * to built-ins. */
-static const char *const ocl_math[] = {
-    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
-    "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "round", "trunc",
-    "rint", "cbrt", "erf", "erfc", "tgamma", "lgamma", "pow", "atan2", "fmod", "hypot", "fmin", "fmax",
-    "copysign", "fdim", "remainder", "fma", "isnan", "isinf", "isfinite", "signbit", "lround", "lrint",
-    "cyrt_min", "cyrt_max", "cyrt_abs", NULL};
-
 int cy_ir_known_c(const char *name) {
-    size_t n = strlen(name);
-    for (int i = 0; ocl_math[i]; i++) {
-        size_t k = strlen(ocl_math[i]);
-        if (!strcmp(name, ocl_math[i])) return 1;
-        if (n == k + 1 && name[k] == 'f' && !strncmp(name, ocl_math[i], k) && strncmp(name, "cyrt_", 5)) return 1;
-    }
-    return 0;
+    int is_float;
+    return cy_libm(name, &is_float) || !strcmp(name, "cyrt_min") || !strcmp(name, "cyrt_max") ||
+           !strcmp(name, "cyrt_abs");
 }
 
 static void why(Elig *g, const char *what) {
@@ -463,6 +452,11 @@ static int fp64_stmts(CyVec *v, CyVec *seen, CyArena *a) {
     return 0;
 }
 
+int cy_ir_func_uses_fp64(CyArena *a, IrFunc *f) {
+    CyVec seen = {0};
+    return fp64_func(f, &seen, a);
+}
+
 static int const_is_one(const IrExpr *e) {
     int64_t v;
     return cy_const_int(e, &v) && v == 1;
@@ -491,20 +485,9 @@ static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, IrOp op,
 
 /* Is v read or written anywhere in body outside region r's own body (its
  * bounds count: they are evaluated outside)? */
-static int expr_mentions(const IrExpr *e, const IrVar *v) {
-    if (!e) return 0;
-    if (e->kind == E_VAR && e->var == v) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (expr_mentions(e->args[i], v)) return 1;
-    for (int i = 0; i < e->nkw; i++)
-        if (expr_mentions(e->kwargs[i], v)) return 1;
-    if (e->kind == E_VIEW_SLICE)
-        for (int i = 0; i < e->args[0]->ty->ndim; i++)
-            if (expr_mentions(e->slices[i].start, v) || expr_mentions(e->slices[i].stop, v) ||
-                expr_mentions(e->slices[i].step, v))
-                return 1;
-    return 0;
-}
+static int is_var(const IrExpr *e, const void *v) { return e->kind == E_VAR && e->var == v; }
+
+static int expr_mentions(const IrExpr *e, const IrVar *v) { return cy_ir_expr_any(e, is_var, v); }
 
 static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
     for (int i = 0; i < body->len; i++) {

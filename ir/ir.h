@@ -606,6 +606,21 @@ IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs
 /* A C function (E_CALL_C) without side effects that a kernel may call:
  * libc.math and the prelude's min/max/abs (analyze.c). */
 int cy_ir_known_c(const char *name);
+/* Does helper f (a function a kernel calls) need cl_khr_fp64, itself or
+ * through the functions it calls?  The facts region->uses_fp64 comes from. */
+int cy_ir_func_uses_fp64(CyArena *a, IrFunc *f);
+
+/* libc.math (libm.c): a function by its C name, the double one (sqrt) or
+ * the float variant of one of a double (sqrtf: *is_float = 1); NULL for
+ * any other name.  OpenCL C has each as a built-in of the same name. */
+typedef struct {
+    const char *name;
+    int nargs;
+    TypeKind ret;  /* TY_DOUBLE, TY_INT, TY_LONG (the double function's) */
+    TypeKind arg;
+} CyLibm;
+const CyLibm *cy_libm(const char *name, int *is_float);
+extern const CyLibm cy_libm_table[]; /* the double functions, ended by a NULL name */
 
 /* The loop nest of prange region r, whose statement is x (ir/loops.c):
  * sets r->nest. */
@@ -620,6 +635,9 @@ void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
 /* May running body change v: assigned, a loop's or a region's variable, an
  * unpacking target, or its address taken (a callee may write through it)? */
 int cy_ir_assigns(const CyVec *body, const IrVar *v);
+/* Does e or a subexpression (keyword arguments and slice bounds included,
+ * not an E_STMTS's statements) satisfy pred? */
+int cy_ir_expr_any(const IrExpr *e, int (*pred)(const IrExpr *e, const void *arg), const void *arg);
 
 /* Same tree: kinds, types, variables, constants, operators and flags. */
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);

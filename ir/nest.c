@@ -80,20 +80,28 @@ void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body) {
     }
 }
 
-static int addr_taken(const IrExpr *e, const IrVar *v) {
+int cy_ir_expr_any(const IrExpr *e, int (*pred)(const IrExpr *e, const void *arg), const void *arg) {
     if (!e) return 0;
-    if (e->kind == E_ADDR && e->args[0]->kind == E_VAR && e->args[0]->var == v) return 1;
-    if (e->kind == E_STMTS && cy_ir_assigns(&e->stmts, v)) return 1;
+    if (pred(e, arg)) return 1;
     for (int i = 0; i < e->nargs; i++)
-        if (addr_taken(e->args[i], v)) return 1;
+        if (cy_ir_expr_any(e->args[i], pred, arg)) return 1;
     for (int i = 0; i < e->nkw; i++)
-        if (addr_taken(e->kwargs[i], v)) return 1;
+        if (cy_ir_expr_any(e->kwargs[i], pred, arg)) return 1;
     if (e->kind == E_VIEW_SLICE)
         for (int i = 0; i < e->args[0]->ty->ndim; i++)
-            if (addr_taken(e->slices[i].start, v) || addr_taken(e->slices[i].stop, v) || addr_taken(e->slices[i].step, v))
+            if (cy_ir_expr_any(e->slices[i].start, pred, arg) || cy_ir_expr_any(e->slices[i].stop, pred, arg) ||
+                cy_ir_expr_any(e->slices[i].step, pred, arg))
                 return 1;
     return 0;
 }
+
+/* &v, or a comprehension's statements changing v */
+static int changes(const IrExpr *e, const void *v) {
+    return (e->kind == E_ADDR && e->args[0]->kind == E_VAR && e->args[0]->var == v) ||
+           (e->kind == E_STMTS && cy_ir_assigns(&e->stmts, v));
+}
+
+static int addr_taken(const IrExpr *e, const IrVar *v) { return cy_ir_expr_any(e, changes, v); }
 
 int cy_ir_assigns(const CyVec *body, const IrVar *v) {
     for (int i = 0; i < body->len; i++) {
