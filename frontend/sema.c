@@ -21,6 +21,7 @@ typedef enum {
     SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
+    SY_ENUMC,    /* an enumerator: constant cval of type ty */
 } SymKind;
 
 /* A fused type: the types it stands for, in declared order. */
@@ -39,6 +40,7 @@ typedef struct Sym {
     IrVar *buf;             /* SY_VAR of a buffer type (np.ndarray[double, ndim=2]): the view its
                                element accesses go through, acquired on each assignment */
     Fused *fused;           /* SY_FUSED */
+    long long cval;         /* SY_ENUMC */
     struct Sym *next;
 } Sym;
 
@@ -131,7 +133,7 @@ typedef struct LateDefault {
     CyPos pos;
 } LateDefault;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
+static CyType ty_error_s = {.kind = TY_VOID, .name = "<error>"};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -301,34 +303,6 @@ static CyType *alias_type(S *s, CyType *base, const char *name) {
     t->name = name;
     return t;
 }
-
-/* libc.math: name, arity, float variant? (the 'f' names are listed too) */
-typedef struct {
-    const char *name;
-    int nargs;
-    TypeKind ret;  /* TY_DOUBLE, TY_FLOAT, TY_INT, TY_LONG */
-    TypeKind arg;
-} MathFn;
-
-static const MathFn math_fns[] = {
-    {"sqrt", 1, TY_DOUBLE, TY_DOUBLE}, {"exp", 1, TY_DOUBLE, TY_DOUBLE}, {"exp2", 1, TY_DOUBLE, TY_DOUBLE},
-    {"expm1", 1, TY_DOUBLE, TY_DOUBLE}, {"log", 1, TY_DOUBLE, TY_DOUBLE}, {"log2", 1, TY_DOUBLE, TY_DOUBLE},
-    {"log10", 1, TY_DOUBLE, TY_DOUBLE}, {"log1p", 1, TY_DOUBLE, TY_DOUBLE}, {"sin", 1, TY_DOUBLE, TY_DOUBLE},
-    {"cos", 1, TY_DOUBLE, TY_DOUBLE}, {"tan", 1, TY_DOUBLE, TY_DOUBLE}, {"asin", 1, TY_DOUBLE, TY_DOUBLE},
-    {"acos", 1, TY_DOUBLE, TY_DOUBLE}, {"atan", 1, TY_DOUBLE, TY_DOUBLE}, {"sinh", 1, TY_DOUBLE, TY_DOUBLE},
-    {"cosh", 1, TY_DOUBLE, TY_DOUBLE}, {"tanh", 1, TY_DOUBLE, TY_DOUBLE}, {"asinh", 1, TY_DOUBLE, TY_DOUBLE},
-    {"acosh", 1, TY_DOUBLE, TY_DOUBLE}, {"atanh", 1, TY_DOUBLE, TY_DOUBLE}, {"fabs", 1, TY_DOUBLE, TY_DOUBLE},
-    {"floor", 1, TY_DOUBLE, TY_DOUBLE}, {"ceil", 1, TY_DOUBLE, TY_DOUBLE}, {"round", 1, TY_DOUBLE, TY_DOUBLE},
-    {"trunc", 1, TY_DOUBLE, TY_DOUBLE}, {"rint", 1, TY_DOUBLE, TY_DOUBLE}, {"cbrt", 1, TY_DOUBLE, TY_DOUBLE},
-    {"erf", 1, TY_DOUBLE, TY_DOUBLE}, {"erfc", 1, TY_DOUBLE, TY_DOUBLE}, {"tgamma", 1, TY_DOUBLE, TY_DOUBLE},
-    {"lgamma", 1, TY_DOUBLE, TY_DOUBLE}, {"pow", 2, TY_DOUBLE, TY_DOUBLE}, {"atan2", 2, TY_DOUBLE, TY_DOUBLE},
-    {"fmod", 2, TY_DOUBLE, TY_DOUBLE}, {"hypot", 2, TY_DOUBLE, TY_DOUBLE}, {"fmin", 2, TY_DOUBLE, TY_DOUBLE},
-    {"fmax", 2, TY_DOUBLE, TY_DOUBLE}, {"copysign", 2, TY_DOUBLE, TY_DOUBLE}, {"fdim", 2, TY_DOUBLE, TY_DOUBLE},
-    {"remainder", 2, TY_DOUBLE, TY_DOUBLE}, {"fma", 3, TY_DOUBLE, TY_DOUBLE},
-    {"isnan", 1, TY_INT, TY_DOUBLE}, {"isinf", 1, TY_INT, TY_DOUBLE}, {"isfinite", 1, TY_INT, TY_DOUBLE},
-    {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
-    {NULL, 0, TY_VOID, TY_VOID},
-};
 
 /* The C library and OpenMP functions a file may cimport (libc.stdlib,
  * libc.string, libc.stdio, openmp).  The signature is a string of type
@@ -623,6 +597,12 @@ static int const_dim(S *s, ANode *n, long long *v) {
         if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) break;
         *v = (long long)n->ival;
         return 1;
+    case A_NAME: {
+        Sym *y = lookup(s, n->name);
+        if (!y || y->kind != SY_ENUMC) break;
+        *v = y->cval;
+        return 1;
+    }
     case A_UNOP:
         if (!const_dim(s, n->obj, &a)) return 0;
         *v = n->op[0] == '-' ? -a : n->op[0] == '~' ? ~a : a;
@@ -634,6 +614,10 @@ static int const_dim(S *s, ANode *n, long long *v) {
         else if (!strcmp(n->op, "*")) *v = a * b;
         else if (!strcmp(n->op, "//") && b) *v = a / b;
         else if (!strcmp(n->op, "<<") && b >= 0 && b < 32) *v = a << b;
+        else if (!strcmp(n->op, ">>") && b >= 0 && b < 63) *v = a >> b;
+        else if (!strcmp(n->op, "|")) *v = a | b;
+        else if (!strcmp(n->op, "&")) *v = a & b;
+        else if (!strcmp(n->op, "^")) *v = a ^ b;
         else break;
         return 1;
     default: break;
@@ -666,6 +650,10 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (t->ndim > 0) {
         if (t->ndim > CY_MAX_NDIM) {
             err(s, t->pos, "memoryviews of more than %d dimensions are not supported", CY_MAX_NDIM);
+            return TY_ERR;
+        }
+        if (base->kind == TY_STRUCT) {
+            err(s, t->pos, "memoryviews of struct '%s' are not supported by cyocl", base->name);
             return TY_ERR;
         }
         if (base->kind == TY_VOID || base->kind == TY_OBJECT || base->kind == TY_PTR || base->kind == TY_VIEW) {
@@ -765,6 +753,12 @@ static IrExpr *mk_var(S *s, IrVar *v, CyPos p) {
 static int is_obj(const CyType *t) { return t->kind == TY_OBJECT; }
 static int is_view(const CyType *t) { return t->kind == TY_VIEW; }
 static int is_cnum(const CyType *t) { return cy_type_is_numeric(t); }
+static int struct_field(const CyType *t, const char *name) {
+    for (int k = 0; k < t->nfields; k++)
+        if (!strcmp(t->fnames[k], name)) return k;
+    return -1;
+}
+
 /* numpy.PyArray_DIMS, numpy.NPY_DOUBLE, ...: declared by numpy's .pxd for
  * C, absent from the Python module of the same name (cimport numpy as np +
  * import numpy as np), so a Python call would fail only at run time. */
@@ -837,6 +831,17 @@ static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
 }
 
 static IrExpr *as_held(S *s, IrExpr *e);
+static IrExpr *enum_held(S *s, IrExpr *e);
+
+/* Whether a struct converts to and from a dict here: numbers and such
+ * structs as fields (Cython converts arrays and char * too). */
+static int struct_converts(const CyType *t) {
+    for (int k = 0; k < t->nfields; k++) {
+        const CyType *f = t->ftypes[k];
+        if (f->kind == TY_STRUCT ? !struct_converts(f) : !is_cnum(f)) return 0;
+    }
+    return 1;
+}
 
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
@@ -849,6 +854,10 @@ static IrExpr *box(S *s, IrExpr *e) {
     }
     if (e->ty->kind == TY_PTR || e->ty->kind == TY_VOID || e->ty->kind == TY_FUNC) {
         err(s, e->pos, "Cannot convert '%s' to Python object", e->ty->name);
+        return mk_err(s, e->pos);
+    }
+    if (e->ty->kind == TY_STRUCT && !struct_converts(e->ty)) {
+        err(s, e->pos, "converting struct '%s' (a field that is not a number or a struct) to a Python object is not supported by cyocl", e->ty->name);
         return mk_err(s, e->pos);
     }
     if (e->ty->kind == TY_ARRAY) {
@@ -934,6 +943,11 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
     }
+    if (to->is_enum && !is_obj(from) && !(from->is_enum && !strcmp(from->name, to->name))) {
+        /* only the enum's own values convert implicitly (Cython) */
+        err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
+        return mk_err(s, e->pos);
+    }
     if (from == to || cy_type_equal(from, to)) {
         if (from != to && from->kind != TY_VIEW && from->kind != TY_PTR) {
             /* aliases of one scalar: keep the target's name for the C cast */
@@ -953,6 +967,13 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
     if (is_obj(from)) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         if (is_view(to)) return mk1(s, E_VIEW_FROM_OBJ, to, e->pos, e);
+        if (to->kind == TY_STRUCT) {
+            if (!struct_converts(to)) {
+                err(s, e->pos, "converting a Python object to struct '%s' (a field that is not a number or a struct) is not supported by cyocl", to->name);
+                return mk_err(s, e->pos);
+            }
+            return mk1(s, E_UNBOX, to, e->pos, e);
+        }
         if (to->kind == TY_BINT) return mk1(s, E_OBJ_TRUTH, to, e->pos, e);
         if (is_cnum(to) || is_char_ptr(to)) return mk1(s, E_UNBOX, to, e->pos, e);
         err(s, e->pos, "Cannot convert Python object to '%s'", to->name);
@@ -1020,6 +1041,10 @@ static IrExpr *as_cond(S *s, IrExpr *e) {
     }
     if (e->ty->kind == TY_VOID) {
         err(s, e->pos, "Cannot use a void value as a condition");
+        return mk_err(s, e->pos);
+    }
+    if (e->ty->kind == TY_STRUCT || e->ty->kind == TY_OPAQUE) {
+        err(s, e->pos, "Type '%s' not acceptable as a boolean", e->ty->name);
         return mk_err(s, e->pos);
     }
     return e;
@@ -1124,24 +1149,10 @@ static const char *qual_of(S *s, ANode *n) {
     return NULL;
 }
 
-static const MathFn *math_fn(const char *q, int *is_f) {
+/* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */
+static const CyLibm *math_fn(const char *q, int *is_f) {
     *is_f = 0;
-    if (strncmp(q, "libc.math.", 10)) return NULL;
-    const char *n = q + 10;
-    for (int i = 0; math_fns[i].name; i++)
-        if (!strcmp(math_fns[i].name, n)) return &math_fns[i];
-    /* the float variants sqrtf, expf, ... */
-    size_t l = strlen(n);
-    if (l > 1 && n[l - 1] == 'f') {
-        for (int i = 0; math_fns[i].name; i++) {
-            if (strlen(math_fns[i].name) == l - 1 && !strncmp(math_fns[i].name, n, l - 1) &&
-                math_fns[i].ret == TY_DOUBLE) {
-                *is_f = 1;
-                return &math_fns[i];
-            }
-        }
-    }
-    return NULL;
+    return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
 static int is_math_const(const char *q) {
@@ -1199,6 +1210,8 @@ static IrExpr *const_expr(S *s, const char *q, CyPos pos) {
 }
 
 static IrExpr *lower_expr(S *s, ANode *n);
+static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t);
+static int struct_converts(const CyType *t);
 static IrExpr *lower_comp(S *s, ANode *n, int kind);
 
 static IrExpr *name_expr(S *s, ANode *n) {
@@ -1213,6 +1226,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
         }
         if (is_obj(y->var->ty) && !need_gil(s, n->pos, "Accessing Python object")) return mk_err(s, n->pos);
         return mk_var(s, y->var, n->pos);
+    }
+    if (y && y->kind == SY_ENUMC) {
+        IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
+        e->ty = y->ty;
+        return e;
     }
     if (y && y->kind == SY_CNAME) {
         IrExpr *c = const_expr(s, y->qual, n->pos);
@@ -1493,6 +1511,19 @@ static IrExpr *attr_expr(S *s, ANode *n) {
     }
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
+    if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_STRUCT) o = mk1(s, E_DEREF, o->ty->base, o->pos, o);
+    if (o->ty->kind == TY_STRUCT) {
+        /* p.x, and pp.x through a pointer, as Cython writes both */
+        int i = struct_field(o->ty, n->name);
+        if (i < 0) {
+            /* Cython converts the struct to a dict and looks the attribute up there */
+            err(s, n->pos, "attribute '%s' of struct '%s' (not a field) is not supported by cyocl", n->name, o->ty->name);
+            return mk_err(s, n->pos);
+        }
+        IrExpr *e = mk1(s, E_FIELD, o->ty->ftypes[i], n->pos, o);
+        e->sval = o->ty->fnames[i];
+        return e;
+    }
     if (is_ndarray(o->ty)) {
         /* the C fields of numpy's ndarray declaration (numpy/__init__.pxd) */
         const char *a = n->name;
@@ -1543,8 +1574,15 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             b->ival = 1;
             return b;
         }
-        if (!strcmp(a, "copy") || !strcmp(a, "T")) {
-            err(s, n->pos, "memoryview attribute '%s' is not supported yet", a);
+        if (!strcmp(a, "T")) {
+            /* Cython's transpose: the axes reversed, a C-contiguous view
+               becoming a Fortran-contiguous one */
+            char ax[CY_MAX_NDIM] = {0};
+            for (int i = 0; i < o->ty->ndim; i++) ax[i] = o->ty->axes[o->ty->ndim - 1 - i];
+            return mk1(s, E_VIEW_T, cy_type_view(s->a, o->ty->base, o->ty->ndim, ax, o->ty->is_const), n->pos, o);
+        }
+        if (!strcmp(a, "copy")) {
+            err(s, n->pos, "memoryview attribute 'copy' other than called (v.copy()) is not supported by cyocl");
             return mk_err(s, n->pos);
         }
         err(s, n->pos, "memoryview has no attribute '%s'", a);
@@ -1720,7 +1758,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                raise, the backends follow that order (IrExpr.order) */
             IrExpr **arg = cy_alloc(s->a, (size_t)na * sizeof *arg);
             for (int i = 0; i < na; i++) {
-                arg[i] = as_held(s, lower_expr(s, n->items.items[i]));
+                arg[i] = enum_held(s, as_held(s, lower_expr(s, n->items.items[i])));
                 /* coerce() rebuilds these: keep a node of its own in the tree */
                 if (arg[i]->kind == E_COND || arg[i]->kind == E_VAND || arg[i]->kind == E_VOR)
                     arg[i] = mk1(s, E_CAST, arg[i]->ty, arg[i]->pos, arg[i]);
@@ -1845,6 +1883,81 @@ static IrExpr *view_copy(S *s, ANode *n) {
     return lower_expr(s, cast);
 }
 
+/* A struct value from one expression per field (NULL: zero, as the C
+ * initialiser leaves it); the values are evaluated in the order given. */
+static IrExpr *struct_lit(S *s, CyType *t, ANode **vals, CyPos p) {
+    IrExpr *e = mk(s, E_STRUCT_LIT, t, p);
+    e->nargs = t->nfields;
+    e->args = cy_alloc(s->a, (size_t)(t->nfields + 1) * sizeof *e->args);
+    for (int k = 0; k < t->nfields; k++) {
+        IrExpr *v = vals[k] ? coerce(s, lower_expr(s, vals[k]), t->ftypes[k]) : NULL;
+        if (v && v->ty == TY_ERR) return v;
+        if (!v) {
+            if (t->ftypes[k]->kind == TY_ARRAY || t->ftypes[k]->kind == TY_STRUCT) {
+                v = mk(s, E_STRUCT_LIT, t->ftypes[k], p); /* {0} */
+                if (t->ftypes[k]->kind == TY_ARRAY) {
+                    err(s, p, "a struct value without its array field '%s' is not supported by cyocl", t->fnames[k]);
+                    return mk_err(s, p);
+                }
+            } else {
+                v = coerce(s, mk_int(s, 0, TY_INT, p), t->ftypes[k]);
+            }
+        }
+        e->args[k] = v;
+    }
+    return e;
+}
+
+/* Point(1.0, y=2.0): Cython's struct constructor. */
+static IrExpr *struct_call(S *s, ANode *n, CyType *t) {
+    ANode **vals = cy_alloc(s->a, (size_t)(t->nfields + 1) * sizeof *vals);
+    if (n->items.len > t->nfields) {
+        err(s, n->pos, "more arguments than struct '%s' has fields (%d) is not supported by cyocl", t->name, t->nfields);
+        return mk_err(s, n->pos);
+    }
+    for (int k = 0; k < n->items.len; k++) vals[k] = n->items.items[k];
+    for (int k = 0; k < n->kwnames.len; k++) {
+        int i = struct_field(t, n->kwnames.items[k]);
+        CyPos kp = *(CyPos *)n->kwpos.items[k];
+        if (i < 0) {
+            err(s, kp, "struct '%s' has no field '%s'", t->name, (const char *)n->kwnames.items[k]);
+            return mk_err(s, n->pos);
+        }
+        if (vals[i]) {
+            err(s, kp, "argument '%s' given twice", (const char *)n->kwnames.items[k]);
+            return mk_err(s, n->pos);
+        }
+        vals[i] = n->values.items[k];
+    }
+    for (int k = 0; k < t->nfields; k++)
+        if (!vals[k]) warn(s, n->pos, "Not all members given for struct '%s'", t->name);
+    return struct_lit(s, t, vals, n->pos);
+}
+
+/* {'x': 1.0, 'y': 2.0} where a struct is wanted (Cython's DictNode.coerce_to). */
+static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
+    ANode **vals = cy_alloc(s->a, (size_t)(t->nfields + 1) * sizeof *vals);
+    for (int k = 0; k < d->items.len; k++) {
+        ANode *key = d->items.items[k];
+        if (!key || key->kind != A_STR || key->is_bytes || key->is_fstring) {
+            err(s, key ? key->pos : d->pos, "Invalid struct field identifier");
+            return mk_err(s, d->pos);
+        }
+        int i = struct_field(t, key->sval);
+        if (i < 0) {
+            err(s, key->pos, "struct '%s' has no field '%s'", t->name, key->sval);
+            return mk_err(s, d->pos);
+        }
+        vals[i] = d->values.items[k];
+    }
+    for (int k = 0; k < t->nfields; k++)
+        if (!vals[k]) {
+            warn(s, d->pos, "Not all members given for struct '%s'", t->name);
+            break;
+        }
+    return struct_lit(s, t, vals, d->pos);
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
     if (is_numpy_capi(qual_of(s, f))) {
@@ -1890,7 +2003,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
         return view_copy(s, n);
     if (q) {
         int is_f;
-        const MathFn *m = math_fn(q, &is_f);
+        const CyLibm *m = math_fn(q, &is_f);
         if (m) {
             if (n->items.len != m->nargs || n->kwnames.len) {
                 err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", m->nargs,
@@ -1962,6 +2075,8 @@ static IrExpr *call_expr(S *s, ANode *n) {
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
     }
+    if (f->kind == A_NAME && head && head->kind == SY_TYPE && head->ty->kind == TY_STRUCT)
+        return struct_call(s, n, head->ty);
     if (f->kind == A_NAME) {
         if (head && head->kind == SY_FUNC) return func_call(s, n, head->fn);
         if (!head && is_py_builtin(f->name)) {
@@ -2076,6 +2191,15 @@ static IrExpr *as_cython(S *s, IrExpr *e, const IrExpr *l, const IrExpr *r) {
 
 /* The value as Cython holds it once materialised (see as_cython). */
 static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? coerce(s, e, e->cyty) : e; }
+
+/* An enumerator in a temporary of Cython's (min/max) has the enum's type,
+ * unsigned where no enumerator is negative: max(RED, -5) compares
+ * unsigned in C. */
+static IrExpr *enum_held(S *s, IrExpr *e) {
+    if (e->kind != E_INT || !e->ty->is_enum || e->ty->kind != TY_INT) return e;
+    Sym *y = lookup_in(s->mscope, e->ty->name);
+    return y && y->kind == SY_TYPE && y->ty->kind != TY_INT ? mk1(s, E_CAST, y->ty, e->pos, e) : e;
+}
 
 /* Cython's ConstantFolding: an integer operation on two literals is done
  * at compile time with Python's semantics — `5 // -2` is -3 even under
@@ -2436,10 +2560,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot cast '%s' to '%s'", o->ty->name, t->name);
             return mk_err(s, n->pos);
         }
-        if (cy_type_is_complex(o->ty) && !cy_type_is_complex(t)) {
+        if ((cy_type_is_complex(o->ty) && !cy_type_is_complex(t)) ||
+            ((t->kind == TY_STRUCT || o->ty->kind == TY_STRUCT) && !cy_type_equal(t, o->ty))) {
             err(s, n->pos, "Cannot cast '%s' to '%s'", o->ty->name, t->name);
             return mk_err(s, n->pos);
         }
+        if (t->kind == TY_STRUCT) return o;
         return mk1(s, E_CAST, t, n->pos, o);
     }
     case A_SIZEOF: {
@@ -2477,7 +2603,11 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         }
         /* &x does not make x private in a prange (Cython: only assignments
            to the name do); the C backend keeps x shared for it */
-        if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX) || is_obj(o->ty) || is_view(o->ty)) {
+        const IrExpr *root = o;
+        while (root->kind == E_FIELD) root = root->args[0];
+        if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX ||
+              (o->kind == E_FIELD && (root->kind == E_VAR || root->kind == E_PTR_INDEX || root->kind == E_DEREF))) ||
+            is_obj(o->ty) || is_view(o->ty)) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
         }
@@ -2570,6 +2700,16 @@ static IrExpr *lower_target(S *s, ANode *t, IrOp op) {
     case A_ATTR: {
         IrExpr *e = attr_expr(s, t);
         if (e->ty == TY_ERR) return NULL;
+        if (e->kind == E_FIELD) {
+            IrExpr *r = e;
+            while (r->kind == E_FIELD) r = r->args[0];
+            if (r->kind == E_VAR) r->var->is_assigned = 1;
+            if (e->ty->kind == TY_ARRAY) {
+                err(s, t->pos, "Assignment to non-lvalue '%s'", t->name);
+                return NULL;
+            }
+            return e;
+        }
         if (e->kind != E_OBJ_ATTR) {
             err(s, t->pos, "Cannot assign to this attribute");
             return NULL;
@@ -3097,7 +3237,8 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
         if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
-    IrExpr *v = lower_expr(s, n->value);
+    CyType *st0 = n->value->kind == A_DICT && n->targets.len == 1 ? probe_type(s, t0) : NULL;
+    IrExpr *v = st0 && st0->kind == TY_STRUCT ? struct_from_dict(s, n->value, st0) : lower_expr(s, n->value);
     if (n->targets.len > 1 && v->ty != TY_ERR) {
         IrVar *tmp = new_temp(s, v->ty, n->pos);
         cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, OP_NONE));
@@ -3142,7 +3283,9 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
     /* a Python object on the right makes it x = x op v in Python, then
        converted back (Cython: PyNumber_InPlaceAdd and the C conversion) */
     CyType *rt = probe_type(s, n->rhs);
-    if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
+    CyType *ot = n->lhs->kind == A_ATTR ? probe_type(s, n->lhs->obj) : NULL;
+    int field = ot && (ot->kind == TY_STRUCT || (ot->kind == TY_PTR && ot->base->kind == TY_STRUCT));
+    if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX || field)) {
         IrExpr *v = lower_expr(s, n->rhs);
         IrExpr *tg = lower_target(s, n->lhs, op);
         if (!tg || v->ty == TY_ERR) return;
@@ -3157,7 +3300,7 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
         cy_vec_push(s->a, out, assign_stmt(s, tg, v, n->pos, op));
         return;
     }
-    if (n->lhs->kind != A_NAME && !is_obj(tt) && !(n->lhs->kind == A_INDEX && !has_call(n->lhs))) {
+    if (n->lhs->kind != A_NAME && !is_obj(tt) && !((n->lhs->kind == A_INDEX || field) && !has_call(n->lhs))) {
         err(s, n->pos, "in-place '%s=' on this target is not supported", n->op);
         return;
     }
@@ -3856,6 +3999,15 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
     err(s, e->pos, "with statements on Python objects (context managers) are not supported");
 }
 
+static const IrStmt *find_region_stmt(const CyVec *v) {
+    for (int i = 0; i < v->len; i++) {
+        const IrStmt *x = v->items[i], *r;
+        if (x->kind == ST_PRANGE || x->kind == ST_PARALLEL) return x;
+        if ((r = find_region_stmt(&x->body)) || (r = find_region_stmt(&x->orelse))) return r;
+    }
+    return NULL;
+}
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
@@ -3906,7 +4058,8 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
                 lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
                 continue;
             }
-            IrExpr *v = lower_expr(s, init);
+            IrExpr *v = init->kind == A_DICT && y->var->ty->kind == TY_STRUCT ? struct_from_dict(s, init, y->var->ty)
+                                                                              : lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
             record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
@@ -4045,10 +4198,27 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_DEL: err(s, n->pos, "'del' is not supported"); return;
     case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
-    case S_CTYPEDEF: case S_EXTERN:
+    case S_CTYPEDEF: case S_EXTERN: case S_ENUM: case S_STRUCT:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
+    case S_TRY: {
+        if (n->handlers.len) {
+            err(s, ((ANode *)n->handlers.items[0])->pos, "'except' clauses are not supported by cyocl (try/finally is)");
+            return;
+        }
+        IrStmt *x = st(s, ST_TRY, n->pos);
+        lower_block(s, &n->body, &x->body);
+        lower_block(s, &n->orelse, &x->orelse);
+        const IrStmt *r = find_region_stmt(&x->orelse);
+        if (r) {
+            /* the backends emit the finally statements once per way out */
+            err(s, r->pos, "a prange or parallel() block inside a finally clause is not supported by cyocl");
+            return;
+        }
+        cy_vec_push(s->a, out, x);
+        return;
+    }
     default:
         err(s, n->pos, "this statement is not supported");
         return;
@@ -4331,7 +4501,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
                 pre_target(pr, &tn, NULL, 2);
             }
         return;
-    case S_IF: case S_WHILE:
+    case S_IF: case S_WHILE: case S_TRY:
         pre_block(pr, &n->body);
         pre_block(pr, &n->orelse);
         return;
@@ -4399,7 +4569,7 @@ static void mo_stmt(Pre *pr, ANode *n, int nogil) {
     case S_CDEF:
         for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
         return;
-    case S_IF: case S_WHILE:
+    case S_IF: case S_WHILE: case S_TRY:
         mo_expr(pr, n->cond, 0, nogil);
         mo_block(pr, &n->body, nogil);
         mo_block(pr, &n->orelse, nogil);
@@ -5021,7 +5191,7 @@ static void cimport_star(S *s, ANode *n, const char *mod) {
         static const char *const par[] = {"prange", "parallel", "threadid"};
         for (int i = 0; i < 3; i++) cy_vec_push(s->a, &names, (void *)par[i]);
     } else if (!strcmp(mod, "libc.math")) {
-        for (int i = 0; math_fns[i].name; i++) cy_vec_push(s->a, &names, (void *)math_fns[i].name);
+        for (int i = 0; cy_libm_table[i].name; i++) cy_vec_push(s->a, &names, (void *)cy_libm_table[i].name);
         for (int i = 0; math_consts[i]; i++) cy_vec_push(s->a, &names, (void *)math_consts[i]);
     } else {
         for (int i = 0; libc_fns[i].mod; i++)
@@ -5123,6 +5293,118 @@ static void cimport_names(S *s, ANode *n) {
     }
 }
 
+/* cdef enum NAME: the enumerators are int constants of the enum's type;
+ * a variable of it is the integer type GCC gives the enum (unsigned int
+ * unless an enumerator is negative), which is what Cython's C holds. */
+static void declare_enum(S *s, ANode *n) {
+    if (n->is_cpdef) {
+        err(s, n->pos, "cpdef enums are not supported by cyocl (a cdef enum is)");
+        return;
+    }
+    if (n->name && lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    CyType *ct = cy_type_scalar(TY_INT);
+    if (n->name) {
+        ct = cy_alloc(s->a, sizeof *ct);
+        *ct = *cy_type_scalar(TY_INT);
+        ct->name = n->name;
+        ct->is_enum = 1;
+    }
+    long long next = 0;
+    int neg = 0;
+    for (int k = 0; k < n->names.len; k++) {
+        ANode *init = n->inits.items[k];
+        CyPos pos = *(CyPos *)n->name_pos.items[k];
+        long long v = next;
+        if (init && !const_dim(s, init, &v)) continue;
+        if (v < INT32_MIN || v > INT32_MAX) {
+            err(s, init ? init->pos : pos, "enumerator values outside the range of int are not supported by cyocl");
+            continue;
+        }
+        next = v + 1;
+        neg |= v < 0;
+        if (lookup_in(s->mscope, n->names.items[k])) {
+            err(s, pos, "'%s' redeclared", (const char *)n->names.items[k]);
+            continue;
+        }
+        Sym *y = declare(s, s->mscope, n->names.items[k], SY_ENUMC);
+        y->cval = v;
+        y->ty = ct;
+    }
+    if (n->name) {
+        CyType *vt = cy_alloc(s->a, sizeof *vt);
+        *vt = *cy_type_scalar(neg ? TY_INT : TY_UINT);
+        vt->name = n->name;
+        vt->is_enum = 1;
+        Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+        y->ty = vt;
+    }
+}
+
+/* cdef struct NAME / ctypedef struct NAME: the type is declared before its
+ * fields are resolved, so a field may point to the struct itself. */
+static void declare_struct(S *s, ANode *n) {
+    if (lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    CyType *t = cy_alloc(s->a, sizeof *t);
+    t->kind = TY_STRUCT;
+    t->name = n->name;
+    t->cname = cy_fmt(s->a, "cys_%s", n->name);
+    t->packed = n->is_packed;
+    Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+    y->ty = t;
+    CyVec names = {0}, types = {0};
+    long long size = 0, align = 1;
+    for (int i = 0; i < n->body.len; i++) {
+        ANode *d = n->body.items[i];
+        if (d->kind != S_CDEF) {
+            err(s, d->pos, "only field declarations are allowed in a struct");
+            continue;
+        }
+        CyType *ft = resolve_type(s, d->type);
+        if (ft == TY_ERR) continue;
+        const CyType *sc = cy_type_array_scalar(ft);
+        if (sc->kind == TY_OBJECT || is_view(sc)) {
+            err(s, *(CyPos *)d->name_pos.items[0], sc->kind == TY_OBJECT ? "C struct/union member cannot be a Python object"
+                                                  : "memoryview fields are not supported by cyocl");
+            continue;
+        }
+        if (sc == t || sc->kind == TY_VOID || (sc->kind == TY_STRUCT && !sc->nfields)) {
+            err(s, d->pos, "Variable type '%s' is incomplete", sc->name);
+            continue;
+        }
+        for (int k = 0; k < d->names.len; k++) {
+            if (d->inits.items[k]) {
+                err(s, ((ANode *)d->inits.items[k])->pos, "C struct/union member cannot be declared with an initial value");
+                continue;
+            }
+            for (int j = 0; j < names.len; j++)
+                if (!strcmp(names.items[j], d->names.items[k]))
+                    err(s, *(CyPos *)d->name_pos.items[k], "'%s' redeclared", (const char *)d->names.items[k]);
+            cy_vec_push(s->a, &names, d->names.items[k]);
+            cy_vec_push(s->a, &types, ft);
+            long long a = sc->kind == TY_STRUCT ? sc->alen : sc->size ? sc->size : 1;
+            if (t->packed) a = 1;
+            size = (size + a - 1) / a * a + ft->size;
+            if (a > align) align = a;
+        }
+    }
+    if (!names.len) {
+        err(s, n->pos, "a struct without fields is not supported by cyocl");
+        return;
+    }
+    t->nfields = names.len;
+    t->fnames = (const char **)names.items;
+    t->ftypes = (CyType **)types.items;
+    t->size = (int)((size + align - 1) / align * align);
+    t->alen = align; /* a struct's alignment, for the sizes of structs holding it */
+    cy_vec_push(s->a, &s->m->structs, t);
+}
+
 static void declare_module(S *s, AModule *am) {
     IrModule *m = s->m;
     for (int i = 0; i < am->stmts.len; i++) {
@@ -5195,6 +5477,8 @@ static void declare_module(S *s, AModule *am) {
             y->ty = t == TY_ERR ? t : alias_type(s, t, n->name);
             break;
         }
+        case S_ENUM: declare_enum(s, n); break;
+        case S_STRUCT: declare_struct(s, n); break;
         case S_EXTERN:
             if (n->header) cy_vec_push(s->a, &m->headers, (void *)n->header);
             if (n->verbatim) cy_vec_push(s->a, &m->verbatim, (void *)n->verbatim);
@@ -5353,7 +5637,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                     cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, OP_NONE));
             }
             break;
-        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
+        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_ENUM: case S_STRUCT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;
