@@ -1,4 +1,4 @@
-/* emit.c: the C-like text emission both backends share (emit.h). */
+/* emit.c: the C-like text emission and the lowering both backends share (emit.h). */
 #include "emit.h"
 
 #include <math.h>
@@ -127,7 +127,7 @@ void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, co
     cy_emit_line(E, "}");
 }
 
-void cy_emit_if_open(CyEmit *E, const CyIfHooks *h, IrStmt *s, const char *c, const char *prefix) {
+void cy_emit_if_open(CyEmit *E, const CyTarget *h, IrStmt *s, const char *c, const char *prefix) {
     cy_emit_line(E, "%sif %s {", prefix, cy_c_wrapped(c) ? c : cy_fmt(E->a, "(%s)", c));
     h->block(h->G, &s->body);
     if (!s->orelse.len) return;
@@ -155,17 +155,17 @@ void cy_emit_if_open(CyEmit *E, const CyIfHooks *h, IrStmt *s, const char *c, co
 
 /* b's value and the statements it needs, in a capture; *same: the backend
  * holds no more temporaries than before */
-static const char *operand(CyEmit *E, const CyExprHooks *h, IrExpr *x, const char **code, int *same) {
-    int live = h->live ? h->live(h->G) : 0;
+static const char *operand(CyEmit *E, const CyTarget *h, IrExpr *x, const char **code, int *same) {
+    int live = h->live(h->G);
     CyCap cap;
     cy_cap_begin(E, &cap, E->ind + 1);
     const char *v = h->expr(h->G, x);
     *code = cy_cap_end(E, &cap);
-    *same = !h->live || h->live(h->G) == live;
+    *same = h->live(h->G) == live;
     return v;
 }
 
-static const char *lower_andor(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+static const char *lower_andor(CyEmit *E, const CyTarget *h, IrExpr *e) {
     int is_and = e->kind == E_AND, same;
     const char *a = h->expr(h->G, e->args[0]), *code;
     const char *b = operand(E, h, e->args[1], &code, &same);
@@ -175,7 +175,7 @@ static const char *lower_andor(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
     return r;
 }
 
-static const char *lower_vandor(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+static const char *lower_vandor(CyEmit *E, const CyTarget *h, IrExpr *e) {
     int is_and = e->kind == E_VAND, same;
     const char *a = h->once(h->G, e->ty, h->expr(h->G, e->args[0]), e->pos), *code;
     const char *c = h->int_cond && cy_type_is_float(e->ty) ? cy_fmt(E->a, "(%s != 0)", a) : a;
@@ -187,20 +187,150 @@ static const char *lower_vandor(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
     return r;
 }
 
-static const char *lower_cond(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+static const char *lower_cond(CyEmit *E, const CyTarget *h, IrExpr *e) {
     const char *c = h->expr(h->G, e->args[0]), *acode, *bcode;
     if (h->int_cond && cy_type_is_float(e->args[0]->ty)) c = cy_fmt(E->a, "(%s != 0)", cy_c_paren(E->a, c));
-    int live = h->live ? h->live(h->G) : 0, sa, sb;
+    int live = h->live(h->G), sa, sb;
     const char *a = operand(E, h, e->args[1], &acode, &sa);
     const char *b = operand(E, h, e->args[2], &bcode, &sb);
-    if (!*acode && !*bcode && (!h->live || h->live(h->G) == live)) return cy_fmt(E->a, "(%s ? %s : %s)", c, a, b);
+    if (!*acode && !*bcode && h->live(h->G) == live) return cy_fmt(E->a, "(%s ? %s : %s)", c, a, b);
     const char *r = h->temp(h->G, e->ty, NULL, e->pos);
     cy_emit_cond(E, r, c, acode, a, bcode, b);
     return r;
 }
 
-const char *cy_lower_shortcircuit(CyEmit *E, const CyExprHooks *h, IrExpr *e) {
+const char *cy_lower_shortcircuit(CyEmit *E, const CyTarget *h, IrExpr *e) {
     if (e->kind == E_AND || e->kind == E_OR) return lower_andor(E, h, e);
     if (e->kind == E_VAND || e->kind == E_VOR) return lower_vandor(E, h, e);
     return lower_cond(E, h, e);
+}
+
+/* ---- arithmetic ----------------------------------------------------------- */
+
+static void zero_check(const CyTarget *T, IrExpr *divisor, const char *b, CyFail f, CyArena *a) {
+    if (cy_nonzero_const(divisor)) return;
+    T->check(T->G, cy_fmt(a, "%s == 0", b), f, divisor->pos);
+}
+
+const char *cy_lower_binop(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const CyType *t = e->ty;
+    IrOp op = e->op;
+    const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+    if (op == OP_DIV || op == OP_MOD) {
+        if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t))) {
+            b = T->once(T->G, e->args[1]->ty, b, e->pos);
+            zero_check(T, e->args[1], b,
+                       cy_type_is_int(t) ? CY_FAIL_ZERODIV_INT : op == OP_DIV ? CY_FAIL_ZERODIV_FLOAT : CY_FAIL_ZERODIV_DIVMOD,
+                       E->a);
+        }
+        if (op == OP_MOD && cy_type_is_float(t)) return cy_fmt(E->a, "%s(%s, %s)", T->libm(T->G, "fmod", t), a, b);
+    }
+    return cy_fmt(E->a, "(%s %s %s)", a, cy_op_name(op), b);
+}
+
+const char *cy_lower_divmod(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const CyType *t = e->ty;
+    int fdiv = e->kind == E_PYFLOORDIV;
+    const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+    if (cy_type_is_int(t)) {
+        if (!e->cdivision) {
+            b = T->once(T->G, t, b, e->pos);
+            zero_check(T, e->args[1], b, CY_FAIL_ZERODIV_INT, E->a);
+            int64_t bv;
+            const char *mn = t->is_signed ? T->int_min(t) : NULL;
+            if (fdiv && mn && !(cy_const_int(e->args[1], &bv) && bv != -1)) {
+                a = T->once(T->G, t, a, e->pos);
+                T->check(T->G, cy_fmt(E->a, "%s == -1 && %s == %s", b, a, mn), CY_FAIL_DIV_OVERFLOW, e->pos);
+            }
+        }
+        if (!t->is_signed || e->cdivision) return cy_fmt(E->a, "(%s %s %s)", a, fdiv ? "/" : "%", b);
+        return T->pydivmod(T->G, t, fdiv, a, b);
+    }
+    if (!e->cdivision) {
+        b = T->once(T->G, t, b, e->pos);
+        /* Cython's messages: "float division" for //, "float divmod()" for % */
+        zero_check(T, e->args[1], b, fdiv ? CY_FAIL_ZERODIV_FLOAT : CY_FAIL_ZERODIV_DIVMOD, E->a);
+        return T->pydivmod(T->G, t, fdiv, a, b);
+    }
+    if (fdiv) return cy_fmt(E->a, "%s(%s / %s)", T->libm(T->G, "floor", t), cy_c_paren(E->a, a), cy_c_paren(E->a, b));
+    return cy_fmt(E->a, "%s(%s, %s)", T->libm(T->G, "fmod", t), a, b);
+}
+
+const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const CyType *t = e->ty;
+    uint64_t bits;
+    double fv;
+    switch (cy_fold_cast(e, &bits, &fv)) {
+    case 1: return T->int_lit(T->G, t, bits);
+    case 2: return T->float_lit(T->G, t, fv);
+    }
+    const char *c = T->cast(T->G, e);
+    if (c) return c;
+    c = T->expr(T->G, e->args[0]);
+    if (t->kind == TY_BINT) return cy_fmt(E->a, "(%s != 0)", cy_c_paren(E->a, c));
+    return cy_fmt(E->a, "((%s)%s)", T->type(T->G, t, e->pos), cy_c_paren(E->a, c));
+}
+
+/* ---- loops ---------------------------------------------------------------- */
+
+/* The end of a loop: the closing brace, the else clause, the label a
+ * break out of the loop jumps to (past the else clause). */
+static void loop_close(CyEmit *E, const CyTarget *T, IrStmt *s, void *loop, CyRange *r) {
+    cy_emit_line(E, "}");
+    if (r) T->range_end(T->G, r);
+    const char *brk = T->loop_pop(T->G, loop);
+    T->orelse(T->G, &s->orelse);
+    if (brk) cy_emit_line(E, "%s: ;", brk);
+}
+
+void cy_lower_while(CyEmit *E, const CyTarget *T, IrStmt *s) {
+    CyCap cap;
+    cy_cap_begin(E, &cap, E->ind + 1);
+    const char *c = T->loop_cond(T->G, s->cond);
+    const char *code = cy_cap_end(E, &cap);
+    void *loop = T->loop_push(T->G, s->orelse.len > 0);
+    if (!*code) {
+        cy_emit_line(E, "while %s {", cy_c_wrapped(c) ? c : cy_fmt(E->a, "(%s)", c));
+    } else {
+        cy_emit_line(E, "for (;;) {");
+        cy_buf_puts(E->out, code);
+        E->ind++;
+        cy_emit_line(E, "if (!%s) break;", cy_c_paren(E->a, c));
+        E->ind--;
+    }
+    T->block(T->G, &s->body);
+    loop_close(E, T, s, loop, NULL);
+}
+
+void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
+    IrVar *v = s->var;
+    const CyType *t = v->ty;
+    r->s = s;
+    r->incr = "";
+    r->a = T->expr(T->G, s->start);
+    r->b = T->expr(T->G, s->stop);
+    /* the stop value is taken once, even if the body assigns a variable in it */
+    if (!cy_c_simple(r->b) || (s->stop->kind == E_VAR && cy_ir_assigns(&s->body, s->stop->var)))
+        r->b = T->temp(T->G, t, r->b, s->pos);
+    r->step = s->step ? T->expr(T->G, s->step) : "1";
+    r->sv = 1;
+    r->sconst = s->step ? cy_const_int(s->step, &r->sv) : 1;
+    if (!r->sconst) {
+        r->step = T->once(T->G, t, r->step, s->pos);
+        T->check(T->G, cy_fmt(E->a, "%s == 0", r->step), CY_FAIL_RANGE_STEP, s->pos);
+    }
+    T->range_prepare(T->G, r);
+    const char *k = T->name(T->G), *a = r->a, *b = r->b, *c = r->step, *p = r->incr;
+    void *loop = T->loop_push(T->G, s->orelse.len > 0);
+    const char *d = cy_fmt(E->a, "%s %s", T->type(T->G, t, s->pos), k);
+    int64_t sv = r->sv;
+    if (r->sconst && sv == 1) cy_emit_line(E, "for (%s = %s; %s < %s; %s++%s) {", d, a, k, b, k, p);
+    else if (r->sconst && sv == -1) cy_emit_line(E, "for (%s = %s; %s > %s; %s--%s) {", d, a, k, b, k, p);
+    else if (r->sconst) cy_emit_line(E, "for (%s = %s; %s %s %s; %s += %s%s) {", d, a, k, sv > 0 ? "<" : ">", b, k, c, p);
+    else cy_emit_line(E, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s%s) {", d, a, c, k, b, k, b, k, c, p);
+    E->ind++;
+    cy_emit_line(E, "%s = %s;", v->cname, k);
+    E->ind--;
+    T->block(T->G, &s->body);
+    loop_close(E, T, s, loop, r);
 }

@@ -1,10 +1,11 @@
 /* emit.h: what both backends' C-like text emitters share — indented lines,
  * output captured to decide what goes around it, the "is this text safe to
- * repeat" tests, constant folding of IR expressions, and the statement
- * shapes of short-circuit and conditional expressions whose operands need
- * statements of their own.  The native backend (backends/c) and the OpenCL
- * backend (backends/opencl) differ in types, temporaries and error paths;
- * this is the part where they do not. */
+ * repeat" tests, constant folding of IR expressions — and the one lowering
+ * of the statements and expressions whose shape is the same on both
+ * targets (short-circuit and conditional expressions, casts, arithmetic
+ * with its checks, if/while/range loops).  The native backend (backends/c)
+ * and the OpenCL backend (backends/opencl) differ in types, temporaries,
+ * error paths and loop bookkeeping: those are the hooks of a CyTarget. */
 #ifndef CY_EMIT_H
 #define CY_EMIT_H
 
@@ -88,34 +89,135 @@ void cy_emit_andor(CyEmit *E, int is_and, const char *r, const char *bcode, cons
 void cy_emit_cond(CyEmit *E, const char *r, const char *c, const char *acode, const char *a,
                   const char *bcode, const char *b);
 
+/* ---- one lowering, per-target hooks -------------------------------------
+ * The expressions and statements whose shape is the same on every target
+ * are lowered here, once; a backend fills a CyTarget with what differs:
+ * its operands, types, literals, temporaries, libm spellings, how a failed
+ * check raises, and its loop bookkeeping.  Each function below names the
+ * hooks it uses; CY_TARGET below builds a backend's table. */
+
+/* The run-time checks of the shared lowering (what a failed one raises). */
+typedef enum {
+    CY_FAIL_ZERODIV_INT,    /* ZeroDivisionError: integer division or modulo by zero */
+    CY_FAIL_ZERODIV_FLOAT,  /* ZeroDivisionError: float division (/ and // of floats) */
+    CY_FAIL_ZERODIV_DIVMOD, /* ZeroDivisionError: float divmod() (% of floats) */
+    CY_FAIL_DIV_OVERFLOW,   /* OverflowError: value too large to perform division (MIN // -1) */
+    CY_FAIL_RANGE_STEP,     /* ValueError: range() arg 3 must not be zero */
+} CyFail;
+
+/* A range() loop being lowered: what cy_lower_for_range computed (the
+ * start, the stop taken once, the step and whether it is a constant) and
+ * what the target's range hooks keep between the header and the end. */
+typedef struct {
+    IrStmt *s;
+    const char *a, *b, *step;
+    int64_t sv;
+    int sconst;
+    const char *incr; /* range_prepare: more increments for the header (", p += n") */
+    int mark;         /* the caller's, for range_prepare; range_prepare's, for range_end */
+} CyRange;
+
+typedef struct {
+    void *G;
+    /* expressions */
+    const char *(*expr)(void *G, IrExpr *e);   /* an operand: its statements go to E->out */
+    int (*live)(void *G);                      /* how many temporaries it holds (to release) */
+    const char *(*temp)(void *G, const CyType *t, const char *init, CyPos pos); /* t NULL: int */
+    const char *(*once)(void *G, const CyType *t, const char *c, CyPos pos);   /* c, or a temporary */
+    const char *(*name)(void *G);              /* a fresh identifier for a temporary */
+    const char *(*type)(void *G, const CyType *t, CyPos pos);                  /* a scalar type's spelling */
+    const char *(*int_lit)(void *G, const CyType *t, uint64_t bits);
+    const char *(*float_lit)(void *G, const CyType *t, double v);
+    const char *(*libm)(void *G, const char *name, const CyType *t); /* "fmod" for t: fmodf, fmod, ... */
+    const char *(*int_min)(const CyType *t);   /* t's minimum as a macro, NULL: no MIN // -1 check */
+    /* Python's // (fdiv) or % of a and b on signed integers and floats (no checks) */
+    const char *(*pydivmod)(void *G, const CyType *t, int fdiv, const char *a, const char *b);
+    const char *(*cast)(void *G, IrExpr *e);   /* the target's own folding of a cast, or NULL */
+    void (*check)(void *G, const char *cond, CyFail f, CyPos pos); /* if (cond) raise f */
+    int int_cond;                              /* `?:` takes an integer condition only (OpenCL) */
+    /* statements */
+    void (*block)(void *G, CyVec *body);       /* a block one level deeper */
+    void (*orelse)(void *G, CyVec *body);      /* a loop's else clause, at the loop's level */
+    const char *(*cond)(void *G, IrExpr *e);   /* an if's condition */
+    const char *(*loop_cond)(void *G, IrExpr *e); /* a while's condition */
+    void *(*loop_push)(void *G, int has_else); /* enter a loop (its break label if has_else) */
+    const char *(*loop_pop)(void *G, void *loop); /* leave it: its break label if a break used it */
+    void (*range_prepare)(void *G, CyRange *r); /* after the bounds, before the header */
+    void (*range_end)(void *G, CyRange *r);    /* after the body's closing brace */
+} CyTarget;
+
+/* A backend's target(G), defined once for its generator type GenT (with
+ * `CyArena *a` and `int nid`, the counter of its cy_sN names): every hook
+ * is the backend's function tg_NAME (declared here, defined by the
+ * backend), except these adapters: the operand EXPR(G, e), the literals
+ * int_lit(G, t, bits) and float_lit(G, t, v), and fresh cy_sN names. */
+#define CY_TARGET(GenT, EXPR, INT_COND)                                                              \
+    static int tg_live(void *g);                                                                     \
+    static const char *tg_temp(void *g, const CyType *t, const char *init, CyPos pos);               \
+    static const char *tg_once(void *g, const CyType *t, const char *c, CyPos pos);                  \
+    static const char *tg_type(void *g, const CyType *t, CyPos pos);                                 \
+    static const char *tg_libm(void *g, const char *name, const CyType *t);                          \
+    static const char *tg_int_min(const CyType *t);                                                  \
+    static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a, const char *b); \
+    static const char *tg_cast(void *g, IrExpr *e);                                                  \
+    static void tg_check(void *g, const char *cond, CyFail f, CyPos pos);                            \
+    static void tg_block(void *g, CyVec *body);                                                      \
+    static void tg_orelse(void *g, CyVec *body);                                                     \
+    static const char *tg_cond(void *g, IrExpr *e);                                                  \
+    static const char *tg_loop_cond(void *g, IrExpr *e);                                             \
+    static void *tg_loop_push(void *g, int has_else);                                                \
+    static const char *tg_loop_pop(void *g, void *loop);                                             \
+    static void tg_range_prepare(void *g, CyRange *r);                                               \
+    static void tg_range_end(void *g, CyRange *r);                                                   \
+    static const char *tg_expr(void *g, IrExpr *e) { return EXPR((GenT *)g, e); }                    \
+    static const char *tg_int_lit(void *g, const CyType *t, uint64_t b) { return int_lit(g, t, b); } \
+    static const char *tg_float_lit(void *g, const CyType *t, double v) { return float_lit(g, t, v); } \
+    static const char *tg_name(void *g) {                                                            \
+        GenT *G_ = g;                                                                                \
+        return cy_fmt(G_->a, "cy_s%d", ++G_->nid);                                                   \
+    }                                                                                                \
+    static CyTarget target(GenT *G) __attribute__((unused));                                         \
+    static CyTarget target(GenT *G) {                                                                \
+        return (CyTarget){.G = G, .expr = tg_expr, .live = tg_live, .temp = tg_temp, .once = tg_once, \
+                          .name = tg_name, .type = tg_type, .int_lit = tg_int_lit,                   \
+                          .float_lit = tg_float_lit, .libm = tg_libm, .int_min = tg_int_min,         \
+                          .pydivmod = tg_pydivmod, .cast = tg_cast, .check = tg_check,               \
+                          .int_cond = INT_COND, .block = tg_block, .orelse = tg_orelse,              \
+                          .cond = tg_cond, .loop_cond = tg_loop_cond, .loop_push = tg_loop_push,     \
+                          .loop_pop = tg_loop_pop, .range_prepare = tg_range_prepare,                \
+                          .range_end = tg_range_end};                                                \
+    }
+
 /* The expressions whose later operands may need statements of their own,
  * which must then run only where the operand is evaluated: `a and b` / `a or b` on
  * C values (E_AND, E_OR), Python's and/or on C numbers (E_VAND, E_VOR: a
  * once, the deciding operand as the value) and `a if c else b` (E_COND).
- * The backend's hooks evaluate an operand (its statements going to
- * E->out), count the temporaries it must release (NULL: none), declare a
- * temporary of type t (NULL: int) with init (NULL: none), and keep a value
- * in one; int_cond: `?:` takes an integer condition only (OpenCL). */
-typedef struct {
-    void *G;
-    const char *(*expr)(void *G, IrExpr *e);
-    int (*live)(void *G);
-    const char *(*temp)(void *G, const CyType *t, const char *init, CyPos pos);
-    const char *(*once)(void *G, const CyType *t, const char *c, CyPos pos);
-    int int_cond;
-} CyExprHooks;
-const char *cy_lower_shortcircuit(CyEmit *E, const CyExprHooks *h, IrExpr *e);
+ * Hooks: expr, live, temp, once, int_cond. */
+const char *cy_lower_shortcircuit(CyEmit *E, const CyTarget *T, IrExpr *e);
+
+/* E_BINOP: C's operator, after the zero check of / and % (unless
+ * cdivision); % of floats is fmod.  Hooks: expr, once, libm, check. */
+const char *cy_lower_binop(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* E_PYFLOORDIV / E_PYMOD: Python's // and % with Cython's checks (zero,
+ * MIN // -1), C's operators under cdivision.  Hooks: expr, once, type,
+ * libm, int_min, pydivmod, check. */
+const char *cy_lower_divmod(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* E_CAST: constants folded, bint as != 0, else a C cast.  Hooks: expr,
+ * type, int_lit, float_lit, cast. */
+const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e);
 
 /* An if statement s whose condition is already the C expression c: emits
  * `PREFIXif (c) {`, the body and the else/elif chain (an elif whose
  * condition needs statements gets them inside the else); the caller writes
- * the closing brace.  The backend's hooks emit a statement block (indented
- * one level) and evaluate a condition, its statements going to E->out. */
-typedef struct {
-    void *G;
-    void (*block)(void *G, CyVec *body);
-    const char *(*cond)(void *G, IrExpr *e);
-} CyIfHooks;
-void cy_emit_if_open(CyEmit *E, const CyIfHooks *h, IrStmt *s, const char *c, const char *prefix);
-
+ * the closing brace.  Hooks: block, cond. */
+void cy_emit_if_open(CyEmit *E, const CyTarget *T, IrStmt *s, const char *c, const char *prefix);
+/* ST_WHILE: `while (c)`, or `for (;;)` with the condition's statements and
+ * a break.  Hooks: loop_cond, loop_push, loop_pop, block, orelse. */
+void cy_lower_while(CyEmit *E, const CyTarget *T, IrStmt *s);
+/* ST_FOR_RANGE: the stop taken once, a zero step checked, a C for loop
+ * over a fresh counter the loop variable is set from (Python's semantics:
+ * the variable keeps its last value, unchanged without an iteration).
+ * r->mark is passed to range_prepare.  Hooks: expr, temp, once, name, type,
+ * check, range_prepare, range_end, loop_push, loop_pop, block, orelse. */
+void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r);
 #endif

@@ -4,6 +4,7 @@ in one run, each result checked against numpy (docs/benchmarks.md).
 
     python3 bench/run.py [--quick] [--out DIR] [--label TEXT] [--kernels c01,c04|triad,...]
                          [--impls auto,auto2,native,opencl,cython,numpy,clref,cupy] [--cyocl build/cyocl]
+                         [--trace DIR]
 
 Implementations (each in processes of its own, run one after the other):
   auto       cyocl as users get it (the dispatcher), a new process with an
@@ -438,6 +439,9 @@ def main():
     ap.add_argument("--cap", type=float, default=None,
                     help="skip a size predicted to take longer per call (default 2 s, --quick 0.5 s)")
     ap.add_argument("--corrupt", default="", help=argparse.SUPPRESS)   # bench/selftest.py
+    ap.add_argument("--trace", default=None,
+                    help="directory: the automatic choice's processes write their CYOCL_TRACE there "
+                         "(auto.jsonl, auto2.jsonl: every region's choice, predictions and time)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite results.md and the plots in --out from its results.csv and run.json")
     a = ap.parse_args()
@@ -514,10 +518,18 @@ def main():
                               CYOCL_CACHE_DIR=forced_cache), 2))
         if not devs:
             unavailable.append("opencl (no OpenCL device)")
+    def traced(env, name):
+        if not a.trace:
+            return env
+        os.makedirs(a.trace, exist_ok=True)
+        path = os.path.join(os.path.abspath(a.trace), name + ".jsonl")
+        if os.path.exists(path):
+            os.remove(path)
+        return dict(env, CYOCL_TRACE=path)
     if "auto" in want:
-        plan.append(("auto", "cyocl", moddir, dict(base, CYOCL_CACHE_DIR=auto_cache), 2))
+        plan.append(("auto", "cyocl", moddir, traced(dict(base, CYOCL_CACHE_DIR=auto_cache), "auto"), 2))
     if "auto2" in want:
-        plan.append(("auto2", "cyocl", moddir, dict(base, CYOCL_CACHE_DIR=auto_cache), 0))
+        plan.append(("auto2", "cyocl", moddir, traced(dict(base, CYOCL_CACHE_DIR=auto_cache), "auto2"), 0))
     if "cython" in want and cydir:
         plan.append(("cython", "cython", cydir, base, 2))
     if "numpy" in want:

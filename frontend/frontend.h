@@ -133,6 +133,13 @@ typedef enum {
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
     S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
     S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
+    S_TRY,       /* try: body; handlers (S_EXCEPT); tryelse (else:); orelse (finally:, so that
+                    walkers of body and orelse see it) */
+    S_EXCEPT,    /* except [value [as name]]: body (value NULL: a bare except) */
+    S_ENUM,      /* cdef/cpdef/ctypedef enum [name]: enumerators in names/name_pos, values (ANode*
+                    or NULL) in inits; is_typedef, is_cpdef */
+    S_STRUCT,    /* cdef/ctypedef [packed] struct name: fields as S_CDEF nodes in body;
+                    name_pos[0] the name's; is_typedef, is_packed */
     S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
@@ -205,6 +212,7 @@ typedef struct ANode {
                                other the step or NULL; value a synthetic range(a, b) */
     struct ANode *value;    /* S_ASSIGN/S_AUGASSIGN/S_RETURN/S_RAISE value, S_ASSERT msg, S_FOR iter */
     CyVec body, orelse;     /* ANode* statements */
+    CyVec handlers, tryelse; /* S_TRY */
     CyVec names;            /* S_CDEF names, S_FROMIMPORT names, S_GLOBAL, S_CTYPEDEF new name in name */
     CyVec inits;            /* S_CDEF initialisers (ANode* or NULL), parallel to names */
     CyVec name_pos;         /* S_CDEF / S_FROMIMPORT positions (CyPos*) */
@@ -213,6 +221,7 @@ typedef struct ANode {
     int is_cimport;
     int star;               /* S_FROMIMPORT: from m import * / cimport * (name_pos[0]: the '*') */
     int is_public;          /* S_CDEF at module level: 'cdef public'/'readonly' ignored */
+    int is_typedef, is_cpdef, is_packed; /* S_ENUM, S_STRUCT */
     CyVec with_items;       /* S_WITH: AWithItem* */
     AFunc *func;            /* S_FUNC */
     /* S_EXTERN */

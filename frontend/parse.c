@@ -1976,6 +1976,101 @@ static void parse_c_decl(P *p, CyPos pos, int mode, int is_public, FuncKind fkin
     parse_declarators(p, pos, base, mode, is_public, fkind, decorators, out);
 }
 
+/* cdef/cpdef/ctypedef enum [NAME]: enumerators, one line ("A, B = 2") or a
+ * block of such lines.  kw is the leading keyword's position. */
+static ANode *parse_enum(P *p, CyPos pos, int is_typedef, int is_cpdef) {
+    adv(p); /* enum */
+    ANode *n = new_node(p, S_ENUM, pos);
+    n->is_typedef = is_typedef;
+    n->is_cpdef = is_cpdef;
+    if (tok(p)->kind == TK_NAME) {
+        n->name = adv(p)->text;
+    } else if (is_typedef) {
+        expect_name(p, "the enum's name");
+    }
+    if (!at_punct(p, ":"))
+        err_at(p, tok(p)->pos, "enum declarations without enumerators are not supported by cyocl");
+    adv(p);
+    int block = tok(p)->kind == TK_NEWLINE;
+    if (block) {
+        adv(p);
+        if (tok(p)->kind != TK_INDENT)
+            err_syntax(p, "expected an indented block");
+        adv(p);
+    }
+    for (;;) {
+        if (block && (tok(p)->kind == TK_DEDENT || tok(p)->kind == TK_EOF)) {
+            adv(p);
+            break;
+        }
+        if (tok(p)->kind == TK_INDENT)
+            err_unexpected(p);
+        if (accept_kw(p, "pass")) {
+            expect_newline(p);
+        } else if (tok(p)->kind == TK_STR) {
+            parse_strings(p); /* a docstring */
+            expect_newline(p);
+        } else {
+            for (;;) {
+                const Token *nm = expect_name(p, "an enumerator name");
+                push(p, &n->names, (void *)nm->text);
+                push(p, &n->name_pos, pos_dup(p, nm->pos));
+                push(p, &n->inits, accept_punct(p, "=") ? parse_test(p) : NULL);
+                if (!accept_punct(p, ",") || tok(p)->kind == TK_NEWLINE)
+                    break;
+            }
+            expect_newline(p);
+        }
+        if (!block)
+            break;
+    }
+    if (!n->names.len)
+        err_at(p, pos, "an enum needs at least one enumerator");
+    return n;
+}
+
+/* cdef/ctypedef [packed] struct NAME: a block of field declarations
+ * ("double x, y", "int[3] v"), as S_CDEF nodes in body. */
+static ANode *parse_struct(P *p, CyPos pos, int is_typedef) {
+    ANode *n = new_node(p, S_STRUCT, pos);
+    n->is_typedef = is_typedef;
+    if (at_name(p, "packed")) {
+        adv(p);
+        n->is_packed = 1;
+    }
+    adv(p); /* struct */
+    const Token *nm = expect_name(p, "the struct's name");
+    n->name = nm->text;
+    push(p, &n->name_pos, pos_dup(p, nm->pos));
+    if (!at_punct(p, ":"))
+        err_at(p, tok(p)->pos, "struct declarations without fields are not supported by cyocl");
+    adv(p);
+    expect_newline(p);
+    if (tok(p)->kind != TK_INDENT)
+        err_syntax(p, "expected an indented block");
+    adv(p);
+    while (tok(p)->kind != TK_DEDENT && tok(p)->kind != TK_EOF) {
+        if (tok(p)->kind == TK_INDENT)
+            err_unexpected(p);
+        if (accept_kw(p, "pass")) {
+            expect_newline(p);
+            continue;
+        }
+        if (tok(p)->kind == TK_STR) {
+            parse_strings(p);
+            expect_newline(p);
+            continue;
+        }
+        parse_c_decl(p, tok(p)->pos, DM_BLOCK, 0, FN_CDEF, NULL, &n->body);
+    }
+    adv(p);
+    return n;
+}
+
+static int at_struct(P *p) {
+    return at_name(p, "struct") || (at_name(p, "packed") && is_name(ahead(p, 1), "struct"));
+}
+
 static const char *struct_what(const char *w) {
     if (!strcmp(w, "struct")) return "a struct definition";
     if (!strcmp(w, "union")) return "a union definition";
@@ -2020,6 +2115,10 @@ static ANode *parse_ctypedef(P *p) {
         adv(p);
     if (at_name(p, "fused") && ahead(p, 1)->kind == TK_NAME)
         return parse_fused(p, kw->pos);
+    if (at_name(p, "enum"))
+        return parse_enum(p, kw->pos, 1, 0);
+    if (at_struct(p))
+        return parse_struct(p, kw->pos, 1);
     if (tok(p)->kind == TK_NAME && struct_what(tok(p)->text))
         return unsupported(p, kw->pos, struct_what(tok(p)->text));
     if (at_kw(p, "class"))
@@ -2155,6 +2254,14 @@ static void parse_cdef(P *p, CyVec *decorators, CyVec *out) {
         push(p, out, parse_fused(p, kw->pos));
         return;
     }
+    if (is_name(t, "enum")) {
+        push(p, out, parse_enum(p, kw->pos, 0, fkind == FN_CPDEF));
+        return;
+    }
+    if (fkind == FN_CDEF && at_struct(p)) {
+        push(p, out, parse_struct(p, kw->pos, 0));
+        return;
+    }
     if (t->kind == TK_NAME && struct_what(t->text)) {
         push(p, out, unsupported(p, kw->pos, struct_what(t->text)));
         return;
@@ -2226,6 +2333,36 @@ static void parse_if(P *p, CyVec *out) {
         block_colon(p);
         parse_suite(p, &n->orelse);
     }
+}
+
+static ANode *parse_try(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, S_TRY, kw->pos);
+    block_colon(p);
+    parse_suite(p, &n->body);
+    while (at_kw(p, "except")) {
+        const Token *e = adv(p);
+        ANode *h = new_node(p, S_EXCEPT, e->pos);
+        if (!at_punct(p, ":")) {
+            h->value = parse_test(p);
+            if (accept_kw(p, "as"))
+                h->name = expect_name(p, "a name after 'as'")->text;
+        }
+        block_colon(p);
+        parse_suite(p, &h->body);
+        push(p, &n->handlers, h);
+    }
+    if (n->handlers.len && accept_kw(p, "else")) {
+        block_colon(p);
+        parse_suite(p, &n->tryelse);
+    }
+    if (accept_kw(p, "finally")) {
+        block_colon(p);
+        parse_suite(p, &n->orelse);
+    } else if (!n->handlers.len) {
+        err_syntax(p, "expected 'except' or 'finally' block");
+    }
+    return n;
 }
 
 static void parse_else(P *p, ANode *n) {
@@ -2359,7 +2496,7 @@ static void parse_stmt(P *p, CyVec *out) {
     } else if (is_kw(t, "class")) {
         push(p, out, parse_class(p, t->pos, "class definitions"));
     } else if (is_kw(t, "try")) {
-        err_at(p, t->pos, "try statements are not supported");
+        push(p, out, parse_try(p));
     } else if (is_kw(t, "async")) {
         err_at(p, t->pos, "async functions and statements are not supported");
     } else if (is_kw(t, "DEF")) {

@@ -21,6 +21,7 @@ typedef enum {
     SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
+    SY_ENUMC,    /* an enumerator: constant cval of type ty */
 } SymKind;
 
 /* A fused type: the types it stands for, in declared order. */
@@ -39,6 +40,7 @@ typedef struct Sym {
     IrVar *buf;             /* SY_VAR of a buffer type (np.ndarray[double, ndim=2]): the view its
                                element accesses go through, acquired on each assignment */
     Fused *fused;           /* SY_FUSED */
+    long long cval;         /* SY_ENUMC */
     struct Sym *next;
 } Sym;
 
@@ -68,9 +70,9 @@ typedef struct {
 typedef struct Access {
     IrVar *var;
     int any;                /* assigned (plainly or in place) in the region, nested regions included */
-    const char *last_op;    /* operator of the last such assignment; NULL: plain */
+    IrOp last_op;           /* operator of the last such assignment; OP_NONE: plain */
     int direct;             /* assigned in this region itself (not only in a nested one) */
-    const char *direct_op;  /* ... the last of those in place */
+    IrOp direct_op;         /* ... the last of those in place */
     CyPos direct_pos;       /* the first of those */
     int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
@@ -131,7 +133,7 @@ typedef struct LateDefault {
     CyPos pos;
 } LateDefault;
 
-static CyType ty_error_s = {TY_VOID, 0, 0, 0, 0, 0, {0}, "<error>", 0, NULL};
+static CyType ty_error_s = {.kind = TY_VOID, .name = "<error>"};
 #define TY_ERR (&ty_error_s)
 
 static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
@@ -301,34 +303,6 @@ static CyType *alias_type(S *s, CyType *base, const char *name) {
     t->name = name;
     return t;
 }
-
-/* libc.math: name, arity, float variant? (the 'f' names are listed too) */
-typedef struct {
-    const char *name;
-    int nargs;
-    TypeKind ret;  /* TY_DOUBLE, TY_FLOAT, TY_INT, TY_LONG */
-    TypeKind arg;
-} MathFn;
-
-static const MathFn math_fns[] = {
-    {"sqrt", 1, TY_DOUBLE, TY_DOUBLE}, {"exp", 1, TY_DOUBLE, TY_DOUBLE}, {"exp2", 1, TY_DOUBLE, TY_DOUBLE},
-    {"expm1", 1, TY_DOUBLE, TY_DOUBLE}, {"log", 1, TY_DOUBLE, TY_DOUBLE}, {"log2", 1, TY_DOUBLE, TY_DOUBLE},
-    {"log10", 1, TY_DOUBLE, TY_DOUBLE}, {"log1p", 1, TY_DOUBLE, TY_DOUBLE}, {"sin", 1, TY_DOUBLE, TY_DOUBLE},
-    {"cos", 1, TY_DOUBLE, TY_DOUBLE}, {"tan", 1, TY_DOUBLE, TY_DOUBLE}, {"asin", 1, TY_DOUBLE, TY_DOUBLE},
-    {"acos", 1, TY_DOUBLE, TY_DOUBLE}, {"atan", 1, TY_DOUBLE, TY_DOUBLE}, {"sinh", 1, TY_DOUBLE, TY_DOUBLE},
-    {"cosh", 1, TY_DOUBLE, TY_DOUBLE}, {"tanh", 1, TY_DOUBLE, TY_DOUBLE}, {"asinh", 1, TY_DOUBLE, TY_DOUBLE},
-    {"acosh", 1, TY_DOUBLE, TY_DOUBLE}, {"atanh", 1, TY_DOUBLE, TY_DOUBLE}, {"fabs", 1, TY_DOUBLE, TY_DOUBLE},
-    {"floor", 1, TY_DOUBLE, TY_DOUBLE}, {"ceil", 1, TY_DOUBLE, TY_DOUBLE}, {"round", 1, TY_DOUBLE, TY_DOUBLE},
-    {"trunc", 1, TY_DOUBLE, TY_DOUBLE}, {"rint", 1, TY_DOUBLE, TY_DOUBLE}, {"cbrt", 1, TY_DOUBLE, TY_DOUBLE},
-    {"erf", 1, TY_DOUBLE, TY_DOUBLE}, {"erfc", 1, TY_DOUBLE, TY_DOUBLE}, {"tgamma", 1, TY_DOUBLE, TY_DOUBLE},
-    {"lgamma", 1, TY_DOUBLE, TY_DOUBLE}, {"pow", 2, TY_DOUBLE, TY_DOUBLE}, {"atan2", 2, TY_DOUBLE, TY_DOUBLE},
-    {"fmod", 2, TY_DOUBLE, TY_DOUBLE}, {"hypot", 2, TY_DOUBLE, TY_DOUBLE}, {"fmin", 2, TY_DOUBLE, TY_DOUBLE},
-    {"fmax", 2, TY_DOUBLE, TY_DOUBLE}, {"copysign", 2, TY_DOUBLE, TY_DOUBLE}, {"fdim", 2, TY_DOUBLE, TY_DOUBLE},
-    {"remainder", 2, TY_DOUBLE, TY_DOUBLE}, {"fma", 3, TY_DOUBLE, TY_DOUBLE},
-    {"isnan", 1, TY_INT, TY_DOUBLE}, {"isinf", 1, TY_INT, TY_DOUBLE}, {"isfinite", 1, TY_INT, TY_DOUBLE},
-    {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
-    {NULL, 0, TY_VOID, TY_VOID},
-};
 
 /* The C library and OpenMP functions a file may cimport (libc.stdlib,
  * libc.string, libc.stdio, openmp).  The signature is a string of type
@@ -623,6 +597,12 @@ static int const_dim(S *s, ANode *n, long long *v) {
         if (n->int_overflow || n->ival > (uint64_t)INT64_MAX) break;
         *v = (long long)n->ival;
         return 1;
+    case A_NAME: {
+        Sym *y = lookup(s, n->name);
+        if (!y || y->kind != SY_ENUMC) break;
+        *v = y->cval;
+        return 1;
+    }
     case A_UNOP:
         if (!const_dim(s, n->obj, &a)) return 0;
         *v = n->op[0] == '-' ? -a : n->op[0] == '~' ? ~a : a;
@@ -634,6 +614,10 @@ static int const_dim(S *s, ANode *n, long long *v) {
         else if (!strcmp(n->op, "*")) *v = a * b;
         else if (!strcmp(n->op, "//") && b) *v = a / b;
         else if (!strcmp(n->op, "<<") && b >= 0 && b < 32) *v = a << b;
+        else if (!strcmp(n->op, ">>") && b >= 0 && b < 63) *v = a >> b;
+        else if (!strcmp(n->op, "|")) *v = a | b;
+        else if (!strcmp(n->op, "&")) *v = a & b;
+        else if (!strcmp(n->op, "^")) *v = a ^ b;
         else break;
         return 1;
     default: break;
@@ -666,6 +650,10 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (t->ndim > 0) {
         if (t->ndim > CY_MAX_NDIM) {
             err(s, t->pos, "memoryviews of more than %d dimensions are not supported", CY_MAX_NDIM);
+            return TY_ERR;
+        }
+        if (base->kind == TY_STRUCT) {
+            err(s, t->pos, "memoryviews of struct '%s' are not supported by cyocl", base->name);
             return TY_ERR;
         }
         if (base->kind == TY_VOID || base->kind == TY_OBJECT || base->kind == TY_PTR || base->kind == TY_VIEW) {
@@ -738,7 +726,7 @@ static IrExpr *mk1(S *s, ExprKind k, CyType *ty, CyPos p, IrExpr *a0) {
     return e;
 }
 
-static IrExpr *mk2(S *s, ExprKind k, CyType *ty, CyPos p, const char *op, IrExpr *a0, IrExpr *a1) {
+static IrExpr *mk2(S *s, ExprKind k, CyType *ty, CyPos p, IrOp op, IrExpr *a0, IrExpr *a1) {
     IrExpr *e = mk(s, k, ty, p);
     e->op = op;
     e->args = cy_alloc(s->a, 2 * sizeof(IrExpr *));
@@ -765,6 +753,12 @@ static IrExpr *mk_var(S *s, IrVar *v, CyPos p) {
 static int is_obj(const CyType *t) { return t->kind == TY_OBJECT; }
 static int is_view(const CyType *t) { return t->kind == TY_VIEW; }
 static int is_cnum(const CyType *t) { return cy_type_is_numeric(t); }
+static int struct_field(const CyType *t, const char *name) {
+    for (int k = 0; k < t->nfields; k++)
+        if (!strcmp(t->fnames[k], name)) return k;
+    return -1;
+}
+
 /* numpy.PyArray_DIMS, numpy.NPY_DOUBLE, ...: declared by numpy's .pxd for
  * C, absent from the Python module of the same name (cimport numpy as np +
  * import numpy as np), so a Python call would fail only at run time. */
@@ -837,6 +831,17 @@ static IrExpr *cond_to(S *s, IrExpr *e, CyType *to) {
 }
 
 static IrExpr *as_held(S *s, IrExpr *e);
+static IrExpr *enum_held(S *s, IrExpr *e);
+
+/* Whether a struct converts to and from a dict here: numbers and such
+ * structs as fields (Cython converts arrays and char * too). */
+static int struct_converts(const CyType *t) {
+    for (int k = 0; k < t->nfields; k++) {
+        const CyType *f = t->ftypes[k];
+        if (f->kind == TY_STRUCT ? !struct_converts(f) : !is_cnum(f)) return 0;
+    }
+    return 1;
+}
 
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
@@ -849,6 +854,10 @@ static IrExpr *box(S *s, IrExpr *e) {
     }
     if (e->ty->kind == TY_PTR || e->ty->kind == TY_VOID || e->ty->kind == TY_FUNC) {
         err(s, e->pos, "Cannot convert '%s' to Python object", e->ty->name);
+        return mk_err(s, e->pos);
+    }
+    if (e->ty->kind == TY_STRUCT && !struct_converts(e->ty)) {
+        err(s, e->pos, "converting struct '%s' (a field that is not a number or a struct) to a Python object is not supported by cyocl", e->ty->name);
         return mk_err(s, e->pos);
     }
     if (e->ty->kind == TY_ARRAY) {
@@ -865,7 +874,7 @@ static IrExpr *box(S *s, IrExpr *e) {
         l->nargs = (int)e->ty->alen;
         l->args = cy_alloc(s->a, (size_t)(l->nargs + 1) * sizeof(IrExpr *));
         for (int k = 0; k < l->nargs; k++)
-            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, NULL, e, mk_int(s, k, TY_SSIZE, e->pos)));
+            l->args[k] = box(s, mk2(s, E_PTR_INDEX, e->ty->base, e->pos, OP_NONE, e, mk_int(s, k, TY_SSIZE, e->pos)));
         return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
@@ -934,6 +943,11 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         return mk1(s, E_PYTYPE_TEST, to, e->pos, e);
     }
+    if (to->is_enum && !is_obj(from) && !(from->is_enum && !strcmp(from->name, to->name))) {
+        /* only the enum's own values convert implicitly (Cython) */
+        err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
+        return mk_err(s, e->pos);
+    }
     if (from == to || cy_type_equal(from, to)) {
         if (from != to && from->kind != TY_VIEW && from->kind != TY_PTR) {
             /* aliases of one scalar: keep the target's name for the C cast */
@@ -953,6 +967,13 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
     if (is_obj(from)) {
         if (!need_gil(s, e->pos, "Converting Python object")) return mk_err(s, e->pos);
         if (is_view(to)) return mk1(s, E_VIEW_FROM_OBJ, to, e->pos, e);
+        if (to->kind == TY_STRUCT) {
+            if (!struct_converts(to)) {
+                err(s, e->pos, "converting a Python object to struct '%s' (a field that is not a number or a struct) is not supported by cyocl", to->name);
+                return mk_err(s, e->pos);
+            }
+            return mk1(s, E_UNBOX, to, e->pos, e);
+        }
         if (to->kind == TY_BINT) return mk1(s, E_OBJ_TRUTH, to, e->pos, e);
         if (is_cnum(to) || is_char_ptr(to)) return mk1(s, E_UNBOX, to, e->pos, e);
         err(s, e->pos, "Cannot convert Python object to '%s'", to->name);
@@ -997,7 +1018,7 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
             return mk1(s, E_CAST, to, e->pos, e);
     }
     if (to->kind == TY_ARRAY && from->kind == TY_ARRAY && cy_type_equal(to, from)) return e;
-    if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, "!=", e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
+    if (to->kind == TY_BINT && from->kind == TY_PTR) return mk2(s, E_CMP, to, e->pos, OP_NE, e, mk1(s, E_CAST, from, e->pos, mk_int(s, 0, TY_LONG, e->pos)));
     err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
     return mk_err(s, e->pos);
 }
@@ -1020,6 +1041,10 @@ static IrExpr *as_cond(S *s, IrExpr *e) {
     }
     if (e->ty->kind == TY_VOID) {
         err(s, e->pos, "Cannot use a void value as a condition");
+        return mk_err(s, e->pos);
+    }
+    if (e->ty->kind == TY_STRUCT || e->ty->kind == TY_OPAQUE) {
+        err(s, e->pos, "Type '%s' not acceptable as a boolean", e->ty->name);
         return mk_err(s, e->pos);
     }
     return e;
@@ -1048,23 +1073,23 @@ static void record_read(S *s, IrVar *v, CyPos p) {
     }
 }
 
-static void record_assign(S *s, IrVar *v, CyPos p, const char *op) {
+static void record_assign(S *s, IrVar *v, CyPos p, IrOp op) {
     if (s->quiet) return;
     if (v->kind == V_LOCAL || v->kind == V_PARAM) v->is_assigned = 1;
-    const char *op0 = op;
+    IrOp op0 = op;
     for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
         Access *x = access_of(s, rc, v);
         /* a reduction of a prange nested in this one (it runs serially here)
            stays a reduction of this one, unless this one assigns the
            variable plainly first: then, as in Cython, it is this one's
            private (s = 0, an inner prange adding to s, then s read) */
-        op = s->serial_prange && x->plain ? NULL : op0;
+        op = s->serial_prange && x->plain ? OP_NONE : op0;
         if (rc == s->rctx) {
             /* Cython compares with the operator of the previous assignment
                (none after a plain one) */
-            if (x->direct && op && x->direct_op && strcmp(op, x->direct_op))
-                err(s, p, "Reduction operator '%s' is inconsistent with previous reduction operator '%s'", op,
-                    x->direct_op);
+            if (x->direct && op && x->direct_op && op != x->direct_op)
+                err(s, p, "Reduction operator '%s' is inconsistent with previous reduction operator '%s'",
+                    cy_op_name(op), cy_op_name(x->direct_op));
             if (!x->direct) x->direct_pos = p;
             x->direct = 1;
             x->direct_op = op;
@@ -1124,24 +1149,10 @@ static const char *qual_of(S *s, ANode *n) {
     return NULL;
 }
 
-static const MathFn *math_fn(const char *q, int *is_f) {
+/* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */
+static const CyLibm *math_fn(const char *q, int *is_f) {
     *is_f = 0;
-    if (strncmp(q, "libc.math.", 10)) return NULL;
-    const char *n = q + 10;
-    for (int i = 0; math_fns[i].name; i++)
-        if (!strcmp(math_fns[i].name, n)) return &math_fns[i];
-    /* the float variants sqrtf, expf, ... */
-    size_t l = strlen(n);
-    if (l > 1 && n[l - 1] == 'f') {
-        for (int i = 0; math_fns[i].name; i++) {
-            if (strlen(math_fns[i].name) == l - 1 && !strncmp(math_fns[i].name, n, l - 1) &&
-                math_fns[i].ret == TY_DOUBLE) {
-                *is_f = 1;
-                return &math_fns[i];
-            }
-        }
-    }
-    return NULL;
+    return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
 static int is_math_const(const char *q) {
@@ -1199,6 +1210,8 @@ static IrExpr *const_expr(S *s, const char *q, CyPos pos) {
 }
 
 static IrExpr *lower_expr(S *s, ANode *n);
+static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t);
+static int struct_converts(const CyType *t);
 static IrExpr *lower_comp(S *s, ANode *n, int kind);
 
 static IrExpr *name_expr(S *s, ANode *n) {
@@ -1213,6 +1226,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
         }
         if (is_obj(y->var->ty) && !need_gil(s, n->pos, "Accessing Python object")) return mk_err(s, n->pos);
         return mk_var(s, y->var, n->pos);
+    }
+    if (y && y->kind == SY_ENUMC) {
+        IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
+        e->ty = y->ty;
+        return e;
     }
     if (y && y->kind == SY_CNAME) {
         IrExpr *c = const_expr(s, y->qual, n->pos);
@@ -1385,14 +1403,14 @@ static IrExpr *index_expr(S *s, ANode *n) {
             record_read(s, sv, n->obj->obj->pos);
             if (k->kind == E_INT && (int64_t)k->ival >= sv->ty->ndim) return mk_int(s, 0, TY_SSIZE, n->pos);
             return mk2(s, n->obj->name[1] == 'h' ? E_VIEW_SHAPE : E_VIEW_STRIDE, cy_type_scalar(TY_SSIZE), n->pos,
-                       NULL, mk_var(s, sv, n->obj->obj->pos), k);
+                       OP_NONE, mk_var(s, sv, n->obj->obj->pos), k);
         }
         if (is_ndarray(probe_type(s, n->obj->obj))) {
             IrExpr *o = lower_expr(s, n->obj->obj);
             if (o->ty == TY_ERR || !need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
             IrExpr *at = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->obj->pos, o);
             at->sval = n->obj->name;
-            IrExpr *it = mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, NULL, at,
+            IrExpr *it = mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, OP_NONE, at,
                              box(s, lower_expr(s, n->items.items[0])));
             return coerce(s, it, cy_type_scalar(TY_SSIZE));
         }
@@ -1409,7 +1427,7 @@ static IrExpr *index_expr(S *s, ANode *n) {
             if (k->kind == E_INT && (int64_t)k->ival >= v->ty->ndim)
                 return mk_int(s, 0, TY_SSIZE, n->pos); /* Cython: unused axes read 0 */
             return mk2(s, !strcmp(n->obj->name, "shape") ? E_VIEW_SHAPE : E_VIEW_STRIDE,
-                       cy_type_scalar(TY_SSIZE), n->pos, NULL, v, k);
+                       cy_type_scalar(TY_SSIZE), n->pos, OP_NONE, v, k);
         }
     }
     IrExpr *o = lower_expr(s, n->obj);
@@ -1434,7 +1452,7 @@ static IrExpr *index_expr(S *s, ANode *n) {
             err(s, i->pos, "Invalid index type '%s'", i->ty->name);
             return mk_err(s, n->pos);
         }
-        return mk2(s, E_PTR_INDEX, o->ty->base, n->pos, NULL, o, i);
+        return mk2(s, E_PTR_INDEX, o->ty->base, n->pos, OP_NONE, o, i);
     }
     if (is_obj(o->ty)) {
         if (!need_gil(s, n->pos, "Indexing Python object")) return mk_err(s, n->pos);
@@ -1465,7 +1483,7 @@ static IrExpr *index_expr(S *s, ANode *n) {
                 key->nargs = n->items.len;
             }
         }
-        return mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, NULL, o, key);
+        return mk2(s, E_OBJ_INDEX, cy_type_scalar(TY_OBJECT), n->pos, OP_NONE, o, key);
     }
     err(s, n->pos, "'%s' object is not subscriptable", o->ty->name);
     return mk_err(s, n->pos);
@@ -1493,6 +1511,19 @@ static IrExpr *attr_expr(S *s, ANode *n) {
     }
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
+    if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_STRUCT) o = mk1(s, E_DEREF, o->ty->base, o->pos, o);
+    if (o->ty->kind == TY_STRUCT) {
+        /* p.x, and pp.x through a pointer, as Cython writes both */
+        int i = struct_field(o->ty, n->name);
+        if (i < 0) {
+            /* Cython converts the struct to a dict and looks the attribute up there */
+            err(s, n->pos, "attribute '%s' of struct '%s' (not a field) is not supported by cyocl", n->name, o->ty->name);
+            return mk_err(s, n->pos);
+        }
+        IrExpr *e = mk1(s, E_FIELD, o->ty->ftypes[i], n->pos, o);
+        e->sval = o->ty->fnames[i];
+        return e;
+    }
     if (is_ndarray(o->ty)) {
         /* the C fields of numpy's ndarray declaration (numpy/__init__.pxd) */
         const char *a = n->name;
@@ -1522,17 +1553,17 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             t->args = cy_alloc(s->a, t->nargs * sizeof(IrExpr *));
             for (int i = 0; i < t->nargs; i++)
                 t->args[i] = box(s, mk2(s, a[1] == 'h' ? E_VIEW_SHAPE : E_VIEW_STRIDE, cy_type_scalar(TY_SSIZE), n->pos,
-                                        NULL, o, mk_int(s, i, TY_SSIZE, n->pos)));
+                                        OP_NONE, o, mk_int(s, i, TY_SSIZE, n->pos)));
             return t;
         }
         if (!strcmp(a, "size") || !strcmp(a, "nbytes")) {
             IrExpr *r = NULL;
             for (int i = 0; i < o->ty->ndim; i++) {
-                IrExpr *d = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, o, mk_int(s, i, TY_SSIZE, n->pos));
-                r = r ? mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, "*", r, d) : d;
+                IrExpr *d = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, OP_NONE, o, mk_int(s, i, TY_SSIZE, n->pos));
+                r = r ? mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, OP_MUL, r, d) : d;
             }
             if (a[0] == 'n')
-                r = mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, "*", r, mk_int(s, o->ty->base->size, TY_SSIZE, n->pos));
+                r = mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), n->pos, OP_MUL, r, mk_int(s, o->ty->base->size, TY_SSIZE, n->pos));
             return r;
         }
         if (!strcmp(a, "itemsize")) return mk_int(s, o->ty->base->size, TY_SSIZE, n->pos);
@@ -1543,8 +1574,15 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             b->ival = 1;
             return b;
         }
-        if (!strcmp(a, "copy") || !strcmp(a, "T")) {
-            err(s, n->pos, "memoryview attribute '%s' is not supported yet", a);
+        if (!strcmp(a, "T")) {
+            /* Cython's transpose: the axes reversed, a C-contiguous view
+               becoming a Fortran-contiguous one */
+            char ax[CY_MAX_NDIM] = {0};
+            for (int i = 0; i < o->ty->ndim; i++) ax[i] = o->ty->axes[o->ty->ndim - 1 - i];
+            return mk1(s, E_VIEW_T, cy_type_view(s->a, o->ty->base, o->ty->ndim, ax, o->ty->is_const), n->pos, o);
+        }
+        if (!strcmp(a, "copy")) {
+            err(s, n->pos, "memoryview attribute 'copy' other than called (v.copy()) is not supported by cyocl");
             return mk_err(s, n->pos);
         }
         err(s, n->pos, "memoryview has no attribute '%s'", a);
@@ -1655,7 +1693,7 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     return e;
 }
 
-static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r);
+static IrExpr *arith(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r);
 static CyType *c_arith(const IrExpr *l, const IrExpr *r);
 static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f);
 
@@ -1665,7 +1703,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
     if (n->kwnames.len) goto python;
     if (!strcmp(name, "len") && na == 1 && is_view(probe_type(s, n->items.items[0]))) {
         IrExpr *v = lower_expr(s, n->items.items[0]);
-        return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, NULL, v, mk_int(s, 0, TY_SSIZE, n->pos));
+        return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), n->pos, OP_NONE, v, mk_int(s, 0, TY_SSIZE, n->pos));
     }
     if (!strcmp(name, "len") && na == 1 && is_char_ptr(probe_type(s, n->items.items[0]))) {
         /* Cython: strlen(), a size_t */
@@ -1701,7 +1739,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
             if (cy_type_is_complex(t)) goto python;
             TypeKind k = name[0] == 'i' ? (cy_type_is_int(t) && t->kind != TY_BINT ? t->kind : TY_LONG)
                          : name[0] == 'f' ? TY_DOUBLE : TY_BINT;
-            if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, "!=", a,
+            if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, OP_NE, a,
                                          coerce(s, mk_int(s, 0, TY_LONG, n->pos), a->ty));
             return coerce(s, a, cy_type_scalar(k));
         }
@@ -1720,7 +1758,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                raise, the backends follow that order (IrExpr.order) */
             IrExpr **arg = cy_alloc(s->a, (size_t)na * sizeof *arg);
             for (int i = 0; i < na; i++) {
-                arg[i] = as_held(s, lower_expr(s, n->items.items[i]));
+                arg[i] = enum_held(s, as_held(s, lower_expr(s, n->items.items[i])));
                 /* coerce() rebuilds these: keep a node of its own in the tree */
                 if (arg[i]->kind == E_COND || arg[i]->kind == E_VAND || arg[i]->kind == E_VOR)
                     arg[i] = mk1(s, E_CAST, arg[i]->ty, arg[i]->pos, arg[i]);
@@ -1730,7 +1768,7 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                 IrExpr *b = arg[i];
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
-                top = mk2(s, E_CALL_C, t, n->pos, NULL, coerce(s, acc, t), coerce(s, b, t));
+                top = mk2(s, E_CALL_C, t, n->pos, OP_NONE, coerce(s, acc, t), coerce(s, b, t));
                 top->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
                 acc = coerce(s, top, span);
             }
@@ -1845,6 +1883,81 @@ static IrExpr *view_copy(S *s, ANode *n) {
     return lower_expr(s, cast);
 }
 
+/* A struct value from one expression per field (NULL: zero, as the C
+ * initialiser leaves it); the values are evaluated in the order given. */
+static IrExpr *struct_lit(S *s, CyType *t, ANode **vals, CyPos p) {
+    IrExpr *e = mk(s, E_STRUCT_LIT, t, p);
+    e->nargs = t->nfields;
+    e->args = cy_alloc(s->a, (size_t)(t->nfields + 1) * sizeof *e->args);
+    for (int k = 0; k < t->nfields; k++) {
+        IrExpr *v = vals[k] ? coerce(s, lower_expr(s, vals[k]), t->ftypes[k]) : NULL;
+        if (v && v->ty == TY_ERR) return v;
+        if (!v) {
+            if (t->ftypes[k]->kind == TY_ARRAY || t->ftypes[k]->kind == TY_STRUCT) {
+                v = mk(s, E_STRUCT_LIT, t->ftypes[k], p); /* {0} */
+                if (t->ftypes[k]->kind == TY_ARRAY) {
+                    err(s, p, "a struct value without its array field '%s' is not supported by cyocl", t->fnames[k]);
+                    return mk_err(s, p);
+                }
+            } else {
+                v = coerce(s, mk_int(s, 0, TY_INT, p), t->ftypes[k]);
+            }
+        }
+        e->args[k] = v;
+    }
+    return e;
+}
+
+/* Point(1.0, y=2.0): Cython's struct constructor. */
+static IrExpr *struct_call(S *s, ANode *n, CyType *t) {
+    ANode **vals = cy_alloc(s->a, (size_t)(t->nfields + 1) * sizeof *vals);
+    if (n->items.len > t->nfields) {
+        err(s, n->pos, "more arguments than struct '%s' has fields (%d) is not supported by cyocl", t->name, t->nfields);
+        return mk_err(s, n->pos);
+    }
+    for (int k = 0; k < n->items.len; k++) vals[k] = n->items.items[k];
+    for (int k = 0; k < n->kwnames.len; k++) {
+        int i = struct_field(t, n->kwnames.items[k]);
+        CyPos kp = *(CyPos *)n->kwpos.items[k];
+        if (i < 0) {
+            err(s, kp, "struct '%s' has no field '%s'", t->name, (const char *)n->kwnames.items[k]);
+            return mk_err(s, n->pos);
+        }
+        if (vals[i]) {
+            err(s, kp, "argument '%s' given twice", (const char *)n->kwnames.items[k]);
+            return mk_err(s, n->pos);
+        }
+        vals[i] = n->values.items[k];
+    }
+    for (int k = 0; k < t->nfields; k++)
+        if (!vals[k]) warn(s, n->pos, "Not all members given for struct '%s'", t->name);
+    return struct_lit(s, t, vals, n->pos);
+}
+
+/* {'x': 1.0, 'y': 2.0} where a struct is wanted (Cython's DictNode.coerce_to). */
+static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
+    ANode **vals = cy_alloc(s->a, (size_t)(t->nfields + 1) * sizeof *vals);
+    for (int k = 0; k < d->items.len; k++) {
+        ANode *key = d->items.items[k];
+        if (!key || key->kind != A_STR || key->is_bytes || key->is_fstring) {
+            err(s, key ? key->pos : d->pos, "Invalid struct field identifier");
+            return mk_err(s, d->pos);
+        }
+        int i = struct_field(t, key->sval);
+        if (i < 0) {
+            err(s, key->pos, "struct '%s' has no field '%s'", t->name, key->sval);
+            return mk_err(s, d->pos);
+        }
+        vals[i] = d->values.items[k];
+    }
+    for (int k = 0; k < t->nfields; k++)
+        if (!vals[k]) {
+            warn(s, d->pos, "Not all members given for struct '%s'", t->name);
+            break;
+        }
+    return struct_lit(s, t, vals, d->pos);
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
     if (is_numpy_capi(qual_of(s, f))) {
@@ -1890,7 +2003,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
         return view_copy(s, n);
     if (q) {
         int is_f;
-        const MathFn *m = math_fn(q, &is_f);
+        const CyLibm *m = math_fn(q, &is_f);
         if (m) {
             if (n->items.len != m->nargs || n->kwnames.len) {
                 err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", m->nargs,
@@ -1962,6 +2075,8 @@ static IrExpr *call_expr(S *s, ANode *n) {
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
     }
+    if (f->kind == A_NAME && head && head->kind == SY_TYPE && head->ty->kind == TY_STRUCT)
+        return struct_call(s, n, head->ty);
     if (f->kind == A_NAME) {
         if (head && head->kind == SY_FUNC) return func_call(s, n, head->fn);
         if (!head && is_py_builtin(f->name)) {
@@ -2029,8 +2144,6 @@ static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
     return e;
 }
 
-static const char *int_only_ops = "<< >> & | ^";
-
 /* The type C gives an operand where Cython writes the operation as a C
  * operator: a non-negative integer literal is an int when its value fits
  * one (Cython types it long, but writes `3`: `3 | u` with u unsigned int is
@@ -2079,35 +2192,40 @@ static IrExpr *as_cython(S *s, IrExpr *e, const IrExpr *l, const IrExpr *r) {
 /* The value as Cython holds it once materialised (see as_cython). */
 static IrExpr *as_held(S *s, IrExpr *e) { return e->cyty && e->ty != TY_ERR ? coerce(s, e, e->cyty) : e; }
 
+/* An enumerator in a temporary of Cython's (min/max) has the enum's type,
+ * unsigned where no enumerator is negative: max(RED, -5) compares
+ * unsigned in C. */
+static IrExpr *enum_held(S *s, IrExpr *e) {
+    if (e->kind != E_INT || !e->ty->is_enum || e->ty->kind != TY_INT) return e;
+    Sym *y = lookup_in(s->mscope, e->ty->name);
+    return y && y->kind == SY_TYPE && y->ty->kind != TY_INT ? mk1(s, E_CAST, y->ty, e->pos, e) : e;
+}
+
 /* Cython's ConstantFolding: an integer operation on two literals is done
  * at compile time with Python's semantics — `5 // -2` is -3 even under
  * cdivision(True).  NULL where Python's result would not fit a long or
  * raise (Cython leaves those to run time too). */
-static IrExpr *fold_int(S *s, CyPos p, const char *op, const IrExpr *l, const IrExpr *r) {
+static IrExpr *fold_int(S *s, CyPos p, IrOp op, const IrExpr *l, const IrExpr *r) {
     if (!plain_int_literal(l) || !plain_int_literal(r)) return NULL;
     int64_t a = (int64_t)l->ival, b = (int64_t)r->ival, v;
-    switch (op[0]) {
-    case '+': if (__builtin_add_overflow(a, b, &v)) return NULL; break;
-    case '-': if (__builtin_sub_overflow(a, b, &v)) return NULL; break;
-    case '*':
-        if (op[1]) return NULL;
-        if (__builtin_mul_overflow(a, b, &v)) return NULL;
-        break;
-    case '&': v = a & b; break;
-    case '|': v = a | b; break;
-    case '^': v = a ^ b; break;
-    case '/':
-    case '%':
-        if (op[0] == '/' && !op[1]) return NULL; /* true division: a float */
+    switch (op) {
+    case OP_ADD: if (__builtin_add_overflow(a, b, &v)) return NULL; break;
+    case OP_SUB: if (__builtin_sub_overflow(a, b, &v)) return NULL; break;
+    case OP_MUL: if (__builtin_mul_overflow(a, b, &v)) return NULL; break;
+    case OP_BITAND: v = a & b; break;
+    case OP_BITOR: v = a | b; break;
+    case OP_BITXOR: v = a ^ b; break;
+    case OP_FLOORDIV:
+    case OP_MOD:
         if (b == 0 || (a == INT64_MIN && b == -1)) return NULL;
-        v = op[0] == '/' ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
-        if (op[0] == '%' && v != 0 && ((v < 0) != (b < 0))) v += b;
+        v = op == OP_FLOORDIV ? a / b - ((a % b != 0) && ((a < 0) != (b < 0))) : a % b;
+        if (op == OP_MOD && v != 0 && ((v < 0) != (b < 0))) v += b;
         break;
-    case '<':
+    case OP_SHL:
         if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b)))) return NULL;
         v = (int64_t)((uint64_t)a << b);
         break;
-    case '>':
+    case OP_SHR:
         if (b < 0) return NULL;
         v = b > 63 ? (a < 0 ? -1 : 0) : a >> b;
         break;
@@ -2116,7 +2234,7 @@ static IrExpr *fold_int(S *s, CyPos p, const char *op, const IrExpr *l, const Ir
     return mk_int(s, v, TY_LONG, p);
 }
 
-static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
+static IrExpr *arith(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
         if (!need_gil(s, p, "Operation on Python object")) return mk_err(s, p);
@@ -2127,7 +2245,7 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
     r = decay(s, r);
     if (l->ty->kind == TY_PTR || r->ty->kind == TY_PTR) {
         /* pointer arithmetic, C's: p + k, k + p, p - k, p - q */
-        int add = !strcmp(op, "+"), sub = !strcmp(op, "-");
+        int add = op == OP_ADD, sub = op == OP_SUB;
         IrExpr *ptr = l->ty->kind == TY_PTR ? l : r, *other = ptr == l ? r : l;
         if (ptr->ty->base->kind != TY_VOID) {
             if ((add || (sub && ptr == l)) && cy_type_is_int(other->ty))
@@ -2135,33 +2253,33 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
             if (sub && other->ty->kind == TY_PTR && cy_type_equal(l->ty->base, r->ty->base))
                 return mk2(s, E_BINOP, cy_type_scalar(TY_SSIZE), p, op, l, r);
         }
-        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
-        err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+        err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     IrExpr *folded = fold_int(s, p, op, l, r);
     if (folded) return folded;
     CyType *t = c_arith(l, r);
     int cplx = cy_type_is_complex(t);
-    if (strstr(int_only_ops, op) && strlen(op) <= 2 && strcmp(op, "*")) {
+    if (op == OP_SHL || op == OP_SHR || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR) {
         if (!cy_type_is_int(t)) {
-            err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+            err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
-        if (op[0] == '<' || op[0] == '>') {
+        if (op == OP_SHL || op == OP_SHR) {
             CyType *lt = cy_type_arith(c_operand_type(l), c_operand_type(l));
             return as_cython(s, mk2(s, E_BINOP, lt, p, op, coerce(s, l, lt), r), l, r);
         }
         return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
-    if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
+    if (op == OP_ADD || op == OP_SUB || op == OP_MUL) {
         if (cplx) region_flag(s, 3);
         return as_cython(s, mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t)), l, r);
     }
-    if (!strcmp(op, "/")) {
+    if (op == OP_DIV) {
         /* language_level 3: true division, except under cdivision(True),
            where Cython writes C's / (DivNode._check_truedivision) */
         if (cy_type_is_int(t) && !s->dir.cdivision) t = cy_type_scalar(TY_DOUBLE);
@@ -2169,9 +2287,9 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
         e->cdivision = s->dir.cdivision;
         return as_cython(s, e, l, r);
     }
-    if (!strcmp(op, "//") || !strcmp(op, "%")) {
+    if (op == OP_FLOORDIV || op == OP_MOD) {
         if (cplx) {
-            err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+            err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
         if (!s->dir.cdivision && !cy_type_is_float(t)) {
@@ -2179,58 +2297,58 @@ static IrExpr *arith(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
             r = as_held(s, r);
             t = cython_arith(l->ty, r->ty);
         }
-        IrExpr *e = mk2(s, op[0] == '%' ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        IrExpr *e = mk2(s, op == OP_MOD ? E_PYMOD : E_PYFLOORDIV, t, p, op, coerce(s, l, t), coerce(s, r, t));
         e->cdivision = s->dir.cdivision;
         return as_cython(s, e, l, r);
     }
-    if (!strcmp(op, "**")) {
+    if (op == OP_POW) {
         if (cy_type_is_int(t)) {
             /* Cython 3 (cpow=False): a possibly negative exponent gives a double */
             if (!(r->kind == E_INT && (int64_t)r->ival >= 0)) t = cy_type_scalar(TY_DOUBLE);
         }
         return mk2(s, E_POW, t, p, op, coerce(s, l, t), coerce(s, r, t));
     }
-    err(s, p, "Invalid operand types for '%s' (%s; %s)", op, l->ty->name, r->ty->name);
+    err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
     return mk_err(s, p);
 }
 
-static IrExpr *compare2(S *s, CyPos p, const char *op, IrExpr *l, IrExpr *r) {
+static IrExpr *compare2(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
-    int isop = !strcmp(op, "is") || !strcmp(op, "is not");
-    int inop = !strcmp(op, "in") || !strcmp(op, "not in");
+    int isop = op == OP_IS || op == OP_IS_NOT;
+    int inop = op == OP_IN || op == OP_NOT_IN;
     if (inop || is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
         if (isop && (is_view(l->ty) || is_view(r->ty)) && (l->kind == E_NONE || r->kind == E_NONE)) {
             /* view is None: an uninitialised view */
             IrExpr *v = l->kind == E_NONE ? r : l;
-            IrExpr *sh = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, NULL, v, mk_int(s, -1, TY_SSIZE, p));
-            return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op[2] ? "!=" : "==", sh, mk_int(s, -1, TY_SSIZE, p));
+            IrExpr *sh = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, OP_NONE, v, mk_int(s, -1, TY_SSIZE, p));
+            return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op == OP_IS_NOT ? OP_NE : OP_EQ, sh, mk_int(s, -1, TY_SSIZE, p));
         }
         if (!need_gil(s, p, "Comparing Python objects")) return mk_err(s, p);
         region_flag(s, 2);
         return mk2(s, E_OBJ_CMP, cy_type_scalar(TY_OBJECT), p, op, box(s, l), box(s, r));
     }
     if (isop && (l->ty->kind == TY_PTR || l->ty->kind == TY_ARRAY) && (r->ty->kind == TY_PTR || r->ty->kind == TY_ARRAY))
-        return compare2(s, p, op[2] ? "!=" : "==", l, r);
+        return compare2(s, p, op == OP_IS_NOT ? OP_NE : OP_EQ, l, r);
     if (isop) {
-        err(s, p, "'%s' requires Python objects", op);
+        err(s, p, "'%s' requires Python objects", cy_op_name(op));
         return mk_err(s, p);
     }
     l = decay(s, l);
     r = decay(s, r);
     if (l->ty->kind == TY_PTR && r->ty->kind == TY_PTR) {
         if (!(cy_type_equal(l->ty->base, r->ty->base) || l->ty->base->kind == TY_VOID || r->ty->base->kind == TY_VOID)) {
-            err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+            err(s, p, "Invalid types for '%s' (%s, %s)", cy_op_name(op), l->ty->name, r->ty->name);
             return mk_err(s, p);
         }
         return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, l, mk1(s, E_CAST, l->ty, p, r));
     }
     if (!is_cnum(l->ty) || !is_cnum(r->ty)) {
-        err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+        err(s, p, "Invalid types for '%s' (%s, %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     CyType *t = c_arith(l, r);
-    if (cy_type_is_complex(t) && strcmp(op, "==") && strcmp(op, "!=")) {
-        err(s, p, "Invalid types for '%s' (%s, %s)", op, l->ty->name, r->ty->name);
+    if (cy_type_is_complex(t) && op != OP_EQ && op != OP_NE) {
+        err(s, p, "Invalid types for '%s' (%s, %s)", cy_op_name(op), l->ty->name, r->ty->name);
         return mk_err(s, p);
     }
     /* mixed signedness: compare in the signed type of the larger size, as
@@ -2323,7 +2441,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
                 return mk_err(s, n->pos);
             }
         }
-        return arith(s, n->pos, n->op, l, r);
+        return arith(s, n->pos, cy_op_binary(n->op), l, r);
     }
     case A_UNOP: {
         IrExpr *o = lower_expr(s, n->obj);
@@ -2331,7 +2449,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (is_obj(o->ty)) {
             if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
             IrExpr *e = mk1(s, E_OBJ_UNOP, o->ty, n->pos, o);
-            e->op = n->op;
+            e->op = cy_op_unary(n->op);
             return e;
         }
         if (!is_cnum(o->ty) || (n->op[0] == '~' && !cy_type_is_int(o->ty))) {
@@ -2350,7 +2468,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         }
         CyType *t = cy_type_arith(o->ty, o->ty);
         IrExpr *e = mk1(s, E_UNOP, t, n->pos, coerce(s, o, t));
-        e->op = n->op;
+        e->op = cy_op_unary(n->op);
         return e;
     }
     case A_NOT: {
@@ -2368,17 +2486,17 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         int isand = n->kind == A_AND;
         if (is_obj(l->ty) || is_obj(r->ty)) {
             if (!need_gil(s, n->pos, "Operation on Python object")) return mk_err(s, n->pos);
-            return mk2(s, isand ? E_OBJ_AND : E_OBJ_OR, cy_type_scalar(TY_OBJECT), n->pos, NULL, box(s, l), box(s, r));
+            return mk2(s, isand ? E_OBJ_AND : E_OBJ_OR, cy_type_scalar(TY_OBJECT), n->pos, OP_NONE, box(s, l), box(s, r));
         }
         if (l->ty->kind == TY_BINT && r->ty->kind == TY_BINT)
-            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, l, r);
+            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, OP_NONE, l, r);
         if (!is_cnum(l->ty) || !is_cnum(r->ty))
-            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, l), as_cond(s, r));
+            return mk2(s, isand ? E_AND : E_OR, cy_type_scalar(TY_BINT), n->pos, OP_NONE, as_cond(s, l), as_cond(s, r));
         /* C values keep Python's meaning: `a or b` is a if a is true, else
            b (a node of its own: a is evaluated once, and a chain of them is
            a tree, not a graph that walkers would visit 2^n times) */
         CyType *t = cy_type_span(l->ty, r->ty);
-        IrExpr *e = mk2(s, isand ? E_VAND : E_VOR, t, n->pos, NULL, coerce(s, l, t), coerce(s, r, t));
+        IrExpr *e = mk2(s, isand ? E_VAND : E_VOR, t, n->pos, OP_NONE, coerce(s, l, t), coerce(s, r, t));
         IrExpr **args = cy_alloc(s->a, 4 * sizeof *args);
         memcpy(args, e->args, 2 * sizeof *args);
         args[2] = l; /* as for `x if c else y`: converted to a destination one by one */
@@ -2392,12 +2510,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         IrExpr *res = NULL, *prev = lower_expr(s, n->items.items[0]);
         for (int i = 0; i < n->kwnames.len; i++) {
             IrExpr *next = lower_expr(s, n->items.items[i + 1]);
-            IrExpr *c = compare2(s, n->pos, n->kwnames.items[i], prev, next);
+            IrExpr *c = compare2(s, n->pos, cy_op_binary(n->kwnames.items[i]), prev, next);
             if (!res) {
                 res = c;
             } else {
                 if (res->ty == TY_ERR || c->ty == TY_ERR) return mk_err(s, n->pos);
-                res = mk2(s, E_AND, cy_type_scalar(TY_BINT), n->pos, NULL, as_cond(s, res), as_cond(s, c));
+                res = mk2(s, E_AND, cy_type_scalar(TY_BINT), n->pos, OP_NONE, as_cond(s, res), as_cond(s, c));
             }
             prev = next;
         }
@@ -2442,10 +2560,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot cast '%s' to '%s'", o->ty->name, t->name);
             return mk_err(s, n->pos);
         }
-        if (cy_type_is_complex(o->ty) && !cy_type_is_complex(t)) {
+        if ((cy_type_is_complex(o->ty) && !cy_type_is_complex(t)) ||
+            ((t->kind == TY_STRUCT || o->ty->kind == TY_STRUCT) && !cy_type_equal(t, o->ty))) {
             err(s, n->pos, "Cannot cast '%s' to '%s'", o->ty->name, t->name);
             return mk_err(s, n->pos);
         }
+        if (t->kind == TY_STRUCT) return o;
         return mk1(s, E_CAST, t, n->pos, o);
     }
     case A_SIZEOF: {
@@ -2483,7 +2603,11 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         }
         /* &x does not make x private in a prange (Cython: only assignments
            to the name do); the C backend keeps x shared for it */
-        if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX) || is_obj(o->ty) || is_view(o->ty)) {
+        const IrExpr *root = o;
+        while (root->kind == E_FIELD) root = root->args[0];
+        if (!(o->kind == E_VAR || o->kind == E_VIEW_ELEM || o->kind == E_PTR_INDEX ||
+              (o->kind == E_FIELD && (root->kind == E_VAR || root->kind == E_PTR_INDEX || root->kind == E_DEREF))) ||
+            is_obj(o->ty) || is_view(o->ty)) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
         }
@@ -2515,7 +2639,7 @@ static IrStmt *st(S *s, StmtKind k, CyPos p) {
 
 static void lower_block(S *s, CyVec *in, CyVec *out);
 
-static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, const char *op) {
+static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, IrOp op) {
     IrStmt *x = st(s, ST_ASSIGN, p);
     x->target = target;
     x->value = value;
@@ -2524,7 +2648,7 @@ static IrStmt *assign_stmt(S *s, IrExpr *target, IrExpr *value, CyPos p, const c
 }
 
 /* Lowers an assignment target; returns NULL after an error. */
-static IrExpr *lower_target(S *s, ANode *t, const char *op) {
+static IrExpr *lower_target(S *s, ANode *t, IrOp op) {
     switch (t->kind) {
     case A_NAME: {
         Sym *y = lookup(s, t->name);
@@ -2576,6 +2700,16 @@ static IrExpr *lower_target(S *s, ANode *t, const char *op) {
     case A_ATTR: {
         IrExpr *e = attr_expr(s, t);
         if (e->ty == TY_ERR) return NULL;
+        if (e->kind == E_FIELD) {
+            IrExpr *r = e;
+            while (r->kind == E_FIELD) r = r->args[0];
+            if (r->kind == E_VAR) r->var->is_assigned = 1;
+            if (e->ty->kind == TY_ARRAY) {
+                err(s, t->pos, "Assignment to non-lvalue '%s'", t->name);
+                return NULL;
+            }
+            return e;
+        }
         if (e->kind != E_OBJ_ATTR) {
             err(s, t->pos, "Cannot assign to this attribute");
             return NULL;
@@ -2611,22 +2745,22 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
         CyType *zt = probe_type(s, t->obj);
         if (zt != TY_ERR && cy_type_is_complex(zt)) {
             /* z.real = x: z = complex(x, z.imag), the other part kept exactly */
-            IrExpr *ztg = lower_target(s, t->obj, NULL);
+            IrExpr *ztg = lower_target(s, t->obj, OP_NONE);
             if (!ztg || value->ty == TY_ERR) return;
             int f = zt->kind == TY_CFLOAT, re = t->name[0] == 'r';
             CyType *pt = cy_type_scalar(f ? TY_FLOAT : TY_DOUBLE);
             IrExpr *part = coerce(s, value, pt);
             IrExpr *keep = mk1(s, E_CALL_C, pt, p, lower_expr(s, t->obj));
             keep->sval = re ? (f ? "cimagf" : "cimag") : (f ? "crealf" : "creal");
-            IrExpr *z = mk2(s, E_CALL_C, zt, p, NULL, re ? part : keep, re ? keep : part);
+            IrExpr *z = mk2(s, E_CALL_C, zt, p, OP_NONE, re ? part : keep, re ? keep : part);
             z->sval = f ? "CYRT_CMPLXF" : "CYRT_CMPLX";
-            cy_vec_push(s->a, out, assign_stmt(s, ztg, z, p, NULL));
+            cy_vec_push(s->a, out, assign_stmt(s, ztg, z, p, OP_NONE));
             return;
         }
     }
-    IrExpr *tg = lower_target(s, t, NULL);
+    IrExpr *tg = lower_target(s, t, OP_NONE);
     if (!tg || value->ty == TY_ERR) return;
-    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, NULL));
+    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, value, tg->ty), p, OP_NONE));
 }
 
 /* ---- element-wise expressions on memoryview slices (cyocl extension) ----------
@@ -2753,8 +2887,8 @@ static int max_view_ndim(S *s, ANode *n) {
 static void ae_assign(S *s, IrVar *v, ANode *from, CyVec *pre) {
     IrExpr *e = lower_expr(s, from);
     if (e->ty == TY_ERR) return;
-    record_assign(s, v, from->pos, NULL); /* private to a region it is in */
-    cy_vec_push(s->a, pre, assign_stmt(s, mk_var(s, v, from->pos), coerce(s, e, v->ty), from->pos, NULL));
+    record_assign(s, v, from->pos, OP_NONE); /* private to a region it is in */
+    cy_vec_push(s->a, pre, assign_stmt(s, mk_var(s, v, from->pos), coerce(s, e, v->ty), from->pos, OP_NONE));
 }
 
 /* The element expression of n: operands become name[$i...], scalar
@@ -2879,10 +3013,10 @@ static void ae_scalars(S *s, ArrExpr *ae, IrVar *ref, CyPos p, CyVec *out) {
     if (!ae->scal.len) return;
     IrExpr *cond = NULL;
     for (int d = 0; d < ae->nd; d++) {
-        IrExpr *ext = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, NULL, mk_var(s, ref, p),
+        IrExpr *ext = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, OP_NONE, mk_var(s, ref, p),
                           mk_int(s, d, TY_SSIZE, p));
-        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, "!=", ext, mk_int(s, 0, TY_SSIZE, p));
-        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, NULL, cond, nz) : nz;
+        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, OP_NE, ext, mk_int(s, 0, TY_SSIZE, p));
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
     }
     IrStmt *g = st(s, ST_IF, p);
     g->cond = cond;
@@ -3005,8 +3139,8 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     }
     CyType *at = cy_type_is_float(et) ? cy_type_scalar(TY_DOUBLE) : cy_type_scalar(TY_LLONG);
     IrVar *acc = synth_var(s, cy_fmt(s->a, "$sum%d", ae.id), at, n->pos);
-    record_assign(s, acc, n->pos, NULL);
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, acc, n->pos), coerce(s, mk_int(s, 0, TY_LONG, n->pos), at), n->pos, NULL));
+    record_assign(s, acc, n->pos, OP_NONE);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, acc, n->pos), coerce(s, mk_int(s, 0, TY_LONG, n->pos), at), n->pos, OP_NONE));
     ANode *add = an(s, S_AUGASSIGN, n->pos);
     add->op = "+";
     add->lhs = an_name(s, acc->name, n->pos);
@@ -3044,7 +3178,7 @@ static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stor
     }
     for (int k = 0; k < lit->items.len; k++) {
         ANode *it = lit->items.items[k];
-        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, NULL, tg, mk_int(s, k, TY_SSIZE, it->pos));
+        IrExpr *el = mk2(s, E_PTR_INDEX, t->base, it->pos, OP_NONE, tg, mk_int(s, k, TY_SSIZE, it->pos));
         if (t->base->kind == TY_ARRAY) {
             if (!array_literal(s, el, it, evals, stores)) return 0;
             continue;
@@ -3054,8 +3188,8 @@ static int array_literal(S *s, IrExpr *tg, ANode *lit, CyVec *evals, CyVec *stor
         v = coerce(s, v, t->base);
         if (v->ty == TY_ERR) return 0;
         IrVar *tmp = new_temp(s, t->base, it->pos);
-        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, NULL));
-        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, NULL));
+        cy_vec_push(s->a, evals, assign_stmt(s, mk_var(s, tmp, it->pos), v, it->pos, OP_NONE));
+        cy_vec_push(s->a, stores, assign_stmt(s, el, mk_var(s, tmp, it->pos), it->pos, OP_NONE));
     }
     return 1;
 }
@@ -3078,7 +3212,7 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
             IrExpr *v = lower_expr(s, n->value->items.items[i]);
             if (v->ty == TY_ERR) return;
             tmps[i] = new_temp(s, v->ty, n->pos);
-            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmps[i], n->pos), v, n->pos, NULL));
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmps[i], n->pos), v, n->pos, OP_NONE));
         }
         for (int i = 0; i < k; i++) assign_to(s, t0->items.items[i], mk_var(s, tmps[i], n->pos), out, n->pos);
         return;
@@ -3099,14 +3233,15 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
     }
     if (n->targets.len == 1 && (n->value->kind == A_LIST || n->value->kind == A_TUPLE) &&
         (t0->kind == A_NAME || t0->kind == A_INDEX) && probe_type(s, t0)->kind == TY_ARRAY) {
-        IrExpr *tg = lower_target(s, t0, NULL);
+        IrExpr *tg = lower_target(s, t0, OP_NONE);
         if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
-    IrExpr *v = lower_expr(s, n->value);
+    CyType *st0 = n->value->kind == A_DICT && n->targets.len == 1 ? probe_type(s, t0) : NULL;
+    IrExpr *v = st0 && st0->kind == TY_STRUCT ? struct_from_dict(s, n->value, st0) : lower_expr(s, n->value);
     if (n->targets.len > 1 && v->ty != TY_ERR) {
         IrVar *tmp = new_temp(s, v->ty, n->pos);
-        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, NULL));
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, OP_NONE));
         v = mk_var(s, tmp, n->pos);
     }
     for (int i = 0; i < n->targets.len; i++) assign_to(s, n->targets.items[i], v, out, n->pos);
@@ -3126,11 +3261,11 @@ static int has_call(const ANode *n) {
 }
 
 static void lower_augassign(S *s, ANode *n, CyVec *out) {
-    const char *op = n->op;
+    IrOp op = cy_op_binary(n->op);
     if (is_slice_target(s, n->lhs)) {
         /* a[...] op= expr is a[...] = a[...] op (expr), element by element */
         ANode *b = an(s, A_BINOP, n->pos);
-        b->op = op;
+        b->op = n->op;
         b->lhs = n->lhs;
         b->rhs = n->rhs;
         b->parenthesized = 1;
@@ -3142,13 +3277,15 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
         lower_expr(s, n->lhs); /* report */
         return;
     }
-    int c_inplace = !strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") ||
-                    !strcmp(op, "|") || !strcmp(op, "^") || !strcmp(op, "<<") || !strcmp(op, ">>") ||
-                    (!strcmp(op, "/") && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
+    int c_inplace = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_BITAND || op == OP_BITOR ||
+                    op == OP_BITXOR || op == OP_SHL || op == OP_SHR ||
+                    (op == OP_DIV && s->dir.cdivision && (cy_type_is_float(tt) || cy_type_is_complex(tt)));
     /* a Python object on the right makes it x = x op v in Python, then
        converted back (Cython: PyNumber_InPlaceAdd and the C conversion) */
     CyType *rt = probe_type(s, n->rhs);
-    if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX)) {
+    CyType *ot = n->lhs->kind == A_ATTR ? probe_type(s, n->lhs->obj) : NULL;
+    int field = ot && (ot->kind == TY_STRUCT || (ot->kind == TY_PTR && ot->base->kind == TY_STRUCT));
+    if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX || field)) {
         IrExpr *v = lower_expr(s, n->rhs);
         IrExpr *tg = lower_target(s, n->lhs, op);
         if (!tg || v->ty == TY_ERR) return;
@@ -3159,12 +3296,12 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
             err(s, n->rhs->pos, "Cannot assign type '%s' to '%s'", chk->ty->name, tt->name);
             return;
         }
-        if (strcmp(op, "<<") && strcmp(op, ">>")) v = coerce(s, v, chk->ty);
+        if (op != OP_SHL && op != OP_SHR) v = coerce(s, v, chk->ty);
         cy_vec_push(s->a, out, assign_stmt(s, tg, v, n->pos, op));
         return;
     }
-    if (n->lhs->kind != A_NAME && !is_obj(tt) && !(n->lhs->kind == A_INDEX && !has_call(n->lhs))) {
-        err(s, n->pos, "in-place '%s=' on this target is not supported", op);
+    if (n->lhs->kind != A_NAME && !is_obj(tt) && !((n->lhs->kind == A_INDEX || field) && !has_call(n->lhs))) {
+        err(s, n->pos, "in-place '%s=' on this target is not supported", n->op);
         return;
     }
     /* x = x op v, Python semantics (objects; // % ** / on C values); the
@@ -3176,9 +3313,9 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
     s->inplace_read -= own;
     IrExpr *v = lower_expr(s, n->rhs);
     IrExpr *r = arith(s, n->pos, op, cur, v);
-    IrExpr *tg = lower_target(s, n->lhs, is_cnum(tt) ? op : NULL);
+    IrExpr *tg = lower_target(s, n->lhs, is_cnum(tt) ? op : OP_NONE);
     if (!tg || r->ty == TY_ERR) return;
-    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, r, tg->ty), n->pos, NULL));
+    cy_vec_push(s->a, out, assign_stmt(s, tg, coerce(s, r, tg->ty), n->pos, OP_NONE));
 }
 
 static int is_range_call(S *s, ANode *it, int *is_prange) {
@@ -3236,9 +3373,8 @@ static IrVar *loop_var(S *s, ANode *t, const char *what) {
     return y->var;
 }
 
-static int is_reduction_op(const char *op) {
-    return op && (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*") || !strcmp(op, "&") || !strcmp(op, "|") ||
-                  !strcmp(op, "^"));
+static int is_reduction_op(IrOp op) {
+    return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR;
 }
 
 static void classify(S *s, RegionCtx *rc) {
@@ -3361,25 +3497,25 @@ static void lower_for_from(S *s, ANode *n, CyVec *out) {
     IrExpr *step = n->other ? coerce(s, lower_expr(s, n->other), v->ty) : NULL;
     if (lo->ty == TY_ERR || hi->ty == TY_ERR || (step && step->ty == TY_ERR)) return;
     IrExpr *one = mk_int(s, 1, TY_INT, c->pos);
-    if (!op1[1]) lo = coerce(s, arith(s, c->pos, down ? "-" : "+", lo, one), v->ty); /* a < i: from a + 1 */
-    if (op2[1]) hi = coerce(s, arith(s, c->pos, down ? "-" : "+", hi, one), v->ty);  /* i <= b: to b + 1 */
+    if (!op1[1]) lo = coerce(s, arith(s, c->pos, down ? OP_SUB : OP_ADD, lo, one), v->ty); /* a < i: from a + 1 */
+    if (op2[1]) hi = coerce(s, arith(s, c->pos, down ? OP_SUB : OP_ADD, hi, one), v->ty);  /* i <= b: to b + 1 */
     IrVar *tlo = new_temp(s, v->ty, c->pos), *thi = new_temp(s, v->ty, c->pos), *tst = NULL;
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tlo, c->pos), lo, c->pos, NULL));
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, thi, c->pos), hi, c->pos, NULL));
-    record_assign(s, tlo, c->pos, NULL);
-    record_assign(s, thi, c->pos, NULL);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tlo, c->pos), lo, c->pos, OP_NONE));
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, thi, c->pos), hi, c->pos, OP_NONE));
+    record_assign(s, tlo, c->pos, OP_NONE);
+    record_assign(s, thi, c->pos, OP_NONE);
     if (step) {
         if (is_zero_const(step)) {
             err(s, step->pos, "for-from step must not be zero");
             return;
         }
-        if (down) step = coerce(s, arith(s, step->pos, "-", mk_int(s, 0, TY_INT, step->pos), step), v->ty);
+        if (down) step = coerce(s, arith(s, step->pos, OP_SUB, mk_int(s, 0, TY_INT, step->pos), step), v->ty);
         tst = new_temp(s, v->ty, step->pos);
-        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tst, step->pos), step, step->pos, NULL));
-        record_assign(s, tst, step->pos, NULL);
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tst, step->pos), step, step->pos, OP_NONE));
+        record_assign(s, tst, step->pos, OP_NONE);
     }
-    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, v, t->pos), mk_var(s, tlo, t->pos), t->pos, NULL));
-    record_assign(s, v, t->pos, NULL);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, v, t->pos), mk_var(s, tlo, t->pos), t->pos, OP_NONE));
+    record_assign(s, v, t->pos, OP_NONE);
     IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
     x->var = v;
     x->start = mk_var(s, tlo, c->pos);
@@ -3387,20 +3523,20 @@ static void lower_for_from(S *s, ANode *n, CyVec *out) {
     x->step = tst ? mk_var(s, tst, c->pos) : down ? coerce(s, mk_int(s, -1, TY_INT, c->pos), v->ty) : NULL;
     x->step_sign = tst ? 0 : down ? -1 : 1;
     if (var != v) {
-        record_assign(s, var, t->pos, NULL);
-        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+        record_assign(s, var, t->pos, OP_NONE);
+        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, OP_NONE));
     }
     s->loop_depth++;
     lower_block(s, &n->body, &x->body);
     s->loop_depth--;
     /* ran at least once (the bounds are temporaries): one more step */
     IrStmt *fix = st(s, ST_IF, n->pos);
-    fix->cond = compare2(s, n->pos, down ? ">" : "<", mk_var(s, tlo, n->pos), mk_var(s, thi, n->pos));
+    fix->cond = compare2(s, n->pos, down ? OP_GT : OP_LT, mk_var(s, tlo, n->pos), mk_var(s, thi, n->pos));
     IrExpr *inc = x->step ? x->step : coerce(s, mk_int(s, 1, TY_INT, n->pos), v->ty);
-    cy_vec_push(s->a, &fix->body, assign_stmt(s, mk_var(s, v, n->pos), inc, n->pos, "+"));
+    cy_vec_push(s->a, &fix->body, assign_stmt(s, mk_var(s, v, n->pos), inc, n->pos, OP_ADD));
     cy_vec_push(s->a, &x->orelse, fix);
     if (var != v)
-        cy_vec_push(s->a, &x->orelse, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, NULL));
+        cy_vec_push(s->a, &x->orelse, assign_stmt(s, mk_var(s, var, t->pos), box(s, mk_var(s, v, t->pos)), t->pos, OP_NONE));
     lower_block(s, &n->orelse, &x->orelse);
     cy_vec_push(s->a, out, x);
 }
@@ -3460,7 +3596,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         IrStmt *x = st(s, ST_FOR_ITER, n->pos);
         x->value = lower_expr(s, it);
         x->var = v;
-        record_assign(s, v, t->pos, NULL);
+        record_assign(s, v, t->pos, OP_NONE);
         s->loop_depth++;
         lower_block(s, &n->body, &x->body);
         s->loop_depth--;
@@ -3504,7 +3640,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         x->stop = stop;
         x->step = step;
         x->step_sign = step_sign_of(step);
-        record_assign(s, v, t->pos, NULL);
+        record_assign(s, v, t->pos, OP_NONE);
         s->loop_depth++;
         s->serial_prange += is_prange;
         lower_block(s, &n->body, &x->body);
@@ -3569,7 +3705,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     s->nogil = s->nogil_block = 1;
     s->prange_depth++;
     s->loop_depth = 0;
-    record_assign(s, v, t->pos, NULL);
+    record_assign(s, v, t->pos, OP_NONE);
     IrStmt *x = st(s, ST_PRANGE, n->pos);
     x->region = r;
     x->var = v;
@@ -3687,7 +3823,7 @@ static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
             if (c->ty == TY_ERR) return;
             IrStmt *x = st(s, ST_IF, p);
             x->cond = cp->kind == 'a' ? c : mk1(s, E_NOT, cy_type_scalar(TY_BINT), p, c);
-            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp->acc, p), mk_int(s, cp->kind == 'a', TY_BINT, p), p, NULL));
+            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp->acc, p), mk_int(s, cp->kind == 'a', TY_BINT, p), p, OP_NONE));
             cy_vec_push(s->a, &x->body, st(s, ST_BREAK, p));
             cy_vec_push(s->a, out, x);
             return;
@@ -3760,7 +3896,7 @@ static IrExpr *lower_comp(S *s, ANode *n, int kind) {
     cp.acc = new_temp(s, rt, n->pos);
     IrExpr *e = mk1(s, E_STMTS, rt, n->pos, mk_var(s, cp.acc, n->pos));
     if (anyall)
-        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, NULL));
+        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, OP_NONE));
     else
         e->ival = (uint64_t)kind;
     Scope sc = {s->scope, NULL, NULL, 0, 0};
@@ -3863,6 +3999,15 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
     err(s, e->pos, "with statements on Python objects (context managers) are not supported");
 }
 
+static const IrStmt *find_region_stmt(const CyVec *v) {
+    for (int i = 0; i < v->len; i++) {
+        const IrStmt *x = v->items[i], *r;
+        if (x->kind == ST_PRANGE || x->kind == ST_PARALLEL) return x;
+        if ((r = find_region_stmt(&x->body)) || (r = find_region_stmt(&x->orelse))) return r;
+    }
+    return NULL;
+}
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
@@ -3909,16 +4054,17 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             Sym *y = lookup(s, n->names.items[i]);
             if (!y || !y->var) continue;
             if (y->var->ty->kind == TY_ARRAY) {
-                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+                record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
                 lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
                 continue;
             }
-            IrExpr *v = lower_expr(s, init);
+            IrExpr *v = init->kind == A_DICT && y->var->ty->kind == TY_STRUCT ? struct_from_dict(s, init, y->var->ty)
+                                                                              : lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
-            record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], NULL);
+            record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
             cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]),
-                                                coerce(s, v, y->var->ty), n->pos, NULL));
+                                                coerce(s, v, y->var->ty), n->pos, OP_NONE));
         }
         return;
     case S_IF: {
@@ -4035,7 +4181,7 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             IrVar *mv = new_temp(s, cy_type_scalar(TY_OBJECT), n->pos);
             IrExpr *imp = mk(s, E_IMPORT, cy_type_scalar(TY_OBJECT), n->pos);
             imp->sval = n->module;
-            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, mv, n->pos), imp, n->pos, NULL));
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, mv, n->pos), imp, n->pos, OP_NONE));
             for (int i = 0; i < n->names.len; i++) {
                 const char *alias = n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i];
                 IrExpr *a = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->pos, mk_var(s, mv, n->pos));
@@ -4052,10 +4198,27 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_DEL: err(s, n->pos, "'del' is not supported"); return;
     case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
-    case S_CTYPEDEF: case S_EXTERN:
+    case S_CTYPEDEF: case S_EXTERN: case S_ENUM: case S_STRUCT:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
+    case S_TRY: {
+        if (n->handlers.len) {
+            err(s, ((ANode *)n->handlers.items[0])->pos, "'except' clauses are not supported by cyocl (try/finally is)");
+            return;
+        }
+        IrStmt *x = st(s, ST_TRY, n->pos);
+        lower_block(s, &n->body, &x->body);
+        lower_block(s, &n->orelse, &x->orelse);
+        const IrStmt *r = find_region_stmt(&x->orelse);
+        if (r) {
+            /* the backends emit the finally statements once per way out */
+            err(s, r->pos, "a prange or parallel() block inside a finally clause is not supported by cyocl");
+            return;
+        }
+        cy_vec_push(s->a, out, x);
+        return;
+    }
     default:
         err(s, n->pos, "this statement is not supported");
         return;
@@ -4172,7 +4335,7 @@ static IrStmt *buffer_acquire(S *s, IrVar *v, CyPos p) {
     for (int i = 0; i + 1 < s->bufvars.len; i += 2)
         if (s->bufvars.items[i] == v) {
             IrVar *b = s->bufvars.items[i + 1];
-            return assign_stmt(s, mk_var(s, b, p), mk1(s, E_VIEW_FROM_OBJ, b->ty, p, mk_var(s, v, p)), p, NULL);
+            return assign_stmt(s, mk_var(s, b, p), mk1(s, E_VIEW_FROM_OBJ, b->ty, p, mk_var(s, v, p)), p, OP_NONE);
         }
     return NULL;
 }
@@ -4338,7 +4501,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
                 pre_target(pr, &tn, NULL, 2);
             }
         return;
-    case S_IF: case S_WHILE:
+    case S_IF: case S_WHILE: case S_TRY:
         pre_block(pr, &n->body);
         pre_block(pr, &n->orelse);
         return;
@@ -4406,7 +4569,7 @@ static void mo_stmt(Pre *pr, ANode *n, int nogil) {
     case S_CDEF:
         for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
         return;
-    case S_IF: case S_WHILE:
+    case S_IF: case S_WHILE: case S_TRY:
         mo_expr(pr, n->cond, 0, nogil);
         mo_block(pr, &n->body, nogil);
         mo_block(pr, &n->orelse, nogil);
@@ -4944,7 +5107,7 @@ static int raises_expr(IrExpr *e) {
     switch (e->kind) {
     case E_VIEW_ELEM: r |= e->boundscheck; break;
     case E_VIEW_SLICE: r = 1; break;
-    case E_BINOP: if (!strcmp(e->op, "/") && !e->cdivision) r = 1; break;
+    case E_BINOP: if (e->op == OP_DIV && !e->cdivision) r = 1; break;
     case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) r = 1; break;
     case E_CALL: r |= e->fn->can_raise; break;
     case E_STR: case E_BYTES: case E_BIGINT: case E_NONE: case E_PYBOOL: break;
@@ -5028,7 +5191,7 @@ static void cimport_star(S *s, ANode *n, const char *mod) {
         static const char *const par[] = {"prange", "parallel", "threadid"};
         for (int i = 0; i < 3; i++) cy_vec_push(s->a, &names, (void *)par[i]);
     } else if (!strcmp(mod, "libc.math")) {
-        for (int i = 0; math_fns[i].name; i++) cy_vec_push(s->a, &names, (void *)math_fns[i].name);
+        for (int i = 0; cy_libm_table[i].name; i++) cy_vec_push(s->a, &names, (void *)cy_libm_table[i].name);
         for (int i = 0; math_consts[i]; i++) cy_vec_push(s->a, &names, (void *)math_consts[i]);
     } else {
         for (int i = 0; libc_fns[i].mod; i++)
@@ -5130,6 +5293,118 @@ static void cimport_names(S *s, ANode *n) {
     }
 }
 
+/* cdef enum NAME: the enumerators are int constants of the enum's type;
+ * a variable of it is the integer type GCC gives the enum (unsigned int
+ * unless an enumerator is negative), which is what Cython's C holds. */
+static void declare_enum(S *s, ANode *n) {
+    if (n->is_cpdef) {
+        err(s, n->pos, "cpdef enums are not supported by cyocl (a cdef enum is)");
+        return;
+    }
+    if (n->name && lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    CyType *ct = cy_type_scalar(TY_INT);
+    if (n->name) {
+        ct = cy_alloc(s->a, sizeof *ct);
+        *ct = *cy_type_scalar(TY_INT);
+        ct->name = n->name;
+        ct->is_enum = 1;
+    }
+    long long next = 0;
+    int neg = 0;
+    for (int k = 0; k < n->names.len; k++) {
+        ANode *init = n->inits.items[k];
+        CyPos pos = *(CyPos *)n->name_pos.items[k];
+        long long v = next;
+        if (init && !const_dim(s, init, &v)) continue;
+        if (v < INT32_MIN || v > INT32_MAX) {
+            err(s, init ? init->pos : pos, "enumerator values outside the range of int are not supported by cyocl");
+            continue;
+        }
+        next = v + 1;
+        neg |= v < 0;
+        if (lookup_in(s->mscope, n->names.items[k])) {
+            err(s, pos, "'%s' redeclared", (const char *)n->names.items[k]);
+            continue;
+        }
+        Sym *y = declare(s, s->mscope, n->names.items[k], SY_ENUMC);
+        y->cval = v;
+        y->ty = ct;
+    }
+    if (n->name) {
+        CyType *vt = cy_alloc(s->a, sizeof *vt);
+        *vt = *cy_type_scalar(neg ? TY_INT : TY_UINT);
+        vt->name = n->name;
+        vt->is_enum = 1;
+        Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+        y->ty = vt;
+    }
+}
+
+/* cdef struct NAME / ctypedef struct NAME: the type is declared before its
+ * fields are resolved, so a field may point to the struct itself. */
+static void declare_struct(S *s, ANode *n) {
+    if (lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    CyType *t = cy_alloc(s->a, sizeof *t);
+    t->kind = TY_STRUCT;
+    t->name = n->name;
+    t->cname = cy_fmt(s->a, "cys_%s", n->name);
+    t->packed = n->is_packed;
+    Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+    y->ty = t;
+    CyVec names = {0}, types = {0};
+    long long size = 0, align = 1;
+    for (int i = 0; i < n->body.len; i++) {
+        ANode *d = n->body.items[i];
+        if (d->kind != S_CDEF) {
+            err(s, d->pos, "only field declarations are allowed in a struct");
+            continue;
+        }
+        CyType *ft = resolve_type(s, d->type);
+        if (ft == TY_ERR) continue;
+        const CyType *sc = cy_type_array_scalar(ft);
+        if (sc->kind == TY_OBJECT || is_view(sc)) {
+            err(s, *(CyPos *)d->name_pos.items[0], sc->kind == TY_OBJECT ? "C struct/union member cannot be a Python object"
+                                                  : "memoryview fields are not supported by cyocl");
+            continue;
+        }
+        if (sc == t || sc->kind == TY_VOID || (sc->kind == TY_STRUCT && !sc->nfields)) {
+            err(s, d->pos, "Variable type '%s' is incomplete", sc->name);
+            continue;
+        }
+        for (int k = 0; k < d->names.len; k++) {
+            if (d->inits.items[k]) {
+                err(s, ((ANode *)d->inits.items[k])->pos, "C struct/union member cannot be declared with an initial value");
+                continue;
+            }
+            for (int j = 0; j < names.len; j++)
+                if (!strcmp(names.items[j], d->names.items[k]))
+                    err(s, *(CyPos *)d->name_pos.items[k], "'%s' redeclared", (const char *)d->names.items[k]);
+            cy_vec_push(s->a, &names, d->names.items[k]);
+            cy_vec_push(s->a, &types, ft);
+            long long a = sc->kind == TY_STRUCT ? sc->alen : sc->size ? sc->size : 1;
+            if (t->packed) a = 1;
+            size = (size + a - 1) / a * a + ft->size;
+            if (a > align) align = a;
+        }
+    }
+    if (!names.len) {
+        err(s, n->pos, "a struct without fields is not supported by cyocl");
+        return;
+    }
+    t->nfields = names.len;
+    t->fnames = (const char **)names.items;
+    t->ftypes = (CyType **)types.items;
+    t->size = (int)((size + align - 1) / align * align);
+    t->alen = align; /* a struct's alignment, for the sizes of structs holding it */
+    cy_vec_push(s->a, &s->m->structs, t);
+}
+
 static void declare_module(S *s, AModule *am) {
     IrModule *m = s->m;
     for (int i = 0; i < am->stmts.len; i++) {
@@ -5202,6 +5477,8 @@ static void declare_module(S *s, AModule *am) {
             y->ty = t == TY_ERR ? t : alias_type(s, t, n->name);
             break;
         }
+        case S_ENUM: declare_enum(s, n); break;
+        case S_STRUCT: declare_struct(s, n); break;
         case S_EXTERN:
             if (n->header) cy_vec_push(s->a, &m->headers, (void *)n->header);
             if (n->verbatim) cy_vec_push(s->a, &m->verbatim, (void *)n->verbatim);
@@ -5357,10 +5634,10 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
             for (int k = 0; k < s->late_defaults.len; k++) {
                 LateDefault *ld = s->late_defaults.items[k];
                 if (ld->af == n->func)
-                    cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, NULL));
+                    cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, OP_NONE));
             }
             break;
-        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: break;
+        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_ENUM: case S_STRUCT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;
@@ -5384,7 +5661,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                 }
                 IrExpr *v = lower_expr(s, init);
                 if (v->ty == TY_ERR) continue;
-                cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, NULL));
+                cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, y->var, init->pos), coerce(s, v, y->var->ty), n->pos, OP_NONE));
             }
             break;
         default:

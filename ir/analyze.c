@@ -159,21 +159,10 @@ typedef struct {
 /* The C functions a kernel may call: libc.math (also the float variants,
  * sqrtf ...) and the prelude's min/max/abs; the OpenCL backend maps them
  * to built-ins. */
-static const char *const ocl_math[] = {
-    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
-    "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "round", "trunc",
-    "rint", "cbrt", "erf", "erfc", "tgamma", "lgamma", "pow", "atan2", "fmod", "hypot", "fmin", "fmax",
-    "copysign", "fdim", "remainder", "fma", "isnan", "isinf", "isfinite", "signbit", "lround", "lrint",
-    "cyrt_min", "cyrt_max", "cyrt_abs", NULL};
-
 int cy_ir_known_c(const char *name) {
-    size_t n = strlen(name);
-    for (int i = 0; ocl_math[i]; i++) {
-        size_t k = strlen(ocl_math[i]);
-        if (!strcmp(name, ocl_math[i])) return 1;
-        if (n == k + 1 && name[k] == 'f' && !strncmp(name, ocl_math[i], k) && strncmp(name, "cyrt_", 5)) return 1;
-    }
-    return 0;
+    int is_float;
+    return cy_libm(name, &is_float) || !strcmp(name, "cyrt_min") || !strcmp(name, "cyrt_max") ||
+           !strcmp(name, "cyrt_abs");
 }
 
 static void why(Elig *g, const char *what) {
@@ -193,6 +182,7 @@ static const char *type_problem(const CyType *t) {
     case TY_VIEW: return "memoryviews";
     case TY_PTR: case TY_FUNC: return "a C pointer";
     case TY_OPAQUE: return "an OpenMP lock"; /* the one opaque type: omp_lock_t */
+    case TY_STRUCT: return "a C struct";
     case TY_ARRAY: return type_problem(t->base); /* a private array is private memory on the device */
     case TY_LDOUBLE: return "long double";
     case TY_CFLOAT: case TY_CDOUBLE: return "complex numbers";
@@ -220,7 +210,7 @@ static int raises_here(const IrExpr *e) {
     switch (e->kind) {
     case E_VIEW_ELEM: case E_VIEW_SLICE: return e->boundscheck || e->kind == E_VIEW_SLICE;
     case E_BINOP:
-        return (!strcmp(e->op, "/") || !strcmp(e->op, "%")) && !e->cdivision && !nonzero_const(e->args[1]);
+        return (e->op == OP_DIV || e->op == OP_MOD) && !e->cdivision && !nonzero_const(e->args[1]);
     case E_PYFLOORDIV: case E_PYMOD:
         if (e->cdivision) return 0;
         if (!nonzero_const(e->args[1])) return 1;
@@ -334,6 +324,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
         }
         break;
     case E_VIEW_SLICE: uses(g, "memoryview slicing inside the loop"); return;
+    case E_VIEW_T: uses(g, "memoryview .T inside the loop"); return;
     case E_VAR:
         if (e->var->ty->kind == TY_VIEW && g->fn) {
             uses(g, "memoryviews");
@@ -368,6 +359,7 @@ static void elig_stmts(Elig *g, CyVec *v) {
         IrStmt *x = v->items[i];
         switch (x->kind) {
         case ST_GIL: uses(g, "with gil"); return;
+        case ST_TRY: uses(g, "try/finally"); return;
         case ST_RAISE: why(g, "raises an exception"); return;
         case ST_ASSERT: why(g, g->fn ? "contains an assert" : "assert inside prange"); return;
         case ST_PARALLEL: uses(g, "a parallel() block"); return;
@@ -460,6 +452,11 @@ static int fp64_stmts(CyVec *v, CyVec *seen, CyArena *a) {
     return 0;
 }
 
+int cy_ir_func_uses_fp64(CyArena *a, IrFunc *f) {
+    CyVec seen = {0};
+    return fp64_func(f, &seen, a);
+}
+
 static int const_is_one(const IrExpr *e) {
     int64_t v;
     return cy_const_int(e, &v) && v == 1;
@@ -476,7 +473,7 @@ IrStmt *cy_ir_region_stmt(CyVec *v, const IrRegion *r) {
     return NULL;
 }
 
-static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, const char *op, int rd, int wr) {
+static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, IrOp op, int rd, int wr) {
     IrRegionArg *x = cy_alloc(a, sizeof *x);
     x->kind = k;
     x->var = v;
@@ -488,20 +485,9 @@ static void add_arg(CyArena *a, IrRegion *r, RegionArgKind k, IrVar *v, const ch
 
 /* Is v read or written anywhere in body outside region r's own body (its
  * bounds count: they are evaluated outside)? */
-static int expr_mentions(const IrExpr *e, const IrVar *v) {
-    if (!e) return 0;
-    if (e->kind == E_VAR && e->var == v) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (expr_mentions(e->args[i], v)) return 1;
-    for (int i = 0; i < e->nkw; i++)
-        if (expr_mentions(e->kwargs[i], v)) return 1;
-    if (e->kind == E_VIEW_SLICE)
-        for (int i = 0; i < e->args[0]->ty->ndim; i++)
-            if (expr_mentions(e->slices[i].start, v) || expr_mentions(e->slices[i].stop, v) ||
-                expr_mentions(e->slices[i].step, v))
-                return 1;
-    return 0;
-}
+static int is_var(const IrExpr *e, const void *v) { return e->kind == E_VAR && e->var == v; }
+
+static int expr_mentions(const IrExpr *e, const IrVar *v) { return cy_ir_expr_any(e, is_var, v); }
 
 static int used_outside(const CyVec *body, const IrRegion *r, const IrVar *v) {
     for (int i = 0; i < body->len; i++) {
@@ -561,7 +547,7 @@ static void region_args(CyArena *a, IrRegion *r) {
     }
     for (int i = 0; i < r->views.len; i++) {
         IrViewUse *u = r->views.items[i];
-        add_arg(a, r, RA_VIEW, u->view, NULL, u->read, u->written);
+        add_arg(a, r, RA_VIEW, u->view, OP_NONE, u->read, u->written);
     }
     static const VarClass order[] = {RC_SHARED, RC_REDUCTION, RC_LASTPRIVATE};
     static const RegionArgKind kinds[] = {RA_SCALAR, RA_REDUCTION, RA_LASTPRIVATE};

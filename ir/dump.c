@@ -6,8 +6,8 @@ static const char *ekind[] = {
 #define K(x) [x] = #x
     K(E_INT), K(E_FLOAT), K(E_IMAG), K(E_STR), K(E_BYTES), K(E_BIGINT), K(E_NONE), K(E_PYBOOL), K(E_VAR),
     K(E_CNAME), K(E_PYGLOBAL), K(E_BINOP), K(E_PYFLOORDIV), K(E_PYMOD), K(E_POW), K(E_UNOP), K(E_NOT),
-    K(E_AND), K(E_OR), K(E_VAND), K(E_VOR), K(E_CMP), K(E_COND), K(E_CAST), K(E_SIZEOF), K(E_ADDR), K(E_DEREF), K(E_PTR_INDEX),
-    K(E_VIEW_ELEM), K(E_VIEW_SLICE), K(E_VIEW_SHAPE), K(E_VIEW_STRIDE), K(E_VIEW_NDIM), K(E_VIEW_FROM_OBJ),
+    K(E_AND), K(E_OR), K(E_VAND), K(E_VOR), K(E_CMP), K(E_COND), K(E_CAST), K(E_SIZEOF), K(E_ADDR), K(E_DEREF), K(E_FIELD), K(E_STRUCT_LIT), K(E_PTR_INDEX),
+    K(E_VIEW_ELEM), K(E_VIEW_SLICE), K(E_VIEW_T), K(E_VIEW_SHAPE), K(E_VIEW_STRIDE), K(E_VIEW_NDIM), K(E_VIEW_FROM_OBJ),
     K(E_OBJ_FROM_VIEW), K(E_CALL), K(E_CALL_C), K(E_THREADID), K(E_BOX), K(E_UNBOX), K(E_OBJ_BINOP),
     K(E_OBJ_UNOP), K(E_OBJ_NOT), K(E_OBJ_TRUTH), K(E_OBJ_CMP), K(E_OBJ_CMP_BINT), K(E_OBJ_ATTR),
     K(E_OBJ_CALL), K(E_OBJ_INDEX), K(E_OBJ_SLICE), K(E_TUPLE), K(E_LIST), K(E_SET), K(E_DICT), K(E_OBJ_AND),
@@ -19,7 +19,7 @@ static const char *skind[] = {
 #define K(x) [x] = #x
     K(ST_BLOCK), K(ST_EXPR), K(ST_ASSIGN), K(ST_UNPACK), K(ST_IF), K(ST_WHILE), K(ST_FOR_RANGE),
     K(ST_FOR_ITER), K(ST_PRANGE), K(ST_PARALLEL), K(ST_BREAK), K(ST_CONTINUE), K(ST_RETURN), K(ST_RAISE),
-    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_DECLARE),
+    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_TRY), K(ST_DECLARE),
 #undef K
 };
 
@@ -41,7 +41,7 @@ static void expr(CyBuf *b, const IrExpr *e) {
     case E_STR: case E_BYTES: cy_buf_printf(b, "%s\"%.*s\"", e->kind == E_BYTES ? "b" : "", e->slen, e->sval); break;
     default:
         cy_buf_printf(b, "(%s", ekind[e->kind] + 2);
-        if (e->op) cy_buf_printf(b, " %s", e->op);
+        if (e->op) cy_buf_printf(b, " %s", cy_op_name(e->op));
         if (e->sval && e->kind != E_BIGINT) cy_buf_printf(b, " %s", e->sval);
         if (e->fn) cy_buf_printf(b, " %s", e->fn->name);
         for (int i = 0; i < e->nargs; i++) {
@@ -114,7 +114,7 @@ static void nest(CyBuf *b, const IrNest *n, int ind) {
         cy_buf_printf(b, " reads %d writes %d", p->reads.len, p->writes.len);
         for (int k = 0; k < p->reductions.len; k++) {
             const IrLoopRed *x = p->reductions.items[k];
-            cy_buf_printf(b, " reduction %s %s", x->op, x->var->name);
+            cy_buf_printf(b, " reduction %s %s", cy_op_name(x->op), x->var->name);
         }
         cy_buf_puts(b, "\n");
     }
@@ -138,7 +138,7 @@ static void region(CyBuf *b, const IrRegion *r, int ind) {
     for (int i = 0; i < r->vars.len; i++) {
         const IrVarUse *u = r->vars.items[i];
         cy_buf_printf(b, "%*s  var %s %s%s%s\n", ind, "", u->var->name, clsname[u->cls], u->redop ? " " : "",
-                      u->redop ? u->redop : "");
+                      cy_op_name(u->redop));
     }
     for (int i = 0; i < r->views.len; i++) {
         const IrViewUse *u = r->views.items[i];
@@ -159,7 +159,7 @@ static void stmt(CyBuf *b, const IrStmt *x, int ind) {
     if (x->target) {
         cy_buf_puts(b, " ");
         expr(b, x->target);
-        cy_buf_printf(b, " %s=", x->op ? x->op : "");
+        cy_buf_printf(b, " %s=", cy_op_name(x->op));
     }
     for (int i = 0; i < x->ntargets; i++) {
         cy_buf_puts(b, " ");

@@ -38,6 +38,7 @@ typedef enum {
     TY_OBJECT,                        /* PyObject* (owned references) */
     TY_OPAQUE,                        /* a C type known only by its name (omp_lock_t): declared,
                                          its address taken, nothing else */
+    TY_STRUCT,                        /* cdef struct / ctypedef struct: fields; cname its C name */
     TY_FUNC,                          /* a cdef/extern function (only as callee) */
 } TypeKind;
 
@@ -57,6 +58,17 @@ typedef struct CyType {
     const char *pyclass; /* TY_OBJECT of a known extension type ("numpy.ndarray"):
                             values assigned to it are type-tested (E_PYTYPE_TEST);
                             base is then its buffer's view type, or NULL (no buffer) */
+    int is_enum;         /* a C enum (TY_UINT when no enumerator is negative, as GCC
+                            chooses, else TY_INT; its enumerators are TY_INT constants of
+                            the same name): Cython ranks it below char, and only its own
+                            enumerators convert to it implicitly */
+    /* TY_STRUCT: fields in declared order (the arrays identify the struct:
+       a ctypedef alias shares them), and the C name the backends declare */
+    int nfields;
+    const char **fnames;
+    struct CyType **ftypes;
+    const char *cname;
+    int packed;
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
@@ -112,6 +124,28 @@ typedef struct IrVar {
 
 typedef struct IrFunc IrFunc;
 
+/* ---- operators ---------------------------------------------------------
+ * One enum for every operator the IR carries (E_BINOP, E_UNOP, E_CMP, the
+ * E_OBJ_ forms, an in-place ST_ASSIGN, a reduction); backends switch on it.
+ * The unary ones are their own members: `-x` is OP_NEG, not OP_SUB. */
+
+typedef enum {
+    OP_NONE,                          /* no operator (a plain assignment) */
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL,
+    OP_SHL, OP_SHR, OP_BITAND, OP_BITOR, OP_BITXOR,
+    OP_NEG, OP_POS, OP_INVERT,        /* unary - + ~ */
+    OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+    OP_IN, OP_NOT_IN, OP_IS, OP_IS_NOT,
+    OP_COUNT_
+} IrOp;
+
+/* Python's (and, for the C ones, C's) spelling: "+", "//", "not in"; "" for OP_NONE. */
+const char *cy_op_name(IrOp op);
+/* The operator a binary (unary) spelling denotes, OP_NONE for none. */
+IrOp cy_op_binary(const char *spelling);
+IrOp cy_op_unary(const char *spelling);
+int cy_op_is_cmp(IrOp op);            /* < <= > >= == != */
+
 /* ---- expressions ------------------------------------------------------ */
 
 typedef enum {
@@ -149,12 +183,15 @@ typedef enum {
     E_SIZEOF,       /* sizeof(ty2), type size_t */
     E_ADDR,         /* &a[0] */
     E_DEREF,        /* *a[0] (p[i] is E_PTR_INDEX) */
+    E_FIELD,        /* field sval of struct a[0] (an lvalue where a[0] is one) */
+    E_STRUCT_LIT,   /* a struct value of type ty from args, one per field in order (converted) */
     E_PTR_INDEX,    /* a[0][a[1]] */
     /* memoryviews */
     E_VIEW_ELEM,    /* view element: view = args[0] (a view-typed expression,
                        usually E_VAR), indices = args[1..ndim]; flags
                        wraparound/boundscheck as in effect at this point */
     E_VIEW_SLICE,   /* new view from args[0]; per axis in `slices` */
+    E_VIEW_T,       /* view.T: args[0] with its axes reversed (shape and strides) */
     E_VIEW_SHAPE,   /* view.shape[axis]: args[0] view, args[1] axis expression, Py_ssize_t */
     E_VIEW_STRIDE,  /* view.strides[axis] */
     E_VIEW_NDIM,    /* constant in practice, kept for clarity */
@@ -214,7 +251,7 @@ typedef struct IrExpr {
     ExprKind kind;
     CyType *ty;
     CyPos pos;
-    const char *op;            /* operator spelling */
+    IrOp op;                   /* E_BINOP, E_UNOP, E_CMP, E_OBJ_BINOP/UNOP/CMP[_BINT] */
     uint64_t ival;
     double fval;
     const char *sval;          /* E_STR/E_BYTES/E_BIGINT text, E_PYGLOBAL/E_OBJ_ATTR name,
@@ -248,7 +285,7 @@ typedef struct IrExpr {
 typedef enum {
     ST_BLOCK,       /* body */
     ST_EXPR,        /* e (value discarded) */
-    ST_ASSIGN,      /* target = value; or target op= value when op != NULL
+    ST_ASSIGN,      /* target = value; or target op= value when op != OP_NONE
                        (C types; the target is evaluated once).  target is
                        E_VAR, E_VIEW_ELEM, E_PTR_INDEX, E_DEREF, E_OBJ_ATTR
                        (setattr), E_OBJ_INDEX (setitem), E_PYGLOBAL (module
@@ -268,6 +305,9 @@ typedef enum {
     ST_ASSERT,      /* cond, msg (may be NULL); skipped when asserts are off */
     ST_NOGIL,       /* body runs with the GIL released */
     ST_GIL,         /* body runs with the GIL held (PyGILState_Ensure) */
+    ST_TRY,         /* try: body, finally: orelse — the finally statements run when the body
+                       ends, returns, breaks, continues or raises (then the exception
+                       is re-raised after them, unless they leave by a jump) */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
 } StmtKind;
@@ -277,7 +317,7 @@ typedef enum { RC_SHARED, RC_PRIVATE, RC_LASTPRIVATE, RC_REDUCTION, RC_FIRSTPRIV
 typedef struct IrVarUse {
     IrVar *var;
     VarClass cls;
-    const char *redop;         /* RC_REDUCTION: "+", "*", "-", "&", "|", "^", "and", "or" */
+    IrOp redop;                /* RC_REDUCTION: OP_ADD, OP_MUL, OP_SUB, OP_BITAND, OP_BITOR, OP_BITXOR */
 } IrVarUse;
 
 typedef struct IrViewUse {
@@ -295,7 +335,7 @@ typedef enum { RA_VIEW, RA_SCALAR, RA_REDUCTION, RA_LASTPRIVATE } RegionArgKind;
 typedef struct IrRegionArg {
     RegionArgKind kind;
     IrVar *var;
-    const char *redop;         /* RA_REDUCTION */
+    IrOp redop;                /* RA_REDUCTION */
     int read, written;         /* RA_VIEW */
 } IrRegionArg;
 
@@ -351,7 +391,7 @@ typedef struct IrStmt {
     StmtKind kind;
     CyPos pos;
     struct IrExpr *target, *value, *cond;
-    const char *op;            /* ST_ASSIGN in-place operator ("+", "//", ...) or NULL */
+    IrOp op;                   /* ST_ASSIGN in-place operator (OP_ADD, OP_FLOORDIV, ...) or OP_NONE */
     CyVec body, orelse;        /* IrStmt* */
     IrVar *var;                /* ST_FOR_RANGE / ST_FOR_ITER loop variable */
     struct IrExpr *start, *stop, *step;
@@ -392,7 +432,7 @@ typedef struct IrAccess {
 
 typedef struct IrLoopRed {
     IrVar *var;
-    const char *op;            /* "+", "*", "-", "&", "|", "^" */
+    IrOp op;                   /* OP_ADD, OP_MUL, OP_SUB, OP_BITAND, OP_BITOR, OP_BITXOR */
 } IrLoopRed;
 
 struct IrLoop {
@@ -545,6 +585,7 @@ typedef struct IrModule {
     CyVec headers;             /* const char*: cdef extern from "x.h" includes, in order */
     CyVec verbatim;            /* const char*: C code blocks from 'cdef extern from *' */
     CyVec module_vars;         /* IrVar* V_MODULE (static C globals) */
+    CyVec structs;             /* CyType* TY_STRUCT in declaration order (a field's struct first) */
     CyVec init;                /* IrStmt*: module-level statements, run at import */
     CyVec init_locals;         /* IrVar*: temporaries of the module init code */
     CyVec regions;             /* every IrRegion, by id */
@@ -572,6 +613,21 @@ IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs
 /* A C function (E_CALL_C) without side effects that a kernel may call:
  * libc.math and the prelude's min/max/abs (analyze.c). */
 int cy_ir_known_c(const char *name);
+/* Does helper f (a function a kernel calls) need cl_khr_fp64, itself or
+ * through the functions it calls?  The facts region->uses_fp64 comes from. */
+int cy_ir_func_uses_fp64(CyArena *a, IrFunc *f);
+
+/* libc.math (libm.c): a function by its C name, the double one (sqrt) or
+ * the float variant of one of a double (sqrtf: *is_float = 1); NULL for
+ * any other name.  OpenCL C has each as a built-in of the same name. */
+typedef struct {
+    const char *name;
+    int nargs;
+    TypeKind ret;  /* TY_DOUBLE, TY_INT, TY_LONG (the double function's) */
+    TypeKind arg;
+} CyLibm;
+const CyLibm *cy_libm(const char *name, int *is_float);
+extern const CyLibm cy_libm_table[]; /* the double functions, ended by a NULL name */
 
 /* The loop nest of prange region r, whose statement is x (ir/loops.c):
  * sets r->nest. */
@@ -583,6 +639,12 @@ typedef struct {
     CyVec used, assigned, ranged; /* IrVar* */
 } IrScan;
 void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body);
+/* May running body change v: assigned, a loop's or a region's variable, an
+ * unpacking target, or its address taken (a callee may write through it)? */
+int cy_ir_assigns(const CyVec *body, const IrVar *v);
+/* Does e or a subexpression (keyword arguments and slice bounds included,
+ * not an E_STMTS's statements) satisfy pred? */
+int cy_ir_expr_any(const IrExpr *e, int (*pred)(const IrExpr *e, const void *arg), const void *arg);
 
 /* Same tree: kinds, types, variables, constants, operators and flags. */
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);

@@ -85,16 +85,16 @@ static void affine(const L *l, const IrExpr *e, IrAffine *r) {
             return;
         }
     }
-    if (e->kind == E_BINOP && e->op && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB)) {
         IrAffine x, y;
         affine(l, e->args[0], &x);
         affine(l, e->args[1], &y);
         if (x.affine && y.affine) {
             aff_add(r, &x, 1);
-            aff_add(r, &y, e->op[0] == '-' ? -1 : 1);
+            aff_add(r, &y, e->op == OP_SUB ? -1 : 1);
             if (r->affine) return;
         }
-    } else if (e->kind == E_BINOP && e->op && !strcmp(e->op, "*")) {
+    } else if (e->kind == E_BINOP && e->op == OP_MUL) {
         IrAffine x;
         if (cy_const_int(e->args[0], &c)) affine(l, e->args[1], &x);
         else if (cy_const_int(e->args[1], &c)) affine(l, e->args[0], &x);
@@ -103,7 +103,7 @@ static void affine(const L *l, const IrExpr *e, IrAffine *r) {
             aff_add(r, &x, c);
             return;
         }
-    } else if (e->kind == E_UNOP && e->op && !strcmp(e->op, "-")) {
+    } else if (e->kind == E_UNOP && e->op == OP_NEG) {
         IrAffine x;
         affine(l, e->args[0], &x);
         if (x.affine) {
@@ -145,7 +145,7 @@ static void exprs(L *l, const IrExpr *e) {
 
 typedef struct {
     const IrVar *v;
-    const char *op;
+    IrOp op;
     int updates, other_reads, bad;
 } Red;
 
@@ -157,35 +157,32 @@ static int reads_var(const IrExpr *e, const IrVar *v) {
     return 0;
 }
 
-static const char *update_op(const IrStmt *x, const IrVar *v, const IrExpr **rest) {
-    static const char *const ops[] = {"+", "*", "-", "&", "|", "^", NULL};
+static int reduction_op(IrOp op) {
+    return op == OP_ADD || op == OP_MUL || op == OP_SUB || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR;
+}
+
+static IrOp update_op(const IrStmt *x, const IrVar *v, const IrExpr **rest) {
     if (x->op) {
-        for (int i = 0; ops[i]; i++)
-            if (!strcmp(x->op, ops[i])) {
-                *rest = x->value;
-                return ops[i];
-            }
-        return NULL;
+        if (!reduction_op(x->op)) return OP_NONE;
+        *rest = x->value;
+        return x->op;
     }
     const IrExpr *e = x->value;
     while (e && e->kind == E_CAST && cy_type_equal(e->ty, v->ty)) e = e->args[0];
-    if (!e || e->kind != E_BINOP || !e->op) return NULL;
-    for (int i = 0; ops[i]; i++) {
-        if (strcmp(e->op, ops[i])) continue;
-        const IrExpr *a0 = e->args[0];
-        while (a0->kind == E_CAST) a0 = a0->args[0];
-        if (a0->kind == E_VAR && a0->var == v) {
-            *rest = e->args[1];
-            return ops[i];
-        }
-        const IrExpr *a1 = e->args[1];
-        while (a1->kind == E_CAST) a1 = a1->args[0];
-        if (ops[i][0] != '-' && a1->kind == E_VAR && a1->var == v) { /* e OP v, OP commutative */
-            *rest = e->args[0];
-            return ops[i];
-        }
+    if (!e || e->kind != E_BINOP || !reduction_op(e->op)) return OP_NONE;
+    const IrExpr *a0 = e->args[0];
+    while (a0->kind == E_CAST) a0 = a0->args[0];
+    if (a0->kind == E_VAR && a0->var == v) {
+        *rest = e->args[1];
+        return e->op;
     }
-    return NULL;
+    const IrExpr *a1 = e->args[1];
+    while (a1->kind == E_CAST) a1 = a1->args[0];
+    if (e->op != OP_SUB && a1->kind == E_VAR && a1->var == v) { /* e OP v, OP commutative */
+        *rest = e->args[0];
+        return e->op;
+    }
+    return OP_NONE;
 }
 
 static void red_scan(Red *r, const CyVec *body) {
@@ -193,8 +190,8 @@ static void red_scan(Red *r, const CyVec *body) {
         const IrStmt *x = body->items[i];
         if (x->kind == ST_ASSIGN && x->target && x->target->kind == E_VAR && x->target->var == r->v) {
             const IrExpr *rest = NULL;
-            const char *op = update_op(x, r->v, &rest);
-            if (!op || (r->op && strcmp(op, r->op)) || reads_var(rest, r->v)) {
+            IrOp op = update_op(x, r->v, &rest);
+            if (!op || (r->op && op != r->op) || reads_var(rest, r->v)) {
                 r->bad = 1;
                 return;
             }
@@ -223,7 +220,7 @@ static void loop_reductions(L *l, IrLoop *p, const CyVec *body) {
     for (int i = 0; i < sc.assigned.len; i++) {
         IrVar *v = sc.assigned.items[i];
         if (!cy_type_is_numeric(v->ty)) continue;
-        Red r = {v, NULL, 0, 0, 0};
+        Red r = {v, OP_NONE, 0, 0, 0};
         red_scan(&r, body);
         if (r.bad || r.other_reads || !r.updates) continue;
         int dup = 0;

@@ -80,6 +80,52 @@ void cy_ir_scan(CyArena *a, IrScan *sc, CyVec *body) {
     }
 }
 
+int cy_ir_expr_any(const IrExpr *e, int (*pred)(const IrExpr *e, const void *arg), const void *arg) {
+    if (!e) return 0;
+    if (pred(e, arg)) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (cy_ir_expr_any(e->args[i], pred, arg)) return 1;
+    for (int i = 0; i < e->nkw; i++)
+        if (cy_ir_expr_any(e->kwargs[i], pred, arg)) return 1;
+    if (e->kind == E_VIEW_SLICE)
+        for (int i = 0; i < e->args[0]->ty->ndim; i++)
+            if (cy_ir_expr_any(e->slices[i].start, pred, arg) || cy_ir_expr_any(e->slices[i].stop, pred, arg) ||
+                cy_ir_expr_any(e->slices[i].step, pred, arg))
+                return 1;
+    return 0;
+}
+
+/* &v, or a comprehension's statements changing v */
+static int changes(const IrExpr *e, const void *v) {
+    return (e->kind == E_ADDR && e->args[0]->kind == E_VAR && e->args[0]->var == v) ||
+           (e->kind == E_STMTS && cy_ir_assigns(&e->stmts, v));
+}
+
+static int addr_taken(const IrExpr *e, const IrVar *v) { return cy_ir_expr_any(e, changes, v); }
+
+int cy_ir_assigns(const CyVec *body, const IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR && x->target->var == v) return 1;
+        if (x->var == v || (x->region && x->region->index == v)) return 1;
+        for (int k = 0; k < x->ntargets; k++)
+            if (x->targets[k]->kind == E_VAR && x->targets[k]->var == v) return 1;
+        if (addr_taken(x->target, v) || addr_taken(x->value, v) || addr_taken(x->cond, v) || addr_taken(x->start, v) ||
+            addr_taken(x->stop, v) || addr_taken(x->step, v))
+            return 1;
+        for (int k = 0; k < x->ntargets; k++)
+            if (addr_taken(x->targets[k], v)) return 1;
+        if (x->region) {
+            const IrRegion *r = x->region;
+            if (addr_taken(r->start, v) || addr_taken(r->stop, v) || addr_taken(r->step, v) ||
+                addr_taken(r->chunksize, v) || addr_taken(r->num_threads, v) || addr_taken(r->use_threads_if, v))
+                return 1;
+        }
+        if (cy_ir_assigns(&x->body, v) || cy_ir_assigns(&x->orelse, v)) return 1;
+    }
+    return 0;
+}
+
 /* ---- expressions -------------------------------------------------------- */
 
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b) {
@@ -87,7 +133,7 @@ int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b) {
     if (!a || !b || a->kind != b->kind || a->nargs != b->nargs || a->ival != b->ival || a->fval != b->fval ||
         a->var != b->var || a->fn != b->fn || !cy_type_equal(a->ty, b->ty))
         return 0;
-    if ((a->op || b->op) && (!a->op || !b->op || strcmp(a->op, b->op))) return 0;
+    if (a->op != b->op) return 0;
     if ((a->sval || b->sval) && (!a->sval || !b->sval || strcmp(a->sval, b->sval))) return 0;
     if (a->boundscheck != b->boundscheck || a->wraparound != b->wraparound || a->cdivision != b->cdivision) return 0;
     for (int i = 0; i < a->nargs; i++)
@@ -110,7 +156,7 @@ static int plain_bound(const IrExpr *e) {
     switch (e->kind) {
     case E_INT: case E_VAR: case E_CAST: case E_UNOP: break;
     case E_BINOP:
-        if (!strcmp(e->op, "/") || !strcmp(e->op, "%")) return 0;
+        if (e->op == OP_DIV || e->op == OP_MOD) return 0;
         break;
     case E_PYFLOORDIV: case E_PYMOD: {
         int64_t k;
@@ -141,9 +187,9 @@ static int injective(const IrExpr *e, const IrVar *j) {
         e = e->args[0];
     if (e->kind == E_VAR) return e->var == j;
     int64_t k;
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k))
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB) && cy_const_int(e->args[1], &k))
         return injective(e->args[0], j);
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
+    if (e->kind == E_BINOP && e->op == OP_ADD && cy_const_int(e->args[0], &k)) return injective(e->args[1], j);
     return 0;
 }
 

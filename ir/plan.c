@@ -64,7 +64,7 @@ static int straight_expr(const IrExpr *e) {
     if (!e->can_raise) return 1;
     /* what may raise by itself (sema's raises_expr), not through an operand */
     switch (e->kind) {
-    case E_BINOP: if (!strcmp(e->op, "/") && !e->cdivision) return 0; break;
+    case E_BINOP: if (e->op == OP_DIV && !e->cdivision) return 0; break;
     case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) return 0; break;
     case E_CALL: if (e->fn->can_raise) return 0; break;
     case E_VAR: case E_INT: case E_FLOAT: case E_UNOP: case E_CAST: case E_CMP: case E_COND: case E_CALL_C: break;
@@ -98,7 +98,7 @@ static int plain(const IrExpr *e) {
     case E_VAR: if (e->var->ty->kind == TY_VIEW) return 0; break;
     case E_CAST: if (!cy_type_is_int(e->ty)) return 0; break;
     case E_BINOP:
-        if (strcmp(e->op, "+") && strcmp(e->op, "-") && strcmp(e->op, "*")) return 0;
+        if (e->op != OP_ADD && e->op != OP_SUB && e->op != OP_MUL) return 0;
         break;
     case E_VIEW_SHAPE: {
         int64_t k;
@@ -445,10 +445,10 @@ static int simple_index(const IrExpr *e, const Pure *ctx, const IrVar **var, int
             }
         return 0;
     }
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && e->ty->size >= 4 && e->ty->is_signed &&
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB) && e->ty->size >= 4 && e->ty->is_signed &&
         e->ty->kind != TY_BINT) {
         if (e->ty->size == 4) *int32 = 1;
-        int minus = e->op[0] == '-';
+        int minus = e->op == OP_SUB;
         if (cy_const_int(e->args[1], &c) && c > -((int64_t)1 << 31) && c < ((int64_t)1 << 31) &&
             simple_index(e->args[0], ctx, var, off, int32) && *var) {
             *off += minus ? -c : c;
@@ -471,7 +471,7 @@ static int pure_expr(const IrExpr *e, const Pure *ctx, int depth, int in_callee)
     if (!e) return 1;
     switch (e->kind) {
     case E_BINOP:
-        if ((!strcmp(e->op, "/") || !strcmp(e->op, "%")) && !e->cdivision) return 0;
+        if ((e->op == OP_DIV || e->op == OP_MOD) && !e->cdivision) return 0;
         break;
     case E_PYFLOORDIV: case E_PYMOD:
         if (!e->cdivision) return 0;

@@ -30,6 +30,7 @@ static CyType scalars[TY_FUNC + 1] = {
     [TY_ARRAY] = {TY_ARRAY, 0, 0, 0, 0, 0, {0}, "array", 0, NULL},
     [TY_VIEW] = {TY_VIEW, sizeof(void *), 0, 0, 0, 0, {0}, "memoryview", 0, NULL},
     [TY_OPAQUE] = {TY_OPAQUE, 0, 0, 0, 0, 0, {0}, "opaque", 0, NULL},
+    [TY_STRUCT] = {TY_STRUCT, 0, 0, 0, 0, 0, {0}, "struct", 0, NULL},
     [TY_OBJECT] = {TY_OBJECT, sizeof(void *), 0, 0, 0, 0, {0}, "object", 0, NULL},
     [TY_FUNC] = {TY_FUNC, 0, 0, 0, 0, 0, {0}, "function", 0, NULL},
 };
@@ -99,6 +100,7 @@ int cy_type_equal(const CyType *a, const CyType *b) {
     if (a == b) return 1;
     if (a->kind != b->kind) return 0;
     if (a->kind == TY_PTR) return cy_type_equal(a->base, b->base);
+    if (a->kind == TY_STRUCT) return a->fnames == b->fnames;
     if (a->kind == TY_ARRAY) return a->alen == b->alen && cy_type_equal(a->base, b->base);
     if (a->kind == TY_VIEW) {
         if (a->ndim != b->ndim || a->is_const != b->is_const || !cy_type_equal(a->base, b->base)) return 0;
@@ -122,6 +124,7 @@ const char *cy_type_cname(CyArena *a, const CyType *t) {
     case TY_OBJECT: return "PyObject *";
     case TY_FUNC: return "void";
     case TY_OPAQUE: return t->name;
+    case TY_STRUCT: return t->cname;
     default: return scalars[t->kind].name;
     }
 }
@@ -157,6 +160,7 @@ CyType *cy_type_arith(const CyType *a, const CyType *b) {
     if (ra < 3 && rb < 3) return cy_type_scalar(TY_INT);
     const CyType *hi = ra > rb ? a : rb > ra ? b : (!a->is_signed ? a : b);
     if (rank(hi) < 3) hi = cy_type_scalar(TY_INT);
+    if (hi->is_enum) hi = cy_type_scalar(hi->kind); /* C computes in the enum's integer type */
     /* a signed type of higher rank that cannot hold every value of the
      * unsigned one (long long against unsigned long / size_t on LP64):
      * both go to the signed type's unsigned counterpart (C11 6.3.1.8) */
@@ -192,6 +196,15 @@ static int cython_signed(const CyType *t) {
 }
 
 CyType *cy_type_span(const CyType *a, const CyType *b) {
+    if (a->is_enum || b->is_enum) {
+        /* Cython's CEnumType ranks below every integer type (rank -1); two
+           different enums span to int */
+        if (a->is_enum && b->is_enum)
+            return !strcmp(a->name, b->name) ? (CyType *)(a->kind == TY_UINT ? a : b) : cy_type_scalar(TY_INT);
+        const CyType *o = a->is_enum ? b : a;
+        if (cy_type_cython_rank(o) >= 0 && o->kind != TY_BINT && !cy_type_is_complex(o)) return (CyType *)o;
+        return cy_type_arith(a, b);
+    }
     if (cy_type_equal(a, b)) return (CyType *)a;
     if (cy_type_is_complex(a) || cy_type_is_complex(b) || a->kind == TY_BINT || b->kind == TY_BINT ||
         cy_type_cython_rank(a) < 0 || cy_type_cython_rank(b) < 0)

@@ -1039,6 +1039,7 @@ static int stage_copy(cyrt_device *d, cl_mem buf, size_t off, unsigned char *hos
 static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t bytes) {
     cyrt_device *d = ctx;
     int rc;
+    cyrt_dispatch_device_used(d->rt, 0);
     if (stage_copy(d, (cl_mem)buf, off, (unsigned char *)(uintptr_t)src, bytes, 1, &rc))
         return rc;
     return d->rt->cl.clEnqueueWriteBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, src, 0, NULL,
@@ -1048,6 +1049,7 @@ static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t b
 static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
     cyrt_device *d = ctx;
     int rc;
+    cyrt_dispatch_device_used(d->rt, 0);
     if (stage_copy(d, (cl_mem)buf, off, dst, bytes, 0, &rc))
         return rc;
     return d->rt->cl.clEnqueueReadBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, dst, 0, NULL,

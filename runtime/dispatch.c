@@ -67,12 +67,22 @@
 #define DB 48                   /* points per side: one per octave of n */
 #define EXPLORE_MAX 8           /* calibration runs per side and region at new sizes */
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
+#define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
+#define BUILD_BUSY_NS 250000000u /* the same after a program build */
+
+#define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
+#define RING 8                /* and of those of the last YOUNG ns, up to RING */
+#define YOUNG 250000000u
 
 typedef struct {
-    double n, t;  /* EMA of the (n, ns) pairs in this octave */
+    double n, t;  /* the lowest of the recent (n, ns) pairs in this octave */
     uint32_t cnt;
     uint32_t loaded; /* 1 from the store, not measured by this process yet;
-                        2 provisional: measured while the device was starting */
+                        2 provisional: measured while the device's driver was busy
+                        beside the native team (starting, or just used) */
+    double wn[RING], wt[RING]; /* the last measurements: a ring, wpos written so far */
+    uint64_t wts[RING];        /* when (0: from the store) */
+    uint32_t wpos;
 } dpoint;
 
 typedef struct {
@@ -128,6 +138,8 @@ struct cyrt_disp {
     double lost_ns;        /* predicted time lost running natively while the device started */
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
+    uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
+    uint64_t build_until;  /* atomic: the same after a program build (longer) */
 };
 
 static uint64_t now_ns(void) {
@@ -153,40 +165,65 @@ static int bucket(double n) {
     return b < DB ? b : DB - 1;
 }
 
-/* prov: measured while the device was starting (its driver beside the
- * region on the CPU): provisional, replaced by the next real measurement,
- * and never allowed to spoil a real one. */
+/* A point holding one pair (n, t) counted cnt times. */
+static void point_set(dpoint *p, double n, double t, uint32_t cnt, uint32_t loaded) {
+    memset(p, 0, sizeof *p);
+    p->n = p->wn[0] = n;
+    p->t = p->wt[0] = t;
+    p->wts[0] = loaded == 1 ? 0 : now_ns();
+    p->wpos = 1;
+    p->cnt = cnt;
+    p->loaded = loaded;
+}
+
+/* prov: measured while the device's driver was busy beside the team
+ * (starting, or just used: its threads then take cores the team waits
+ * for at its barrier): the point is provisional until a real measurement
+ * joins it (it is measured again soon, and not stored), and a provisional
+ * measurement only counts where it is lower.
+ *
+ * A point's time is the lowest of its last WIN measurements and of all
+ * those of the last YOUNG ns (up to RING).  Times are noisy upwards only
+ * (a thread of the team descheduled for a scheduler slice: milliseconds
+ * for microseconds of work; page faults; a driver beside it; a team run
+ * short), never downwards, and stalls come in bursts (four of 4-13 ms in
+ * a row on the H100): so no stall, nor a burst of them, moves a point,
+ * while a lasting slowdown shows after WIN calls spanning YOUNG, and a
+ * speed-up at once. */
 static void side_observe(dside *s, double n, double t, int prov) {
     if (n < 0 || !(t >= 0) || !isfinite(t))
         return;
     dpoint *p = &s->b[bucket(n)];
-    if (prov && p->cnt && p->loaded != 2)
+    if (!p->cnt) {
+        point_set(p, n, t, 1, prov ? 2 : 0);
         return;
-    if (!p->cnt || (p->loaded == 2 && !prov)) {
-        p->cnt = 0;
-        p->n = n;
-        p->t = t;
-    } else if (t < 0.25 * p->t || (p->cnt < 3 && t < p->t)) {
-        /* measurements are noisy upwards (preemption, page faults, a
-         * driver starting beside it, the first team of threads): one four
-         * times lower is the truth, and so is the lowest of the first three */
-        p->n = n;
-        p->t = t;
-    } else if (p->cnt < 3) {
-        /* nor is a higher one among the first three */
-    } else {
-        /* and a lower time is believed faster than a higher one; one spike
-         * (a thread of the team descheduled) moves an established point by
-         * a quarter at most, a lasting slowdown by a quarter per call */
-        if (p->cnt >= 2 && t > 2.0 * p->t)
-            t = 2.0 * p->t;
-        double a = t < p->t ? 0.5 : 0.25;
-        p->n += a * (n - p->n);
-        p->t += a * (t - p->t);
     }
+    if (prov && p->loaded != 2 && t >= p->t) {
+        /* it may have waited for the driver: it says nothing new, but it
+         * counts as an attempt (choose_locked retries a point up to three) */
+        if (p->cnt < 1000000)
+            p->cnt++;
+        return;
+    }
+    uint64_t now = now_ns();
+    p->wn[p->wpos % RING] = n;
+    p->wt[p->wpos % RING] = t;
+    p->wts[p->wpos % RING] = now;
+    p->wpos++;
+    int lo = -1, filled = p->wpos < RING ? (int)p->wpos : RING;
+    for (int k = 0; k < filled; k++) {
+        uint32_t age = (p->wpos - 1u - (uint32_t)k) % RING; /* 0: the newest */
+        if (age >= WIN && now - p->wts[k] >= YOUNG)
+            continue;
+        if (lo < 0 || p->wt[k] < p->wt[lo])
+            lo = k;
+    }
+    p->n = p->wn[lo];
+    p->t = p->wt[lo];
     if (p->cnt < 1000000)
         p->cnt++;
-    p->loaded = prov ? 2 : 0;
+    if (!prov)
+        p->loaded = 0;
 }
 
 /* ns for n iterations; -1 without any point.  ov: the side's fixed cost. */
@@ -235,6 +272,17 @@ static int side_near(const dside *s, double n) {
         if (k >= 0 && k < DB && s->b[k].cnt)
             return 1;
     return 0;
+}
+
+/* The point nearest n within a factor 4 (the one its prediction leans
+ * on), NULL none. */
+static const dpoint *side_nearest(const dside *s, double n) {
+    int b = bucket(n);
+    for (int d = 0; d <= 2; d++)
+        for (int k = b - d; k <= b + d; k += d ? 2 * d : 1)
+            if (k >= 0 && k < DB && s->b[k].cnt)
+                return &s->b[k];
+    return NULL;
 }
 
 /* ---- the dispatcher object ----------------------------------------------------------- */
@@ -509,16 +557,23 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     int o = !best;
     c->side = best;
     double pb = cost[best], po = cost[o];
-    const dpoint *op = &r->side[o].b[bucket((double)n)];
+    const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
     r->credit += pb;
     r->since_explore++;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if (op->cnt && op->loaded == 2) {
-        /* measured only while the device started (on a CPU device, its
-         * driver was using the cores): once more, now */
+    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->cnt < 3 && np->loaded == 2 && po <= 4.0 * pb &&
+               now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) {
+        /* the point the prediction leans on was measured only while the
+         * device's driver was busy (starting, or just used: on a CPU
+         * device it was using the cores, a GPU's threads took cores the
+         * native team waited for) or at the region's first call: once or
+         * twice more, now, where that costs 4x at most (elsewhere the
+         * rules below measure it again), unless a program build has just
+         * kept the driver busy for a while (the run would only wait for
+         * it too) */
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
@@ -860,8 +915,17 @@ static void *opener(void *arg) {
         d->startup_ns = (double)(now_ns() - t0);
         d->dirty = 1;
     }
+    if (ok) {
+        /* the driver's threads finish their start-up for a while after
+         * the device is ready (native teams of every core lost a
+         * scheduler slice 3-6 times in its last 50-80 ms on the H100):
+         * teams stay short and native times provisional as after a
+         * program build (cyrt_dispatch_idle_check gives full teams back) */
+        __atomic_store_n(&d->busy_until, now_ns() + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
-    __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE);
+    if (!ok)
+        __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&rt->disp_cond);
     pthread_mutex_unlock(&rt->disp_lock);
     if (ok)
@@ -988,6 +1052,7 @@ static void start_device(cyrt_rt *rt, struct cyrt_disp *d, unsigned allowed) {
 
 /* ---- a region asks -------------------------------------------------------------- */
 
+
 static void verbose_print(struct cyrt_dregion *r, const cyocl_launch *L, int side, const char *why) {
     const char *f = L->function ? L->function : "<module>";
     char p0[32] = "-", p1[32] = "-";
@@ -1066,6 +1131,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         }
         pthread_mutex_unlock(&rt->disp_lock);
     }
+    if (ds == 2)
+        cyrt_dispatch_idle_check(rt);
     if (ds != 2) {
         if (L->pred_native < 0)
             L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
@@ -1116,9 +1183,51 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    if (r)
-        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0,
-                __atomic_load_n(&rt->disp->dstate, __ATOMIC_ACQUIRE) == 1);
+    if (d)
+        cyrt_dispatch_idle_check(rt);
+    if (r && d) {
+        /* a team that ran while the driver started, or just after the
+         * device was used, may have waited for a core the driver's threads
+         * held, and a region's first call pays for cold code and data:
+         * provisional (measured again soon, never spoiling a real point) */
+        uint64_t start = now_ns() - (uint64_t)(ns > 0 ? ns : 0);
+        spin_lock(&r->spin);
+        int first = 1;
+        for (int b = 0; b < DB && first; b++)
+            first = !r->side[0].b[b].cnt;
+        spin_unlock(&r->spin);
+        int prov = first || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
+    }
+}
+
+/* BUSY_NS: how long the driver's threads may stay busy after the device
+ * was used, BUILD_BUSY_NS after a program was built or loaded (H100:
+ * native teams of every core right after the first launch of a region
+ * waited 7-9 ms, scheduler slices, twice in a row, for 10 us of work;
+ * after a big copy 2-3x their time).  Native teams run short meanwhile
+ * (cyrt_team), as while the device starts. */
+void cyrt_dispatch_idle_check(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
+}
+
+void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (!d)
+        return; /* CYOCL_FORCE: no native team chosen beside the device */
+    uint64_t t = now_ns();
+    if (built) {
+        __atomic_store_n(&d->build_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+        t += BUILD_BUSY_NS - BUSY_NS;
+    }
+    if (t + BUSY_NS > __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&d->busy_until, t + BUSY_NS, __ATOMIC_RELEASE);
+    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+        __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
@@ -1238,7 +1347,7 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
             /* a new process measures again where that is cheap (choose) */
             /* as many measurements as it had, up to three (a point measured
              * once may have been a bad moment: choose measures it again) */
-            r->side[side].b[b] = (dpoint){n, t, cnt < 3 ? cnt : 3, 1};
+            point_set(&r->side[side].b[b], n, t, cnt < 3 ? cnt : 3, 1);
         } else {
             bad = 1;
         }
@@ -1301,13 +1410,14 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         dside s[2];
         memcpy(s, r->side, sizeof s);
         spin_unlock(&r->spin);
-        /* provisional points (measured while the device was starting,
-         * beside its driver) are not for another process */
+        /* provisional points (measured beside a busy driver) are upper
+         * bounds, better than nothing for another process: stored as
+         * measured once, so that it measures them again where cheap */
         for (int side = 0; side < 2; side++)
             for (int b = 0; b < DB; b++)
-                if (s[side].b[b].cnt && s[side].b[b].loaded != 2)
+                if (s[side].b[b].cnt)
                     EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
-                         s[side].b[b].cnt);
+                         s[side].b[b].loaded == 2 ? 1u : s[side].b[b].cnt);
     }
     d->dirty = 0;
     d->last_save = now_ns();

@@ -236,6 +236,12 @@ void cyrt_dispatch_free(cyrt_rt *rt);
 /* In a forked child, after cyrt_devices_fork_child: an opener that was
  * running is gone (OpenCL is then unusable in the child). */
 void cyrt_dispatch_fork_child(cyrt_rt *rt);
+/* The device was used (a launch, a copy; built: a program was built or
+ * loaded for it): its driver's threads may be busy for a moment, native
+ * teams run short meanwhile (any lock). */
+void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
+/* Full native teams again once that moment is over (any lock). */
+void cyrt_dispatch_idle_check(cyrt_rt *rt);
 /* What was learnt since the last save goes to the store (at exit). */
 void cyrt_dispatch_flush(cyrt_rt *rt);
 /* scope.c (lock held) */

@@ -965,6 +965,8 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     if (verbose == 3) L->kernel_time = 1;
     cyrt_xfer moved = {0};
     int rc = launch(rt, L, kerr, ph, &moved);
+    if (ph[PH_SETUP] || L->build)
+        cyrt_dispatch_device_used(rt, L->build != 0);
     if (verbose == 3 && ph[PH_DONE]) {
         /* where a launch's time goes: set-up (device, program, kernel),
            views (registry, transfers), arguments, kernel (enqueue and wait),

@@ -15,6 +15,7 @@
 int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]);
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L);
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns);
+void cyrt_dispatch_idle_check(cyrt_rt *rt);
 cyrt_status cyrt_host_views(cyrt_rt *rt, int write, size_t n, const cyocl_hview *v, cyrt_xfer *acc, cyrt_err *err);
 
 /* Where a region is, for messages: "heat.pyx:12 in step()" (the module
@@ -206,7 +207,10 @@ static void host_extent(const void *data, int ndim, const ptrdiff_t *shape, cons
     }
 }
 
-static void native_ran(long long ns) { cyrt_note_native(cyrt_rt_global(), ns > 0 ? (uint64_t)ns : 0); }
+static void native_ran(long long ns) {
+    cyrt_note_native(cyrt_rt_global(), ns > 0 ? (uint64_t)ns : 0);
+    cyrt_dispatch_idle_check(cyrt_rt_global());
+}
 
 /* With or without the GIL: no Python here (the dispatcher's messages go
  * to stderr under CYOCL_VERBOSE=1). */

@@ -54,7 +54,7 @@ typedef struct {
     int used_s[CY_MAX_NDIM], used_n[CY_MAX_NDIM];
 } Hoist;
 
-typedef enum { FR_FUNC, FR_LOOP, FR_GIL, FR_NOGIL, FR_REGION } FrameKind;
+typedef enum { FR_FUNC, FR_LOOP, FR_GIL, FR_NOGIL, FR_REGION, FR_TRY } FrameKind;
 
 typedef struct Frame {
     FrameKind kind;
@@ -64,7 +64,15 @@ typedef struct Frame {
     int err_used;
     const char *brk_label;   /* FR_LOOP with an else clause */
     int brk_used;
-    const char *exit_code;   /* FR_GIL / FR_NOGIL: how to leave early */
+    const char *exit_code;   /* FR_GIL / FR_NOGIL / FR_TRY: how to leave early */
+    /* FR_TRY: the finally statements, run (as code of the frame outside,
+       in the GIL state gil_at) wherever control leaves the body; and the
+       temporaries of scope the body used, cleared before they run on the
+       error path */
+    CyVec *finally;
+    int gil_at;
+    struct TScope *scope;
+    CyVec temps;
     /* FR_REGION */
     IrRegion *region;
     int is_prange;
@@ -196,7 +204,7 @@ static const char *decl(Gen *G, const CyType *t, const char *name) {
 }
 
 static const char *zero_init(const CyType *t) {
-    if (is_view(t) || t->kind == TY_ARRAY || t->kind == TY_OPAQUE) return "{0}";
+    if (is_view(t) || t->kind == TY_ARRAY || t->kind == TY_OPAQUE || t->kind == TY_STRUCT) return "{0}";
     if (is_obj(t) || t->kind == TY_PTR) return "NULL";
     return "0";
 }
@@ -306,6 +314,11 @@ static Temp *new_temp(Gen *G, int is_view) {
     }
     t->busy = 1;
     cy_vec_push(G->a, &G->live, t);
+    for (Frame *f = G->fr; f; f = f->up)
+        if (f->kind == FR_TRY && f->finally) {
+            if (f->scope == G->scope && !vec_has(&f->temps, t)) cy_vec_push(G->a, &f->temps, t);
+            break;
+        }
     return t;
 }
 
@@ -370,12 +383,15 @@ static Frame *region_frame(Gen *G) {
 
 /* Leaves every frame inside `target` (a loop, region or the function):
  * clears their live temporaries and restores the GIL state. */
+static void gen_finally(Gen *G, Frame *f);
+
 static void exit_to(Gen *G, Frame *target) {
     int hi = G->live.len;
     for (Frame *f = G->fr; f && f != target; f = f->up) {
         for (int i = hi - 1; i >= f->live_depth; i--) clear_temp(G, G->live.items[i]);
         if (hi > f->live_depth) hi = f->live_depth;
         if (f->exit_code) out(G, "%s", f->exit_code);
+        if (f->finally) gen_finally(G, f);
     }
     if (target && target->kind == FR_LOOP)
         for (int i = hi - 1; i >= target->live_depth; i--) clear_temp(G, G->live.items[i]);
@@ -583,6 +599,19 @@ static Val gen_view(Gen *G, IrExpr *e) {
     switch (e->kind) {
     case E_VAR: return (Val){e->var->cname, 0};
     case E_VIEW_SLICE: return gen_view_slice(G, e);
+    case E_VIEW_T: {
+        Val s = gen_view(G, e->args[0]);
+        const char *t = vtmp(G);
+        int nd = e->ty->ndim;
+        out(G, "%s.data = %s.data;", t, s.c);
+        for (int k = 0; k < nd; k++) {
+            out(G, "%s.shape[%d] = %s.shape[%d];", t, k, s.c, nd - 1 - k);
+            out(G, "%s.strides[%d] = %s.strides[%d];", t, k, s.c, nd - 1 - k);
+        }
+        out(G, "%s.owner = %s.owner;", t, s.c);
+        out(G, "cyrt_owner_incref(%s.owner);", t);
+        return (Val){t, 1};
+    }
     case E_VIEW_FROM_OBJ: {
         Val o = gen(G, e->args[0]);
         const char *t = vtmp(G);
@@ -630,6 +659,7 @@ static const char *box_call(Gen *G, const CyType *t, const char *v) {
     case TY_CFLOAT: case TY_CDOUBLE:
         G->used_complex = 1;
         return FMT("PyComplex_FromDoubles(creal(%s), cimag(%s))", v, v);
+    case TY_STRUCT: return FMT("%s_box(%s)", t->cname, v); /* a dict, as Cython's */
     default: return NULL;
     }
 }
@@ -694,6 +724,31 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         s = stmp_c(G, "double _Complex", "0");
         goto_err_if(G, FMT("cyrt_as_complex(%s, &%s) < 0", o, s));
         return t->kind == TY_CDOUBLE ? s : FMT("(float _Complex)%s", s);
+    case TY_STRUCT: {
+        /* Cython's struct from a mapping: each field by its name, a missing
+           one a ValueError (sema allows only fields that convert) */
+        s = stmp(G, t, "{0}");
+        out(G, "if (!PyMapping_Check(%s)) {", o);
+        out(G, "    PyErr_Format(PyExc_TypeError, \"Expected %%s, got %%.200s\", \"a mapping\", Py_TYPE(%s)->tp_name);", o);
+        out(G, "    goto %s;", errlbl(G));
+        out(G, "}");
+        for (int i = 0; i < t->nfields; i++) {
+            const char *f = otmp(G);
+            out(G, "%s = PyMapping_GetItemString(%s, \"%s\");", f, o, t->fnames[i]);
+            out(G, "if (!%s) {", f);
+            out(G, "    if (PyErr_ExceptionMatches(PyExc_KeyError)) {");
+            out(G, "        PyErr_Clear();");
+            out(G, "        PyErr_SetString(PyExc_ValueError, \"No value specified for struct attribute '%s'\");",
+                t->fnames[i]);
+            out(G, "    }");
+            out(G, "    goto %s;", errlbl(G));
+            out(G, "}");
+            const char *v = unbox(G, t->ftypes[i], f);
+            out(G, "%s.%s = %s;", s, t->fnames[i], v);
+            out(G, "Py_CLEAR(%s);", f);
+        }
+        return s;
+    }
     default:
         cy_error(G->d, (CyPos){0, 0}, "internal error: cannot convert a Python object to '%s'", t->name);
         return "0";
@@ -727,75 +782,133 @@ static const char *new_obj(Gen *G, const char *call) {
     return t;
 }
 
+/* ---- structs --------------------------------------------------------------- */
+
+static int struct_boxable(const CyType *t) {
+    for (int k = 0; k < t->nfields; k++) {
+        const CyType *f = t->ftypes[k];
+        if (f->kind == TY_STRUCT ? !struct_boxable(f) : !cy_type_is_numeric(f)) return 0;
+    }
+    return 1;
+}
+
+/* The module's structs, then, for each whose fields all convert, its
+ * conversion to a dict (Cython's: the fields in order, by name). */
+static void emit_structs(Gen *G, const IrModule *m) {
+    if (!m->structs.len) return;
+    out(G, "/* ---- structs ---- */");
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        out(G, "typedef struct %s %s;", t->cname, t->cname);
+    }
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        out(G, "struct %s {", t->cname);
+        for (int k = 0; k < t->nfields; k++) out(G, "    %s;", decl(G, t->ftypes[k], t->fnames[k]));
+        out(G, "}%s;", t->packed ? " __attribute__((packed))" : "");
+    }
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        if (!struct_boxable(t)) continue;
+        out(G, "static PyObject *%s_box(%s v) {", t->cname, t->cname);
+        out(G, "    PyObject *d = PyDict_New(), *o;");
+        out(G, "    if (!d) return NULL;");
+        for (int k = 0; k < t->nfields; k++) {
+            out(G, "    o = %s;", box_call(G, t->ftypes[k], FMT("v.%s", t->fnames[k])));
+            out(G, "    if (!o || PyDict_SetItemString(d, \"%s\", o) < 0) {", t->fnames[k]);
+            out(G, "        Py_XDECREF(o);");
+            out(G, "        Py_DECREF(d);");
+            out(G, "        return NULL;");
+            out(G, "    }");
+            out(G, "    Py_DECREF(o);");
+        }
+        out(G, "    return d;");
+        out(G, "}");
+    }
+    out(G, "%s", "");
+}
+
 /* ---- expressions ----------------------------------------------------------- */
 
 
 
 
-static void zero_check(Gen *G, IrExpr *divisor, const char *b, const char *msg) {
-    if (cy_nonzero_const(divisor)) return;
-    out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_err_zerodiv(\"%s\"); goto %s; }", b, msg, errlbl(G));
+/* ---- the shared lowering's hooks (backends/emit.h) -------------------------- */
+
+CY_TARGET(Gen, genc, 0)
+
+static int tg_live(void *g) { return ((Gen *)g)->live.len; }
+static const char *tg_temp(void *g, const CyType *t, const char *init, CyPos pos) {
+    (void)pos;
+    return t ? stmp(g, t, init) : stmp_c(g, "int", init);
+}
+static const char *tg_once(void *g, const CyType *t, const char *c, CyPos pos) {
+    (void)pos;
+    return once(g, t, c);
+}
+static const char *tg_type(void *g, const CyType *t, CyPos pos) {
+    (void)pos;
+    return cty(g, t);
 }
 
-static const char *signed_min(const CyType *t) {
-    switch (t->kind) {
-    case TY_INT: return "INT_MIN";
-    case TY_LONG: return "LONG_MIN";
-    case TY_LLONG: return "LLONG_MIN";
-    case TY_SSIZE: return "PY_SSIZE_T_MIN";
-    default: return NULL;
-    }
+/* math.h's names by type: fmodf, fmod, fmodl */
+static const char *tg_libm(void *g, const char *name, const CyType *t) {
+    Gen *G = g;
+    return t->kind == TY_FLOAT ? FMT("%sf", name) : t->kind == TY_LDOUBLE ? FMT("%sl", name) : name;
 }
 
-static const char *gen_divmod(Gen *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    int fdiv = e->kind == E_PYFLOORDIV;
-    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
-    const char *T = cty(G, t);
+/* the types whose MIN // -1 overflows in C (smaller ones are promoted) */
+static const char *tg_int_min(const CyType *t) {
+    static const char *const mins[TY_FUNC + 1] = {
+        [TY_INT] = "INT_MIN", [TY_LONG] = "LONG_MIN", [TY_LLONG] = "LLONG_MIN", [TY_SSIZE] = "PY_SSIZE_T_MIN"};
+    return mins[t->kind];
+}
+
+/* the prelude's floor division and modulo (cyrt_fdiv_i ... cyrt_mod_d) */
+static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a, const char *b) {
+    Gen *G = g;
     if (cy_type_is_int(t)) {
-        if (!e->cdivision) {
-            b = once(G, t, b);
-            zero_check(G, e->args[1], b, "integer division or modulo by zero");
-            int64_t bv;
-            const char *mn = signed_min(t);
-            if (fdiv && t->is_signed && mn && !(cy_const_int(e->args[1], &bv) && bv != -1)) {
-                a = once(G, t, a);
-                out(G, "if (cyrt_unlikely(%s == -1 && %s == %s)) { cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\"); goto %s; }",
-                    b, a, mn, errlbl(G));
-            }
-        }
-        if (!t->is_signed || e->cdivision) return FMT("(%s %s %s)", a, fdiv ? "/" : "%", b);
         const char *fn = t->size <= 4 ? (fdiv ? "cyrt_fdiv_i" : "cyrt_mod_i") : (fdiv ? "cyrt_fdiv_ll" : "cyrt_mod_ll");
-        return FMT("(%s)%s(%s, %s)", T, fn, a, b);
-    }
-    if (!e->cdivision) {
-        b = once(G, t, b);
-        /* Cython's messages: "float division" for //, "float divmod()" for % */
-        zero_check(G, e->args[1], b, fdiv ? "float division" : "float divmod()");
-    }
-    if (e->cdivision) {
-        if (fdiv) return FMT("%s(%s / %s)", t->kind == TY_FLOAT ? "floorf" : t->kind == TY_LDOUBLE ? "floorl" : "floor", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
-        return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);
+        return FMT("(%s)%s(%s, %s)", cty(G, t), fn, a, b);
     }
     if (t->kind == TY_FLOAT) return FMT("%s(%s, %s)", fdiv ? "cyrt_fdiv_f" : "cyrt_mod_f", a, b);
-    if (t->kind == TY_LDOUBLE) return FMT("(long double)%s((double)%s, (double)%s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
+    if (t->kind == TY_LDOUBLE)
+        return FMT("(long double)%s((double)%s, (double)%s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", cy_c_paren(G->a, a),
+                   cy_c_paren(G->a, b));
     return FMT("%s(%s, %s)", fdiv ? "cyrt_fdiv_d" : "cyrt_mod_d", a, b);
 }
 
-static const char *gen_binop(Gen *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    const char *op = e->op;
-    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
-    if (!strcmp(op, "/") || !strcmp(op, "%")) {
-        if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t) || cy_type_is_complex(t))) {
-            b = once(G, e->args[1]->ty, b);
-            zero_check(G, e->args[1], b, cy_type_is_int(t) ? "integer division or modulo by zero"
-                                         : op[0] == '/' ? "float division" : "float divmod()");
-        }
-        if (op[0] == '%' && cy_type_is_float(t))
-            return FMT("%s(%s, %s)", t->kind == TY_FLOAT ? "fmodf" : t->kind == TY_LDOUBLE ? "fmodl" : "fmod", a, b);
+static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
+    Gen *G = g;
+    (void)pos;
+    const char *raise;
+    switch (f) {
+    case CY_FAIL_ZERODIV_INT: raise = "cyrt_err_zerodiv(\"integer division or modulo by zero\");"; break;
+    case CY_FAIL_ZERODIV_FLOAT: raise = "cyrt_err_zerodiv(\"float division\");"; break;
+    case CY_FAIL_ZERODIV_DIVMOD: raise = "cyrt_err_zerodiv(\"float divmod()\");"; break;
+    case CY_FAIL_DIV_OVERFLOW: raise = "cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\");"; break;
+    default: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
     }
-    return FMT("(%s %s %s)", a, op, b);
+    out(G, "if (cyrt_unlikely(%s)) { %s goto %s; }", cond, raise, errlbl(G));
+}
+
+static void *tg_loop_push(void *g, int has_else) {
+    Gen *G = g;
+    Frame *f = push_frame(G, FR_LOOP);
+    if (has_else) f->brk_label = FMT("L_brk%d", ++G->nid);
+    return f;
+}
+static const char *tg_loop_pop(void *g, void *loop) {
+    Frame *f = loop;
+    pop_frame(g);
+    return f->brk_used ? f->brk_label : NULL;
+}
+static void tg_range_end(void *g, CyRange *r) { ((Gen *)g)->checked.len = r->mark; }
+/* no folding of its own */
+static const char *tg_cast(void *g, IrExpr *e) {
+    (void)g;
+    (void)e;
+    return NULL;
 }
 
 static const char *gen_pow(Gen *G, IrExpr *e) {
@@ -811,38 +924,6 @@ static const char *gen_pow(Gen *G, IrExpr *e) {
         if (t->is_signed) return FMT("(%s)cyrt_ipow_ll(%s, %s)", cty(G, t), a, b);
         return FMT("(%s)cyrt_ipow_ull(%s, %s)", cty(G, t), a, b);
     }
-}
-
-/* and/or, Python's and/or and conditional expressions: emit.c's shapes,
- * with this backend's operands and temporaries. */
-static const char *lw_expr(void *g, IrExpr *e) { return genc(g, e); }
-static int lw_live(void *g) { return ((Gen *)g)->live.len; }
-static const char *lw_temp(void *g, const CyType *t, const char *init, CyPos pos) {
-    (void)pos;
-    return t ? stmp(g, t, init) : stmp_c(g, "int", init);
-}
-static const char *lw_once(void *g, const CyType *t, const char *c, CyPos pos) {
-    (void)pos;
-    return once(g, t, c);
-}
-
-static const char *gen_lowered(Gen *G, IrExpr *e) {
-    CyExprHooks h = {G, lw_expr, lw_live, lw_temp, lw_once, 0};
-    return cy_lower_shortcircuit(&G->e, &h, e);
-}
-
-static const char *gen_cast(Gen *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    IrExpr *x = e->args[0];
-    uint64_t bits;
-    double fv;
-    switch (cy_fold_cast(e, &bits, &fv)) {
-    case 1: return int_lit(G, t, bits);
-    case 2: return float_lit(G, t, fv);
-    }
-    const char *c = genc(G, x);
-    if (t->kind == TY_BINT) return FMT("(%s != 0)", cy_c_paren(G->a, c));
-    return FMT("((%s)%s)", cty(G, t), cy_c_paren(G->a, c));
 }
 
 static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
@@ -888,38 +969,47 @@ static Val gen_call(Gen *G, IrExpr *e) {
     return (Val){call, 0};
 }
 
-static const char *binop_fn(const char *op) {
-    static const char *const t[][2] = {
-        {"+", "PyNumber_Add"}, {"-", "PyNumber_Subtract"}, {"*", "PyNumber_Multiply"},
-        {"/", "PyNumber_TrueDivide"}, {"//", "PyNumber_FloorDivide"}, {"%", "PyNumber_Remainder"},
-        {"@", "PyNumber_MatrixMultiply"}, {"<<", "PyNumber_Lshift"}, {">>", "PyNumber_Rshift"},
-        {"&", "PyNumber_And"}, {"|", "PyNumber_Or"}, {"^", "PyNumber_Xor"}, {NULL, NULL}};
-    for (int i = 0; t[i][0]; i++)
-        if (!strcmp(t[i][0], op)) return t[i][1];
-    return NULL;
+static const char *binop_fn(IrOp op) {
+    switch (op) {
+    case OP_ADD: return "PyNumber_Add";
+    case OP_SUB: return "PyNumber_Subtract";
+    case OP_MUL: return "PyNumber_Multiply";
+    case OP_DIV: return "PyNumber_TrueDivide";
+    case OP_FLOORDIV: return "PyNumber_FloorDivide";
+    case OP_MOD: return "PyNumber_Remainder";
+    case OP_MATMUL: return "PyNumber_MatrixMultiply";
+    case OP_SHL: return "PyNumber_Lshift";
+    case OP_SHR: return "PyNumber_Rshift";
+    case OP_BITAND: return "PyNumber_And";
+    case OP_BITOR: return "PyNumber_Or";
+    case OP_BITXOR: return "PyNumber_Xor";
+    default: return NULL;
+    }
 }
 
-static const char *cmp_op(const char *op) {
-    if (!strcmp(op, "<")) return "Py_LT";
-    if (!strcmp(op, "<=")) return "Py_LE";
-    if (!strcmp(op, ">")) return "Py_GT";
-    if (!strcmp(op, ">=")) return "Py_GE";
-    if (!strcmp(op, "==")) return "Py_EQ";
-    return "Py_NE";
+static const char *cmp_op(IrOp op) {
+    switch (op) {
+    case OP_LT: return "Py_LT";
+    case OP_LE: return "Py_LE";
+    case OP_GT: return "Py_GT";
+    case OP_GE: return "Py_GE";
+    case OP_EQ: return "Py_EQ";
+    default: return "Py_NE";
+    }
 }
 
 /* Object comparison as a C int (0/1): errors checked here. */
 static const char *obj_cmp_int(Gen *G, IrExpr *e) {
-    const char *op = e->op;
+    IrOp op = e->op;
     Val a = gen(G, e->args[0]);
     Val b = gen(G, e->args[1]);
-    if (!strcmp(op, "is")) return FMT("(%s == %s)", a.c, b.c);
-    if (!strcmp(op, "is not")) return FMT("(%s != %s)", a.c, b.c);
+    if (op == OP_IS) return FMT("(%s == %s)", a.c, b.c);
+    if (op == OP_IS_NOT) return FMT("(%s != %s)", a.c, b.c);
     const char *s;
-    if (!strcmp(op, "in") || !strcmp(op, "not in")) {
+    if (op == OP_IN || op == OP_NOT_IN) {
         s = stmp_c(G, "int", FMT("PySequence_Contains(%s, %s)", b.c, a.c));
         goto_err_if(G, FMT("%s < 0", s));
-        return op[0] == 'n' ? FMT("(!%s)", s) : s;
+        return op == OP_NOT_IN ? FMT("(!%s)", s) : s;
     }
     s = stmp_c(G, "int", FMT("cyrt_cmp_bint(%s, %s, %s)", a.c, b.c, cmp_op(op)));
     goto_err_if(G, FMT("%s < 0", s));
@@ -1002,6 +1092,7 @@ static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
     for (int i = 0; i + 1 < G->subst.len; i += 2)
         if (G->subst.items[i] == e) return (Val){G->subst.items[i + 1], 0};
+    CyTarget T = target(G);
     switch (e->kind) {
     case E_INT: v.c = int_lit(G, e->ty, e->ival); return v;
     case E_FLOAT: v.c = float_lit(G, e->ty, e->fval); return v;
@@ -1027,23 +1118,22 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_PYGLOBAL: return (Val){new_obj(G, FMT("cyrt_get_global(%s)", name_const(G, e->sval))), 1};
-    case E_BINOP: v.c = gen_binop(G, e); return v;
-    case E_PYFLOORDIV: case E_PYMOD: v.c = gen_divmod(G, e); return v;
+    case E_BINOP: v.c = cy_lower_binop(&G->e, &T, e); return v;
+    case E_PYFLOORDIV: case E_PYMOD: v.c = cy_lower_divmod(&G->e, &T, e); return v;
     case E_POW: v.c = gen_pow(G, e); return v;
-    case E_UNOP: v.c = FMT("(%s%s)", e->op, cy_c_paren(G->a, genc(G, e->args[0]))); return v;
+    case E_UNOP: v.c = FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
-    case E_AND: case E_OR: v.c = gen_lowered(G, e); return v;
-    case E_VAND: case E_VOR: v.c = gen_lowered(G, e); return v;
+    case E_AND: case E_OR: case E_VAND: case E_VOR: v.c = cy_lower_shortcircuit(&G->e, &T, e); return v;
     case E_CMP: {
         const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
-        v.c = FMT("(%s %s %s)", a, e->op, b);
+        v.c = FMT("(%s %s %s)", a, cy_op_name(e->op), b);
         return v;
     }
     case E_COND:
         if (is_view(e->ty)) return gen_view(G, e);
-        v.c = gen_lowered(G, e);
+        v.c = cy_lower_shortcircuit(&G->e, &T, e);
         return v;
-    case E_CAST: v.c = gen_cast(G, e); return v;
+    case E_CAST: v.c = cy_lower_cast(&G->e, &T, e); return v;
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
     case E_ADDR: {
         IrExpr *x = e->args[0];
@@ -1051,6 +1141,13 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_DEREF: v.c = FMT("(*%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
+    case E_FIELD: v.c = FMT("%s.%s", cy_c_paren(G->a, genc(G, e->args[0])), e->sval); return v;
+    case E_STRUCT_LIT: {
+        const char **f = cy_alloc(G->a, (size_t)(e->nargs ? e->nargs : 1) * sizeof *f);
+        for (int i = 0; i < e->nargs; i++) f[i] = genc(G, e->args[i]);
+        v.c = FMT("((%s){%s})", cty(G, e->ty), e->nargs ? join(G, f, e->nargs, ", ") : "0");
+        return v;
+    }
     case E_PTR_INDEX: {
         const char *p = genc(G, e->args[0]), *i = genc(G, e->args[1]);
         v.c = FMT("%s[%s]", cy_c_paren(G->a, p), i);
@@ -1060,7 +1157,7 @@ static Val gen(Gen *G, IrExpr *e) {
         if (cy_type_is_complex(e->ty)) G->used_complex = 1;
         v.c = view_elem(G, e);
         return v;
-    case E_VIEW_SLICE: case E_VIEW_FROM_OBJ: return gen_view(G, e);
+    case E_VIEW_SLICE: case E_VIEW_T: case E_VIEW_FROM_OBJ: return gen_view(G, e);
     case E_VIEW_SHAPE: v.c = view_shape_expr(G, e, 0); return v;
     case E_VIEW_STRIDE: v.c = view_shape_expr(G, e, 1); return v;
     case E_VIEW_NDIM: v.c = FMT("%d", e->args[0]->ty->ndim); return v;
@@ -1104,17 +1201,17 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_UNBOX: v.c = unbox(G, e->ty, gen(G, e->args[0]).c); return v;
     case E_OBJ_BINOP: {
         Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
-        if (!strcmp(e->op, "**")) return (Val){new_obj(G, FMT("PyNumber_Power(%s, %s, Py_None)", a.c, b.c)), 1};
+        if (e->op == OP_POW) return (Val){new_obj(G, FMT("PyNumber_Power(%s, %s, Py_None)", a.c, b.c)), 1};
         const char *fn = binop_fn(e->op);
         if (!fn) {
-            cy_error(G->d, e->pos, "internal error: unknown operator '%s'", e->op);
+            cy_error(G->d, e->pos, "internal error: unknown operator '%s'", cy_op_name(e->op));
             return v;
         }
         return (Val){new_obj(G, FMT("%s(%s, %s)", fn, a.c, b.c)), 1};
     }
     case E_OBJ_UNOP: {
         Val a = gen(G, e->args[0]);
-        const char *fn = e->op[0] == '-' ? "PyNumber_Negative" : e->op[0] == '+' ? "PyNumber_Positive" : "PyNumber_Invert";
+        const char *fn = e->op == OP_NEG ? "PyNumber_Negative" : e->op == OP_POS ? "PyNumber_Positive" : "PyNumber_Invert";
         return (Val){new_obj(G, FMT("%s(%s)", fn, a.c)), 1};
     }
     case E_OBJ_NOT: case E_OBJ_TRUTH: {
@@ -1125,8 +1222,8 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_OBJ_CMP: {
-        const char *op = e->op;
-        if (!strcmp(op, "is") || !strcmp(op, "is not") || !strcmp(op, "in") || !strcmp(op, "not in")) {
+        IrOp op = e->op;
+        if (op == OP_IS || op == OP_IS_NOT || op == OP_IN || op == OP_NOT_IN) {
             const char *c = obj_cmp_int(G, e);
             const char *t = otmp(G);
             out(G, "%s = %s ? Py_True : Py_False;", t, c);
@@ -1272,7 +1369,7 @@ static void gen_assign(Gen *G, IrStmt *s) {
     IrExpr *t = s->target, *v = s->value;
     if (s->op) {
         const char *rv = genc(G, v);
-        out(G, "%s %s= %s;", lvalue(G, t), s->op, rv);
+        out(G, "%s %s= %s;", lvalue(G, t), cy_op_name(s->op), rv);
         return;
     }
     if (t->kind == E_VAR && t->var->kind == V_PYGLOBAL) {
@@ -1347,17 +1444,21 @@ static void gen_block(Gen *G, CyVec *body) {
     G->assigned.len = n;
 }
 
-/* if / elif / else: the shape both backends share (emit.c), with this
- * backend's blocks and conditions. */
-static void if_block(void *g, CyVec *body) { gen_block(g, body); }
-static const char *if_cond(void *g, IrExpr *e) {
+/* the shared lowering's statement hooks */
+static void tg_block(void *g, CyVec *body) { gen_block(g, body); }
+static void tg_orelse(void *g, CyVec *body) {
+    Gen *G = g;
+    int n = G->assigned.len;
+    gen_stmts(G, body);
+    G->assigned.len = n;
+}
+static const char *tg_cond(void *g, IrExpr *e) {
     Gen *G = g;
     return cond_expr(G, e, G->live.len);
 }
-
 static void gen_if_open(Gen *G, IrStmt *s, const char *c, const char *prefix) {
-    CyIfHooks h = {G, if_block, if_cond};
-    cy_emit_if_open(&G->e, &h, s, c, prefix);
+    CyTarget T = target(G);
+    cy_emit_if_open(&G->e, &T, s, c, prefix);
 }
 
 /* ---- variable scans -------------------------------------------------------- */
@@ -1496,6 +1597,7 @@ static void hs_expr(HostScan *h, const IrExpr *e) {
 }
 
 static int writes_memory(const IrExpr *t) {
+    while (t && t->kind == E_FIELD) t = t->args[0];
     return t && (t->kind == E_VIEW_ELEM || t->kind == E_PTR_INDEX || t->kind == E_DEREF || t->kind == E_OBJ_ATTR ||
                  t->kind == E_OBJ_INDEX);
 }
@@ -1630,35 +1732,19 @@ static void emit_host_check(Gen *G, const HostScan *h, int line) {
     cy_buf_free(&b);
 }
 
-static void gen_while(Gen *G, IrStmt *s) {
-    Cap cap;
+static const char *tg_loop_cond(void *g, IrExpr *e) {
+    Gen *G = g;
     int mark = G->live.len;
-    cap_begin(G, &cap, G->e.ind + 1);
     if (host_checks_on(G)) {
         HostScan h = {G, 0, 0, 0, {0}, {0}};
-        hs_expr(&h, s->cond);
-        emit_host_check(G, &h, s->pos.line);
+        hs_expr(&h, e);
+        emit_host_check(G, &h, e->pos.line);
     }
-    const char *c = cond_expr(G, s->cond, mark);
-    const char *code = cap_end(G, &cap);
-    Frame *f = push_frame(G, FR_LOOP);
-    if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
-    if (!*code) {
-        out(G, "while %s {", cy_c_wrapped(c) ? c : FMT("(%s)", c));
-    } else {
-        out(G, "for (;;) {");
-        put(G, code);
-        G->e.ind++;
-        out(G, "if (!%s) break;", cy_c_paren(G->a, c));
-        G->e.ind--;
-    }
-    gen_block(G, &s->body);
-    out(G, "}");
-    pop_frame(G);
-    int n = G->assigned.len;
-    gen_stmts(G, &s->orelse);
-    G->assigned.len = n;
-    if (f->brk_used) out(G, "%s: ;", f->brk_label);
+    return cond_expr(G, e, mark);
+}
+static void gen_while(Gen *G, IrStmt *s) {
+    CyTarget T = target(G);
+    cy_lower_while(&G->e, &T, s);
 }
 
 /* e is var + c (through widening integer casts) */
@@ -1669,13 +1755,13 @@ static int loop_index(const IrExpr *e, const IrVar *var, int64_t *c) {
         *c = 0;
         return 1;
     }
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB)) {
         int64_t k, z;
         if (cy_const_int(e->args[1], &k) && loop_index(e->args[0], var, &z) && z == 0 && k > -(1LL << 40) && k < (1LL << 40)) {
-            *c = e->op[0] == '+' ? k : -k;
+            *c = e->op == OP_ADD ? k : -k;
             return 1;
         }
-        if (e->op[0] == '+' && cy_const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
+        if (e->op == OP_ADD && cy_const_int(e->args[0], &k) && loop_index(e->args[1], var, &z) && z == 0 &&
             k > -(1LL << 40) && k < (1LL << 40)) {
             *c = k;
             return 1;
@@ -1826,61 +1912,35 @@ static int checks_emit_code(CyVec *cks, const IrExpr *stop) {
     return 0;
 }
 
-static int assigned_in(Gen *G, CyVec *body, IrVar *v) {
-    CyVec as = assigned_vars(G, body);
-    return vec_has(&as, v);
-}
 
-static void gen_for_range(Gen *G, IrStmt *s, int mark) {
-    IrVar *v = s->var;
-    const CyType *t = v->ty;
-    const char *a = genc(G, s->start);
-    const char *b = genc(G, s->stop);
-    /* the stop value is taken once, even if the body assigns a variable in it */
-    if (!cy_c_simple(b) || (s->stop->kind == E_VAR && assigned_in(G, &s->body, s->stop->var))) b = stmp(G, t, b);
-    const char *c = s->step ? genc(G, s->step) : "1";
-    int64_t sv = 1;
-    int sconst = s->step ? cy_const_int(s->step, &sv) : 1;
-    if (!sconst) {
-        c = once(G, t, c);
-        out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\"); goto %s; }",
-            c, errlbl(G));
-    }
-    release_to(G, mark);
+/* Between the bounds and the header: the temporaries of the bounds
+ * released, the bounds checks of the body's accesses hoisted (a loop from
+ * a constant start by 1). */
+static void tg_range_prepare(void *g, CyRange *r) {
+    Gen *G = g;
+    IrStmt *s = r->s;
+    release_to(G, r->mark);
+    r->mark = G->checked.len;
     int64_t a0;
-    int nchecked = G->checked.len;
-    if (sconst && sv == 1 && cy_const_int(s->start, &a0) && a0 >= 0) {
+    if (r->sconst && r->sv == 1 && cy_const_int(s->start, &a0) && a0 >= 0) {
         CyVec cks = {0};
-        loop_checks(G, &s->body, v, a0, &cks);
+        loop_checks(G, &s->body, s->var, a0, &cks);
         emit_invariants(G, &cks);
         if (checks_emit_code(&cks, s->stop)) {
-            out(G, "if (%s > %s) {", b, a);
+            out(G, "if (%s > %s) {", r->b, r->a);
             G->e.ind++;
-            emit_checks(G, &cks, FMT("%s - 1", cy_c_paren(G->a, b)), s->stop);
+            emit_checks(G, &cks, FMT("%s - 1", cy_c_paren(G->a, r->b)), s->stop);
             G->e.ind--;
             out(G, "}");
         }
         for (int i = 0; i < cks.len; i++) cy_vec_push(G->a, &G->checked, cks.items[i]);
     }
-    const char *k = FMT("cy_s%d", ++G->nid);
-    Frame *f = push_frame(G, FR_LOOP);
-    if (s->orelse.len) f->brk_label = FMT("L_brk%d", ++G->nid);
-    const char *d = decl(G, t, k);
-    if (sconst && sv == 1) out(G, "for (%s = %s; %s < %s; %s++) {", d, a, k, b, k);
-    else if (sconst && sv == -1) out(G, "for (%s = %s; %s > %s; %s--) {", d, a, k, b, k);
-    else if (sconst) out(G, "for (%s = %s; %s %s %s; %s += %s) {", d, a, k, sv > 0 ? "<" : ">", b, k, c);
-    else out(G, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {", d, a, c, k, b, k, b, k, c);
-    G->e.ind++;
-    out(G, "%s = %s;", v->cname, k);
-    G->e.ind--;
-    gen_block(G, &s->body);
-    out(G, "}");
-    G->checked.len = nchecked;
-    pop_frame(G);
-    int n = G->assigned.len;
-    gen_stmts(G, &s->orelse);
-    G->assigned.len = n;
-    if (f->brk_used) out(G, "%s: ;", f->brk_label);
+}
+
+static void gen_for_range(Gen *G, IrStmt *s, int mark) {
+    CyTarget T = target(G);
+    CyRange r = {.mark = mark};
+    cy_lower_for_range(&G->e, &T, s, &r);
 }
 
 static void gen_for_iter(Gen *G, IrStmt *s) {
@@ -2051,6 +2111,66 @@ static void gen_break_continue(Gen *G, IrStmt *s) {
     out(G, "goto %s;", t->next_label);
 }
 
+/* The finally statements of try frame f, as code of the frame outside it. */
+static void gen_finally(Gen *G, Frame *f) {
+    Frame *saved = G->fr;
+    int gil = G->gil;
+    G->fr = f->up;
+    G->gil = f->gil_at;
+    gen_stmts(G, f->finally);
+    G->fr = saved;
+    G->gil = gil;
+}
+
+/* Code that needs the GIL, where the try statement may be without it. */
+static const char *gil_wrap(Gen *G, int gil, const char *code) {
+    return gil == 1 ? code : FMT("{ PyGILState_STATE cy_g = PyGILState_Ensure(); %s PyGILState_Release(cy_g); }", code);
+}
+
+/* try/finally: the finally statements follow the body, and run before a
+ * return, break or continue leaves it (exit_to).  On an exception they run
+ * with it saved, which is restored and propagated after them, or dropped
+ * if they leave by a jump themselves, as in Python. */
+static void gen_try(Gen *G, IrStmt *s) {
+    int id = ++G->nid;
+    int gil = G->gil;
+    out(G, "{");
+    G->e.ind++;
+    Frame *f = push_frame(G, FR_TRY);
+    f->err_label = FMT("L_try%d_error", id);
+    f->finally = &s->orelse;
+    f->gil_at = gil;
+    f->scope = G->scope;
+    gen_stmts(G, &s->body);
+    pop_frame(G);
+    gen_stmts(G, &s->orelse);
+    if (f->err_used) {
+        const char *et = FMT("cy_et%d", id), *ev = FMT("cy_ev%d", id), *etb = FMT("cy_etb%d", id);
+        out(G, "if (0) {");
+        out(G, "%s:;", f->err_label);
+        G->e.ind++;
+        out(G, "PyObject *%s = NULL, *%s = NULL, *%s = NULL;", et, ev, etb);
+        for (int i = 0; i < f->temps.len; i++) clear_temp(G, f->temps.items[i]);
+        out(G, "%s", gil_wrap(G, gil, FMT("PyErr_Fetch(&%s, &%s, &%s);", et, ev, etb)));
+        Frame *g = push_frame(G, FR_TRY);
+        g->err_label = FMT("L_try%d_ferror", id);
+        g->exit_code = gil_wrap(G, gil, FMT("Py_XDECREF(%s); Py_XDECREF(%s); Py_XDECREF(%s);", et, ev, etb));
+        gen_stmts(G, &s->orelse);
+        pop_frame(G);
+        out(G, "%s", gil_wrap(G, gil, FMT("PyErr_Restore(%s, %s, %s);", et, ev, etb)));
+        out(G, "goto %s;", errlbl(G));
+        if (g->err_used) {
+            out(G, "%s:", g->err_label);
+            out(G, "%s", g->exit_code);
+            out(G, "goto %s;", errlbl(G));
+        }
+        G->e.ind--;
+        out(G, "}");
+    }
+    G->e.ind--;
+    out(G, "}");
+}
+
 /* with nogil: inside a function holding the GIL */
 static void gen_nogil(Gen *G, IrStmt *s) {
     if (G->gil != 1) {
@@ -2135,12 +2255,6 @@ static int is_cscalar(const CyType *t) {
     return t->kind != TY_VOID && t->kind != TY_VIEW && t->kind != TY_OBJECT && t->kind != TY_FUNC;
 }
 
-static const char *redop(const char *op) {
-    if (!strcmp(op, "and")) return "&&";
-    if (!strcmp(op, "or")) return "||";
-    return op;
-}
-
 typedef struct {
     CyVec priv, lastp, red, fpriv; /* const char* */
 } Clauses;
@@ -2197,7 +2311,7 @@ static void region_clauses(Gen *G, IrRegion *R, Scan *sc, Frame *parent, Clauses
             break;
         case RC_REDUCTION:
             if (pp) break;
-            clause_add(G, &c->red, FMT("%s:%s", redop(u && u->redop ? u->redop : "+"), v->cname));
+            clause_add(G, &c->red, FMT("%s:%s", cy_op_name(u && u->redop ? u->redop : OP_ADD), v->cname));
             break;
         case RC_FIRSTPRIVATE: clause_add(G, &c->fpriv, v->cname); break;
         case RC_SHARED:
@@ -2328,7 +2442,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
             break;
         case RA_REDUCTION:
             out(G, "%s.kind = 2; %s.tkind = '%c'; %s.op = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk,
-                e, a->redop ? a->redop[0] : '+', e, v->cname, e, v->cname);
+                e, cy_op_name(a->redop ? a->redop : OP_ADD)[0], e, v->cname, e, v->cname);
             break;
         case RA_LASTPRIVATE:
             out(G, "%s.kind = 3; %s.tkind = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk, e, v->cname, e,
@@ -3049,6 +3163,7 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     }
     case ST_NOGIL: gen_nogil(G, s); break;
     case ST_GIL: gen_gil(G, s); break;
+    case ST_TRY: gen_try(G, s); break;
     case ST_DECLARE: break;
     }
     G->hoisted -= hoist;
@@ -3555,19 +3670,17 @@ static int emit_fused_objects(Gen *G) {
         out(G, "}");
     }
     if (n) {
-        out(G, "Py_DECREF(mod);");
-        out(G, "return 0;");
+        put(G, "    Py_DECREF(mod);\n"
+               "    return 0;\n"
+               "bad:\n"
+               "    Py_XDECREF(ff);\n"
+               "    Py_XDECREF(fn);\n"
+               "    Py_XDECREF(sigs);\n"
+               "    Py_DECREF(mod);\n"
+               "    return -1;\n"
+               "}\n"
+               "\n");
         G->e.ind = 0;
-        out(G, "bad:");
-        G->e.ind = 1;
-        out(G, "Py_XDECREF(ff);");
-        out(G, "Py_XDECREF(fn);");
-        out(G, "Py_XDECREF(sigs);");
-        out(G, "Py_DECREF(mod);");
-        out(G, "return -1;");
-        G->e.ind = 0;
-        out(G, "}");
-        out(G, "%s", "");
     }
     return n;
 }
@@ -3629,6 +3742,12 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         return -1;
     }
 
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        for (int k = 0; k < t->nfields; k++)
+            if (cy_type_is_complex(cy_type_array_scalar(t->ftypes[k]))) G->used_complex = 1;
+    }
+
     /* assemble */
     G->e.out = &hdr;
     G->e.ind = 0;
@@ -3662,6 +3781,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     if (hdr.len && hdr.s[hdr.len - 1] != '\n') put(G, "\n");
     out(G, "/* ---- cyocl prelude end ---- */");
     out(G, "%s", "");
+    emit_structs(G, m);
     out(G, "/* ---- module data ---- */");
     for (int i = 0; i < G->consts.len; i++) out(G, "static PyObject *%s;", ((Const *)G->consts.items[i])->cname);
     for (int i = 0; i < defaults.len; i++) out(G, "static PyObject *%s;", ((Default *)defaults.items[i])->cname);

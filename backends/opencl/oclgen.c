@@ -213,7 +213,7 @@ static int nonneg_index(OG *G, const IrExpr *e) {
         e = e->args[0];
     if (e->kind == E_VAR) return vec_has(&G->nonneg, e->var);
     int64_t k;
-    if (e->kind == E_BINOP && e->op[0] == '+' && !e->op[1]) {
+    if (e->kind == E_BINOP && e->op == OP_ADD) {
         if (cy_const_int(e->args[1], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[0]);
         if (cy_const_int(e->args[0], &k) && k >= 0 && k < (1LL << 40)) return nonneg_index(G, e->args[1]);
     }
@@ -317,15 +317,31 @@ static const char *view_shape(OG *G, IrExpr *e, int stride) {
 /* ---- expressions --------------------------------------------------------------- */
 
 
+/* ---- the shared lowering's hooks (backends/emit.h) -------------------------- */
+
+CY_TARGET(OG, gen, 1)
+
 /* ZeroDivisionError kinds (cy_err[1]) */
 enum { ZD_INT = 0, ZD_FLOATDIV = 1, ZD_FLOATMOD = 2, ZD_DIVMOD = 3 };
 
-static void zero_check(OG *G, IrExpr *divisor, const char *b, int kind) {
-    if (cy_nonzero_const(divisor)) return;
-    out(G, "if (%s == 0) %s", b, fail(G, 2, kind, divisor->pos));
+static const char *tg_temp(void *g, const CyType *t, const char *init, CyPos pos) {
+    OG *G = g;
+    if (!t) return stmp(G, "int", init);
+    if (init) return stmp(G, oty(G, t, pos), init);
+    const char *r = FMT("cy_s%d", ++G->nid);
+    out(G, "%s %s;", oty(G, t, pos), r);
+    return r;
+}
+static const char *tg_once(void *g, const CyType *t, const char *c, CyPos pos) { return once(g, t, c, pos); }
+static const char *tg_type(void *g, const CyType *t, CyPos pos) { return oty(g, t, pos); }
+/* OpenCL's math built-ins are overloaded by type */
+static const char *tg_libm(void *g, const char *name, const CyType *t) {
+    (void)g;
+    (void)t;
+    return name;
 }
 
-static const char *signed_min(const CyType *t) {
+static const char *tg_int_min(const CyType *t) {
     if (!t->is_signed || t->kind == TY_BINT) return NULL;
     switch (t->kind) {
     case TY_INT: return "INT_MIN";
@@ -334,98 +350,29 @@ static const char *signed_min(const CyType *t) {
     }
 }
 
-static const char *gen_divmod(OG *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    int fdiv = e->kind == E_PYFLOORDIV;
-    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-    const char *T = oty(G, t, e->pos);
+/* the support functions cy_fdiv_i ... cy_mod_d, emitted when used */
+static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a, const char *b) {
+    OG *G = g;
     if (cy_type_is_int(t)) {
-        if (!e->cdivision) {
-            b = once(G, t, b, e->pos);
-            zero_check(G, e->args[1], b, ZD_INT);
-            int64_t bv;
-            const char *mn = signed_min(t);
-            if (fdiv && mn && !(cy_const_int(e->args[1], &bv) && bv != -1)) {
-                a = once(G, t, a, e->pos);
-                out(G, "if (%s == -1 && %s == %s) %s", b, a, mn, fail(G, 4, 0, e->pos));
-            }
-        }
-        if (!t->is_signed || e->cdivision) return FMT("(%s %s %s)", a, fdiv ? "/" : "%", b);
+        const char *T = oty(G, t, (CyPos){0});
         int small = t->size <= 4;
         G->need |= small ? (fdiv ? NEED_FDIV_I : NEED_MOD_I) : (fdiv ? NEED_FDIV_L : NEED_MOD_L);
         const char *fn = small ? (fdiv ? "cy_fdiv_i" : "cy_mod_i") : (fdiv ? "cy_fdiv_l" : "cy_mod_l");
         const char *call = FMT("%s(%s, %s)", fn, a, b);
         return strcmp(T, small ? "int" : "long") ? FMT("((%s)%s)", T, call) : call;
     }
-    if (!e->cdivision) {
-        b = once(G, t, b, e->pos);
-        /* Cython's messages: "float division" for //, "float divmod()" for % */
-        zero_check(G, e->args[1], b, fdiv ? ZD_FLOATDIV : ZD_DIVMOD);
-    }
-    if (e->cdivision) {
-        if (fdiv) return FMT("floor(%s / %s)", cy_c_paren(G->a, a), cy_c_paren(G->a, b));
-        return FMT("fmod(%s, %s)", a, b);
-    }
     int f = t->kind == TY_FLOAT;
     G->need |= f ? (fdiv ? NEED_FDIV_F | NEED_FDIV_D : NEED_MOD_F) : (fdiv ? NEED_FDIV_D : NEED_MOD_D);
     return FMT("%s(%s, %s)", f ? (fdiv ? "cy_fdiv_f" : "cy_mod_f") : (fdiv ? "cy_fdiv_d" : "cy_mod_d"), a, b);
 }
 
-static const char *gen_binop(OG *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    const char *op = e->op;
-    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-    if (!strcmp(op, "/") || !strcmp(op, "%")) {
-        if (!e->cdivision && (cy_type_is_int(t) || cy_type_is_float(t))) {
-            b = once(G, e->args[1]->ty, b, e->pos);
-            zero_check(G, e->args[1], b, cy_type_is_int(t) ? ZD_INT : op[0] == '/' ? ZD_FLOATDIV : ZD_DIVMOD);
-        }
-        if (op[0] == '%' && cy_type_is_float(t)) return FMT("fmod(%s, %s)", a, b);
-    }
-    return FMT("(%s %s %s)", a, op, b);
-}
-
-static const char *gen_pow(OG *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-    if (cy_type_is_float(t)) return FMT("pow(%s, %s)", a, b);
-    const char *T = oty(G, t, e->pos);
-    if (t->is_signed || t->kind == TY_BINT) {
-        G->need |= NEED_IPOW_L;
-        return FMT("((%s)cy_ipow_l(%s, %s))", T, a, b);
-    }
-    G->need |= NEED_IPOW_UL;
-    return FMT("((%s)cy_ipow_ul(%s, %s))", T, a, b);
-}
-
-/* and/or, Python's and/or and conditional expressions: emit.c's shapes,
- * with this backend's operands and temporaries. */
-static const char *lw_expr(void *g, IrExpr *e) { return gen(g, e); }
-static const char *lw_temp(void *g, const CyType *t, const char *init, CyPos pos) {
+/* a double constant converted to an integer: folded (no double in a
+   float-only kernel) when the value is in range; a libc.math constant
+   spelled as the type wants it */
+static const char *tg_cast(void *g, IrExpr *e) {
     OG *G = g;
-    if (!t) return stmp(G, "int", init);
-    const char *r = FMT("cy_s%d", ++G->nid);
-    out(G, "%s %s;", oty(G, t, pos), r);
-    return r;
-}
-static const char *lw_once(void *g, const CyType *t, const char *c, CyPos pos) { return once(g, t, c, pos); }
-
-static const char *gen_lowered(OG *G, IrExpr *e) {
-    CyExprHooks h = {G, lw_expr, NULL, lw_temp, lw_once, 1};
-    return cy_lower_shortcircuit(&G->e, &h, e);
-}
-
-static const char *gen_cast(OG *G, IrExpr *e) {
     const CyType *t = e->ty;
     IrExpr *x = e->args[0];
-    uint64_t bits;
-    double fv;
-    switch (cy_fold_cast(e, &bits, &fv)) {
-    case 1: return int_lit(G, t, bits);
-    case 2: return float_lit(G, t, fv);
-    }
-    /* a double constant converted to an integer: folded (no double in a
-       float-only kernel) when the value is in range */
     if (x->kind == E_FLOAT && cy_type_is_int(t) && isfinite(x->fval)) {
         double v = trunc(x->fval);
         if (t->kind == TY_BINT) return x->fval != 0 ? "1" : "0";
@@ -440,23 +387,68 @@ static const char *gen_cast(OG *G, IrExpr *e) {
         const char *c = cname_const(G, x->sval, 1);
         return t->kind == TY_FLOAT ? c : t->kind == TY_BINT ? FMT("(%s != 0)", c) : FMT("((%s)%s)", oty(G, t, e->pos), c);
     }
-    const char *c = gen(G, x);
-    if (t->kind == TY_BINT) return FMT("(%s != 0)", cy_c_paren(G->a, c));
-    return FMT("((%s)%s)", oty(G, t, e->pos), cy_c_paren(G->a, c));
+    return NULL;
 }
 
+static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
+    OG *G = g;
+    int code = 2, arg = 0;
+    switch (f) {
+    case CY_FAIL_ZERODIV_INT: arg = ZD_INT; break;
+    case CY_FAIL_ZERODIV_FLOAT: arg = ZD_FLOATDIV; break;
+    case CY_FAIL_ZERODIV_DIVMOD: arg = ZD_DIVMOD; break;
+    case CY_FAIL_DIV_OVERFLOW: code = 4; break;
+    case CY_FAIL_RANGE_STEP: code = 5; break;
+    }
+    out(G, "if (%s) %s", cond, fail(G, code, arg, pos));
+}
+
+static void gen_block(OG *G, CyVec *body);
+static void gen_stmts(OG *G, CyVec *body);
+static void tg_block(void *g, CyVec *body) { gen_block(g, body); }
+static void tg_orelse(void *g, CyVec *body) { gen_stmts(g, body); }
+static const char *tg_cond(void *g, IrExpr *e) { return gen(g, e); }
+static const char *tg_loop_cond(void *g, IrExpr *e) { return gen(g, e); }
+/* no temporaries to release */
+static int tg_live(void *g) {
+    (void)g;
+    return 0;
+}
+static void *tg_loop_push(void *g, int has_else) {
+    OG *G = g;
+    Loop *l = cy_alloc(G->a, sizeof *l);
+    l->up = G->loop;
+    if (has_else) l->brk_label = FMT("cy_brk%d", ++G->nid);
+    G->loop = l;
+    return l;
+}
+static const char *tg_loop_pop(void *g, void *loop) {
+    OG *G = g;
+    Loop *l = loop;
+    G->loop = l->up;
+    return l->brk_used ? l->brk_label : NULL;
+}
+static void tg_range_end(void *g, CyRange *r) { ((OG *)g)->lins.len = r->mark; }
+
+static const char *gen_pow(OG *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+    if (cy_type_is_float(t)) return FMT("pow(%s, %s)", a, b);
+    const char *T = oty(G, t, e->pos);
+    if (t->is_signed || t->kind == TY_BINT) {
+        G->need |= NEED_IPOW_L;
+        return FMT("((%s)cy_ipow_l(%s, %s))", T, a, b);
+    }
+    G->need |= NEED_IPOW_UL;
+    return FMT("((%s)cy_ipow_ul(%s, %s))", T, a, b);
+}
+
+/* libc.math's functions (sqrtf too) are OpenCL built-ins of the double
+ * function's name, overloaded by type */
 static const char *math_name(const char *s) {
-    static const char *const names[] = {
-        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
-        "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "round", "trunc",
-        "rint", "cbrt", "erf", "erfc", "tgamma", "lgamma", "pow", "atan2", "fmod", "hypot", "fmin", "fmax",
-        "copysign", "fdim", "remainder", "fma", "isnan", "isinf", "isfinite", "signbit", "lround", "lrint", NULL};
-    size_t n = strlen(s);
-    for (int i = 0; names[i]; i++)
-        if (!strcmp(s, names[i])) return names[i];
-    for (int i = 0; names[i]; i++) /* sqrtf ... -> the overloaded built-in */
-        if (n == strlen(names[i]) + 1 && s[n - 1] == 'f' && !strncmp(s, names[i], n - 1)) return names[i];
-    return NULL;
+    int is_float;
+    const CyLibm *m = cy_libm(s, &is_float);
+    return m ? m->name : NULL;
 }
 
 static const char *gen_minmax(OG *G, IrExpr *e, int mn) {
@@ -525,24 +517,24 @@ static const char *gen_call(OG *G, IrExpr *e) {
 static const char *gen(OG *G, IrExpr *e) {
     for (int i = 0; i + 1 < G->subst.len; i += 2)
         if (G->subst.items[i] == e) return G->subst.items[i + 1];
+    CyTarget T = target(G);
     switch (e->kind) {
     case E_INT: return int_lit(G, e->ty, e->ival);
     case E_FLOAT: return float_lit(G, e->ty, e->fval);
     case E_CNAME: return cname_const(G, e->sval, e->ty->kind == TY_FLOAT);
     case E_VAR: return e->var->cname;
-    case E_BINOP: return gen_binop(G, e);
-    case E_PYFLOORDIV: case E_PYMOD: return gen_divmod(G, e);
+    case E_BINOP: return cy_lower_binop(&G->e, &T, e);
+    case E_PYFLOORDIV: case E_PYMOD: return cy_lower_divmod(&G->e, &T, e);
     case E_POW: return gen_pow(G, e);
-    case E_UNOP: return FMT("(%s%s)", e->op, cy_c_paren(G->a, gen(G, e->args[0])));
+    case E_UNOP: return FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, gen(G, e->args[0])));
     case E_NOT: return FMT("(!%s)", cy_c_paren(G->a, gen(G, e->args[0])));
-    case E_AND: case E_OR: return gen_lowered(G, e);
+    case E_AND: case E_OR: return cy_lower_shortcircuit(&G->e, &T, e);
     case E_CMP: {
         const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-        return FMT("(%s %s %s)", a, e->op, b);
+        return FMT("(%s %s %s)", a, cy_op_name(e->op), b);
     }
-    case E_COND: return gen_lowered(G, e);
-    case E_VAND: case E_VOR: return gen_lowered(G, e);
-    case E_CAST: return gen_cast(G, e);
+    case E_COND: case E_VAND: case E_VOR: return cy_lower_shortcircuit(&G->e, &T, e);
+    case E_CAST: return cy_lower_cast(&G->e, &T, e);
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
     case E_PTR_INDEX: /* only of a private C array (analyze.c) */
         return FMT("%s[%s]", cy_c_paren(G->a, gen(G, e->args[0])), gen(G, e->args[1]));
@@ -569,7 +561,7 @@ static const char *gen(OG *G, IrExpr *e) {
 
 static void gen_stmts(OG *G, CyVec *body);
 
-static int is_reduction(OG *G, IrVar *v, const char **op) {
+static int is_reduction(OG *G, IrVar *v, IrOp *op) {
     if (!G->R) return 0;
     for (int i = 0; i < G->R->args.len; i++) {
         IrRegionArg *x = G->R->args.items[i];
@@ -593,10 +585,10 @@ static void gen_assign(OG *G, IrStmt *s) {
         return;
     }
     if (s->op) {
-        const char *op = s->op, *rop;
+        IrOp op = s->op, rop;
         /* `s -= x` over the loop: the kernel sums the x, the host subtracts */
-        if (t->kind == E_VAR && !strcmp(op, "-") && is_reduction(G, t->var, &rop) && !strcmp(rop, "-")) op = "+";
-        out(G, "%s %s= %s;", lv, op, rv);
+        if (t->kind == E_VAR && op == OP_SUB && is_reduction(G, t->var, &rop) && rop == OP_SUB) op = OP_ADD;
+        out(G, "%s %s= %s;", lv, cy_op_name(op), rv);
         return;
     }
     if (t->ty->kind == TY_ARRAY) {
@@ -617,50 +609,16 @@ static void gen_block(OG *G, CyVec *body) {
     G->e.ind--;
 }
 
-/* if / elif / else: the shape both backends share (emit.c), with this
- * backend's blocks and conditions. */
-static void if_block(void *g, CyVec *body) { gen_block(g, body); }
-static const char *if_cond(void *g, IrExpr *e) {
-    OG *G = g;
-    return gen(G, e);
-}
-
 static void gen_if_open(OG *G, IrStmt *s, const char *c, const char *prefix) {
-    CyIfHooks h = {G, if_block, if_cond};
-    cy_emit_if_open(&G->e, &h, s, c, prefix);
-}
-
-static Loop *push_loop(OG *G, int has_else) {
-    Loop *l = cy_alloc(G->a, sizeof *l);
-    l->up = G->loop;
-    if (has_else) l->brk_label = FMT("cy_brk%d", ++G->nid);
-    G->loop = l;
-    return l;
+    CyTarget T = target(G);
+    cy_emit_if_open(&G->e, &T, s, c, prefix);
 }
 
 static void gen_while(OG *G, IrStmt *s) {
-    Cap cap;
-    cap_begin(G, &cap, G->e.ind + 1);
-    const char *c = gen(G, s->cond);
-    const char *code = cap_end(G, &cap);
-    Loop *l = push_loop(G, s->orelse.len > 0);
-    if (!*code) {
-        out(G, "while %s {", cy_c_wrapped(c) ? c : FMT("(%s)", c));
-    } else {
-        out(G, "for (;;) {");
-        put(G, code);
-        G->e.ind++;
-        out(G, "if (!%s) break;", cy_c_paren(G->a, c));
-        G->e.ind--;
-    }
-    gen_block(G, &s->body);
-    out(G, "}");
-    G->loop = l->up;
-    gen_stmts(G, &s->orelse);
-    if (l->brk_used) out(G, "%s: ;", l->brk_label);
+    CyTarget T = target(G);
+    cy_lower_while(&G->e, &T, s);
 }
 
-static int assigned_in(CyVec *body, IrVar *v);
 
 /* ---- pointers advanced by range() loops ----------------------------------------
  *
@@ -682,12 +640,12 @@ static int linear_in(const IrExpr *e, const IrVar *var, int64_t *c) {
         *c = 0;
         return 1;
     }
-    if (e->kind == E_BINOP && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && cy_const_int(e->args[1], &k) &&
+    if (e->kind == E_BINOP && (e->op == OP_ADD || e->op == OP_SUB) && cy_const_int(e->args[1], &k) &&
         k > -(1LL << 40) && k < (1LL << 40) && linear_in(e->args[0], var, c) && *c == 0) {
-        *c = e->op[0] == '+' ? k : -k;
+        *c = e->op == OP_ADD ? k : -k;
         return 1;
     }
-    if (e->kind == E_BINOP && !strcmp(e->op, "+") && cy_const_int(e->args[0], &k) && k > -(1LL << 40) &&
+    if (e->kind == E_BINOP && e->op == OP_ADD && cy_const_int(e->args[0], &k) && k > -(1LL << 40) &&
         k < (1LL << 40) && linear_in(e->args[1], var, c) && *c == 0) {
         *c = k;
         return 1;
@@ -701,9 +659,9 @@ static int invariant(const IrExpr *e, const CyVec *assigned) {
     case E_INT: return 1;
     case E_VAR: return !vec_has(assigned, e->var) && e->var->ty->kind != TY_VIEW;
     case E_CAST: return cy_type_is_int(e->ty) && invariant(e->args[0], assigned);
-    case E_UNOP: return e->op[0] == '-' && invariant(e->args[0], assigned);
+    case E_UNOP: return e->op == OP_NEG && invariant(e->args[0], assigned);
     case E_BINOP:
-        return (!strcmp(e->op, "+") || !strcmp(e->op, "-") || !strcmp(e->op, "*")) &&
+        return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
                invariant(e->args[0], assigned) && invariant(e->args[1], assigned);
     case E_VIEW_SHAPE: return e->args[0]->kind == E_VAR && invariant(e->args[1], assigned);
     default: return 0;
@@ -822,38 +780,18 @@ static const char *loop_pointers(OG *G, IrStmt *s, const char *a, int64_t sv) {
     return r;
 }
 
+/* Between the bounds and the header: view elements the loop walks get
+ * pointers its header advances. */
+static void tg_range_prepare(void *g, CyRange *r) {
+    OG *G = g;
+    r->mark = G->lins.len;
+    if (r->sconst) r->incr = loop_pointers(G, r->s, r->a, r->sv);
+}
+
 static void gen_for_range(OG *G, IrStmt *s) {
-    IrVar *v = s->var;
-    const CyType *t = v->ty;
-    const char *T = oty(G, t, s->pos);
-    const char *a = gen(G, s->start);
-    const char *b = gen(G, s->stop);
-    /* the stop value is taken once, even if the body assigns a variable in it */
-    if (!cy_c_simple(b) || (s->stop->kind == E_VAR && assigned_in(&s->body, s->stop->var))) b = stmp(G, T, b);
-    const char *c = s->step ? gen(G, s->step) : "1";
-    int64_t sv = 1;
-    int sconst = s->step ? cy_const_int(s->step, &sv) : 1;
-    if (!sconst) {
-        c = once(G, t, c, s->pos);
-        out(G, "if (%s == 0) %s", c, fail(G, 5, 0, s->pos));
-    }
-    int nlins = G->lins.len;
-    const char *ptrs = sconst ? loop_pointers(G, s, a, sv) : "";
-    const char *k = FMT("cy_s%d", ++G->nid);
-    Loop *l = push_loop(G, s->orelse.len > 0);
-    if (sconst && sv == 1) out(G, "for (%s %s = %s; %s < %s; %s++%s) {", T, k, a, k, b, k, ptrs);
-    else if (sconst && sv == -1) out(G, "for (%s %s = %s; %s > %s; %s--%s) {", T, k, a, k, b, k, ptrs);
-    else if (sconst) out(G, "for (%s %s = %s; %s %s %s; %s += %s%s) {", T, k, a, k, sv > 0 ? "<" : ">", b, k, c, ptrs);
-    else out(G, "for (%s %s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s) {", T, k, a, c, k, b, k, b, k, c);
-    G->e.ind++;
-    out(G, "%s = %s;", v->cname, k);
-    G->e.ind--;
-    gen_block(G, &s->body);
-    out(G, "}");
-    G->lins.len = nlins;
-    G->loop = l->up;
-    gen_stmts(G, &s->orelse);
-    if (l->brk_used) out(G, "%s: ;", l->brk_label);
+    CyTarget T = target(G);
+    CyRange r = {0};
+    cy_lower_for_range(&G->e, &T, s, &r);
 }
 
 /* Lastprivate i's slot (0: the last iteration's value, 1: the breaking
@@ -935,27 +873,18 @@ static void gen_stmts(OG *G, CyVec *body) {
     for (int i = 0; i < body->len; i++) gen_stmt(G, body->items[i]);
 }
 
-static int assigned_in(CyVec *body, IrVar *v) {
-    for (int i = 0; i < body->len; i++) {
-        IrStmt *x = body->items[i];
-        if (x->kind == ST_ASSIGN && x->target->kind == E_VAR && x->target->var == v) return 1;
-        if (x->var == v) return 1;
-        if (assigned_in(&x->body, v) || assigned_in(&x->orelse, v)) return 1;
-    }
-    return 0;
-}
-
 /* ---- kernels ------------------------------------------------------------------------ */
 
-static const char *identity(OG *G, const char *op, const CyType *t) {
+static const char *identity(OG *G, IrOp op, const CyType *t) {
     int f = cy_type_is_float(t);
-    if (!strcmp(op, "*")) return f ? (t->kind == TY_FLOAT ? "1.0f" : "1.0") : "1";
-    if (!strcmp(op, "&")) return "~0";
+    if (op == OP_MUL) return f ? (t->kind == TY_FLOAT ? "1.0f" : "1.0") : "1";
+    if (op == OP_BITAND) return "~0";
     (void)G;
     return f ? (t->kind == TY_FLOAT ? "0.0f" : "0.0") : "0";
 }
 
-static const char *combine_op(const char *op) { return !strcmp(op, "-") ? "+" : op; }
+/* the partial results of a `-` reduction are sums: the host subtracts their total */
+static const char *combine_op(IrOp op) { return cy_op_name(op == OP_SUB ? OP_ADD : op); }
 
 /* Parameter-name prefixes: the variable's C name, unless NAME_base (or
  * another generated name) would be a C name already in use. */
@@ -1524,7 +1453,7 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     }
     for (int i = 0; i < decls.len; i++) {
         IrVar *v = decls.items[i];
-        const char *rop;
+        IrOp rop;
         const char *init = is_reduction(G, v, &rop) ? identity(G, rop, v->ty) : "0";
         out(G, "%s;", odecl(G, v, init));
     }
@@ -1670,64 +1599,7 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
 
 /* ---- helper functions ------------------------------------------------------------------ */
 
-static int dbl(const CyType *t) { return t && t->kind == TY_DOUBLE; }
-
-static int fp64_expr(IrExpr *e) {
-    if (!e) return 0;
-    if (e->kind == E_CAST && !dbl(e->ty) &&
-        (e->args[0]->kind == E_FLOAT || (e->args[0]->kind == E_CNAME && cy_cname_is_math(e->args[0]->sval))))
-        return 0;
-    if (dbl(e->ty)) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (fp64_expr(e->args[i])) return 1;
-    return 0;
-}
-
-static int fp64_stmts(CyVec *v) {
-    for (int i = 0; i < v->len; i++) {
-        IrStmt *x = v->items[i];
-        if ((x->var && dbl(x->var->ty)) || fp64_expr(x->target) || fp64_expr(x->value) || fp64_expr(x->cond) ||
-            fp64_expr(x->start) || fp64_expr(x->stop) || fp64_expr(x->step) || fp64_stmts(&x->body) ||
-            fp64_stmts(&x->orelse))
-            return 1;
-    }
-    return 0;
-}
-
-static int fp64_calls(IrExpr *e, int depth);
-
-static int fp64_calls_stmts(CyVec *v, int depth) {
-    for (int i = 0; i < v->len; i++) {
-        IrStmt *x = v->items[i];
-        if (fp64_calls(x->target, depth) || fp64_calls(x->value, depth) || fp64_calls(x->cond, depth) ||
-            fp64_calls(x->start, depth) || fp64_calls(x->stop, depth) || fp64_calls(x->step, depth) ||
-            fp64_calls_stmts(&x->body, depth) || fp64_calls_stmts(&x->orelse, depth))
-            return 1;
-    }
-    return 0;
-}
-
-/* Does the helper need double, itself or through a helper it calls (the
- * call graph under a kernel has no cycles: analyze.c saw to that)? */
-static int helper_fp64_d(IrFunc *f, int depth) {
-    if (depth > 64) return 1;
-    if (dbl(f->ret)) return 1;
-    for (int i = 0; i < f->params.len; i++)
-        if (dbl(((IrVar *)f->params.items[i])->ty)) return 1;
-    for (int i = 0; i < f->locals.len; i++)
-        if (dbl(((IrVar *)f->locals.items[i])->ty)) return 1;
-    return fp64_stmts(&f->body) || fp64_calls_stmts(&f->body, depth + 1);
-}
-
-static int fp64_calls(IrExpr *e, int depth) {
-    if (!e) return 0;
-    if (e->kind == E_CALL && e->fn && helper_fp64_d(e->fn, depth)) return 1;
-    for (int i = 0; i < e->nargs; i++)
-        if (fp64_calls(e->args[i], depth)) return 1;
-    return 0;
-}
-
-static int helper_fp64(IrFunc *f) { return helper_fp64_d(f, 0); }
+static int helper_fp64(OG *G, IrFunc *f) { return cy_ir_func_uses_fp64(G->a, f); }
 
 static const char *helper_sig(OG *G, IrFunc *f) {
     CyBuf b = {0};
@@ -1976,7 +1848,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
 
     int any64 = (G->need & (NEED_FDIV_D | NEED_MOD_D)) != 0;
     for (int i = 0; i < kregions.len; i++) any64 |= ((IrRegion *)kregions.items[i])->uses_fp64;
-    for (int i = 0; i < G->helpers.len; i++) any64 |= helper_fp64(G->helpers.items[i]);
+    for (int i = 0; i < G->helpers.len; i++) any64 |= helper_fp64(G, G->helpers.items[i]);
 
     CyBuf prog = {0};
     cy_buf_printf(&prog, "/* Generated by cyocl %s from %s: OpenCL C 1.2 kernels, one per parallel region.  Do not edit. */\n",
@@ -2002,7 +1874,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         CyBuf protos = {0}, protos64 = {0};
         for (int i = 0; i < G->helpers.len; i++) {
             IrFunc *f = G->helpers.items[i];
-            cy_buf_printf(helper_fp64(f) ? &protos64 : &protos, "%s;\n", helper_sig(G, f));
+            cy_buf_printf(helper_fp64(G, f) ? &protos64 : &protos, "%s;\n", helper_sig(G, f));
         }
         cy_buf_puts(&prog, "\n/* cdef functions called by the kernels */\n");
         if (protos.len) append(G, &prog, po, &protos, 0, first, 0, CY_SPAN_SHARED, NULL);
@@ -2011,7 +1883,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         cy_buf_free(&protos64);
         for (int i = 0; i < htexts.len; i++) {
             IrFunc *f = G->helpers.items[i];
-            append(G, &prog, po, htexts.items[i], helper_fp64(f), G->helper_region.items[i], 1, CY_SPAN_HELPER,
+            append(G, &prog, po, htexts.items[i], helper_fp64(G, f), G->helper_region.items[i], 1, CY_SPAN_HELPER,
                    f->cname);
             cy_buf_free(htexts.items[i]);
         }

@@ -218,7 +218,7 @@ class Tester:
         self.stats = dict(programs=0, compared=0, rejected=0, nondet=0, oracle_mismatch=0,
                           cython_reject=0, cyocl_limit=0, cyocl_reject=0, differences=0,
                           ocl_regions_eligible=0, ocl_regions_ran=0, ocl_functions=0, runs=0,
-                          ext=0, aliasing=0, ref_fatal=0, product=0, product_big=0)
+                          ext=0, aliasing=0, ref_fatal=0, product=0, product_fp=0, product_big=0)
         self.reject_reasons = {}
         self.times = {"generate": 0.0, "build": 0.0, "run+shrink": 0.0}
         self.limits = {}
@@ -261,7 +261,7 @@ class Tester:
                 fn["run_shape"] = [self.rng.choice((300000, 600000, 1000000))]
                 fn["inputs"] = make_spec(fn, fn["run_shape"])
                 fn["oracle"] = None
-            elif fn.get("product") and self.rng.random() < 0.4 and self.large_is_valid(fn, [[33, 33]]):
+            elif fn.get("product") and self.rng.random() < 0.8 and self.large_is_valid(fn, [[24, 24]]):
                 # a floating-point matrix-product nest also at the sizes where
                 # the native planner's blocks (32 rows, 128 steps of k) fill
                 m = self.rng.choice((40, 70, 136, 200))
@@ -270,6 +270,7 @@ class Tester:
                 fn["oracle"] = None
             if fn.get("square"):
                 self.stats["product"] += 1
+                self.stats["product_fp"] += bool(fn.get("product"))
                 self.stats["product_big"] += bool(fn.get("run_shape"))
             return fn
         raise RuntimeError("generator: no valid function in 60 tries")

@@ -67,8 +67,14 @@ class G:
         narr = r.choice((1, 2, 2, 3, 3, 4))
         self.arrays = []
         base_t = self.pick(WEIGHTED_TYPES)
+        # square and floating point only: the matrix-product shape that the
+        # planners block, often enough to also run at their block sizes
+        fp_only = S[0] == S[-1] and D == 2 and self.chance(0.35)
         for k in range(narr):
-            ctn = base_t if self.chance(0.6) else self.pick(WEIGHTED_TYPES)
+            if fp_only:
+                ctn = self.pick(("double", "double", "float"))
+            else:
+                ctn = base_t if self.chance(0.6) else self.pick(WEIGHTED_TYPES)
             nd = D if self.chance(0.85) else r.randint(1, D)
             contig = self.chance(0.2)
             pname = "a%d" % k
@@ -232,7 +238,10 @@ class G:
         j0, j1 = rng(j)
         pre, accs = [], []
         for _ in range(r.choice((1, 1, 1, 2))):
-            ctn = self.pick(WEIGHTED_TYPES)
+            # mostly the output's type, as people write `cdef double s`: a
+            # floating-point output then gives an all-float nest, the one
+            # that also runs at the planner's block sizes
+            ctn = outs[0][1].name if self.chance(0.8) else self.pick(WEIGHTED_TYPES)
             acc = self.new_local(ctn, self.const_val(T[ctn]))
             init = ("const", self.const_val(T[ctn]), ctn) if self.chance(0.6) else \
                 self.coerce(self.expr(T[ctn], 1), T[ctn])

@@ -348,6 +348,36 @@ static void dump_stmt(Out *o, const ANode *s) {
         dump_type(o, s->type);
         put(o, " %s)", s->name);
         break;
+    case S_ENUM:
+        put(o, "(%senum %s", s->is_typedef ? "ctypedef " : s->is_cpdef ? "cpdef " : "", s->name ? s->name : "_");
+        for (int k = 0; k < s->names.len; k++) {
+            put(o, " %s", (const char *)s->names.items[k]);
+            if (s->inits.items[k]) {
+                put(o, "=");
+                dump_expr(o, s->inits.items[k]);
+            }
+        }
+        put(o, ")");
+        break;
+    case S_STRUCT:
+        put(o, "(%s%sstruct %s", s->is_typedef ? "ctypedef " : "", s->is_packed ? "packed " : "", s->name);
+        dump_block(o, "fields", &s->body);
+        put(o, ")");
+        break;
+    case S_TRY:
+        put(o, "(try");
+        for (int k = 0; k < s->body.len; k++) {
+            put(o, " ");
+            dump_stmt(o, s->body.items[k]);
+        }
+        if (s->handlers.len) put(o, " except*%d", s->handlers.len);
+        put(o, " finally");
+        for (int k = 0; k < s->orelse.len; k++) {
+            put(o, " ");
+            dump_stmt(o, s->orelse.items[k]);
+        }
+        put(o, ")");
+        break;
     case S_CLASS: put(o, "(class %s: %s)", s->name ? s->name : "_", s->what); break;
     case S_GLOBAL:
         put(o, "(global");
@@ -604,7 +634,13 @@ static void test_statements(void) {
     SHAPE("class A(B):\n    x = 1\n    def f(self):\n        pass\ny = 2\n",
           "(class A: class definitions) (= y 2)");
     SHAPE("cdef class A:\n    cdef int x\n", "(class A: cdef classes)");
-    SHAPE("cdef struct P:\n    double x\ncdef int y\n", "(unsupported: a struct definition) (cdef int y)");
+    SHAPE("cdef union P:\n    double x\ncdef int y\n", "(unsupported: a union definition) (cdef int y)");
+    SHAPE("cdef struct P:\n    double x, y\ncdef int y\n", "(struct P (fields (cdef double x y))) (cdef int y)");
+    SHAPE("ctypedef packed struct P:\n    int[3] v\n", "(ctypedef packed struct P (fields (cdef int v)))");
+    SHAPE("cdef enum E:\n    A = 1\n    B, C\n", "(enum E A=1 B C)");
+    SHAPE("try:\n    x = 1\nfinally:\n    y = 2\n", "(try (= x 1) finally (= y 2))");
+    SHAPE("cdef enum: N = 4, M\n", "(enum _ N=4 M)");
+    SHAPE("ctypedef enum E: A\ncpdef enum F:\n    X\n", "(ctypedef enum E A) (cpdef enum F X)");
     SHAPE("DEF N = 3\n", "(unsupported: compile-time 'DEF')");
     SHAPE("print(x)\n", "(expr (call print x))");
 }
@@ -736,7 +772,7 @@ static void test_errors(void) {
     ERROR("x = [i for i in y if a else b]\n", 1, 24, "expected ']'");
     ERROR("f = lambda x: x\n", 1, 5, "lambda expressions are not supported");
     ERROR("def g():\n    yield 1\n", 2, 5, "not supported");
-    ERROR("try:\n    pass\nexcept:\n    pass\n", 1, 1, "try statements are not supported");
+    ERROR("try:\n    pass\nx = 1\n", 3, 1, "expected 'except' or 'finally' block");
     ERROR("async def f():\n    pass\n", 1, 1, "not supported");
     ERROR("def f():\n    nonlocal x\n", 2, 5, "not supported");
     ERROR("print >>f, x\n", 1, 1, "not supported");
