@@ -334,3 +334,28 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
     T->block(T->G, &s->body);
     loop_close(E, T, s, loop, r);
 }
+
+/* ---- expressions ------------------------------------------------------------ */
+
+const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    CyArena *a = E->a;
+    switch (e->kind) {
+    case E_INT: return T->int_lit(T->G, e->ty, e->ival);
+    case E_FLOAT: return T->float_lit(T->G, e->ty, e->fval);
+    case E_BINOP: return cy_lower_binop(E, T, e);
+    case E_PYFLOORDIV: case E_PYMOD: return cy_lower_divmod(E, T, e);
+    case E_UNOP: return cy_fmt(a, "(%s%s)", cy_op_name(e->op), cy_c_paren(a, T->expr(T->G, e->args[0])));
+    case E_NOT: return cy_fmt(a, "(!%s)", cy_c_paren(a, T->expr(T->G, e->args[0])));
+    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_COND: return cy_lower_shortcircuit(E, T, e);
+    case E_CMP: {
+        const char *l = T->expr(T->G, e->args[0]), *r = T->expr(T->G, e->args[1]);
+        return cy_fmt(a, "(%s %s %s)", l, cy_op_name(e->op), r);
+    }
+    case E_CAST: return cy_lower_cast(E, T, e);
+    case E_PTR_INDEX: {
+        const char *p = T->expr(T->G, e->args[0]), *i = T->expr(T->G, e->args[1]);
+        return cy_fmt(a, "%s[%s]", cy_c_paren(a, p), i);
+    }
+    default: return NULL;
+    }
+}

@@ -188,6 +188,11 @@ typedef struct {
                           .range_end = tg_range_end};                                                \
     }
 
+/* The expressions lowered alike on every target: constants, C arithmetic
+ * and comparisons, casts, short-circuit and conditional expressions,
+ * element of a C array; NULL for any other kind (the backend's own). */
+const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e);
+
 /* The expressions whose later operands may need statements of their own,
  * which must then run only where the operand is evaluated: `a and b` / `a or b` on
  * C values (E_AND, E_OR), Python's and/or on C numbers (E_VAND, E_VOR: a
