@@ -1,6 +1,7 @@
 /* emit.c: the C-like text emission and the lowering both backends share (emit.h). */
 #include "emit.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -272,6 +273,17 @@ const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e) {
 }
 
 /* ---- loops ---------------------------------------------------------------- */
+
+const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
+                          int start0, const char *suf, const char *zero) {
+    if (st == 1 && start0) return cy_fmt(a, "%s > 0 ? %s : %s", cb, lb, zero);
+    if (st == 1) return cy_fmt(a, "%s > %s ? %s - %s : %s", cb, ca, lb, la, zero);
+    if (st > 0)
+        return cy_fmt(a, "%s > %s ? (%s - %s + %" PRId64 "%s) / %" PRId64 "%s : %s", cb, ca, lb, la, st - 1, suf, st, suf,
+                      zero);
+    return cy_fmt(a, "%s > %s ? (%s - %s + %" PRId64 "%s) / %" PRId64 "%s : %s", ca, cb, la, lb, -st - 1, suf, -st, suf,
+                  zero);
+}
 
 /* The end of a loop: the closing brace, the else clause, the label a
  * break out of the loop jumps to (past the else clause). */

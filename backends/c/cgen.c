@@ -2441,9 +2441,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         if (L->step) cy_const_int(L->step, &js);
         const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
         const char *b = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->stop)));
-        const char *m = js == 1  ? FMT("%s > %s ? %s - %s : 0", b, a, b, a)
-                        : js > 0 ? FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", b, a, b, a, js - 1, js)
-                                 : FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", a, b, a, b, -js - 1, -js);
+        const char *m = cy_trip_count(G->a, a, b, a, b, js, 0, "LL", "0");
         out(G, "cy_ol%d.inner = %s;", id, m);
         int np = R->collapse_pairs.len / 2;
         if (np) {

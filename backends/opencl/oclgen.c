@@ -932,10 +932,7 @@ static const char *trip(OG *G, const IrExpr *start, const IrVar *v, const char *
     int64_t a0;
     int lng = !strcmp(oty(G, v->ty, v->pos), "long");
     const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
-    if (st == 1 && cy_const_int(start, &a0) && a0 == 0) return FMT("%s > 0 ? %s : 0L", b, lb);
-    if (st == 1) return FMT("%s > %s ? %s - %s : 0L", b, a, lb, la);
-    if (st > 0) return FMT("%s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L", b, a, lb, la, st - 1, st);
-    return FMT("%s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L", a, b, la, lb, -st - 1, -st);
+    return cy_trip_count(G->a, a, b, la, lb, st, cy_const_int(start, &a0) && a0 == 0, "L", "0L");
 }
 
 /* The prange index at iteration `it`. */
