@@ -1574,8 +1574,15 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             b->ival = 1;
             return b;
         }
-        if (!strcmp(a, "copy") || !strcmp(a, "T")) {
-            err(s, n->pos, "memoryview attribute '%s' is not supported yet", a);
+        if (!strcmp(a, "T")) {
+            /* Cython's transpose: the axes reversed, a C-contiguous view
+               becoming a Fortran-contiguous one */
+            char ax[CY_MAX_NDIM] = {0};
+            for (int i = 0; i < o->ty->ndim; i++) ax[i] = o->ty->axes[o->ty->ndim - 1 - i];
+            return mk1(s, E_VIEW_T, cy_type_view(s->a, o->ty->base, o->ty->ndim, ax, o->ty->is_const), n->pos, o);
+        }
+        if (!strcmp(a, "copy")) {
+            err(s, n->pos, "memoryview attribute 'copy' other than called (v.copy()) is not supported by cyocl");
             return mk_err(s, n->pos);
         }
         err(s, n->pos, "memoryview has no attribute '%s'", a);

@@ -324,6 +324,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
         }
         break;
     case E_VIEW_SLICE: uses(g, "memoryview slicing inside the loop"); return;
+    case E_VIEW_T: uses(g, "memoryview .T inside the loop"); return;
     case E_VAR:
         if (e->var->ty->kind == TY_VIEW && g->fn) {
             uses(g, "memoryviews");

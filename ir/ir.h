@@ -191,6 +191,7 @@ typedef enum {
                        usually E_VAR), indices = args[1..ndim]; flags
                        wraparound/boundscheck as in effect at this point */
     E_VIEW_SLICE,   /* new view from args[0]; per axis in `slices` */
+    E_VIEW_T,       /* view.T: args[0] with its axes reversed (shape and strides) */
     E_VIEW_SHAPE,   /* view.shape[axis]: args[0] view, args[1] axis expression, Py_ssize_t */
     E_VIEW_STRIDE,  /* view.strides[axis] */
     E_VIEW_NDIM,    /* constant in practice, kept for clarity */

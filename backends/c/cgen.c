@@ -599,6 +599,19 @@ static Val gen_view(Gen *G, IrExpr *e) {
     switch (e->kind) {
     case E_VAR: return (Val){e->var->cname, 0};
     case E_VIEW_SLICE: return gen_view_slice(G, e);
+    case E_VIEW_T: {
+        Val s = gen_view(G, e->args[0]);
+        const char *t = vtmp(G);
+        int nd = e->ty->ndim;
+        out(G, "%s.data = %s.data;", t, s.c);
+        for (int k = 0; k < nd; k++) {
+            out(G, "%s.shape[%d] = %s.shape[%d];", t, k, s.c, nd - 1 - k);
+            out(G, "%s.strides[%d] = %s.strides[%d];", t, k, s.c, nd - 1 - k);
+        }
+        out(G, "%s.owner = %s.owner;", t, s.c);
+        out(G, "cyrt_owner_incref(%s.owner);", t);
+        return (Val){t, 1};
+    }
     case E_VIEW_FROM_OBJ: {
         Val o = gen(G, e->args[0]);
         const char *t = vtmp(G);
@@ -1130,7 +1143,7 @@ static Val gen(Gen *G, IrExpr *e) {
         if (cy_type_is_complex(e->ty)) G->used_complex = 1;
         v.c = view_elem(G, e);
         return v;
-    case E_VIEW_SLICE: case E_VIEW_FROM_OBJ: return gen_view(G, e);
+    case E_VIEW_SLICE: case E_VIEW_T: case E_VIEW_FROM_OBJ: return gen_view(G, e);
     case E_VIEW_SHAPE: v.c = view_shape_expr(G, e, 0); return v;
     case E_VIEW_STRIDE: v.c = view_shape_expr(G, e, 1); return v;
     case E_VIEW_NDIM: v.c = FMT("%d", e->args[0]->ty->ndim); return v;
