@@ -437,8 +437,23 @@ class Interp:
         ext = self.shape_of(e[1])
         self.check_operands(e[1], ext, None)
         terms = []
+        # a prange over the first axis, as in sassign: which row's exception
+        # the sum raises is unspecified
+        excs, failed = [], set()
         for pos in self.positions(ext):
-            terms.append(convert(self.s_ev(e[1], pos), t, rt))
+            row = pos[0] if pos else 0
+            if row in failed:
+                continue
+            try:
+                terms.append(convert(self.s_ev(e[1], pos), t, rt))
+            except PyExc as ex:
+                excs.append((ex.typ, ex.msg))
+                failed.add(row)
+        if excs:
+            if len(set(excs)) > 1:
+                raise Invalid("several different exceptions in one sum()")
+            self.exc_in_prange = True
+            raise PyExc(*excs[0])
         check_reduction("+", 0, terms, rt)
         if rt.kind == "f":
             return float(sum(Fraction(x) for x in terms)) if all(_finite(x) for x in terms) else float(np.sum(terms))
@@ -609,22 +624,43 @@ class Interp:
         top = self.acc is None
         amap = {}
         t = self.env("@" + tgt[1])
+        # at the top level the statement is a prange over the first axis:
+        # a row stops at its first exception, the others go on, and which
+        # exception the statement raises is unspecified (as in a prange)
+        excs, failed = [], set()
         for pos in self.positions(ext):
+            row = pos[0] if pos else 0
             if top:
-                self.acc = (pos[0] if pos else 0, amap)
-            v = self.s_ev(e, pos)
-            vt = typeof(self.subst(e, pos), self.env)
-            idx = tuple(pos[a] + lo for a, (lo, hi) in enumerate(tgt[2]))
-            if op != "=":
-                cur = self.load(tgt[1], idx)
-                v = self.binop(("bin", op[:-1], ("const", cur, t.name), ("const", v, vt.name)))
-                vt = arith(t, vt) if op[:-1] != "/" else typeof(("bin", "/", ("const", 0, t.name), ("const", 0, vt.name)), self.env)
-            self.store(tgt[1], idx, v, vt)
+                if row in failed:
+                    continue
+                self.acc = (row, amap)
+                try:
+                    self.sassign_elem(tgt, op, e, t, pos)
+                except PyExc as ex:
+                    excs.append((ex.typ, ex.msg))
+                    failed.add(row)
+            else:
+                self.sassign_elem(tgt, op, e, t, pos)
         if top:
             self.acc = None
             for ad, (rd, wr) in amap.items():
                 if len(wr) > 1 or (wr and rd - wr):
                     raise Invalid("race in slice assignment")
+            if excs:
+                if len(set(excs)) > 1:
+                    raise Invalid("several different exceptions in one slice assignment")
+                self.exc_in_prange = True
+                raise PyExc(*excs[0])
+
+    def sassign_elem(self, tgt, op, e, t, pos):
+        v = self.s_ev(e, pos)
+        vt = typeof(self.subst(e, pos), self.env)
+        idx = tuple(pos[a] + lo for a, (lo, hi) in enumerate(tgt[2]))
+        if op != "=":
+            cur = self.load(tgt[1], idx)
+            v = self.binop(("bin", op[:-1], ("const", cur, t.name), ("const", v, vt.name)))
+            vt = arith(t, vt) if op[:-1] != "/" else typeof(("bin", "/", ("const", 0, t.name), ("const", 0, vt.name)), self.env)
+        self.store(tgt[1], idx, v, vt)
 
 
 def _is_const(e):
