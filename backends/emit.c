@@ -1,6 +1,7 @@
 /* emit.c: the C-like text emission and the lowering both backends share (emit.h). */
 #include "emit.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -273,6 +274,17 @@ const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e) {
 
 /* ---- loops ---------------------------------------------------------------- */
 
+const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
+                          int start0, const char *suf, const char *zero) {
+    if (st == 1 && start0) return cy_fmt(a, "%s > 0 ? %s : %s", cb, lb, zero);
+    if (st == 1) return cy_fmt(a, "%s > %s ? %s - %s : %s", cb, ca, lb, la, zero);
+    if (st > 0)
+        return cy_fmt(a, "%s > %s ? (%s - %s + %" PRId64 "%s) / %" PRId64 "%s : %s", cb, ca, lb, la, st - 1, suf, st, suf,
+                      zero);
+    return cy_fmt(a, "%s > %s ? (%s - %s + %" PRId64 "%s) / %" PRId64 "%s : %s", ca, cb, la, lb, -st - 1, suf, -st, suf,
+                  zero);
+}
+
 /* The end of a loop: the closing brace, the else clause, the label a
  * break out of the loop jumps to (past the else clause). */
 static void loop_close(CyEmit *E, const CyTarget *T, IrStmt *s, void *loop, CyRange *r) {
@@ -333,4 +345,29 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
     E->ind--;
     T->block(T->G, &s->body);
     loop_close(E, T, s, loop, r);
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    CyArena *a = E->a;
+    switch (e->kind) {
+    case E_INT: return T->int_lit(T->G, e->ty, e->ival);
+    case E_FLOAT: return T->float_lit(T->G, e->ty, e->fval);
+    case E_BINOP: return cy_lower_binop(E, T, e);
+    case E_PYFLOORDIV: case E_PYMOD: return cy_lower_divmod(E, T, e);
+    case E_UNOP: return cy_fmt(a, "(%s%s)", cy_op_name(e->op), cy_c_paren(a, T->expr(T->G, e->args[0])));
+    case E_NOT: return cy_fmt(a, "(!%s)", cy_c_paren(a, T->expr(T->G, e->args[0])));
+    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_COND: return cy_lower_shortcircuit(E, T, e);
+    case E_CMP: {
+        const char *l = T->expr(T->G, e->args[0]), *r = T->expr(T->G, e->args[1]);
+        return cy_fmt(a, "(%s %s %s)", l, cy_op_name(e->op), r);
+    }
+    case E_CAST: return cy_lower_cast(E, T, e);
+    case E_PTR_INDEX: {
+        const char *p = T->expr(T->G, e->args[0]), *i = T->expr(T->G, e->args[1]);
+        return cy_fmt(a, "%s[%s]", cy_c_paren(a, p), i);
+    }
+    default: return NULL;
+    }
 }

@@ -188,6 +188,18 @@ typedef struct {
                           .range_end = tg_range_end};                                                \
     }
 
+/* The expressions lowered alike on every target: constants, C arithmetic
+ * and comparisons, casts, short-circuit and conditional expressions,
+ * element of a C array; NULL for any other kind (the backend's own). */
+const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e);
+
+/* The trip count of range(a, b, st) for a constant step st, as the host
+ * and a collapsed kernel both compute it: ca, cb compared, la, lb (the same
+ * values in the count's type) subtracted; start0: a is the constant 0;
+ * suf: the literals' suffix ("L", "LL"), zero: the count 0. */
+const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
+                          int start0, const char *suf, const char *zero);
+
 /* The expressions whose later operands may need statements of their own,
  * which must then run only where the operand is evaluated: `a and b` / `a or b` on
  * C values (E_AND, E_OR), Python's and/or on C numbers (E_VAND, E_VOR: a

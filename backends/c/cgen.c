@@ -1092,10 +1092,12 @@ static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
     for (int i = 0; i + 1 < G->subst.len; i += 2)
         if (G->subst.items[i] == e) return (Val){G->subst.items[i + 1], 0};
-    CyTarget T = target(G);
+    if (e->kind != E_COND || !is_view(e->ty)) {
+        CyTarget T = target(G);
+        const char *c = cy_lower_expr(&G->e, &T, e);
+        if (c) return (Val){c, 0};
+    }
     switch (e->kind) {
-    case E_INT: v.c = int_lit(G, e->ty, e->ival); return v;
-    case E_FLOAT: v.c = float_lit(G, e->ty, e->fval); return v;
     case E_IMAG:
         G->used_complex = 1;
         v.c = FMT("CYRT_CMPLX(0.0, %s)", float_lit(G, cy_type_scalar(TY_DOUBLE), e->fval));
@@ -1118,22 +1120,11 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_PYGLOBAL: return (Val){new_obj(G, FMT("cyrt_get_global(%s)", name_const(G, e->sval))), 1};
-    case E_BINOP: v.c = cy_lower_binop(&G->e, &T, e); return v;
-    case E_PYFLOORDIV: case E_PYMOD: v.c = cy_lower_divmod(&G->e, &T, e); return v;
     case E_POW: v.c = gen_pow(G, e); return v;
-    case E_UNOP: v.c = FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, genc(G, e->args[0]))); return v;
-    case E_NOT: v.c = FMT("(!%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
-    case E_AND: case E_OR: case E_VAND: case E_VOR: v.c = cy_lower_shortcircuit(&G->e, &T, e); return v;
-    case E_CMP: {
-        const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
-        v.c = FMT("(%s %s %s)", a, cy_op_name(e->op), b);
-        return v;
-    }
-    case E_COND:
-        if (is_view(e->ty)) return gen_view(G, e);
-        v.c = cy_lower_shortcircuit(&G->e, &T, e);
-        return v;
-    case E_CAST: v.c = cy_lower_cast(&G->e, &T, e); return v;
+    case E_COND: return gen_view(G, e); /* of views: the others are cy_lower_expr's */
+    case E_INT: case E_FLOAT: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_UNOP: case E_NOT:
+    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX:
+        break; /* cy_lower_expr's */
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
     case E_ADDR: {
         IrExpr *x = e->args[0];
@@ -1146,11 +1137,6 @@ static Val gen(Gen *G, IrExpr *e) {
         const char **f = cy_alloc(G->a, (size_t)(e->nargs ? e->nargs : 1) * sizeof *f);
         for (int i = 0; i < e->nargs; i++) f[i] = genc(G, e->args[i]);
         v.c = FMT("((%s){%s})", cty(G, e->ty), e->nargs ? join(G, f, e->nargs, ", ") : "0");
-        return v;
-    }
-    case E_PTR_INDEX: {
-        const char *p = genc(G, e->args[0]), *i = genc(G, e->args[1]);
-        v.c = FMT("%s[%s]", cy_c_paren(G->a, p), i);
         return v;
     }
     case E_VIEW_ELEM:
@@ -2468,9 +2454,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         if (L->step) cy_const_int(L->step, &js);
         const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
         const char *b = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->stop)));
-        const char *m = js == 1  ? FMT("%s > %s ? %s - %s : 0", b, a, b, a)
-                        : js > 0 ? FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", b, a, b, a, js - 1, js)
-                                 : FMT("%s > %s ? (%s - %s + %" PRId64 "LL) / %" PRId64 "LL : 0", a, b, a, b, -js - 1, -js);
+        const char *m = cy_trip_count(G->a, a, b, a, b, js, 0, "LL", "0");
         out(G, "cy_ol%d.inner = %s;", id, m);
         int np = R->collapse_pairs.len / 2;
         if (np) {

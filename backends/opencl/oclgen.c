@@ -520,26 +520,13 @@ static const char *gen(OG *G, IrExpr *e) {
     for (int i = 0; i + 1 < G->subst.len; i += 2)
         if (G->subst.items[i] == e) return G->subst.items[i + 1];
     CyTarget T = target(G);
+    const char *c = cy_lower_expr(&G->e, &T, e);
+    if (c) return c;
     switch (e->kind) {
-    case E_INT: return int_lit(G, e->ty, e->ival);
-    case E_FLOAT: return float_lit(G, e->ty, e->fval);
     case E_CNAME: return cname_const(G, e->sval, e->ty->kind == TY_FLOAT);
     case E_VAR: return e->var->cname;
-    case E_BINOP: return cy_lower_binop(&G->e, &T, e);
-    case E_PYFLOORDIV: case E_PYMOD: return cy_lower_divmod(&G->e, &T, e);
     case E_POW: return gen_pow(G, e);
-    case E_UNOP: return FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, gen(G, e->args[0])));
-    case E_NOT: return FMT("(!%s)", cy_c_paren(G->a, gen(G, e->args[0])));
-    case E_AND: case E_OR: return cy_lower_shortcircuit(&G->e, &T, e);
-    case E_CMP: {
-        const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
-        return FMT("(%s %s %s)", a, cy_op_name(e->op), b);
-    }
-    case E_COND: case E_VAND: case E_VOR: return cy_lower_shortcircuit(&G->e, &T, e);
-    case E_CAST: return cy_lower_cast(&G->e, &T, e);
     case E_SIZEOF: return FMT("%dUL", e->ty2->size); /* the host's size, as the native module has it */
-    case E_PTR_INDEX: /* only of a private C array (analyze.c) */
-        return FMT("%s[%s]", cy_c_paren(G->a, gen(G, e->args[0])), gen(G, e->args[1]));
     case E_VIEW_ELEM:
         for (int i = 0; i + 1 < G->subst.len; i += 2)
             if (G->subst.items[i] == e) return G->subst.items[i + 1];
@@ -947,10 +934,7 @@ static const char *trip(OG *G, const IrExpr *start, const IrVar *v, const char *
     int64_t a0;
     int lng = !strcmp(oty(G, v->ty, v->pos), "long");
     const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
-    if (st == 1 && cy_const_int(start, &a0) && a0 == 0) return FMT("%s > 0 ? %s : 0L", b, lb);
-    if (st == 1) return FMT("%s > %s ? %s - %s : 0L", b, a, lb, la);
-    if (st > 0) return FMT("%s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L", b, a, lb, la, st - 1, st);
-    return FMT("%s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L", a, b, la, lb, -st - 1, -st);
+    return cy_trip_count(G->a, a, b, la, lb, st, cy_const_int(start, &a0) && a0 == 0, "L", "0L");
 }
 
 /* The prange index at iteration `it`. */
