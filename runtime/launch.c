@@ -13,7 +13,10 @@
  * one module (or a driver compiling it at its first enqueue, as PoCL does)
  * never holds up another module's launches; transfers stay on the device's
  * queue, and all of them are blocking, as is the read that ends a launch,
- * so no command of one queue can be pending while another uses its data. */
+ * so no command of one queue can be pending while another uses its data.
+ * The one exception, a quiet kernel's launch (IrRegion.ocl_quiet), returns
+ * unwaited and leaves its queue in rt->pend_q: every copy and every launch
+ * on another queue drains it first (cyrt_drain_locked). */
 #include "internal.h"
 #include "cyocl_api.h"
 
@@ -532,8 +535,9 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
 
 /* The profiling queue of prog on ctx (made at its first use); NULL: none
  * could be made (the launch then goes without the kernel's time).  A
- * kernel there and the next one on the plain queue cannot overlap: every
- * launch ends with a blocking read on the queue its kernel went to. */
+ * kernel there and the next one on the plain queue cannot overlap: a
+ * profiled launch ends with a blocking read on the queue its kernel went to,
+ * and an unwaited one on the plain queue is drained before it. */
 static cl_command_queue prof_queue(cyrt_rt *rt, cl_context ctx, int dev, cl_program prog) {
     pthread_mutex_lock(&rt->prog_lock);
     struct cyrt_prog *e = NULL;
