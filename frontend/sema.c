@@ -3549,6 +3549,53 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         return;
     }
     if (!is_range_call(s, it, &is_prange)) {
+        CyType *vt = probe_type(s, it);
+        if (is_view(vt) && vt->ndim >= 2) {
+            /* Cython iterates its memoryview object: the sub-views along the
+               first axis, taken from the view as it was when the loop began:
+               for $i in range(V.shape[0]): t = V[$i] */
+            if (!need_gil(s, n->pos, "Iterating over Python object")) return;
+            IrExpr *seq = lower_expr(s, it);
+            if (seq->ty == TY_ERR) return;
+            const char *vn = cy_fmt(s->a, "$itv%d", s->ntmp), *in = cy_fmt(s->a, "$iti%d", s->ntmp);
+            IrVar *vv = synth_var(s, vn, seq->ty, n->pos);
+            synth_var(s, in, cy_type_scalar(TY_SSIZE), n->pos);
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, vv, n->pos), seq, n->pos, OP_NONE));
+            /* a None view is None to iterate, as Cython converts it */
+            ANode *base = an(s, A_ATTR, n->pos), *none = an(s, A_COMPARE, n->pos), *chk = an(s, S_IF, n->pos);
+            base->obj = an_name(s, vn, n->pos);
+            base->name = "base";
+            cy_vec_push(s->a, &none->items, base);
+            cy_vec_push(s->a, &none->items, an(s, A_NONE, n->pos));
+            cy_vec_push(s->a, &none->kwnames, (void *)"is");
+            ANode *exc = an(s, A_CALL, n->pos), *msg = an(s, A_STR, n->pos), *rs = an(s, S_RAISE, n->pos);
+            exc->obj = an_name(s, "TypeError", n->pos);
+            msg->sval = "'NoneType' is not iterable"; /* Cython's wording */
+            msg->slen = (int)strlen(msg->sval);
+            cy_vec_push(s->a, &exc->items, msg);
+            rs->value = exc;
+            chk->cond = none;
+            cy_vec_push(s->a, &chk->body, rs);
+            lower_stmt(s, chk, out);
+            ANode *f = an(s, S_FOR, n->pos);
+            cy_vec_push(s->a, &f->targets, an_name(s, in, n->pos));
+            ANode *call = an(s, A_CALL, n->pos);
+            call->obj = an_name(s, "range", n->pos);
+            call->synthetic = 2;
+            cy_vec_push(s->a, &call->items, an_shape(s, vn, 0, n->pos));
+            f->value = call;
+            ANode *row = an(s, A_INDEX, n->pos);
+            row->obj = an_name(s, vn, n->pos);
+            cy_vec_push(s->a, &row->items, an_name(s, in, n->pos));
+            ANode *as = an(s, S_ASSIGN, t->pos);
+            cy_vec_push(s->a, &as->targets, t);
+            as->value = row;
+            cy_vec_push(s->a, &f->body, as);
+            for (int i = 0; i < n->body.len; i++) cy_vec_push(s->a, &f->body, n->body.items[i]);
+            f->orelse = n->orelse;
+            lower_for(s, f, out);
+            return;
+        }
         /* Python iteration */
         if (!need_gil(s, n->pos, "Iterating over Python object")) return;
         IrExpr *seq = lower_expr(s, it);
