@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 9
+#define CYOCL_API_VERSION 10
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -66,6 +66,10 @@ typedef struct {
     const char *kernel_tiled;
     int tile_local[2], tile_elems[2];
     int tiled;                /* out: 1 kernel_tiled ran, 2 kernel_tiled_small */
+    /* in: the kernel reports nothing (IrRegion.ocl_quiet): no error, break,
+       reduction or last value, so the launch may return once the kernel is
+       enqueued; the next host access to its views waits for it */
+    int quiet;
     /* The same plan with fewer elements per work-item (NULL none), the
        same arguments, launched as above with small_local and small_elems
        where kernel_tiled's grid would have fewer work-groups than the
