@@ -9,7 +9,8 @@ batch of 128 rows at 2048, c03 jacobi 4096^2 x 100 (200 sweeps: the sum of
 the kernels' own times from CYOCL_TRACE, and the call), c01 triad 2^26.
 Every cyocl result is checked against numpy's (and matmul's bit for bit
 against the serial loop's order on sampled elements).  Medians of --reps
-calls inside cyocl.resident, under CYOCL_FORCE=opencl.
+calls inside cyocl.resident, under CYOCL_FORCE=opencl and CYOCL_TRACE (a
+traced launch waits for its kernel and times it).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -49,14 +50,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--jacobi", action="store_true",
-                    help="only jacobi, with CYOCL_TRACE for the kernels' times (which makes launches profile)")
+    ap.add_argument("--jacobi", action="store_true", help="only jacobi (its kernels' times from CYOCL_TRACE)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="gpu_plan_")
     trace = os.path.join(work, "trace.jsonl")
-    os.environ.update(CYOCL_FORCE="opencl")
-    if a.jacobi:
-        os.environ.update(CYOCL_TRACE=trace)
+    # traced launches wait for their kernel (a quiet one would return at
+    # once: docs/runtime.md), so a call's time is its work's
+    os.environ.update(CYOCL_FORCE="opencl", CYOCL_TRACE=trace)
     procs = [subprocess.Popen([a.cyocl, "build", os.path.join(CASES, c + ".pyx"), "-o", work])
              for c in ("c01_triad", "c03_stencil2d", "c04_matmul", "c06_mlp")]
     if any(p.wait() for p in procs):
