@@ -154,6 +154,7 @@ typedef struct {
     IrFunc *fn;          /* the called function being walked, or NULL: the region body */
     IrRegion *r;
     CyVec done;          /* IrFunc* already checked */
+    int raises;          /* the region body has a check the kernel reports (ocl_quiet) */
 } Elig;
 
 /* The C functions a kernel may call: libc.math (also the float variants,
@@ -285,6 +286,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
         why(g, "can raise an exception");
         return;
     }
+    if (raises_here(e)) g->raises = 1;
     switch (e->kind) {
     case E_CALL_C:
         if (e->fn) {
@@ -376,6 +378,7 @@ static void elig_stmts(Elig *g, CyVec *v) {
                 why(g, "can raise an exception");
                 return;
             }
+            if (x->step_sign == 0) g->raises = 1;
             break;
         case ST_ASSIGN:
             if (x->target->kind == E_VAR && x->target->var->ty->kind == TY_VIEW) {
@@ -573,7 +576,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
     for (int i = 0; i < m->regions.len; i++) {
         IrRegion *r = m->regions.items[i];
         IrStmt *x = r->func ? cy_ir_region_stmt(&r->func->body, r) : NULL;
-        Elig g = {m, a, NULL, NULL, r, {0}};
+        Elig g = {m, a, NULL, NULL, r, {0}, 0};
         if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
         else if (r->parent) g.why = "prange inside a parallel() block";
         else if (r->has_with_gil) g.why = "with gil";
@@ -635,6 +638,13 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 if (is_double(((IrVarUse *)r->vars.items[k])->var->ty)) r->uses_fp64 = 1;
             if (fp64_stmts(&x->body, &fseen, a)) r->uses_fp64 = 1;
             region_args(a, r);
+            /* what the kernel writes to its result buffer (oclgen.h):
+               an error, the breaking iteration, reductions, last values */
+            r->ocl_quiet = !g.raises && !r->has_break;
+            for (int k = 0; k < r->args.len; k++) {
+                RegionArgKind ak = ((IrRegionArg *)r->args.items[k])->kind;
+                if (ak == RA_REDUCTION || ak == RA_LASTPRIVATE) r->ocl_quiet = 0;
+            }
             cy_ir_nest(a, r, x);
             r->plan_gpu = cy_ir_plan(a, r, CY_DEV_GPU);
         }

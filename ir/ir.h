@@ -368,6 +368,11 @@ typedef struct IrRegion {
     int uses_fp64;             /* the kernel needs cl_khr_fp64 */
     int ocl_ok;
     const char *ocl_reason;    /* why not, when !ocl_ok */
+    /* The kernel reports nothing (ir/analyze.c): no check in the body can
+       fail, no break, no reduction or last value comes back.  Its launch
+       then needs no read of the result buffer: the runtime returns once
+       the kernel is enqueued (runtime/launch.c). */
+    int ocl_quiet;
     /* Loop-nest facts (ir/nest.c), for OpenCL regions: the range() loop
        that may run as one iteration space with the prange (NULL: none).
        Its bounds need no code and use nothing the region assigns, so the

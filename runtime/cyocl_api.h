@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define CYOCL_API_VERSION 8
+#define CYOCL_API_VERSION 9
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -66,6 +66,10 @@ typedef struct {
     const char *kernel_tiled;
     int tile_local[2], tile_elems[2];
     int tiled;                /* out: kernel_tiled ran */
+    /* in: the kernel reports nothing (IrRegion.ocl_quiet): no error, break,
+       reduction or last value, so the launch may return once the kernel is
+       enqueued; the next host access to its views waits for it */
+    int quiet;
 } cyocl_launch;
 
 /* A view generated code touches on the host (host_views). */

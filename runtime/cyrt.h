@@ -122,6 +122,9 @@ typedef struct {
     uint64_t programs_compiled, programs_loaded; /* from source / from the kernel cache */
     uint64_t device_ns;         /* wall time of the device runs, transfers included */
     uint64_t native_regions, native_ns; /* regions run natively by modules with the runtime, their time */
+    uint64_t result_reads;      /* launches that waited for their result buffer */
+    uint64_t unwaited;          /* launches of quiet kernels that returned once enqueued */
+    uint64_t drains;            /* host accesses that waited for such a kernel */
 } cyrt_counts;
 /* A module ran a region natively in ns nanoseconds. */
 void cyrt_note_native(cyrt_rt *rt, uint64_t ns);

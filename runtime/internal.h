@@ -146,6 +146,10 @@ struct cyrt_rt {
     struct cyrt_lstate **lstates; /* regions' launch states, named by modules' slots */
     size_t nlstates;
     unsigned lgen;  /* changes whenever lstates is emptied: older slots name nothing */
+    /* the queue of the last quiet kernel whose launch returned unwaited
+       (launch.c; lock held to change), NULL none: a copy of device memory
+       or a launch on another queue waits for it first (cyrt_drain_locked) */
+    cl_command_queue pend_q;
     int verbose;    /* CYOCL_VERBOSE as read once: 0 not yet, 1 off, 2 "1", 3 "2" */
     int plan;       /* CYOCL_PLAN as read once: 0 not yet, 1 by device type, 2 "gpu", 3 "cpu" */
     cyrt_tscope *tscopes;
@@ -222,6 +226,9 @@ cyrt_status cyrt_host_range_locked(cyrt_rt *rt, uintptr_t lo, uintptr_t hi, int 
                                    int skip_resident, cyrt_xfer *acc, cyrt_err *err);
 int cyrt_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
                 size_t itemsize, uintptr_t *lo, uintptr_t *hi, int *empty, cyrt_err *err);
+/* launch.c (lock held): waits for the quiet kernel whose launch returned
+ * unwaited, if any (the registry's copies and other queues' launches). */
+void cyrt_drain_locked(cyrt_rt *rt);
 /* launch.c (no lock held) */
 void cyrt_progs_free(cyrt_rt *rt);
 /* 1 when the calling thread is building a program (prog_lock held). */

@@ -13,7 +13,10 @@
  * one module (or a driver compiling it at its first enqueue, as PoCL does)
  * never holds up another module's launches; transfers stay on the device's
  * queue, and all of them are blocking, as is the read that ends a launch,
- * so no command of one queue can be pending while another uses its data. */
+ * so no command of one queue can be pending while another uses its data.
+ * The one exception, a quiet kernel's launch (IrRegion.ocl_quiet), returns
+ * unwaited and leaves its queue in rt->pend_q: every copy and every launch
+ * on another queue drains it first (cyrt_drain_locked). */
 #include "internal.h"
 #include "cyocl_api.h"
 
@@ -217,7 +220,20 @@ static void lstates_drop(cyrt_rt *rt) {
     rt->lgen++;
 }
 
+void cyrt_drain_locked(cyrt_rt *rt) {
+    cl_command_queue q = rt->pend_q;
+    if (!q) return;
+    rt->pend_q = NULL;
+    __atomic_add_fetch(&rt->counts.drains, 1, __ATOMIC_RELAXED);
+    /* a failure of the kernel itself has no one left to report it to: the
+       copy that follows fails in its turn */
+    rt->cl.clFinish(q);
+}
+
 void cyrt_progs_free(cyrt_rt *rt) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_drain_locked(rt);
+    pthread_mutex_unlock(&rt->lock);
     pthread_mutex_lock(&rt->prog_lock);
     lstates_drop(rt);
     for (size_t i = 0; i < rt->nkents; i++) kent_free(rt, rt->kents[i]);
@@ -326,6 +342,7 @@ static struct cyrt_kent *kent_get(cyrt_rt *rt, cl_context ctx, cl_command_queue 
 }
 
 void cyrt_progs_forget(cyrt_rt *rt) {
+    rt->pend_q = NULL; /* the parent's */
     for (size_t i = 0; i < rt->nkents; i++) {
         struct cyrt_kent *e = rt->kents[i];
         free(e->bufs);
@@ -518,8 +535,9 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg) {
 
 /* The profiling queue of prog on ctx (made at its first use); NULL: none
  * could be made (the launch then goes without the kernel's time).  A
- * kernel there and the next one on the plain queue cannot overlap: every
- * launch ends with a blocking read on the queue its kernel went to. */
+ * kernel there and the next one on the plain queue cannot overlap: a
+ * profiled launch ends with a blocking read on the queue its kernel went to,
+ * and an unwaited one on the plain queue is drained before it. */
 static cl_command_queue prof_queue(cyrt_rt *rt, cl_context ctx, int dev, cl_program prog) {
     pthread_mutex_lock(&rt->prog_lock);
     struct cyrt_prog *e = NULL;
@@ -628,7 +646,7 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
     return -1;
 }
 
-static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], cyrt_xfer *moved) {
+static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], cyrt_xfer *moved, int *unwaited) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
     int rc = 1;
@@ -683,6 +701,13 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
         cl_command_queue pq = prof_queue(rt, ctx, dev, st.prog);
         if (pq) q = pq;
         else L->kernel_time = 0;
+    }
+    /* a quiet kernel still running on another queue may use these views:
+       queues are not ordered among themselves */
+    if (__atomic_load_n(&rt->pend_q, __ATOMIC_RELAXED)) {
+        pthread_mutex_lock(&rt->lock);
+        if (rt->pend_q != q) cyrt_drain_locked(rt);
+        pthread_mutex_unlock(&rt->lock);
     }
 
     const cyrt_cl *cl = &rt->cl;
@@ -847,14 +872,31 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     }
     enqueued = 1;
     ph[PH_KERNEL] = now_ns();
-    /* blocking: a read still in flight after a failure would write into
-       memory that may go away */
     unsigned char *res = ke->img_out;
-    ce = cl->clEnqueueReadBuffer(q, scr, CL_TRUE, 0, roff, res, 0, NULL, NULL);
-    enqueued = 0;
-    if (ce) {
-        failed(L, "fallback: %s", cyrt_cl_error_name(ce));
-        goto done;
+    /* A quiet kernel (IrRegion.ocl_quiet) has nothing to read: the launch
+       returns once it is enqueued, and whatever next copies device memory
+       or launches on another queue waits for it (cyrt_drain_locked).  Not
+       when the trace or the dispatcher's calibration times the launch. */
+    *unwaited = L->quiet && !L->kernel_time && roff == 32 && !nlast && !L->has_break && !ke->scr_dirty &&
+                !(L->dslot && !strncmp(L->reason, "calibrating", 11));
+    if (*unwaited) {
+        cl->clFlush(q);
+        pthread_mutex_lock(&rt->lock);
+        rt->pend_q = q;
+        pthread_mutex_unlock(&rt->lock);
+        enqueued = 0;
+        memset(res, 0, 32);
+        __atomic_add_fetch(&rt->counts.unwaited, 1, __ATOMIC_RELAXED);
+    } else {
+        /* blocking: a read still in flight after a failure would write into
+           memory that may go away */
+        ce = cl->clEnqueueReadBuffer(q, scr, CL_TRUE, 0, roff, res, 0, NULL, NULL);
+        enqueued = 0;
+        if (ce) {
+            failed(L, "fallback: %s", cyrt_cl_error_name(ce));
+            goto done;
+        }
+        __atomic_add_fetch(&rt->counts.result_reads, 1, __ATOMIC_RELAXED);
     }
     memcpy(kerr, res, 4 * sizeof *kerr);
     if (kerr[0] || kerr[1] || kerr[2] || kerr[3]) ke->scr_dirty = 1;
@@ -949,7 +991,8 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     }
     if (verbose == 3) L->kernel_time = 1;
     cyrt_xfer moved = {0};
-    int rc = launch(rt, L, kerr, ph, &moved);
+    int unwaited = 0;
+    int rc = launch(rt, L, kerr, ph, &moved, &unwaited);
     if (ph[PH_SETUP] || L->build)
         cyrt_dispatch_device_used(rt, L->build != 0);
     if (verbose == 3 && ph[PH_DONE]) {
@@ -970,7 +1013,8 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     /* the dispatcher learns from every device run it asked for: the time
        without a program build, which only the first run pays */
     cyrt_dregion *dr = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    if (dr && rc == 0 && ph[PH_DONE]) {
+    /* an unwaited launch's time is its enqueue's, not the kernel's */
+    if (dr && rc == 0 && ph[PH_DONE] && !unwaited) {
         uint64_t ns = now_ns() - t0;
         if (L->build && ph[PH_SETUP] > t0 && ns > ph[PH_SETUP] - t0) ns -= ph[PH_SETUP] - t0;
         /* the copies as timed, not as predicted: the device's own time is

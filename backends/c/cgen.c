@@ -2474,6 +2474,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
                 id, id, id, P->local[0], id, P->local[1], id, P->local[0] * P->reg[0], id, P->local[1] * P->reg[1]);
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
+    if (R->ocl_quiet) out(G, "cy_ol%d.quiet = 1;", id);
     out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);
     out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
     out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);

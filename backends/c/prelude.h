@@ -1218,7 +1218,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 8
+#define CYRT_OCL_API_VERSION 9
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
@@ -1257,6 +1257,7 @@ typedef struct {
     const char *kernel_tiled; /* the GPU plan's 2-D kernel (ir/plan.c), NULL none */
     int tile_local[2], tile_elems[2];
     int tiled;
+    int quiet;         /* the kernel reports nothing (ir/analyze.c): no result read */
 } cyrt_ocl_launch;
 
 typedef struct {

@@ -190,6 +190,8 @@ static const char *fail(OG *G, int code, int arg, CyPos p) {
         internal(G, p, "a function called from a kernel cannot raise");
         return "{ }";
     }
+    /* the launch of a quiet kernel reads no result (ir/analyze.c) */
+    if (G->R->ocl_quiet) internal(G, p, "a check in a kernel found unable to fail");
     G->need |= NEED_RAISE;
     G->next_used = 1;
     return FMT("{ cy_raise(cy_err, %d, %d); goto %s; }", code, arg, G->next_label);
