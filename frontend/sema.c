@@ -1799,6 +1799,7 @@ static ANode *an_name(S *s, const char *name, CyPos p);
  * cython.view.array). */
 static IrExpr *view_array(S *s, ANode *n) {
     ANode *shape = NULL, *itemsize = NULL, *format = NULL;
+    int fortran = 0;
     ANode *pos[3] = {0};
     for (int i = 0; i < n->items.len && i < 3; i++) pos[i] = n->items.items[i];
     shape = pos[0], itemsize = pos[1], format = pos[2];
@@ -1810,7 +1811,19 @@ static IrExpr *view_array(S *s, ANode *n) {
         else if (!strcmp(kw, "itemsize")) itemsize = v;
         else if (!strcmp(kw, "format")) format = v;
         else if (!strcmp(kw, "mode") && v->kind == A_STR && !strcmp(v->sval, "c")) continue;
+        else if (!strcmp(kw, "mode") && v->kind == A_STR && !strcmp(v->sval, "fortran")) fortran = 1;
         else goto unsupported;
+    }
+    CyType *dtype = NULL;
+    if (fortran) {
+        /* a C-ordered buffer of the reversed shape, transposed: Fortran
+           order, as a typed view and as an object */
+        for (int k = TY_SCHAR; k <= TY_DOUBLE && format && format->kind == A_STR && !format->is_bytes; k++)
+            if (struct_format((TypeKind)k) && !strcmp(struct_format((TypeKind)k), format->sval)) {
+                dtype = cy_type_scalar((TypeKind)k);
+                break;
+            }
+        if (!dtype || !shape || shape->kind != A_TUPLE || shape->items.len > CY_MAX_NDIM) goto unsupported;
     }
     if (!shape || !itemsize || !format || shape->kind != A_TUPLE || !shape->items.len) goto unsupported;
     ANode *size = itemsize;
@@ -1832,10 +1845,26 @@ static IrExpr *view_array(S *s, ANode *n) {
     cast->obj->obj = mv;
     cast->obj->name = "cast";
     cy_vec_push(s->a, &cast->items, format);
-    cy_vec_push(s->a, &cast->items, shape);
-    return lower_expr(s, cast);
+    if (!fortran) {
+        cy_vec_push(s->a, &cast->items, shape);
+        return lower_expr(s, cast);
+    }
+    int nd = shape->items.len;
+    ANode *rev = an(s, A_TUPLE, shape->pos);
+    for (int i = nd - 1; i >= 0; i--) cy_vec_push(s->a, &rev->items, shape->items.items[i]);
+    cy_vec_push(s->a, &cast->items, rev);
+    IrExpr *o = lower_expr(s, cast);
+    if (o->ty == TY_ERR) return o;
+    char ax[CY_MAX_NDIM] = {0};
+    ax[nd - 1] = 1;
+    IrExpr *cv = mk1(s, E_VIEW_FROM_OBJ, cy_type_view(s->a, dtype, nd, ax, 0), n->pos, o);
+    memset(ax, 0, sizeof ax);
+    ax[0] = 1;
+    IrExpr *fv = mk1(s, E_VIEW_T, cy_type_view(s->a, dtype, nd, ax, 0), n->pos, cv);
+    return mk1(s, E_OBJ_FROM_VIEW, cy_type_scalar(TY_OBJECT), n->pos, fv);
 unsupported:
-    err(s, n->pos, "cython.view.array is supported by cyocl as array(shape=(...), itemsize=..., format=...[, mode='c']) only");
+    err(s, n->pos, "cython.view.array is supported by cyocl as array(shape=(...), itemsize=..., format=...[, mode='c' or "
+                   "'fortran' with a literal numeric format]) only");
     return mk_err(s, n->pos);
 }
 
