@@ -227,8 +227,10 @@ cyrt_status cyrt_host_range_locked(cyrt_rt *rt, uintptr_t lo, uintptr_t hi, int 
 int cyrt_extent(const void *data, int ndim, const ptrdiff_t *shape, const ptrdiff_t *strides,
                 size_t itemsize, uintptr_t *lo, uintptr_t *hi, int *empty, cyrt_err *err);
 /* launch.c (lock held): waits for the quiet kernel whose launch returned
- * unwaited, if any (the registry's copies and other queues' launches). */
-void cyrt_drain_locked(cyrt_rt *rt);
+ * unwaited, if any (the registry's copies and other queues' launches).
+ * Nonzero (an OpenCL error code) when that wait failed: the kernel's
+ * results cannot be trusted, so the caller must fail rather than copy. */
+int cyrt_drain_locked(cyrt_rt *rt);
 /* launch.c (no lock held) */
 void cyrt_progs_free(cyrt_rt *rt);
 /* 1 when the calling thread is building a program (prog_lock held). */

@@ -222,19 +222,20 @@ static void lstates_drop(cyrt_rt *rt) {
     rt->lgen++;
 }
 
-void cyrt_drain_locked(cyrt_rt *rt) {
+int cyrt_drain_locked(cyrt_rt *rt) {
     cl_command_queue q = rt->pend_q;
-    if (!q) return;
+    if (!q) return 0;
     rt->pend_q = NULL;
     __atomic_add_fetch(&rt->counts.drains, 1, __ATOMIC_RELAXED);
-    /* a failure of the kernel itself has no one left to report it to: the
-       copy that follows fails in its turn */
-    rt->cl.clFinish(q);
+    /* the unwaited kernel's own failure surfaces here, or in the copy that
+       follows (a faulted context fails every later command): either way the
+       copy is refused, never made from memory the kernel did not finish */
+    return (int)rt->cl.clFinish(q);
 }
 
 void cyrt_progs_free(cyrt_rt *rt) {
     pthread_mutex_lock(&rt->lock);
-    cyrt_drain_locked(rt);
+    (void)cyrt_drain_locked(rt);   /* tearing down: nothing is copied after it */
     pthread_mutex_unlock(&rt->lock);
     pthread_mutex_lock(&rt->prog_lock);
     lstates_drop(rt);
@@ -721,8 +722,10 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
        queues are not ordered among themselves */
     if (__atomic_load_n(&rt->pend_q, __ATOMIC_RELAXED)) {
         pthread_mutex_lock(&rt->lock);
-        if (rt->pend_q != q) cyrt_drain_locked(rt);
+        int drc = rt->pend_q != q ? cyrt_drain_locked(rt) : 0;
         pthread_mutex_unlock(&rt->lock);
+        if (drc)
+            return failed(L, "fallback: an earlier unwaited kernel failed: %s", cyrt_cl_error_name(drc));
     }
 
     const cyrt_cl *cl = &rt->cl;

@@ -149,7 +149,9 @@ static cyrt_status upload(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t h
                           cyrt_err *err) {
     if (lo >= hi)
         return CYRT_OK;
-    cyrt_drain_locked(rt);
+    int drc = cyrt_drain_locked(rt);
+    if (drc != 0)
+        return be_fail(rt, err, drc, "waiting for an earlier kernel before copying to the device", hi - lo);
     uint64_t t0 = mono_ns();
     int rc = rt->be.write(rt->be.ctx, t->buf, lo - t->org, (const void *)lo, hi - lo);
     if (rc != 0)
@@ -163,7 +165,9 @@ static cyrt_status download(cyrt_rt *rt, cyrt_region *t, uintptr_t lo, uintptr_t
                             cyrt_err *err) {
     if (lo >= hi)
         return CYRT_OK;
-    cyrt_drain_locked(rt);
+    int drc = cyrt_drain_locked(rt);
+    if (drc != 0)
+        return be_fail(rt, err, drc, "waiting for an earlier kernel before copying back from the device", hi - lo);
     uint64_t t0 = mono_ns();
     int rc = rt->be.read(rt->be.ctx, t->buf, lo - t->org, (void *)lo, hi - lo);
     if (rc != 0)
@@ -192,8 +196,10 @@ static cyrt_status to_host(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err
 
 static cyrt_status d2d(cyrt_rt *rt, cyrt_region *from, cyrt_region *to, uintptr_t lo, uintptr_t hi,
                        cyrt_xfer *acc, cyrt_err *err) {
-    cyrt_drain_locked(rt);
-    int rc = rt->be.copy(rt->be.ctx, from->buf, lo - from->org, to->buf, lo - to->org, hi - lo);
+    int rc = cyrt_drain_locked(rt);
+    if (rc != 0)
+        return be_fail(rt, err, rc, "waiting for an earlier kernel before copying on the device", hi - lo);
+    rc = rt->be.copy(rt->be.ctx, from->buf, lo - from->org, to->buf, lo - to->org, hi - lo);
     if (rc != 0)
         return be_fail(rt, err, rc, "copying on the device", hi - lo);
     account(rt, acc, ON_DEVICE, hi - lo, 0);
@@ -731,10 +737,11 @@ retry:
         int rc = 0;
         uint64_t t0 = 0, t1 = 0;
         if (bytes) {
-            cyrt_drain_locked(rt);
+            rc = cyrt_drain_locked(rt);
             pthread_mutex_unlock(&rt->lock);
             t0 = mono_ns();
-            rc = be.write(be.ctx, buf, lo - org, (const void *)lo, bytes);
+            if (rc == 0)
+                rc = be.write(be.ctx, buf, lo - org, (const void *)lo, bytes);
             t1 = mono_ns();
             pthread_mutex_lock(&rt->lock);
         }
@@ -904,10 +911,11 @@ retry:
             t->pins = 1;
             t->host_before = t->host_valid;
             t->pin_owner = pthread_self();
-            cyrt_drain_locked(rt);
+            int rc = cyrt_drain_locked(rt);
             pthread_mutex_unlock(&rt->lock);
             uint64_t t0 = mono_ns();
-            int rc = be.read(be.ctx, buf, off, (void *)tlo, bytes);
+            if (rc == 0)
+                rc = be.read(be.ctx, buf, off, (void *)tlo, bytes);
             uint64_t t1 = mono_ns();
             pthread_mutex_lock(&rt->lock);
             unpin(rt, t);
