@@ -12,8 +12,9 @@ clref (../shared/reference/clref.c) is built and run once on the same
 platform as cyocl's device (CYOCL_DEVICE, default the first GPU platform it
 finds; REF_PLATFORM names clref's), and its launch_finish_us is printed
 beside.  A triad reports nothing back (no error word, no reduction): the
-runtime may return before its kernel ends, so a resident call followed by a
-host read is also timed ("call + read").
+runtime returns before its kernel ends ("resident, returned"), so a call
+followed by cyocl.finish() (launch + finish, clref's figure) and one followed
+by a host read of the one element are timed too.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, textwrap
 
@@ -37,19 +38,19 @@ CHILD = textwrap.dedent("""
     import numpy as np, cyocl, lat
     calls = int(sys.argv[2])
     a, b, c = np.zeros(1), np.ones(1), np.ones(1)
-    res = {"plain": [], "resident": [], "resident + read": []}
-    def timed(kind, read):
+    res = {"plain": [], "resident, returned": [], "resident + finish": [], "resident + read": []}
+    def timed(kind, after):
         for k in range(200 + calls):
             t0 = time.perf_counter()
             lat.triad(a, b, c, 2.0)
-            if read:
-                cyocl.to_host(a)
+            after()
             if k >= 200:
                 res[kind].append(time.perf_counter() - t0)
-    timed("plain", False)
+    timed("plain", lambda: None)
     with cyocl.resident(a, b, c):
-        timed("resident", False)
-        timed("resident + read", True)
+        timed("resident, returned", lambda: None)
+        timed("resident + finish", cyocl.finish)
+        timed("resident + read", lambda: cyocl.to_host(a))
     assert a[0] == 3.0, a
     res["stats"] = cyocl.stats()
     print(json.dumps(res, default=str))
@@ -77,7 +78,7 @@ def main():
             if p.returncode:
                 raise SystemExit("latency: child failed (%s):\n%s" % (s, p.stderr[-2000:]))
             r = json.loads(p.stdout.strip().splitlines()[-1])
-            for kind in ("plain", "resident", "resident + read"):
+            for kind in ("plain", "resident, returned", "resident + finish", "resident + read"):
                 times[s].setdefault(kind, []).extend(r[kind])
     print("triad on one element, f64; median µs over %d rounds x %d calls" % (a.rounds, a.calls))
     for s in settings:

@@ -247,6 +247,10 @@ cyrt_status cyrt_host_acquire(cyrt_rt *rt, cyrt_handle *h, unsigned mode, cyrt_x
                               cyrt_err *err);
 /* Copies every device-dirty region back (end of a resident scope, exit). */
 cyrt_status cyrt_sync_all(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err);
+/* Waits for every kernel launched so far: a quiet kernel's launch returns
+ * before the kernel ends (launch.c).  Data stays where it is.  CYRT_EBACKEND
+ * when the wait fails (the kernel's results are then not to be trusted). */
+cyrt_status cyrt_finish(cyrt_rt *rt, cyrt_err *err);
 /* Binds the registry to device index (the OpenCL backend); every region is
  * brought back to the host first.  CYRT_EBUSY while regions are locked. */
 cyrt_status cyrt_use_device(cyrt_rt *rt, int index, cyrt_err *err);

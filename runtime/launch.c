@@ -233,6 +233,17 @@ int cyrt_drain_locked(cyrt_rt *rt) {
     return (int)rt->cl.clFinish(q);
 }
 
+cyrt_status cyrt_finish(cyrt_rt *rt, cyrt_err *err) {
+    pthread_mutex_lock(&rt->lock);
+    int rc = cyrt_drain_locked(rt);
+    pthread_mutex_unlock(&rt->lock);
+    if (rc) {
+        cyrt_seterr(err, rc, "waiting for the kernels launched so far failed: %s", cyrt_cl_error_name(rc));
+        return CYRT_EBACKEND;
+    }
+    return CYRT_OK;
+}
+
 void cyrt_progs_free(cyrt_rt *rt) {
     pthread_mutex_lock(&rt->lock);
     (void)cyrt_drain_locked(rt);   /* tearing down: nothing is copied after it */

@@ -516,6 +516,21 @@ static PyObject *py_sync(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_finish(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    cyrt_err err;
+    cyrt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = cyrt_finish(cyrt_rt_global(), &err);
+    Py_END_ALLOW_THREADS
+    if (st != CYRT_OK) {
+        PyErr_Format(PyExc_RuntimeError, "cyocl: %s", err.msg);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* Python's atexit: before the C library's exit handlers (see cyrt.h). */
 static PyObject *py_shutdown(PyObject *self, PyObject *args) {
     (void)self;
@@ -531,6 +546,9 @@ static PyMethodDef methods[] = {
     {"devices", py_devices, METH_NOARGS, "The OpenCL devices the runtime can use, as dicts."},
     {"stats", py_stats, METH_NOARGS, "Transfer totals and registry state."},
     {"sync", py_sync, METH_NOARGS, "Copies every device-dirty region back to the host."},
+    {"finish", py_finish, METH_NOARGS,
+     "Waits for every kernel launched so far (a call whose kernel reports nothing may return before "
+     "the kernel ends); the data stays where it is. For timing device work."},
     {"cache_info", py_cache_info, METH_NOARGS,
      "The kernel cache: dir, state, entries, bytes, max_bytes, and this process's hits, misses, "
      "stores, compile_ns, load_ns, saved_ns (docs/cache.md)."},

@@ -233,6 +233,14 @@ with cyocl.resident(a):
         # no launch waited for its kernel ...
         assert st['unwaited_launches'] - s0['unwaited_launches'] == 10, st
         assert st['result_reads'] == s0['result_reads'], st
+        # finish() waits for them without moving data
+        cyocl.finish()
+        st2 = cyocl.stats()
+        assert st2['drains'] == st['drains'] + 1 and st2['bytes_to_host'] == st['bytes_to_host'], st2
+        cyocl.finish()             # nothing pending: no second wait
+        assert cyocl.stats()['drains'] == st2['drains']
+        m.scale(a, 1.5)
+        exp *= 1.5
     cyocl.to_host(a)           # ... the host access waits for the last one
     assert np.array_equal(a, exp), (a[:4], exp[:4])
     if OPENCL:
