@@ -9,8 +9,10 @@ batch of 128 rows at 2048, c03 jacobi 4096^2 x 100 (200 sweeps: the sum of
 the kernels' own times from CYOCL_TRACE, and the call), c01 triad 2^26.
 Every cyocl result is checked against numpy's (and matmul's bit for bit
 against the serial loop's order on sampled elements).  Medians of --reps
-calls inside cyocl.resident, under CYOCL_FORCE=opencl and CYOCL_TRACE (a
-traced launch waits for its kernel and times it).
+calls inside cyocl.resident, under CYOCL_FORCE=opencl, each call followed
+by cyocl.finish() (a kernel that reports nothing may still run when its call
+returns); --jacobi runs under CYOCL_TRACE (a traced launch waits for its
+kernel and times it).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -54,9 +56,9 @@ def main():
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="gpu_plan_")
     trace = os.path.join(work, "trace.jsonl")
-    # traced launches wait for their kernel (a quiet one would return at
-    # once: docs/runtime.md), so a call's time is its work's
-    os.environ.update(CYOCL_FORCE="opencl", CYOCL_TRACE=trace)
+    os.environ.update(CYOCL_FORCE="opencl")
+    if a.jacobi:
+        os.environ.update(CYOCL_TRACE=trace)
     procs = [subprocess.Popen([a.cyocl, "build", os.path.join(CASES, c + ".pyx"), "-o", work])
              for c in ("c01_triad", "c03_stencil2d", "c04_matmul", "c06_mlp")]
     if any(p.wait() for p in procs):
@@ -87,7 +89,7 @@ def main():
         c = np.zeros((n, n), dt)
         f = getattr(c04_matmul, name)
         with cyocl.resident(x, y, c):
-            t = med(lambda: f(x, y, c), a.reps)
+            t = med(lambda: f(x, y, c), a.reps, cyocl.finish)
         # Cython's order on sampled elements: s = 0; s = s + x[i, k] * y[k, j], k increasing
         idx = rng.integers(0, n, (64, 2))
         exact = 0
@@ -105,7 +107,7 @@ def main():
     x, w, b = rng.standard_normal((n, n)), rng.standard_normal((n, n)) / 45, rng.standard_normal(n)
     o = np.zeros((n, n))
     with cyocl.resident(x, w, b, o):
-        t = med(lambda: c06_mlp.sigmoid_layer(x, w, b, o), a.reps)
+        t = med(lambda: c06_mlp.sigmoid_layer(x, w, b, o), a.reps, cyocl.finish)
     row("cyocl sigmoid_layer 2048", t, "(close to numpy: %s)" % np.allclose(o, sig(np, x, w, b), rtol=1e-12, atol=1e-12))
     if cp is not None:
         X, W, B = map(cp.asarray, (x, w, b))
@@ -117,7 +119,7 @@ def main():
     want = sig(np, sig(np, x, w1, b1), w2, b2)
     row("numpy mlp2 batch 128 at 2048", med(lambda: sig(np, sig(np, x, w1, b1), w2, b2), a.reps))
     with cyocl.resident(x, w1, b1, w2, b2, h, o):
-        t = med(lambda: c06_mlp.mlp2(x, w1, b1, w2, b2, h, o), a.reps)
+        t = med(lambda: c06_mlp.mlp2(x, w1, b1, w2, b2, h, o), a.reps, cyocl.finish)
     row("cyocl mlp2 batch 128 at 2048", t, "(numpy / cyocl = %.1f; close to numpy: %s)"
         % (out["numpy mlp2 batch 128 at 2048"] / t, np.allclose(o, want, rtol=1e-12, atol=1e-12)))
     if cp is not None:
@@ -126,7 +128,7 @@ def main():
     nt = 1 << 26
     ta, tb, tc = np.zeros(nt), rng.random(nt), rng.random(nt)
     with cyocl.resident(ta, tb, tc):
-        t = med(lambda: c01_triad.triad(ta, tb, tc, 3.0), a.reps)
+        t = med(lambda: c01_triad.triad(ta, tb, tc, 3.0), a.reps, cyocl.finish)
     row("cyocl triad 2^26", t, "(%.0f GB/s; correct: %s)" % (24 * nt / t / 1e6, np.array_equal(ta, tb + 3.0 * tc)))
 
 
