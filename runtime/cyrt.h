@@ -367,6 +367,17 @@ void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, doubl
 int cyrt_dispatch_save(cyrt_rt *rt);
 int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n);
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt);
+/* Decisions taken on the hot path, from a settled one (cyocl.stats()'
+ * fast_decisions). */
+uint64_t cyrt_dispatch_fast_calls(cyrt_rt *rt);
+/* A quiet kernel's launch that the dispatcher sent to the device: 1 when
+ * this one must wait and be timed (every 64th), so the model keeps
+ * learning the device's time from launches that otherwise return unwaited. */
+int cyrt_dispatch_wait_due(cyrt_rt *rt, cyrt_dregion *r);
+/* Tests: the device counts as open and ready (of type dev_type, a
+ * CYRT_DEV_* bit) without opening anything, so that decisions are made
+ * as with a device. */
+void cyrt_dispatch_test_ready(cyrt_rt *rt, unsigned dev_type);
 /* 0 not started, 1 the device is opening (background), 2 ready, -1 none. */
 int cyrt_dispatch_device_state(cyrt_rt *rt);
 /* Before the process exits: waits for a device opener still inside the

@@ -37,6 +37,12 @@
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
+ * The hot path (decide): once SETTLE full decisions in a row at an octave
+ * of n chose one side without calibrating or moving data, and while the
+ * data stays where it was (call_sig), calls there take that side from
+ * r->fast with a few atomic loads and no lock; every SAMPLE-th call is
+ * decided in full, and only full decisions' native runs are timed in.
+ *
  * The device opens on a background thread at the first region that asks
  * (dstate: 0 not started, 1 starting, 2 ready, -1 none); meanwhile regions
  * run natively ("auto: device starting"), unless the stored calibration
@@ -70,6 +76,9 @@
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
 
+#define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
+#define SETTLE 3    /* full decisions in a row, alike, that settle one */
+
 #define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
 #define RING 8                /* and of those of the last YOUNG ns, up to RING */
 #define YOUNG 250000000u
@@ -89,6 +98,19 @@ typedef struct {
     dpoint b[DB];
     uint32_t explored;
 } dside;
+
+/* A settled decision for one octave of n (decide's hot path): word is 0,
+ * or 1 | side << 1 | sig << 2, where sig names where the data was (the
+ * registry's sequence, the views) when SETTLE full decisions in a row
+ * chose that side without calibrating, moving data or losing time to
+ * rent or buy.  While the signature holds, calls take the side from here
+ * with a few atomic loads, and every SAMPLE-th is made (and timed) in full. */
+typedef struct {
+    uint64_t word;          /* atomic */
+    long long pred[2];      /* atomic: the predictions behind it (trace, CYOCL_VERBOSE) */
+    uint64_t cand_sig;      /* the candidate (spin lock held): its signature, side, */
+    int cand_side, streak;  /* and how many full decisions in a row chose it */
+} dfast;
 
 struct cyrt_dregion {
     char key[80];       /* SHA-256 of the kernel source (hex) ":" region id */
@@ -110,6 +132,12 @@ struct cyrt_dregion {
     int fails[2];       /* -6..10: a purchase costs x * 2^fails of regret; plain
                            calls and resident views learn apart */
     int owner_res;      /* the purchase was for resident views */
+    /* the hot path (decide) */
+    dfast fast[DB];
+    uint32_t ncalls;    /* atomic: calls that found a settled decision (sampling) */
+    uint32_t skipped;   /* atomic: calls decided from fast[] since the last full decision */
+    int hot_native;     /* atomic: the next native run was decided on the hot path (not timed in) */
+    uint32_t nquiet;    /* atomic: quiet device launches (cyrt_dispatch_wait_due) */
     struct cyrt_dregion *next;
 };
 
@@ -138,6 +166,7 @@ struct cyrt_disp {
     double lost_ns;        /* predicted time lost running natively while the device started */
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
+    uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
 };
@@ -452,7 +481,7 @@ static void set_dev(struct cyrt_disp *d, double up, double down, double launch) 
  * cost doubles the next one's price (plain calls, whose data goes back to
  * the host at the end of each call), one that paid off halves it. */
 static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const double comp[2], const double x[2],
-                       const int away[2], int now, int resident, int b) {
+                       const int away[2], int now, int resident, int b, double w) {
     if (r->owner >= 0) {
         /* gone: it must be moved again (not: a run there would leave
          * something to copy back later, as after a host read) */
@@ -469,7 +498,7 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
                 *f = 0;
             r->owner = -1;
         } else {
-            r->gained += comp[!r->owner] - comp[r->owner];
+            r->gained += w * (comp[!r->owner] - comp[r->owner]);
         }
     }
     int steady = comp[1] < comp[0];
@@ -498,9 +527,14 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
     return steady | 2;
 }
 
-/* r->spin held.  dry: a prediction only (no state changes). */
+/* r->spin held.  dry: a prediction only (no state changes).  w: the calls
+ * this decision stands for (itself and those decided from a settled one
+ * since the last full decision: they count towards the rechecks and the
+ * purchase's gain).  *stable: the choice may settle (no calibration, no
+ * move, and no time lost to rent or buy, which counts calls). */
 static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, const cyrt_dmove *m,
-                          cyrt_dchoice *c, int dry) {
+                          cyrt_dchoice *c, int dry, double w, int *stable) {
+    *stable = 0;
     double bu, bd, launch;
     dev_consts(d, &bu, &bd, &launch);
     /* each copy also pays the device's round trip (what the launch
@@ -542,7 +576,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         return;
     }
     int away[2] = {m->down_native > 0, m->up > 0};
-    int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n));
+    int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n), w);
     if (best & 2) {
         c->side = best & 1;
         c->moving = 1;
@@ -550,16 +584,19 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         return;
     }
+    /* the side faster without copies is the chosen one: rent or buy adds nothing up */
+    int quiet = (comp[1] < comp[0]) == (best & 1);
     if (unknown) {
         c->side = 0;
+        *stable = quiet;
         return;
     }
     int o = !best;
     c->side = best;
     double pb = cost[best], po = cost[o];
     const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
-    r->credit += pb;
-    r->since_explore++;
+    r->credit += w * pb;
+    r->since_explore += (uint32_t)w;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
         r->side[o].explored++;
         c->side = o;
@@ -603,6 +640,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = o;
         c->calibrating = 1;
     }
+    *stable = quiet && !c->calibrating;
 }
 
 void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const cyrt_dmove *m,
@@ -612,8 +650,9 @@ void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const
     c->pred[0] = c->pred[1] = -1;
     if (!d || !r)
         return;
+    int stable;
     spin_lock(&r->spin);
-    choose_locked(d, r, n, m, c, 0);
+    choose_locked(d, r, n, m, c, 0, 1, &stable);
     spin_unlock(&r->spin);
 }
 
@@ -1066,8 +1105,94 @@ static void verbose_print(struct cyrt_dregion *r, const cyocl_launch *L, int sid
     r->last = side;
 }
 
+/* Where the call's data is, as far as the model can tell it apart: 0 with
+ * nothing on a device and no view registered (every view uploads), else
+ * the registry's sequence number; mixed with the views' shapes and, where
+ * the registry holds something, their addresses (another array may be
+ * elsewhere).  Never 0 in the second case. */
+static uint64_t call_sig(cyrt_rt *rt, const cyocl_launch *L) {
+    uint64_t h = 1469598103934665603ull;
+    int empty = !(__atomic_load_n(&rt->state, __ATOMIC_ACQUIRE) & (CYRT_STATE_DIRTY | CYRT_STATE_VALID)) &&
+                !__atomic_load_n(&rt->handles, __ATOMIC_ACQUIRE);
+    if (!empty)
+        h = (h ^ __atomic_load_n(&rt->res_seq, __ATOMIC_ACQUIRE)) * 1099511628211ull;
+    for (int i = 0; i < L->nargs; i++) {
+        const cyocl_arg *a = &L->args[i];
+        if (a->kind != CYOCL_A_VIEW)
+            continue;
+        if (!empty)
+            h = (h ^ (uint64_t)(uintptr_t)a->ptr) * 1099511628211ull;
+        for (int k = 0; k < a->ndim && k < CYOCL_API_MAX_NDIM; k++)
+            h = (h ^ (uint64_t)a->shape[k] ^ (uint64_t)a->strides[k] << 32) * 1099511628211ull;
+    }
+    h &= (UINT64_C(1) << 62) - 1;
+    return empty ? h & ~(UINT64_C(1) << 61) : h | UINT64_C(1) << 61;
+}
+
+/* Settling (r->spin held): SETTLE full decisions in a row alike make the
+ * octave's decision the hot path's; another choice undoes it.  A
+ * calibration run is a one-off that leaves it as it is. */
+static void settle_locked(struct cyrt_dregion *r, int b, uint64_t sig, const cyrt_dchoice *c, int stable) {
+    dfast *f = &r->fast[b];
+    if (c->calibrating)
+        return;
+    if (stable && f->cand_side == c->side && f->cand_sig == sig) {
+        if (f->streak < SETTLE)
+            f->streak++;
+    } else {
+        f->cand_side = c->side;
+        f->cand_sig = sig;
+        f->streak = stable;
+    }
+    __atomic_store_n(&f->pred[0], c->pred[0], __ATOMIC_RELAXED);
+    __atomic_store_n(&f->pred[1], c->pred[1], __ATOMIC_RELAXED);
+    uint64_t word = stable && f->streak >= SETTLE ? 1u | (uint64_t)c->side << 1 | sig << 2 : 0;
+    __atomic_store_n(&f->word, word, __ATOMIC_RELEASE);
+}
+
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     L->pred_native = L->pred_opencl = -1;
+    struct cyrt_dregion *hot = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    struct cyrt_disp *hd = hot ? __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE) : NULL;
+    if (hd && L->n > 0) {
+        /* the hot path: a settled decision, no lock (each a few atomic
+         * loads); every SAMPLE-th call is made in full and timed */
+        int hds = __atomic_load_n(&hd->dstate, __ATOMIC_ACQUIRE);
+        int fside = -1;
+        long long p0 = -1, p1 = -1;
+        if (hds == 2 && !__atomic_load_n(&hot->off, __ATOMIC_RELAXED) && !(L->cpu_only && hd->dev_type != CYRT_DEV_CPU)) {
+            const dfast *f = &hot->fast[bucket((double)L->n)];
+            uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
+            if (w && (w >> 2) == call_sig(rt, L)) {
+                fside = (int)(w >> 1 & 1);
+                p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
+                p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
+            }
+        } else if (hds == -1) {
+            fside = 0; /* no device: native, the model only predicts */
+        }
+        if (fside >= 0 && __atomic_add_fetch(&hot->ncalls, 1, __ATOMIC_RELAXED) % SAMPLE != 0 &&
+            !(hd->verbose && hot->last != fside)) {
+            __atomic_add_fetch(&hot->skipped, 1, __ATOMIC_RELAXED);
+            if (fside == 0)
+                __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
+            __atomic_add_fetch(&hd->fast_calls, 1, __ATOMIC_RELAXED);
+            if (hds == 2) {
+                cyrt_dispatch_idle_check(rt);
+                memcpy(L->reason, "auto", 5);
+                L->pred_native = p0;
+                L->pred_opencl = p1;
+            } else {
+                snprintf(L->reason, sizeof L->reason, "auto: no OpenCL device");
+                if (L->kernel_time) /* the trace shows the prediction */
+                    L->pred_native = cyrt_dispatch_predict(rt, hot, 0, L->n);
+            }
+            return fside;
+        }
+    }
+    /* a full decision: its native run is timed into the model */
+    if (hot)
+        __atomic_store_n(&hot->hot_native, 0, __ATOMIC_RELEASE);
     struct cyrt_dregion *r = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (!r) {
         r = cyrt_dispatch_region(rt, L->source, L->region);
@@ -1094,8 +1219,9 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             bytes_for(rt, L, &m);
             pthread_mutex_lock(&rt->disp_lock);
             cyrt_dchoice c;
+            int stable;
             spin_lock(&r->spin);
-            choose_locked(d, r, L->n, &m, &c, 1);
+            choose_locked(d, r, L->n, &m, &c, 1, 1, &stable);
             spin_unlock(&r->spin);
             double left = d->startup_ns - (double)(now_ns() - d->start_ns);
             if (left < 0)
@@ -1149,12 +1275,18 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         snprintf(L->reason, sizeof L->reason, "auto");
         return 0;
     }
+    /* the signature first: a registry that changes meanwhile leaves one
+     * that no later call matches */
+    uint64_t sig = call_sig(rt, L);
+    double w = 1 + (double)__atomic_exchange_n(&r->skipped, 0, __ATOMIC_RELAXED);
     cyrt_dmove m;
     bytes_for(rt, L, &m);
     cyrt_dchoice c;
-    /* the common path: no lock but the record's own spin lock */
+    int stable;
+    /* no lock but the record's own spin lock */
     spin_lock(&r->spin);
-    choose_locked(d, r, L->n, &m, &c, 0);
+    choose_locked(d, r, L->n, &m, &c, 0, w, &stable);
+    settle_locked(r, bucket((double)L->n), sig, &c, stable);
     spin_unlock(&r->spin);
     side = c.side;
     L->pred_native = c.pred[0];
@@ -1185,7 +1317,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (d)
         cyrt_dispatch_idle_check(rt);
-    if (r && d) {
+    /* a native run decided from a settled decision teaches the model
+     * nothing it needs: only full decisions' runs are timed in */
+    if (r && d && !__atomic_exchange_n(&r->hot_native, 0, __ATOMIC_ACQ_REL)) {
         /* a team that ran while the driver started, or just after the
          * device was used, may have waited for a core the driver's threads
          * held, and a region's first call pays for cold code and data:
@@ -1233,6 +1367,26 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     return d ? __atomic_load_n(&d->calib_runs, __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t cyrt_dispatch_fast_calls(cyrt_rt *rt) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    return d ? __atomic_load_n(&d->fast_calls, __ATOMIC_RELAXED) : 0;
+}
+
+int cyrt_dispatch_wait_due(cyrt_rt *rt, cyrt_dregion *r) {
+    (void)rt;
+    return r && __atomic_add_fetch(&r->nquiet, 1, __ATOMIC_RELAXED) % SAMPLE == 0;
+}
+
+void cyrt_dispatch_test_ready(cyrt_rt *rt, unsigned dev_type) {
+    struct cyrt_disp *d = disp_get(rt);
+    if (!d)
+        return;
+    pthread_mutex_lock(&rt->disp_lock);
+    d->dev_type = dev_type;
+    __atomic_store_n(&d->dstate, 2, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&rt->disp_lock);
 }
 
 int cyrt_dispatch_device_state(cyrt_rt *rt) {

@@ -135,6 +135,11 @@ struct cyrt_rt {
     cyrt_xfer stats;
     cyrt_counts counts; /* updated with __atomic builtins, no lock */
     int state; /* CYRT_STATE_* bits, read without the lock by generated code */
+    /* changes (atomically, lock held) whenever a handle comes or goes or
+     * changes flags, or some top's extent or residency changes: the
+     * dispatcher's settled decisions hold while it stays (dispatch.c) */
+    uint64_t res_seq;
+    uint64_t res_fp; /* the tops' fingerprint behind the last change (cyrt_restate_locked) */
     /* launch.c: programs built in this process, by (source text, device);
      * prog_lock is never held during a build (prog_cond: one finished) */
     pthread_mutex_t prog_lock;

@@ -663,7 +663,11 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
     return -1;
 }
 
-static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], cyrt_xfer *moved, int *unwaited) {
+/* timed: a quiet kernel's launch the dispatcher times (its calibration run,
+ * or every SAMPLE-th of its launches): it waits for its result, and first
+ * for any kernel still pending, whose time (*drained_ns) is not its own. */
+static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], cyrt_xfer *moved, int *unwaited,
+                  int timed, uint64_t *drained_ns) {
     cyrt_err err = {0};
     cyrt_xfer acc = {0};
     int rc = 1;
@@ -732,9 +736,11 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     /* a quiet kernel still running on another queue may use these views:
        queues are not ordered among themselves */
     if (__atomic_load_n(&rt->pend_q, __ATOMIC_RELAXED)) {
+        uint64_t t = now_ns();
         pthread_mutex_lock(&rt->lock);
-        int drc = rt->pend_q != q ? cyrt_drain_locked(rt) : 0;
+        int drc = rt->pend_q != q || timed ? cyrt_drain_locked(rt) : 0;
         pthread_mutex_unlock(&rt->lock);
+        *drained_ns = now_ns() - t;
         if (drc)
             return failed(L, "fallback: an earlier unwaited kernel failed: %s", cyrt_cl_error_name(drc));
     }
@@ -906,8 +912,7 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
        returns once it is enqueued, and whatever next copies device memory
        or launches on another queue waits for it (cyrt_drain_locked).  Not
        when the trace or the dispatcher's calibration times the launch. */
-    *unwaited = L->quiet && !L->kernel_time && roff == 32 && !nlast && !L->has_break && !ke->scr_dirty &&
-                !(L->dslot && !strncmp(L->reason, "calibrating", 11));
+    *unwaited = L->quiet && !L->kernel_time && roff == 32 && !nlast && !L->has_break && !ke->scr_dirty && !timed;
     if (*unwaited) {
         cl->clFlush(q);
         pthread_mutex_lock(&rt->lock);
@@ -1021,7 +1026,13 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     if (verbose == 3) L->kernel_time = 1;
     cyrt_xfer moved = {0};
     int unwaited = 0;
-    int rc = launch(rt, L, kerr, ph, &moved, &unwaited);
+    /* the dispatcher learns a quiet kernel's time from the launches that
+       wait: its calibration runs, and every SAMPLE-th (cyrt_dispatch_wait_due) */
+    cyrt_dregion *dr = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    int timed = dr && L->quiet && !L->kernel_time &&
+                (!strncmp(L->reason, "calibrating", 11) || cyrt_dispatch_wait_due(rt, dr));
+    uint64_t drained = 0;
+    int rc = launch(rt, L, kerr, ph, &moved, &unwaited, timed, &drained);
     if (ph[PH_SETUP] || L->build)
         cyrt_dispatch_device_used(rt, L->build != 0);
     if (verbose == 3 && ph[PH_DONE]) {
@@ -1041,10 +1052,10 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     }
     /* the dispatcher learns from every device run it asked for: the time
        without a program build, which only the first run pays */
-    cyrt_dregion *dr = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     /* an unwaited launch's time is its enqueue's, not the kernel's */
     if (dr && rc == 0 && ph[PH_DONE] && !unwaited) {
         uint64_t ns = now_ns() - t0;
+        ns = ns > drained ? ns - drained : 0;
         if (L->build && ph[PH_SETUP] > t0 && ns > ph[PH_SETUP] - t0) ns -= ph[PH_SETUP] - t0;
         /* the copies as timed, not as predicted: the device's own time is
            what is left (and the copies refine the bandwidths) */

@@ -467,7 +467,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
     cyrt_stats(cyrt_rt_global(), &x);
     cyrt_registry_info_get(cyrt_rt_global(), &r);
     cyrt_counts_get(cyrt_rt_global(), &c);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s}", "bytes_to_device",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s}", "bytes_to_device",
                          (unsigned long long)x.bytes_to_device, "bytes_to_host",
                          (unsigned long long)x.bytes_to_host, "bytes_device_copy",
                          (unsigned long long)x.bytes_device_copy, "to_device",
@@ -483,7 +483,8 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          "native_regions", (unsigned long long)c.native_regions, "native_ns",
                          (unsigned long long)c.native_ns, "calls_native", (unsigned long long)c.native_regions,
                          "calls_opencl", (unsigned long long)c.launches, "calibration_runs",
-                         (unsigned long long)cyrt_dispatch_calibration_runs(cyrt_rt_global()), "result_reads",
+                         (unsigned long long)cyrt_dispatch_calibration_runs(cyrt_rt_global()), "fast_decisions",
+                         (unsigned long long)cyrt_dispatch_fast_calls(cyrt_rt_global()), "result_reads",
                          (unsigned long long)c.result_reads, "unwaited_launches", (unsigned long long)c.unwaited,
                          "drains", (unsigned long long)c.drains, "device_state",
                          dstate_name(cyrt_dispatch_device_state(cyrt_rt_global())));

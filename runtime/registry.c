@@ -512,6 +512,7 @@ static cyrt_status settle(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err 
 /* ---- public entry points ------------------------------------------------------------ */
 
 static void handle_link(cyrt_rt *rt, cyrt_handle *h) {
+    __atomic_add_fetch(&rt->res_seq, 1, __ATOMIC_RELEASE);
     h->prev = NULL;
     h->next = rt->handles;
     if (rt->handles)
@@ -520,6 +521,7 @@ static void handle_link(cyrt_rt *rt, cyrt_handle *h) {
 }
 
 static void handle_unlink(cyrt_rt *rt, cyrt_handle *h) {
+    __atomic_add_fetch(&rt->res_seq, 1, __ATOMIC_RELEASE);
     if (h->prev)
         h->prev->next = h->next;
     else
@@ -851,12 +853,20 @@ retry:
 
 void cyrt_restate_locked(cyrt_rt *rt) {
     int st = 0;
+    uint64_t fp = 1469598103934665603ull ^ rt->ntops; /* FNV-1a over the tops */
     for (size_t k = 0; k < rt->ntops; k++) {
         const cyrt_region *t = rt->tops[k];
         if (!t->host_valid)
             st |= CYRT_STATE_DIRTY;
         if (t->dev_valid)
             st |= CYRT_STATE_VALID;
+        uint64_t w[3] = {(uint64_t)t->lo, (uint64_t)t->hi, (uint64_t)(t->host_valid | t->dev_valid << 1)};
+        for (int i = 0; i < 3; i++)
+            fp = (fp ^ w[i]) * 1099511628211ull;
+    }
+    if (fp != rt->res_fp) {
+        rt->res_fp = fp;
+        __atomic_add_fetch(&rt->res_seq, 1, __ATOMIC_RELEASE);
     }
     /* the start-up bit is the dispatcher's (set and cleared without this lock) */
     int old = __atomic_load_n(&rt->state, __ATOMIC_RELAXED);
@@ -1005,6 +1015,7 @@ cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrd
 void cyrt_handle_set_flags(cyrt_rt *rt, cyrt_handle *h, unsigned flags) {
     pthread_mutex_lock(&rt->lock);
     h->flags = flags;
+    __atomic_add_fetch(&rt->res_seq, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&rt->lock);
 }
 
@@ -1043,6 +1054,7 @@ cyrt_status cyrt_registry_free(cyrt_rt *rt, cyrt_err *err) {
         rt->handles = h->next;
         free(h);
     }
+    __atomic_add_fetch(&rt->res_seq, 1, __ATOMIC_RELEASE);
     return first;
 }
 

@@ -18,6 +18,7 @@
 #include "runtime/cyocl_api.h"
 
 /* the runtime's own entry points (runtime/internal.h, pymod.c) */
+int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L);
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns);
 void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
 void cyrt_dispatch_idle_check(cyrt_rt *rt);
@@ -492,6 +493,108 @@ static void test_prov_costly(void) {
     drop(rt);
 }
 
+
+/* The hot path (cyrt_dispatch_decide): once SETTLE full decisions in a
+ * row at an octave of n chose one side without calibrating, calls there
+ * take it from the settled decision, and their native runs are not timed
+ * into the model; every 64th call is made in full and timed, so a side
+ * that became slow is still left; a registry that changes (a view
+ * registered) unsettles it. */
+static void test_hot_path(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S4 = "__kernel void cyk_0(void) {}\n/* hot */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S4, 31);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
+    }
+    double x[100];
+    cyocl_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CYOCL_A_VIEW;
+    a.size = 8;
+    a.read = a.written = 1;
+    a.ptr = x;
+    a.ndim = 1;
+    a.shape[0] = 100;
+    a.strides[0] = 8;
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.source = S4;
+    L.region = 31;
+    L.n = 100;
+    L.nargs = 1;
+    L.args = &a;
+    int device = 0;
+    for (int i = 0; i < 640; i++) {
+        if (cyrt_dispatch_decide(rt, &L))
+            device++;
+        else
+            cyrt_dispatch_native_done(rt, &L, 5000);
+        CHECK(!strcmp(L.reason, "auto") || !strcmp(L.reason, "calibrating"), "reason %s", L.reason);
+    }
+    uint64_t fast = cyrt_dispatch_fast_calls(rt);
+    CHECK(fast >= 600 && fast < 640, "settled: %llu of 640 calls on the hot path", (unsigned long long)fast);
+    CHECK(device == 0, "native stays (%d on the device)", device);
+    /* a hot-path decision carries the predictions (the trace's predicted_ns) */
+    for (int i = 0; i < 100 && cyrt_dispatch_fast_calls(rt) == fast; i++) {
+        cyrt_dispatch_decide(rt, &L);
+        cyrt_dispatch_native_done(rt, &L, 5000);
+    }
+    fast = cyrt_dispatch_fast_calls(rt);
+    CHECK(cyrt_dispatch_decide(rt, &L) == 0 && cyrt_dispatch_fast_calls(rt) == fast + 1);
+    CHECK(L.pred_native == 5000 && L.pred_opencl > 100000, "predictions %lld %lld", L.pred_native, L.pred_opencl);
+    /* its native run is not timed: a faster time, believed at once when
+     * timed, leaves the model as it was */
+    cyrt_dispatch_native_done(rt, &L, 1000);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 100) == 5000, "a hot-path run timed in");
+    /* native becomes slow for good: the sampled calls see it and the
+     * device takes over */
+    int calls = 0;
+    for (; calls < 64 * 16; calls++) {
+        if (cyrt_dispatch_decide(rt, &L)) {
+            if (strcmp(L.reason, "calibrating"))
+                break;
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0); /* a recheck */
+        } else {
+            cyrt_dispatch_native_done(rt, &L, 500000);
+        }
+    }
+    CHECK(calls < 64 * 12, "the device after %d calls of a slow native side", calls);
+    /* the device settles in turn (with a view registered elsewhere); a
+     * view registered meanwhile changes where data may be: the next call
+     * is decided in full */
+    static double y[64], z[64];
+    ptrdiff_t n64 = 64, st8 = 8;
+    cyrt_handle *h = NULL, *h2 = NULL;
+    CHECK(cyrt_register(rt, z, 1, &n64, &st8, 8, &h2, NULL, NULL) == CYRT_OK && h2);
+    for (int i = 0; i < 200; i++)
+        if (cyrt_dispatch_decide(rt, &L))
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
+        else
+            cyrt_dispatch_native_done(rt, &L, 500000);
+    fast = cyrt_dispatch_fast_calls(rt);
+    CHECK(cyrt_dispatch_decide(rt, &L) == 1 && cyrt_dispatch_fast_calls(rt) == fast + 1, "device settled");
+    CHECK(cyrt_register(rt, y, 1, &n64, &st8, 8, &h, NULL, NULL) == CYRT_OK && h);
+    fast = cyrt_dispatch_fast_calls(rt);
+    cyrt_dispatch_decide(rt, &L);
+    CHECK(cyrt_dispatch_fast_calls(rt) == fast, "a registry change unsettles");
+    for (int i = 0; i < 8; i++)
+        cyrt_dispatch_decide(rt, &L);
+    CHECK(cyrt_dispatch_fast_calls(rt) > fast, "and it settles again");
+    CHECK(cyrt_release(rt, h, NULL, NULL) == CYRT_OK && cyrt_release(rt, h2, NULL, NULL) == CYRT_OK);
+    /* quiet launches: one in 64 waits to be timed */
+    int due = 0;
+    for (int i = 0; i < 640; i++)
+        due += cyrt_dispatch_wait_due(rt, r);
+    CHECK(due == 10, "%d of 640 quiet launches timed", due);
+    drop(rt);
+}
+
 static char dir[256];
 
 static void test_store(void) {
@@ -600,6 +703,7 @@ int main(void) {
     test_after_build();
     test_store();
     test_prov_costly();
+    test_hot_path();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
