@@ -127,6 +127,7 @@ typedef struct {
     CyVec checked;     /* Checked*: accesses a loop has proven in bounds */
     int used_complex;
     CyMap launchers;   /* set of IrFunc* that may run a region on a device (directly or by calls) */
+    CyVec own_called;  /* IrFunc*: defs of this module called by their global name (own_def_callee) */
     int hoisted;       /* >0: an enclosing loop already synchronised the host */
     CyVec subst;       /* IrExpr*, const char* pairs: values already computed (min/max arguments) */
 } Gen;
@@ -1025,13 +1026,28 @@ static const char *obj_cmp_int(Gen *G, IrExpr *e) {
     return s;
 }
 
+static int host_checks_on(Gen *G);
+static IrFunc *own_def_callee(const Gen *G, const IrExpr *e);
+
 static Val gen_obj_call(Gen *G, IrExpr *e) {
     Val f = gen(G, e->args[0]);
+    IrFunc *own = host_checks_on(G) ? own_def_callee(G, e) : NULL;
     int npos = e->nargs - 1, nkw = e->nkw;
     const char **items = cy_alloc(G->a, (size_t)(npos + nkw + 2) * sizeof(char *));
     items[0] = "NULL";
     for (int i = 0; i < npos; i++) items[1 + i] = gen(G, e->args[1 + i]).c;
     for (int i = 0; i < nkw; i++) items[1 + npos + i] = gen(G, e->kwargs[i]).c;
+    if (own) {
+        /* the statement's host check left this call out (own_def_callee):
+           only a function that is not this module's def any more needs the
+           data back first */
+        int k;
+        for (k = 0; k < G->own_called.len && G->own_called.items[k] != own; k++) {}
+        if (k == G->own_called.len) cy_vec_push(G->a, &G->own_called, own);
+        out(G, "if (!PyCFunction_Check(%s) || PyCFunction_GET_FUNCTION(%s) != (PyCFunction)(void (*)(void))cy_pw_%s)",
+            f.c, f.c, own->name);
+        out(G, "    CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), e->pos.line);
+    }
     if (npos + nkw == 0) return (Val){new_obj(G, FMT("PyObject_CallNoArgs(%s)", f.c)), 1};
     const char *kwt = "NULL";
     if (nkw) {
@@ -1547,6 +1563,41 @@ typedef struct {
     CyVec vset;  /* IrVar*: view variables assigned (a check hoisted before them would see old values) */
 } HostScan;
 
+static int is_def_like(const IrFunc *f);
+static void hs_expr(HostScan *h, const IrExpr *e);
+
+/* A call of one of this module's def functions by its global name, with
+ * arguments that are views or values that touch no view memory: the
+ * callee's wrapper takes care of residency itself (its own host checks,
+ * enter and leave), so the caller need not bring the data back first —
+ * as long as the name still names that function when the call runs,
+ * which the call checks (gen_obj_call).  Inside cyocl.resident, mlp2's
+ * two sigmoid_layer calls otherwise copied every array back and up again. */
+static IrFunc *own_def_callee(const Gen *G, const IrExpr *e) {
+    if (e->kind != E_OBJ_CALL || e->nkw || e->nargs < 1) return NULL;
+    const IrExpr *c = e->args[0];
+    const char *name = c->kind == E_PYGLOBAL                                       ? c->sval
+                       : c->kind == E_VAR && c->var && c->var->kind == V_PYGLOBAL ? c->var->name
+                                                                                   : NULL;
+    if (!name) return NULL;
+    IrFunc *f = NULL;
+    for (int i = 0; i < G->m->funcs.len && !f; i++) {
+        IrFunc *g = G->m->funcs.items[i];
+        if (is_def_like(g) && !g->fused_of && !strcmp(g->name, name)) f = g;
+    }
+    if (!f) return NULL;
+    for (int i = 1; i < e->nargs; i++) {
+        const IrExpr *a = e->args[i];
+        if (a->kind == E_OBJ_FROM_VIEW && a->nargs == 1 && a->args[0]->kind == E_VAR && a->args[0]->var &&
+            a->args[0]->var->kind != V_PYGLOBAL)
+            continue;
+        HostScan t = {G, 0, 0, 0, {0}, {0}};
+        hs_expr(&t, a);
+        if (t.mask || t.launch || t.all) return NULL;
+    }
+    return f;
+}
+
 static void hs_view(HostScan *h, const IrExpr *v) {
     if (!v || v->kind != E_VAR || !v->var || v->var->kind == V_PYGLOBAL || !v->ty || v->ty->kind != TY_VIEW) {
         h->all = 1;
@@ -1571,8 +1622,17 @@ static void hs_expr(HostScan *h, const IrExpr *e) {
     case E_CALL:
         if (is_launcher(h->G, e->fn)) h->launch = 1;
         break;
+    case E_OBJ_CALL:
+        if (own_def_callee(h->G, e)) {
+            /* checked where it runs (gen_obj_call); the callee may launch */
+            h->launch = 1;
+            for (int i = 1; i < e->nargs; i++)
+                if (e->args[i]->kind != E_OBJ_FROM_VIEW) hs_expr(h, e->args[i]);
+            return;
+        }
+        /* fall through */
     case E_OBJ_FROM_VIEW: case E_CARRAY_VIEW: case E_OBJ_BINOP: case E_OBJ_UNOP: case E_OBJ_NOT: case E_OBJ_TRUTH:
-    case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR: case E_OBJ_CALL: case E_OBJ_INDEX:
+    case E_OBJ_CMP: case E_OBJ_CMP_BINT: case E_OBJ_ATTR: case E_OBJ_INDEX:
     case E_OBJ_AND: case E_OBJ_OR: case E_OBJ_COND: case E_UNBOX: case E_IMPORT:
         /* Python code runs: it may read or write any array, or call a module that launches */
         h->mask |= HM_WRITE;
@@ -3843,6 +3903,10 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "/* ---- functions ---- */");
     for (int i = 0; i < m->funcs.len; i++)
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < G->own_called.len; i++)
+        out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, "
+               "PyObject *cy_kwnames);",
+            ((IrFunc *)G->own_called.items[i])->name);
     out(G, "%s", "");
     cy_buf_put(out_buf, hdr.s, hdr.len);
     cy_buf_put(out_buf, funcs.s ? funcs.s : "", funcs.len);

@@ -6,7 +6,7 @@ a fresh process under CYOCL_FORCE=opencl with a CYOCL_TRACE file; every
 result is also checked against numpy, and every scenario is run once more
 under CYOCL_FORCE=native (same results, nothing moved).
 
-Usage: residency.py --cyocl build/cyocl [--work DIR]
+Usage: residency.py --cyocl build/cyocl [--work DIR] [--only SCENARIO ...]
 Exit status 0 all passed, 1 a failure, 77 no OpenCL device (skipped).
 """
 import argparse
@@ -160,6 +160,32 @@ n = 100000
 assert m.temporaries(n, 20) == 20 * (n * (n - 1) / 2)
 st = cyocl.stats()
 assert st['regions'] == 0 and st['handles'] == 0, st
+"""
+
+
+@scenario
+def nested_defs_stay_resident():
+    """
+x = np.arange(64 * 8, dtype=np.float64).reshape(64, 8); h = np.zeros_like(x); o = np.zeros_like(x)
+with cyocl.resident(x, h, o):
+    for k in range(5):
+        m.two_layers(x, h, o)
+    if OPENCL:
+        # x and h go up with the first layer, o with the second; nothing
+        # comes back between the calls of the def inside the def
+        st = cyocl.stats()
+        assert (st['to_device'], st['to_host']) == (3, 0), st
+        assert not [r for r in T() if r.get('event') == 'sync'], T()
+    # a name that is not the module's def any more is Python code: the data
+    # comes back first (and its device copies go, or leaving the block
+    # would copy them over what Python wrote)
+    real = m.layer
+    def np_layer(a, b):
+        b[:] = np.asarray(a) * 3.0
+    m.layer = np_layer
+    m.two_layers(x, h, o)
+    m.layer = real
+assert np.all(h == 3 * x) and np.all(o == 9 * x), (h[0], o[0])
 """
 
 
@@ -333,6 +359,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cyocl", required=True)
     ap.add_argument("--work")
+    ap.add_argument("--only", action="append", help="run this scenario only (repeatable)")
     a = ap.parse_args()
     if subprocess.run([a.cyocl, "devices"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
         print("SKIP: no OpenCL device")
@@ -346,6 +373,8 @@ def main():
         return 1
     passed = failed = 0
     for name, code in SCENARIOS.items():
+        if a.only and name not in a.only:
+            continue
         for force in ("opencl", "native"):
             trace = os.path.join(work, "trace-%s-%s.jsonl" % (name, force))
             if os.path.exists(trace):

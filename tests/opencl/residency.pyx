@@ -99,3 +99,14 @@ def peek(double[::1] a, Py_ssize_t i):
 def poke(double[::1] a, Py_ssize_t i, double v):
     """a host write of one array: its device copy goes, the others' stay."""
     a[i] = v
+
+def layer(double[:, ::1] x, double[:, ::1] out):
+    cdef Py_ssize_t i, j
+    for i in prange(x.shape[0], nogil=True):
+        for j in range(x.shape[1]):
+            out[i, j] = x[i, j] * 2.0 + 1.0
+
+def two_layers(double[:, ::1] x, double[:, ::1] hidden, double[:, ::1] out):
+    """a def calling a def (through its global name, as mlp2 does)"""
+    layer(x, hidden)
+    layer(hidden, out)
