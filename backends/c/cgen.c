@@ -621,6 +621,15 @@ static Val gen_view(Gen *G, IrExpr *e) {
         return (Val){t, 1};
     }
     case E_CALL: return gen_call(G, e);
+    case E_CALL_C: {
+        /* a prelude function returning a view that shares its argument's
+           owner (cyrt_view_bcast): the result takes its own reference */
+        const char *c = genc(G, e);
+        const char *t = vtmp(G);
+        out(G, "%s = %s;", t, c);
+        out(G, "cyrt_owner_incref(%s.owner);", t);
+        return (Val){t, 1};
+    }
     case E_COND: {
         const char *c = genc(G, e->args[0]);
         const char *t = vtmp(G);

@@ -1215,7 +1215,7 @@ CYRT_FN int cyrt_views_meet(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_
 /* Do two views' memory extents overlap other than element for element?
  * (out[:] = out[:] * 2 reads each element where it writes it; out[1:] =
  * out[:-1] reads elements written before.)  Element-wise expressions on
- * slices refuse the second kind. */
+ * slices copy the operand first in the second case. */
 CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
     int i;
     if (!cyrt_views_meet(a, b, ndims, isa, isb)) return 0;
@@ -1223,6 +1223,15 @@ CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, 
     for (i = 0; i < ndims / 16; i++)
         if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i]) return 1;
     return 0;
+}
+
+/* v with axis stretched to n elements that are all its one element (stride
+ * 0): numpy's broadcasting of an extent-1 axis, for element-wise slice
+ * expressions.  The owner's reference is the caller's to take. */
+CYRT_FN cy_view cyrt_view_bcast(cy_view v, int axis, Py_ssize_t n) {
+    v.shape[axis] = n;
+    v.strides[axis] = 0;
+    return v;
 }
 
 /* ---- parallel regions --------------------------------------------------------- */
