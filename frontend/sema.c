@@ -351,6 +351,13 @@ static const char *py_builtins[] = {
     "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
     "RuntimeError", "RuntimeWarning", "StopIteration", "TypeError", "ValueError", "Warning",
     "ZeroDivisionError", "UserWarning", "DeprecationWarning", "BufferError", "KeyboardInterrupt",
+    "BaseException", "ImportError", "ModuleNotFoundError", "OSError", "IOError", "EnvironmentError",
+    "FileNotFoundError", "FileExistsError", "PermissionError", "IsADirectoryError",
+    "NotADirectoryError", "TimeoutError", "ConnectionError", "BrokenPipeError", "EOFError",
+    "UnboundLocalError", "RecursionError", "FloatingPointError", "SystemError", "SystemExit",
+    "GeneratorExit", "UnicodeError", "UnicodeDecodeError", "UnicodeEncodeError", "ReferenceError",
+    "BytesWarning", "FutureWarning", "ImportWarning", "PendingDeprecationWarning",
+    "ResourceWarning", "SyntaxWarning", "UnicodeWarning",
     "NotImplemented", "Ellipsis", "__name__", "__file__", "__doc__", NULL};
 
 static int is_py_builtin(const char *n) {
@@ -4314,6 +4321,51 @@ static const IrStmt *find_region_stmt(const CyVec *v) {
     return NULL;
 }
 
+/* try: ... except T as e: ... else: ...  Each handler's type is evaluated
+ * when an exception reaches it (in order, until one matches); the 'as'
+ * target gets the exception first and is deleted when the handler ends. */
+static IrStmt *lower_try_except(S *s, ANode *n) {
+    if (!need_gil(s, n->pos, "Try-except statement")) return NULL;
+    IrStmt *x = st(s, ST_TRY_EXCEPT, n->pos);
+    lower_block(s, &n->body, &x->body);
+    int ok = 1;
+    for (int i = 0; i < n->handlers.len; i++) {
+        ANode *h = n->handlers.items[i];
+        IrStmt *e = st(s, ST_EXCEPT, h->pos);
+        if (!h->value && i + 1 < n->handlers.len) {
+            err(s, ((ANode *)n->handlers.items[i + 1])->pos, "default 'except:' must be last");
+            return NULL;
+        }
+        if (h->value) {
+            e->value = box(s, lower_expr(s, h->value));
+            if (e->value->ty == TY_ERR) ok = 0;
+        }
+        if (h->name) {
+            CyPos np = *(CyPos *)h->name_pos.items[0];
+            ANode tn = {.kind = A_NAME, .pos = np, .name = h->name};
+            Sym *y = lookup(s, h->name);
+            if (y && (y->kind == SY_VAR || y->kind == SY_PYVAR) && y->var && !is_obj(y->var->ty)) {
+                /* the name is deleted when the handler ends */
+                err(s, np, "Deletion of non-Python, non-C++ object");
+                return NULL;
+            }
+            e->target = lower_target(s, &tn, OP_NONE);
+            if (!e->target) return NULL;
+            IrExpr *caught = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), h->pos);
+            caught->sval = "cy_caught";
+            cy_vec_push(s->a, &e->body, assign_stmt(s, e->target, caught, h->pos, OP_NONE));
+        }
+        lower_block(s, &h->body, &e->body);
+        cy_vec_push(s->a, &x->orelse, e);
+    }
+    if (n->tryelse.len) {
+        IrStmt *b = st(s, ST_BLOCK, ((ANode *)n->tryelse.items[0])->pos);
+        lower_block(s, &n->tryelse, &b->body);
+        cy_vec_push(s->a, &x->orelse, b);
+    }
+    return ok ? x : NULL;
+}
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
@@ -4449,6 +4501,10 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             x->value = box(s, lower_expr(s, n->value));
             if (x->value->ty == TY_ERR) return;
         }
+        if (n->rhs) {
+            x->target = box(s, lower_expr(s, n->rhs));
+            if (x->target->ty == TY_ERR) return;
+        }
         cy_vec_push(s->a, out, x);
         return;
     }
@@ -4509,12 +4565,19 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
     case S_TRY: {
-        if (n->handlers.len) {
-            err(s, ((ANode *)n->handlers.items[0])->pos, "'except' clauses are not supported by cyocl (try/finally is)");
-            return;
-        }
         IrStmt *x = st(s, ST_TRY, n->pos);
-        lower_block(s, &n->body, &x->body);
+        if (n->handlers.len) {
+            IrStmt *te = lower_try_except(s, n);
+            if (!te) return;
+            if (!n->orelse.len) {
+                cy_vec_push(s->a, out, te);
+                return;
+            }
+            /* try/except/finally is try: (try/except) finally:, as in Python */
+            cy_vec_push(s->a, &x->body, te);
+        } else {
+            lower_block(s, &n->body, &x->body);
+        }
         lower_block(s, &n->orelse, &x->orelse);
         const IrStmt *r = find_region_stmt(&x->orelse);
         if (r) {
@@ -4615,7 +4678,9 @@ static int body_writes_elem(CyVec *body, const char *name) {
         if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN || n->kind == S_FOR)
             for (int k = 0; k < n->targets.len; k++)
                 if (writes_elem(n->targets.items[k], name)) return 1;
-        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name)) return 1;
+        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name) ||
+            body_writes_elem(&n->handlers, name) || body_writes_elem(&n->tryelse, name))
+            return 1;
     }
     return 0;
 }
@@ -4807,8 +4872,21 @@ static void pre_stmt(Pre *pr, ANode *n) {
                 pre_target(pr, &tn, NULL, 2);
             }
         return;
-    case S_IF: case S_WHILE: case S_TRY:
+    case S_IF: case S_WHILE:
         pre_block(pr, &n->body);
+        pre_block(pr, &n->orelse);
+        return;
+    case S_TRY:
+        pre_block(pr, &n->body);
+        for (int i = 0; i < n->handlers.len; i++) {
+            ANode *h = n->handlers.items[i];
+            if (h->name) {
+                ANode tn = {.kind = A_NAME, .pos = h->pos, .name = h->name};
+                pre_target(pr, &tn, NULL, 2);
+            }
+            pre_block(pr, &h->body);
+        }
+        pre_block(pr, &n->tryelse);
         pre_block(pr, &n->orelse);
         return;
     case S_WITH:
@@ -4875,9 +4953,19 @@ static void mo_stmt(Pre *pr, ANode *n, int nogil) {
     case S_CDEF:
         for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
         return;
-    case S_IF: case S_WHILE: case S_TRY:
+    case S_IF: case S_WHILE:
         mo_expr(pr, n->cond, 0, nogil);
         mo_block(pr, &n->body, nogil);
+        mo_block(pr, &n->orelse, nogil);
+        return;
+    case S_TRY:
+        mo_block(pr, &n->body, nogil);
+        for (int i = 0; i < n->handlers.len; i++) {
+            ANode *h = n->handlers.items[i];
+            mo_expr(pr, h->value, 0, nogil);
+            mo_block(pr, &h->body, nogil);
+        }
+        mo_block(pr, &n->tryelse, nogil);
         mo_block(pr, &n->orelse, nogil);
         return;
     case S_FOR: {
@@ -5711,10 +5799,34 @@ static void declare_struct(S *s, ANode *n) {
     cy_vec_push(s->a, &s->m->structs, t);
 }
 
-static void declare_module(S *s, AModule *am) {
+static void declare_block(S *s, CyVec *stmts);
+
+/* The names a module-level compound statement's blocks bind are module
+ * globals too (try: import x / except ImportError as e: ...). */
+static void declare_nested(S *s, ANode *n) {
+    switch (n->kind) {
+    case S_IF: case S_WHILE: case S_FOR: case S_WITH: case S_TRY:
+        break;
+    default:
+        return;
+    }
+    declare_block(s, &n->body);
+    declare_block(s, &n->orelse);
+    declare_block(s, &n->tryelse);
+    for (int i = 0; i < n->handlers.len; i++) {
+        ANode *h = n->handlers.items[i];
+        if (h->name && !lookup_in(s->mscope, h->name)) declare(s, s->mscope, h->name, SY_PYGLOBAL);
+        declare_block(s, &h->body);
+    }
+}
+
+static void declare_module(S *s, AModule *am) { declare_block(s, &am->stmts); }
+
+static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
-    for (int i = 0; i < am->stmts.len; i++) {
-        ANode *n = am->stmts.items[i];
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        declare_nested(s, n);
         switch (n->kind) {
         case S_CIMPORT:
         case S_IMPORT: {
