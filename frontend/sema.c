@@ -2819,8 +2819,10 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
  * axis cannot have that stride, so such an operand is copied stretched),
  * and an operand whose memory may overlap the target's other than element
  * for element is copied first (cyrt_views_overlap: a test of address ranges,
- * so the common case costs a comparison).  Inside a region's body neither
- * happens: a kernel can do neither, so extents must match there. */
+ * so the common case costs a comparison).  The same holds in a prange body
+ * or parallel() block, where the statement runs per iteration: the checks
+ * (they raise) and copies (they take the GIL) keep that region native, as
+ * the checks alone always did. */
 
 static void lower_stmt(S *s, ANode *n, CyVec *out);
 
@@ -2834,7 +2836,6 @@ typedef struct {
     IrVar *ref;          /* the loops run over ref's extents ... */
     IrVar *ext[8];       /* ... or these variables' (sum() where operands stretch) */
     ANode *target;       /* the assignment's target (NULL: a sum()) */
-    int stretch;         /* extent-1 axes stretch, overlaps are copied: outside regions */
 } ArrExpr;
 
 static ANode *an(S *s, ANodeKind k, CyPos p) {
@@ -3104,8 +3105,8 @@ static void ae_raise_fmt(S *s, IrExpr *cond, const char *fmt, IrExpr *a, IrExpr 
 }
 
 /* Every operand has at most the expression's dimensions, and at run time
- * on each trailing axis it has the loops' extent or, where operands
- * stretch, 1: else ValueError naming the operand and both extents. */
+ * on each trailing axis it has the loops' extent or 1: else ValueError
+ * naming the operand and both extents. */
 static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
     for (int k = 0; k < ae->nops; k++) {
         IrVar *v = ae->opv[k];
@@ -3124,14 +3125,8 @@ static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
             int d = ae->nd - nd + j;
             if (v == ae->ref && !ae->ext[d]) continue;
             IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, j, p), ae_ext(s, ae, d, p), p);
-            if (ae->stretch)
-                c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
-                        ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
-            if (!ae->stretch) {
-                /* in a kernel: a message without formatting */
-                ae_raise_if(s, c, cy_fmt(s->a, "memoryview shapes do not match in dimension %d", d), p, out);
-                continue;
-            }
+            c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
+                    ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
             const char *what = ae->target ? cy_fmt(s->a, "the target '%s' has %%d", ae_name(s, ae->target))
                                           : "the other operands have %d";
             ae_raise_fmt(s, c,
@@ -3306,16 +3301,13 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
     ANode *elem = ae_rewrite(s, &ae, value, out);
     ae.ref = o;
     ae.target = target;
-    ae.stretch = s->prange_depth == 0 && s->parallel_depth == 0;
     if (ae_check_shapes(s, &ae, out) < 0) return;
     /* an operand that overlaps the target other than element for element
        would be read where the loop has already written (the parallel loop
        even races): it is copied first, as numpy does, when the address
        ranges meet (views of one array that interleave, a[::2] and a[1::2],
-       are copied without need).  Identical views need no copy.  (In a
-       parallel region's body the check is left out: a kernel cannot make
-       it, and the statement runs per iteration there.) */
-    for (int k = 0; k < ae.nops && ae.stretch; k++) {
+       are copied without need).  Identical views need no copy. */
+    for (int k = 0; k < ae.nops; k++) {
         IrVar *v = ae.opv[k];
         IrExpr *c = mk(s, E_CALL_C, cy_type_scalar(TY_INT), target->pos);
         c->sval = "cyrt_views_overlap";
@@ -3336,7 +3328,7 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
         ae_copy(s, &ae, v, v, ae.ops[k]->pos, &x->body);
         cy_vec_push(s->a, out, x);
     }
-    if (ae.stretch) ae_stretch(s, &ae, out);
+    ae_stretch(s, &ae, out);
     ae_scalars(s, &ae, target->pos, out);
     ANode *as = an(s, S_ASSIGN, target->pos);
     cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, ae.nd, target->pos));
@@ -3376,8 +3368,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     while (ref < ae.nops && ae.opv[ref]->ty->ndim != nd) ref++;
     if (ref == ae.nops) return;
     ae.ref = ae.opv[ref];
-    ae.stretch = s->prange_depth == 0 && s->parallel_depth == 0;
-    for (int d = 0; d < nd && ae.stretch && ae.nops > 1; d++) {
+    for (int d = 0; d < nd && ae.nops > 1; d++) {
         IrVar *x = ae.ext[d] = synth_var(s, cy_fmt(s->a, "$n%d_%d", ae.id, d), cy_type_scalar(TY_SSIZE), n->pos);
         record_assign(s, x, n->pos, OP_NONE);
         cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, x, n->pos), ir_shape(s, ae.ref, d, n->pos), n->pos, OP_NONE));
@@ -3392,7 +3383,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
         }
     }
     if (ae_check_shapes(s, &ae, out) < 0) return;
-    if (ae.stretch) ae_stretch(s, &ae, out);
+    ae_stretch(s, &ae, out);
     ae_scalars(s, &ae, n->pos, out);
     CyType *et = probe_type(s, elem);
     if (et == TY_ERR) {

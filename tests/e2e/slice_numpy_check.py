@@ -124,10 +124,17 @@ def check(mod):
     e[2:] = e[:-2] - e[2:]
     mod.shift_nogil(ai)
     assert np.array_equal(ai, e)
-    # inside a prange body: equal extents only (documented)
-    m = rng.random((4, 5))
-    r = rng.random((1, 5))
-    e = m + r[0]
-    mod.in_prange(m, r)
+    # inside a prange body: the same rules, per iteration
+    for nr in (5, 1):
+        m = rng.random((4, 5))
+        r = rng.random((1, nr))
+        e = m + r[0]
+        mod.in_prange(m, r)
+        assert np.array_equal(m, e)
+    raises(mod.in_prange, rng.random((4, 5)), rng.random((1, 2)), words=("dimension 0", "'r[0, :]'"))
+    m = rng.random((6, 9))
+    e = m.copy()
+    e[:, 1:] = e[:, :-1] * 2
+    e[:, ::-1] = e[:, :] + 1
+    mod.in_prange_overlap(m)
     assert np.array_equal(m, e)
-    raises(mod.in_prange, rng.random((4, 5)), rng.random((1, 1)), words=("shapes do not match",))
