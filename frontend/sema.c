@@ -3071,6 +3071,16 @@ static IrExpr *ir_cmp(S *s, IrOp op, IrExpr *a, IrExpr *b, CyPos p) {
     return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, a, b);
 }
 
+/* The loops have an element: every extent is nonzero. */
+static IrExpr *ae_nonempty(S *s, ArrExpr *ae, CyPos p) {
+    IrExpr *cond = NULL;
+    for (int d = 0; d < ae->nd; d++) {
+        IrExpr *nz = ir_cmp(s, OP_NE, ae_ext(s, ae, d, p), mk_int(s, 0, TY_SSIZE, p), p);
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
+    }
+    return cond;
+}
+
 /* Operands in messages, as written where simple enough to say:
  * names, attributes, and indices of names, numbers and slices of them. */
 static void ae_text(CyBuf *b, ANode *n) {
@@ -3240,7 +3250,10 @@ static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
         }
         if (contig < 0) continue;
         int d = ae->nd - nd + contig;
-        IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p);
+        /* (loops without an element read nothing: no copy, which could not
+           be made of a shape with a 0 either) */
+        IrExpr *c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE,
+                        ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p), ae_nonempty(s, ae, p));
         if (!struct_format(v->ty->base->kind)) {
             ae_raise_if(s, c, cy_fmt(s->a, "'%s' would stretch a contiguous axis of '%s' elements: not supported by cyocl",
                                      ae_name(s, ae->ops[k]), v->ty->base->name), p, out);
@@ -3264,14 +3277,8 @@ static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
  * raises nothing; H100 difftest finding d012). */
 static void ae_scalars(S *s, ArrExpr *ae, CyPos p, CyVec *out) {
     if (!ae->scal.len) return;
-    IrExpr *cond = NULL;
-    for (int d = 0; d < ae->nd; d++) {
-        IrExpr *ext = ae_ext(s, ae, d, p);
-        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, OP_NE, ext, mk_int(s, 0, TY_SSIZE, p));
-        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
-    }
     IrStmt *g = st(s, ST_IF, p);
-    g->cond = cond;
+    g->cond = ae_nonempty(s, ae, p);
     g->body = ae->scal;
     cy_vec_push(s->a, out, g);
 }

@@ -45,6 +45,10 @@ def check(mod):
         c = np.zeros((4, 6), dtype=np.float32)
         mod.bcast_contig(c, a, r)
         assert np.array_equal(c, np.broadcast_to(a - r, c.shape)), (sa, sr)
+    for sc in ((0, 6), (4, 0), (0, 0)):  # empty loops: nothing to stretch or copy
+        c = np.zeros(sc, dtype=np.float32)
+        mod.bcast_contig(c, np.ones((1, 1), dtype=np.float32), np.ones(1, dtype=np.float32))
+        assert mod.bcast_sum(np.zeros((sc[0], 1)), np.ones((1, 1))) == 0.0
     for sa, sb in [((6, 1), (6, 5)), ((1, 5), (1, 1)), ((6, 5), (6, 1))]:
         a = np.asfortranarray(rng.random(sa))
         b = rng.random(sb)
