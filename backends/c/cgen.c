@@ -70,6 +70,7 @@ typedef struct Frame {
        temporaries of scope the body used, cleared before they run on the
        error path */
     CyVec *finally;
+    int track;               /* FR_TRY whose error path continues here: temps are collected */
     int gil_at;
     struct TScope *scope;
     CyVec temps;
@@ -129,6 +130,7 @@ typedef struct {
     CyMap launchers;   /* set of IrFunc* that may run a region on a device (directly or by calls) */
     int hoisted;       /* >0: an enclosing loop already synchronised the host */
     CyVec subst;       /* IrExpr*, const char* pairs: values already computed (min/max arguments) */
+    int in_finally;    /* >0: emitting a finally clause */
 } Gen;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -315,7 +317,7 @@ static Temp *new_temp(Gen *G, int is_view) {
     t->busy = 1;
     cy_vec_push(G->a, &G->live, t);
     for (Frame *f = G->fr; f; f = f->up)
-        if (f->kind == FR_TRY && f->finally) {
+        if (f->kind == FR_TRY && f->track) {
             if (f->scope == G->scope && !vec_has(&f->temps, t)) cy_vec_push(G->a, &f->temps, t);
             break;
         }
@@ -619,6 +621,15 @@ static Val gen_view(Gen *G, IrExpr *e) {
         return (Val){t, 1};
     }
     case E_CALL: return gen_call(G, e);
+    case E_CALL_C: {
+        /* a prelude function returning a view that shares its argument's
+           owner (cyrt_view_bcast): the result takes its own reference */
+        const char *c = genc(G, e);
+        const char *t = vtmp(G);
+        out(G, "%s = %s;", t, c);
+        out(G, "cyrt_owner_incref(%s.owner);", t);
+        return (Val){t, 1};
+    }
     case E_COND: {
         const char *c = genc(G, e->args[0]);
         const char *t = vtmp(G);
@@ -2010,8 +2021,15 @@ static void emit_return(Gen *G, IrExpr *v, const char *cval) {
     if (v) {
         if (is_obj(G->ret)) {
             Val r = gen(G, v);
-            out(G, "cy_r = %s;", r.c);
-            out(G, r.owned ? "%s = NULL;" : "Py_INCREF(%s);", r.owned ? r.c : "cy_r");
+            if (G->in_finally) {
+                /* it replaces the value of a return the finally clause runs for */
+                if (!r.owned) out(G, "Py_INCREF(%s);", r.c);
+                out(G, "CYRT_XSETREF(cy_r, %s);", r.c);
+                if (r.owned) out(G, "%s = NULL;", r.c);
+            } else {
+                out(G, "cy_r = %s;", r.c);
+                out(G, r.owned ? "%s = NULL;" : "Py_INCREF(%s);", r.owned ? r.c : "cy_r");
+            }
         } else if (is_view(G->ret)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&cy_r, &%s);" : "cyrt_view_copy(&cy_r, &%s);", r.c);
@@ -2102,7 +2120,9 @@ static void gen_finally(Gen *G, Frame *f) {
     int gil = G->gil;
     G->fr = f->up;
     G->gil = f->gil_at;
+    G->in_finally++;
     gen_stmts(G, f->finally);
+    G->in_finally--;
     G->fr = saved;
     G->gil = gil;
 }
@@ -2124,12 +2144,18 @@ static void gen_try(Gen *G, IrStmt *s) {
     Frame *f = push_frame(G, FR_TRY);
     f->err_label = FMT("L_try%d_error", id);
     f->finally = &s->orelse;
+    f->track = 1;
     f->gil_at = gil;
     f->scope = G->scope;
+    int n_assigned = G->assigned.len;
     gen_stmts(G, &s->body);
     pop_frame(G);
+    G->in_finally++;
     gen_stmts(G, &s->orelse);
+    G->in_finally--;
     if (f->err_used) {
+        /* the body may have stopped before any of its assignments */
+        G->assigned.len = n_assigned;
         const char *et = FMT("cy_et%d", id), *ev = FMT("cy_ev%d", id), *etb = FMT("cy_etb%d", id);
         out(G, "if (0) {");
         out(G, "%s:;", f->err_label);
@@ -2140,7 +2166,9 @@ static void gen_try(Gen *G, IrStmt *s) {
         Frame *g = push_frame(G, FR_TRY);
         g->err_label = FMT("L_try%d_ferror", id);
         g->exit_code = gil_wrap(G, gil, FMT("Py_XDECREF(%s); Py_XDECREF(%s); Py_XDECREF(%s);", et, ev, etb));
+        G->in_finally++;
         gen_stmts(G, &s->orelse);
+        G->in_finally--;
         pop_frame(G);
         out(G, "%s", gil_wrap(G, gil, FMT("PyErr_Restore(%s, %s, %s);", et, ev, etb)));
         out(G, "goto %s;", errlbl(G));
@@ -2148,6 +2176,118 @@ static void gen_try(Gen *G, IrStmt *s) {
             out(G, "%s:", g->err_label);
             out(G, "%s", g->exit_code);
             out(G, "goto %s;", errlbl(G));
+        }
+        G->e.ind--;
+        out(G, "}");
+    }
+    G->e.ind--;
+    out(G, "}");
+}
+
+/* try/except[/else]: an exception in the body is fetched and matched
+ * against each handler's type in turn (evaluated then, as Python does);
+ * the matching handler runs with it as the handled exception
+ * (sys.exc_info(), a bare raise), which is restored on every way out of
+ * the handler, as is the 'as' target deleted.  None matching: re-raised. */
+static const char *del_target(Gen *G, IrExpr *t) {
+    if (!t) return "";
+    if (t->kind == E_VAR && t->var->kind == V_LOCAL) return FMT(" Py_CLEAR(%s);", t->var->cname);
+    const char *name = t->kind == E_VAR ? t->var->name : t->sval;
+    return FMT(" cyrt_del_global(%s);", name_const(G, name));
+}
+
+static void gen_try_except(Gen *G, IrStmt *s) {
+    int id = ++G->nid;
+    int n_assigned = G->assigned.len;
+    IrStmt *els = s->orelse.len ? s->orelse.items[s->orelse.len - 1] : NULL;
+    int nh = s->orelse.len - (els && els->kind == ST_BLOCK);
+    if (els && els->kind != ST_BLOCK) els = NULL;
+    out(G, "{");
+    G->e.ind++;
+    Frame *f = push_frame(G, FR_TRY);
+    f->err_label = FMT("L_try%d_error", id);
+    f->track = 1;
+    f->scope = G->scope;
+    gen_stmts(G, &s->body);
+    pop_frame(G);
+    if (els) gen_stmts(G, &els->body);
+    G->assigned.len = n_assigned;
+    if (f->err_used) {
+        const char *et = FMT("cy_et%d", id), *ev = FMT("cy_ev%d", id), *etb = FMT("cy_etb%d", id);
+        const char *hn = FMT("cy_h%d", id), *sv = FMT("cy_sv%d", id);
+        const char *drop = FMT("Py_XDECREF(%s); Py_XDECREF(%s); Py_XDECREF(%s);", et, ev, etb);
+        out(G, "if (0) {");
+        out(G, "%s:;", f->err_label);
+        G->e.ind++;
+        out(G, "PyObject *%s = NULL, *%s = NULL, *%s = NULL;", et, ev, etb);
+        out(G, "int %s = 0;", hn);
+        for (int i = 0; i < f->temps.len; i++) clear_temp(G, f->temps.items[i]);
+        out(G, "PyErr_Fetch(&%s, &%s, &%s);", et, ev, etb);
+        Frame *m = push_frame(G, FR_TRY);
+        m->err_label = FMT("L_try%d_merror", id);
+        m->exit_code = drop;
+        for (int i = 0; i < nh; i++) {
+            IrStmt *h = s->orelse.items[i];
+            if (!h->value) {
+                out(G, "if (!%s) %s = %d;", hn, hn, i + 1);
+                continue;
+            }
+            out(G, "if (!%s) {", hn);
+            G->e.ind++;
+            int mark = G->live.len;
+            Val t = gen(G, h->value);
+            out(G, "if (PyErr_GivenExceptionMatches(%s, %s)) %s = %d;", et, t.c, hn, i + 1);
+            release_to(G, mark);
+            G->e.ind--;
+            out(G, "}");
+        }
+        pop_frame(G);
+        out(G, "if (!%s) {", hn);
+        out(G, "    PyErr_Restore(%s, %s, %s);", et, ev, etb);
+        out(G, "    goto %s;", errlbl(G));
+        out(G, "}");
+        out(G, "PyErr_NormalizeException(&%s, &%s, &%s);", et, ev, etb);
+        out(G, "if (%s && %s) PyException_SetTraceback(%s, %s);", ev, etb, ev, etb);
+        out(G, "PyObject *%s_t, *%s_v, *%s_tb;", sv, sv, sv);
+        out(G, "PyErr_GetExcInfo(&%s_t, &%s_v, &%s_tb);", sv, sv, sv);
+        out(G, "Py_XINCREF(%s); Py_XINCREF(%s); Py_XINCREF(%s);", et, ev, etb);
+        out(G, "PyErr_SetExcInfo(%s, %s, %s);", et, ev, etb);
+        const char *restore = FMT("PyErr_SetExcInfo(%s_t, %s_v, %s_tb); %s", sv, sv, sv, drop);
+        for (int i = 0; i < nh; i++) {
+            IrStmt *h = s->orelse.items[i];
+            out(G, "%sif (%s == %d) {", i ? "} else " : "", hn, i + 1);
+            G->e.ind++;
+            Frame *g = push_frame(G, FR_TRY);
+            g->err_label = FMT("L_try%d_h%d_error", id, i + 1);
+            g->exit_code = FMT("%s%s", restore, del_target(G, h->target));
+            if (h->target) out(G, "PyObject *cy_caught = %s ? %s : Py_None;", ev, ev);
+            gen_stmts(G, &h->body);
+            pop_frame(G);
+            G->assigned.len = n_assigned;
+            if (h->target && h->target->kind == E_VAR) {
+                /* deleted: unbound from here on, whatever was bound before */
+                int k = 0;
+                for (int j = 0; j < G->assigned.len; j++)
+                    if (G->assigned.items[j] != h->target->var) G->assigned.items[k++] = G->assigned.items[j];
+                G->assigned.len = n_assigned = k;
+            }
+            out(G, "%s", g->exit_code);
+            if (g->err_used) {
+                out(G, "if (0) {");
+                out(G, "%s:", g->err_label);
+                out(G, "    %s", g->exit_code);
+                out(G, "    goto %s;", errlbl(G));
+                out(G, "}");
+            }
+            G->e.ind--;
+        }
+        out(G, "}");
+        if (m->err_used) {
+            out(G, "if (0) {");
+            out(G, "%s:", m->err_label);
+            out(G, "    %s", drop);
+            out(G, "    goto %s;", errlbl(G));
+            out(G, "}");
         }
         G->e.ind--;
         out(G, "}");
@@ -3130,7 +3270,10 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_BREAK: case ST_CONTINUE: gen_break_continue(G, s); break;
     case ST_RETURN: gen_return(G, s); break;
     case ST_RAISE:
-        if (s->value) out(G, "cyrt_raise(%s);", genc(G, s->value));
+        if (s->target) {
+            const char *v = genc(G, s->value);
+            out(G, "cyrt_raise_from(%s, %s);", v, genc(G, s->target));
+        } else if (s->value) out(G, "cyrt_raise(%s);", genc(G, s->value));
         else out(G, "cyrt_reraise();");
         out(G, "goto %s;", errlbl(G));
         break;
@@ -3148,6 +3291,8 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_NOGIL: gen_nogil(G, s); break;
     case ST_GIL: gen_gil(G, s); break;
     case ST_TRY: gen_try(G, s); break;
+    case ST_TRY_EXCEPT: gen_try_except(G, s); break;
+    case ST_EXCEPT: break; /* gen_try_except's */
     case ST_DECLARE: break;
     }
     G->hoisted -= hoist;
