@@ -18,7 +18,8 @@ typedef enum {
     SY_FUNC,     /* cdef/cpdef/def/extern function */
     SY_TYPE,     /* ctypedef or builtin type name */
     SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
-    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
+    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp";
+                    or, with ty set, a C number a 'cdef extern' block declares (M_PI) */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
     SY_ENUMC,    /* an enumerator: constant cval of type ty */
@@ -1162,6 +1163,20 @@ static const CyLibm *math_fn(const char *q, int *is_f) {
     return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
+/* A function the user declared from math.h with libc.math's signature
+ * (cdef extern from "math.h": double erf(double) nogil). */
+static int is_libm_extern(const IrFunc *fn) {
+    if (!fn->header || (strcmp(fn->header, "math.h") && strcmp(fn->header, "<math.h>"))) return 0;
+    int is_f;
+    const CyLibm *m = cy_libm(fn->cname, &is_f);
+    if (!m || fn->params.len != m->nargs) return 0;
+    TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
+    if (fn->ret->kind != rt) return 0;
+    for (int i = 0; i < fn->params.len; i++)
+        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+    return 1;
+}
+
 static int is_math_const(const char *q) {
     if (strncmp(q, "libc.math.", 10)) return 0;
     for (int i = 0; math_consts[i]; i++)
@@ -1237,6 +1252,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_ENUMC) {
         IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
         e->ty = y->ty;
+        return e;
+    }
+    if (y && y->kind == SY_CNAME && y->ty) {
+        IrExpr *e = mk(s, E_CNAME, y->ty, n->pos);
+        e->sval = y->name;
         return e;
     }
     if (y && y->kind == SY_CNAME) {
@@ -1692,7 +1712,11 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     e->sval = fn->cname;
     e->args = args;
     e->nargs = np;
-    if (fn->kind == F_EXTERN) {
+    if (fn->kind == F_EXTERN && is_libm_extern(fn)) {
+        /* the C library's function, as libc.math's: OpenCL C has it too */
+        e->fn = NULL;
+        s->m->uses_math = 1;
+    } else if (fn->kind == F_EXTERN) {
         region_flag(s, 0);
         if (s->fn) s->fn->calls_external = 1;
     }
@@ -5915,8 +5939,24 @@ static void declare_block(S *s, CyVec *stmts) {
                     Sym *y = declare(s, s->mscope, d->name, SY_TYPE);
                     y->ty = t == TY_ERR ? t : alias_type(s, t, d->name);
                 } else if (d->kind == S_PASS) {
+                } else if (d->kind == S_CDEF) {
+                    /* a C number the header defines (M_PI): a constant to cyocl */
+                    CyType *t = resolve_type(s, d->type);
+                    for (int j = 0; j < d->names.len && t != TY_ERR; j++) {
+                        const char *name = d->names.items[j];
+                        CyPos p = *(CyPos *)d->name_pos.items[j];
+                        if (!(cy_type_is_int(t) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE)) {
+                            err(s, p, "an extern variable of type '%s' is not supported by cyocl", t->name);
+                        } else if (lookup_in(s->mscope, name)) {
+                            err(s, p, "'%s' redeclared", name);
+                        } else {
+                            Sym *y = declare(s, s->mscope, name, SY_CNAME);
+                            y->ty = t;
+                            y->qual = name;
+                        }
+                    }
                 } else {
-                    err(s, d->pos, "only functions and ctypedefs are supported in 'cdef extern' blocks");
+                    err(s, d->pos, "only functions, ctypedefs and C numbers are supported in 'cdef extern' blocks");
                 }
             }
             break;
