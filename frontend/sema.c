@@ -18,7 +18,8 @@ typedef enum {
     SY_FUNC,     /* cdef/cpdef/def/extern function */
     SY_TYPE,     /* ctypedef or builtin type name */
     SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
-    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
+    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp";
+                    or, with ty set, a C number a 'cdef extern' block declares (M_PI) */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
     SY_ENUMC,    /* an enumerator: constant cval of type ty */
@@ -1162,6 +1163,20 @@ static const CyLibm *math_fn(const char *q, int *is_f) {
     return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
+/* A function the user declared from math.h with libc.math's signature
+ * (cdef extern from "math.h": double erf(double) nogil). */
+static int is_libm_extern(const IrFunc *fn) {
+    if (!fn->header || (strcmp(fn->header, "math.h") && strcmp(fn->header, "<math.h>"))) return 0;
+    int is_f;
+    const CyLibm *m = cy_libm(fn->cname, &is_f);
+    if (!m || fn->params.len != m->nargs) return 0;
+    TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
+    if (fn->ret->kind != rt) return 0;
+    for (int i = 0; i < fn->params.len; i++)
+        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+    return 1;
+}
+
 static int is_math_const(const char *q) {
     if (strncmp(q, "libc.math.", 10)) return 0;
     for (int i = 0; math_consts[i]; i++)
@@ -1237,6 +1252,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_ENUMC) {
         IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
         e->ty = y->ty;
+        return e;
+    }
+    if (y && y->kind == SY_CNAME && y->ty) {
+        IrExpr *e = mk(s, E_CNAME, y->ty, n->pos);
+        e->sval = y->name;
         return e;
     }
     if (y && y->kind == SY_CNAME) {
@@ -1692,7 +1712,11 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     e->sval = fn->cname;
     e->args = args;
     e->nargs = np;
-    if (fn->kind == F_EXTERN) {
+    if (fn->kind == F_EXTERN && is_libm_extern(fn)) {
+        /* the C library's function, as libc.math's: OpenCL C has it too */
+        e->fn = NULL;
+        s->m->uses_math = 1;
+    } else if (fn->kind == F_EXTERN) {
         region_flag(s, 0);
         if (s->fn) s->fn->calls_external = 1;
     }
@@ -2819,8 +2843,10 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
  * axis cannot have that stride, so such an operand is copied stretched),
  * and an operand whose memory may overlap the target's other than element
  * for element is copied first (cyrt_views_overlap: a test of address ranges,
- * so the common case costs a comparison).  Inside a region's body neither
- * happens: a kernel can do neither, so extents must match there. */
+ * so the common case costs a comparison).  The same holds in a prange body
+ * or parallel() block, where the statement runs per iteration: the checks
+ * (they raise) and copies (they take the GIL) keep that region native, as
+ * the checks alone always did. */
 
 static void lower_stmt(S *s, ANode *n, CyVec *out);
 
@@ -2834,7 +2860,6 @@ typedef struct {
     IrVar *ref;          /* the loops run over ref's extents ... */
     IrVar *ext[8];       /* ... or these variables' (sum() where operands stretch) */
     ANode *target;       /* the assignment's target (NULL: a sum()) */
-    int stretch;         /* extent-1 axes stretch, overlaps are copied: outside regions */
 } ArrExpr;
 
 static ANode *an(S *s, ANodeKind k, CyPos p) {
@@ -3046,6 +3071,16 @@ static IrExpr *ir_cmp(S *s, IrOp op, IrExpr *a, IrExpr *b, CyPos p) {
     return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, a, b);
 }
 
+/* The loops have an element: every extent is nonzero. */
+static IrExpr *ae_nonempty(S *s, ArrExpr *ae, CyPos p) {
+    IrExpr *cond = NULL;
+    for (int d = 0; d < ae->nd; d++) {
+        IrExpr *nz = ir_cmp(s, OP_NE, ae_ext(s, ae, d, p), mk_int(s, 0, TY_SSIZE, p), p);
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
+    }
+    return cond;
+}
+
 /* Operands in messages, as written where simple enough to say:
  * names, attributes, and indices of names, numbers and slices of them. */
 static void ae_text(CyBuf *b, ANode *n) {
@@ -3104,8 +3139,8 @@ static void ae_raise_fmt(S *s, IrExpr *cond, const char *fmt, IrExpr *a, IrExpr 
 }
 
 /* Every operand has at most the expression's dimensions, and at run time
- * on each trailing axis it has the loops' extent or, where operands
- * stretch, 1: else ValueError naming the operand and both extents. */
+ * on each trailing axis it has the loops' extent or 1: else ValueError
+ * naming the operand and both extents. */
 static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
     for (int k = 0; k < ae->nops; k++) {
         IrVar *v = ae->opv[k];
@@ -3124,14 +3159,8 @@ static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
             int d = ae->nd - nd + j;
             if (v == ae->ref && !ae->ext[d]) continue;
             IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, j, p), ae_ext(s, ae, d, p), p);
-            if (ae->stretch)
-                c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
-                        ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
-            if (!ae->stretch) {
-                /* in a kernel: a message without formatting */
-                ae_raise_if(s, c, cy_fmt(s->a, "memoryview shapes do not match in dimension %d", d), p, out);
-                continue;
-            }
+            c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
+                    ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
             const char *what = ae->target ? cy_fmt(s->a, "the target '%s' has %%d", ae_name(s, ae->target))
                                           : "the other operands have %d";
             ae_raise_fmt(s, c,
@@ -3221,7 +3250,10 @@ static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
         }
         if (contig < 0) continue;
         int d = ae->nd - nd + contig;
-        IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p);
+        /* (loops without an element read nothing: no copy, which could not
+           be made of a shape with a 0 either) */
+        IrExpr *c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE,
+                        ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p), ae_nonempty(s, ae, p));
         if (!struct_format(v->ty->base->kind)) {
             ae_raise_if(s, c, cy_fmt(s->a, "'%s' would stretch a contiguous axis of '%s' elements: not supported by cyocl",
                                      ae_name(s, ae->ops[k]), v->ty->base->name), p, out);
@@ -3245,14 +3277,8 @@ static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
  * raises nothing; H100 difftest finding d012). */
 static void ae_scalars(S *s, ArrExpr *ae, CyPos p, CyVec *out) {
     if (!ae->scal.len) return;
-    IrExpr *cond = NULL;
-    for (int d = 0; d < ae->nd; d++) {
-        IrExpr *ext = ae_ext(s, ae, d, p);
-        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, OP_NE, ext, mk_int(s, 0, TY_SSIZE, p));
-        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
-    }
     IrStmt *g = st(s, ST_IF, p);
-    g->cond = cond;
+    g->cond = ae_nonempty(s, ae, p);
     g->body = ae->scal;
     cy_vec_push(s->a, out, g);
 }
@@ -3306,16 +3332,13 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
     ANode *elem = ae_rewrite(s, &ae, value, out);
     ae.ref = o;
     ae.target = target;
-    ae.stretch = s->prange_depth == 0 && s->parallel_depth == 0;
     if (ae_check_shapes(s, &ae, out) < 0) return;
     /* an operand that overlaps the target other than element for element
        would be read where the loop has already written (the parallel loop
        even races): it is copied first, as numpy does, when the address
        ranges meet (views of one array that interleave, a[::2] and a[1::2],
-       are copied without need).  Identical views need no copy.  (In a
-       parallel region's body the check is left out: a kernel cannot make
-       it, and the statement runs per iteration there.) */
-    for (int k = 0; k < ae.nops && ae.stretch; k++) {
+       are copied without need).  Identical views need no copy. */
+    for (int k = 0; k < ae.nops; k++) {
         IrVar *v = ae.opv[k];
         IrExpr *c = mk(s, E_CALL_C, cy_type_scalar(TY_INT), target->pos);
         c->sval = "cyrt_views_overlap";
@@ -3336,7 +3359,7 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
         ae_copy(s, &ae, v, v, ae.ops[k]->pos, &x->body);
         cy_vec_push(s->a, out, x);
     }
-    if (ae.stretch) ae_stretch(s, &ae, out);
+    ae_stretch(s, &ae, out);
     ae_scalars(s, &ae, target->pos, out);
     ANode *as = an(s, S_ASSIGN, target->pos);
     cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, ae.nd, target->pos));
@@ -3376,8 +3399,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     while (ref < ae.nops && ae.opv[ref]->ty->ndim != nd) ref++;
     if (ref == ae.nops) return;
     ae.ref = ae.opv[ref];
-    ae.stretch = s->prange_depth == 0 && s->parallel_depth == 0;
-    for (int d = 0; d < nd && ae.stretch && ae.nops > 1; d++) {
+    for (int d = 0; d < nd && ae.nops > 1; d++) {
         IrVar *x = ae.ext[d] = synth_var(s, cy_fmt(s->a, "$n%d_%d", ae.id, d), cy_type_scalar(TY_SSIZE), n->pos);
         record_assign(s, x, n->pos, OP_NONE);
         cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, x, n->pos), ir_shape(s, ae.ref, d, n->pos), n->pos, OP_NONE));
@@ -3392,7 +3414,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
         }
     }
     if (ae_check_shapes(s, &ae, out) < 0) return;
-    if (ae.stretch) ae_stretch(s, &ae, out);
+    ae_stretch(s, &ae, out);
     ae_scalars(s, &ae, n->pos, out);
     CyType *et = probe_type(s, elem);
     if (et == TY_ERR) {
@@ -5917,8 +5939,24 @@ static void declare_block(S *s, CyVec *stmts) {
                     Sym *y = declare(s, s->mscope, d->name, SY_TYPE);
                     y->ty = t == TY_ERR ? t : alias_type(s, t, d->name);
                 } else if (d->kind == S_PASS) {
+                } else if (d->kind == S_CDEF) {
+                    /* a C number the header defines (M_PI): a constant to cyocl */
+                    CyType *t = resolve_type(s, d->type);
+                    for (int j = 0; j < d->names.len && t != TY_ERR; j++) {
+                        const char *name = d->names.items[j];
+                        CyPos p = *(CyPos *)d->name_pos.items[j];
+                        if (!(cy_type_is_int(t) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE)) {
+                            err(s, p, "an extern variable of type '%s' is not supported by cyocl", t->name);
+                        } else if (lookup_in(s->mscope, name)) {
+                            err(s, p, "'%s' redeclared", name);
+                        } else {
+                            Sym *y = declare(s, s->mscope, name, SY_CNAME);
+                            y->ty = t;
+                            y->qual = name;
+                        }
+                    }
                 } else {
-                    err(s, d->pos, "only functions and ctypedefs are supported in 'cdef extern' blocks");
+                    err(s, d->pos, "only functions, ctypedefs and C numbers are supported in 'cdef extern' blocks");
                 }
             }
             break;

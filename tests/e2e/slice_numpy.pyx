@@ -68,7 +68,13 @@ def shift_aug(double[:] a):
     a[1:] += a[:-1]
 
 def in_prange(double[:, ::1] m, double[:, ::1] r):
-    """inside a prange body extents must be equal: r's extent 1 raises"""
+    """in a prange body too (per iteration, natively): r[0, :] may stretch"""
     cdef Py_ssize_t i
     for i in prange(m.shape[0], nogil=True):
         m[i, :] = m[i, :] + r[0, :]
+
+def in_prange_overlap(double[:, ::1] m):
+    cdef Py_ssize_t i
+    for i in prange(m.shape[0], nogil=True):
+        m[i, 1:] = m[i, :-1] * 2
+        m[i, ::-1] = m[i, :] + 1

@@ -45,6 +45,10 @@ def check(mod):
         c = np.zeros((4, 6), dtype=np.float32)
         mod.bcast_contig(c, a, r)
         assert np.array_equal(c, np.broadcast_to(a - r, c.shape)), (sa, sr)
+    for sc in ((0, 6), (4, 0), (0, 0)):  # empty loops: nothing to stretch or copy
+        c = np.zeros(sc, dtype=np.float32)
+        mod.bcast_contig(c, np.ones((1, 1), dtype=np.float32), np.ones(1, dtype=np.float32))
+        assert mod.bcast_sum(np.zeros((sc[0], 1)), np.ones((1, 1))) == 0.0
     for sa, sb in [((6, 1), (6, 5)), ((1, 5), (1, 1)), ((6, 5), (6, 1))]:
         a = np.asfortranarray(rng.random(sa))
         b = rng.random(sb)
@@ -124,10 +128,17 @@ def check(mod):
     e[2:] = e[:-2] - e[2:]
     mod.shift_nogil(ai)
     assert np.array_equal(ai, e)
-    # inside a prange body: equal extents only (documented)
-    m = rng.random((4, 5))
-    r = rng.random((1, 5))
-    e = m + r[0]
-    mod.in_prange(m, r)
+    # inside a prange body: the same rules, per iteration
+    for nr in (5, 1):
+        m = rng.random((4, 5))
+        r = rng.random((1, nr))
+        e = m + r[0]
+        mod.in_prange(m, r)
+        assert np.array_equal(m, e)
+    raises(mod.in_prange, rng.random((4, 5)), rng.random((1, 2)), words=("dimension 0", "'r[0, :]'"))
+    m = rng.random((6, 9))
+    e = m.copy()
+    e[:, 1:] = e[:, :-1] * 2
+    e[:, ::-1] = e[:, :] + 1
+    mod.in_prange_overlap(m)
     assert np.array_equal(m, e)
-    raises(mod.in_prange, rng.random((4, 5)), rng.random((1, 1)), words=("shapes do not match",))
