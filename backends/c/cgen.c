@@ -922,19 +922,35 @@ static const char *tg_cast(void *g, IrExpr *e) {
     return NULL;
 }
 
-static const char *gen_pow(Gen *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
+/* integer powers by the prelude's squaring, complex ones by cpow */
+static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b) {
+    Gen *G = g;
     switch (t->kind) {
-    case TY_FLOAT: return FMT("powf(%s, %s)", a, b);
-    case TY_DOUBLE: return FMT("pow(%s, %s)", a, b);
-    case TY_LDOUBLE: return FMT("powl(%s, %s)", a, b);
     case TY_CFLOAT: G->used_complex = 1; return FMT("(float _Complex)cyrt_cpow(%s, %s)", a, b);
     case TY_CDOUBLE: G->used_complex = 1; return FMT("cyrt_cpow(%s, %s)", a, b);
     default:
         if (t->is_signed) return FMT("(%s)cyrt_ipow_ll(%s, %s)", cty(G, t), a, b);
         return FMT("(%s)cyrt_ipow_ull(%s, %s)", cty(G, t), a, b);
     }
+}
+
+/* the prelude's type-generic macros */
+static const char *tg_minmax(void *g, IrExpr *e, int is_min, const char *a, const char *b) {
+    Gen *G = g;
+    (void)e;
+    return FMT("%s(%s, %s)", is_min ? "cyrt_min" : "cyrt_max", a, b);
+}
+static const char *tg_abs(void *g, IrExpr *e, const char *a) {
+    Gen *G = g;
+    (void)e;
+    return FMT("cyrt_abs(%s)", a);
+}
+static const char *tg_call_c(void *g, IrExpr *e, const char *name, const char *args) {
+    Gen *G = g;
+    for (int i = 0; i < e->nargs; i++)
+        if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;
+    if (cy_type_is_complex(e->ty)) G->used_complex = 1;
+    return FMT("%s(%s)", name, args);
 }
 
 static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
@@ -952,32 +968,36 @@ static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
     return FMT("%s.%s[%s]", v.c, stride ? "strides" : "shape", genc(G, e->args[1]));
 }
 
-static Val gen_call(Gen *G, IrExpr *e) {
+/* a compiled function's convention: an object return is a new reference;
+ * a function that may raise returns a status, its value through a pointer */
+static const char *tg_call(void *g, IrExpr *e, const char **args) {
+    Gen *G = g;
     IrFunc *f = e->fn;
     int np = e->nargs;
-    const char **args = cy_alloc(G->a, (size_t)(np + 2) * sizeof(char *));
-    for (int i = 0; i < np; i++) {
-        IrExpr *x = e->args[i];
-        args[i] = is_view(x->ty) ? gen_view(G, x).c : gen(G, x).c;
-    }
     const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
-    if (fn_objret(f)) return (Val){new_obj(G, call), 1};
+    if (fn_objret(f)) return new_obj(G, call);
     if (fn_status(f)) {
         if (f->ret->kind == TY_VOID) {
             goto_err_if(G, FMT("%s < 0", call));
-            return (Val){"", 0};
+            return "";
         }
         const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
         args[np] = FMT("&%s", r);
         goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
-        return (Val){r, is_view(f->ret)};
+        return r;
     }
     if (is_view(f->ret)) {
         const char *r = vtmp(G);
         out(G, "%s = %s;", r, call);
-        return (Val){r, 1};
+        return r;
     }
-    return (Val){call, 0};
+    return call;
+}
+
+static Val gen_call(Gen *G, IrExpr *e) {
+    CyTarget T = target(G);
+    const char *c = cy_lower_call(&G->e, &T, e);
+    return (Val){c, fn_objret(e->fn) || is_view(e->fn->ret)};
 }
 
 static const char *binop_fn(IrOp op) {
@@ -1085,20 +1105,6 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
     return (Val){r, 1};
 }
 
-/* Where two arguments of a min()/max() may raise, they are computed first,
- * in Cython's order (IrExpr.order), so the same error is raised first.
- * Returns how many substitutions to drop afterwards. */
-static int eval_in_order(Gen *G, IrExpr *e) {
-    if (!cy_order_matters(e)) return 0;
-    for (int i = 0; i < e->norder; i++) {
-        IrExpr *x = e->order[i];
-        const char *c = once(G, x->ty, genc(G, x));
-        cy_vec_push(G->a, &G->subst, x);
-        cy_vec_push(G->a, &G->subst, (void *)c);
-    }
-    return 2 * e->norder;
-}
-
 static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
     for (int i = 0; i + 1 < G->subst.len; i += 2)
@@ -1131,10 +1137,10 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_PYGLOBAL: return (Val){new_obj(G, FMT("cyrt_get_global(%s)", name_const(G, e->sval))), 1};
-    case E_POW: v.c = gen_pow(G, e); return v;
     case E_COND: return gen_view(G, e); /* of views: the others are cy_lower_expr's */
     case E_INT: case E_FLOAT: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_UNOP: case E_NOT:
-    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX:
+    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX: case E_POW:
+    case E_CALL_C:
         break; /* cy_lower_expr's */
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
     case E_ADDR: {
@@ -1164,21 +1170,12 @@ static Val gen(Gen *G, IrExpr *e) {
         return (Val){new_obj(G, FMT("cyrt_view_to_obj(&%s, %d)", x.c, e->args[0]->ty->ndim)), 1};
     }
     case E_CALL:
-        if (e->fn && e->fn->kind == F_EXTERN) goto c_call;
-        return gen_call(G, e);
-    case E_CALL_C: {
-    c_call:;
-        int pre = eval_in_order(G, e);
-        const char **args = cy_alloc(G->a, (size_t)(e->nargs + 1) * sizeof(char *));
-        for (int i = 0; i < e->nargs; i++) {
-            if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;
-            args[i] = gen(G, e->args[i]).c;
+        if (e->fn && e->fn->kind == F_EXTERN) {
+            CyTarget T = target(G);
+            v.c = cy_lower_call_c(&G->e, &T, e);
+            return v;
         }
-        if (cy_type_is_complex(e->ty)) G->used_complex = 1;
-        v.c = FMT("%s(%s)", e->fn && e->kind == E_CALL ? e->fn->cname : e->sval, join(G, args, e->nargs, ", "));
-        G->subst.len -= pre;
-        return v;
-    }
+        return gen_call(G, e);
     case E_THREADID: v.c = "cyrt_thread_num()"; return v;
     case E_BOX: {
         IrExpr *x = e->args[0];
@@ -1348,13 +1345,14 @@ static const char *genc(Gen *G, IrExpr *e) { return gen(G, e).c; }
 
 /* ---- statements ------------------------------------------------------------ */
 
-static const char *lvalue(Gen *G, IrExpr *t) {
+static const char *tg_lvalue(void *g, IrExpr *t) {
+    Gen *G = g;
     switch (t->kind) {
     case E_VAR: return t->var->cname;
     case E_VIEW_ELEM:
         if (cy_type_is_complex(t->ty)) G->used_complex = 1;
         return view_elem(G, t);
-    default: return genc(G, t); /* E_PTR_INDEX, E_DEREF */
+    default: return genc(G, t); /* E_PTR_INDEX, E_DEREF, E_FIELD */
     }
 }
 
@@ -1362,17 +1360,15 @@ static void mark_assigned(Gen *G, IrVar *v) {
     if (is_obj(v->ty)) vec_add(G, &G->assigned, v);
 }
 
-static void gen_assign(Gen *G, IrStmt *s) {
+/* stores of objects and views (reference counts), and to the module dict */
+static int tg_assign(void *g, IrStmt *s) {
+    Gen *G = g;
     IrExpr *t = s->target, *v = s->value;
-    if (s->op) {
-        const char *rv = genc(G, v);
-        out(G, "%s %s= %s;", lvalue(G, t), cy_op_name(s->op), rv);
-        return;
-    }
+    if (s->op) return 0;
     if (t->kind == E_VAR && t->var->kind == V_PYGLOBAL) {
         Val r = gen(G, v);
         goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0", name_const(G, t->var->name), r.c));
-        return;
+        return 1;
     }
     switch (t->kind) {
     case E_VAR: {
@@ -1383,43 +1379,46 @@ static void gen_assign(Gen *G, IrStmt *s) {
         } else if (is_view(x->ty)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", x->cname, r.c);
-        } else if (x->ty->kind == TY_ARRAY) {
-            const char *rv = genc(G, v);
-            out(G, "memcpy(%s, %s, sizeof %s);", x->cname, rv, x->cname);
         } else {
-            const char *rv = genc(G, v);
-            out(G, "%s = %s;", x->cname, rv);
+            return 0;
         }
-        return;
+        return 1;
     }
     case E_PYGLOBAL: {
         Val r = gen(G, v);
         goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0", name_const(G, t->sval), r.c));
-        return;
+        return 1;
     }
     case E_OBJ_ATTR: {
         Val r = gen(G, v);
         Val o = gen(G, t->args[0]);
         goto_err_if(G, FMT("PyObject_SetAttr(%s, %s, %s) < 0", o.c, name_const(G, t->sval), r.c));
-        return;
+        return 1;
     }
     case E_OBJ_INDEX: {
         Val r = gen(G, v);
         Val o = gen(G, t->args[0]), k = gen(G, t->args[1]);
         goto_err_if(G, FMT("PyObject_SetItem(%s, %s, %s) < 0", o.c, k.c, r.c));
-        return;
+        return 1;
     }
-    default: {
-        const char *rv = genc(G, v);
-        if (t->ty->kind == TY_ARRAY) {
-            const char *lv = lvalue(G, t);
-            out(G, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
-            return;
-        }
-        out(G, "%s = %s;", lvalue(G, t), rv);
-        return;
+    default: return 0;
     }
-    }
+}
+
+static IrOp tg_update_op(void *g, IrStmt *s) {
+    (void)g;
+    return s->op;
+}
+
+static void tg_copy_array(void *g, const CyType *t, const char *lv, const char *rv, CyPos pos) {
+    (void)t;
+    (void)pos;
+    out(g, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
+}
+
+static void gen_assign(Gen *G, IrStmt *s) {
+    CyTarget T = target(G);
+    cy_lower_assign(&G->e, &T, s);
 }
 
 /* The condition of an if/while as a C expression; object temporaries it
@@ -1997,7 +1996,7 @@ static void gen_unpack(Gen *G, IrStmt *s) {
             goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0",
                                name_const(G, t->kind == E_VAR ? t->var->name : t->sval), tmps[i]));
         } else if (!is_obj(t->ty) && !is_view(t->ty)) {
-            out(G, "%s = %s;", lvalue(G, t), unbox(G, t->ty, tmps[i]));
+            out(G, "%s = %s;", tg_lvalue(G, t), unbox(G, t->ty, tmps[i]));
         } else {
             cy_error(G->d, s->pos, "internal error: unsupported unpacking target");
         }
