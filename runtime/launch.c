@@ -632,7 +632,11 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
         st->gpu = infos[dev].type == CYRT_DEV_GPU;
         st->max_wg = infos[dev].max_work_group;
         st->cus = infos[dev].compute_units;
-        st->local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
+        /* GPUs: groups of 256 (H100: a stencil 4096^2 and a triad 2^26 run
+           as fast as clref's with 256, 1.4x and 1.04x slower with 64 at a
+           work-item per iteration; bench/gpu_plan.py); CPU devices: 64 */
+        size_t want = infos[dev].type == CYRT_DEV_GPU ? 256 : 64;
+        st->local = infos[dev].max_work_group < want ? infos[dev].max_work_group : want;
         if (!st->local) st->local = 1;
         st->prog = prog;
     }
@@ -776,8 +780,31 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     if (L->inner > 0 && __builtin_mul_overflow(n, (size_t)L->inner, &work)) work = SIZE_MAX - local;
     size_t ng = (work + local - 1) / local;
     if (!ng) ng = 1;
-    if (ng > 65536) ng = 65536; /* the kernel's grid-stride loop takes the rest */
+    /* the kernel's grid-stride loop takes the rest: on GPUs a work-item per
+       iteration where it can (a grid-stride step costs a stencil a tenth),
+       up to 2^31 work-items (the kernels' 32-bit index fast path); with
+       reductions, at most 65536 partials for the last group to combine */
+    int reds = 0;
+    for (int i = 0; i < L->nargs; i++) reds |= L->args[i].kind == CYOCL_A_RED;
+    size_t gcap = st.gpu && !reds ? (((size_t)1 << 31) - 1) / local : 65536;
+    if (ng > gcap) ng = gcap;
     size_t global = ng * local;
+    /* a collapsed nest on a GPU (no reductions: their tree is 1-D): a 2-D
+       grid, dimension 0 along the range() loop, 1 along the prange (the
+       kernel loops over what is beyond it; oclgen.c) — groups of up to
+       `local` along j, the rest along i where j is short; at most 65535
+       groups along i (CUDA's limit) */
+    size_t cglobal[2] = {0, 0}, clocal[2] = {0, 0};
+    int grid2 = st.gpu && !reds && !L->serial && !L->tiled && L->inner > 0 && L->n > 0;
+    if (grid2) {
+        size_t inner = (size_t)L->inner, l0 = 1;
+        while (l0 < inner && l0 < local) l0 *= 2;
+        size_t l1 = local / l0 ? local / l0 : 1;
+        size_t g0 = (inner + l0 - 1) / l0, g1 = ((size_t)L->n + l1 - 1) / l1;
+        clocal[0] = l0, clocal[1] = l1;
+        cglobal[0] = (g0 < 65536 ? g0 : 65536) * l0;
+        cglobal[1] = (g1 < 65535 ? g1 : 65535) * l1;
+    }
 
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
@@ -893,8 +920,10 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     ph[PH_ARGS] = now_ns();
     /* not waited for here: the blocking read of the scratch below waits
        for it, one round trip in all; an event only for the trace */
-    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, L->tiled ? 2 : 1, NULL, L->tiled ? tglobal : &global,
-                                         L->tiled ? tlocal : &local, 0, NULL, L->kernel_time ? &ev : NULL))) {
+    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, L->tiled || grid2 ? 2 : 1, NULL,
+                                         L->tiled ? tglobal : grid2 ? cglobal : &global,
+                                         L->tiled ? tlocal : grid2 ? clocal : &local, 0, NULL,
+                                         L->kernel_time ? &ev : NULL))) {
         ev = NULL;
         failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;
