@@ -512,11 +512,9 @@ static int pairs_overlap(const cyocl_launch *L) {
     return 0;
 }
 
-/* Does L's device take the plans for GPUs (ir/plan.c) with a work-group
- * of wg work-items?  CYOCL_PLAN=gpu says yes for any device (tests run the
- * GPU plans on PoCL), =cpu no; otherwise the device's type decides. */
-static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L);
-static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus) {
+/* CYOCL_PLAN, read once: 1 the device's type decides, 2 the plans for
+ * GPUs on any device ("gpu"), 3 on none ("cpu"). */
+static int plan_mode(cyrt_rt *rt) {
     int plan = __atomic_load_n(&rt->plan, __ATOMIC_RELAXED);
     if (!plan) {
         const char *v = getenv("CYOCL_PLAN");
@@ -524,6 +522,15 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus
         if (v && *v && plan == 1) cyrt_warn(rt, "CYOCL_PLAN='%s' is not one of gpu, cpu: the device's type decides", v);
         __atomic_store_n(&rt->plan, plan, __ATOMIC_RELAXED);
     }
+    return plan;
+}
+
+/* Does L's device take the plans for GPUs (ir/plan.c) with a work-group
+ * of wg work-items?  CYOCL_PLAN=gpu says yes for any device (tests run the
+ * GPU plans on PoCL), =cpu no; otherwise the device's type decides. */
+static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L);
+static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus) {
+    int plan = plan_mode(rt);
     if (plan == 3) return 0;
     int gpu = 0;
     size_t max_wg = 0;
@@ -789,13 +796,15 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     size_t gcap = st.gpu && !reds ? (((size_t)1 << 31) - 1) / local : 65536;
     if (ng > gcap) ng = gcap;
     size_t global = ng * local;
-    /* a collapsed nest on a GPU (no reductions: their tree is 1-D): a 2-D
+    /* a collapsed nest on a GPU (CYOCL_PLAN=gpu: on any device; not with
+       reductions: their tree is 1-D): a 2-D
        grid, dimension 0 along the range() loop, 1 along the prange (the
        kernel loops over what is beyond it; oclgen.c) — groups of up to
        `local` along j, the rest along i where j is short; at most 65535
        groups along i (CUDA's limit) */
     size_t cglobal[2] = {0, 0}, clocal[2] = {0, 0};
-    int grid2 = st.gpu && !reds && !L->serial && !L->tiled && L->inner > 0 && L->n > 0;
+    int pm = plan_mode(rt);
+    int grid2 = ((st.gpu && pm != 3) || pm == 2) && !reds && !L->serial && !L->tiled && L->inner > 0 && L->n > 0;
     if (grid2) {
         size_t inner = (size_t)L->inner, l0 = 1;
         while (l0 < inner && l0 < local) l0 *= 2;
