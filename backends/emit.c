@@ -347,6 +347,79 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
     loop_close(E, T, s, loop, r);
 }
 
+/* ---- powers and calls ------------------------------------------------------- */
+
+const char *cy_lower_pow(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+    if (cy_type_is_float(t)) return cy_fmt(E->a, "%s(%s, %s)", T->libm(T->G, "pow", t), a, b);
+    return T->pow(T->G, t, a, b);
+}
+
+static const char *join_args(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    CyBuf b = {0};
+    for (int i = 0; i < e->nargs; i++) cy_buf_printf(&b, "%s%s", i ? ", " : "", T->expr(T->G, e->args[i]));
+    const char *r = b.len ? cy_strndup(E->a, b.s, b.len) : "";
+    cy_buf_free(&b);
+    return r;
+}
+
+const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const char *name = e->kind == E_CALL ? e->fn->cname : e->sval ? e->sval : "";
+    int pre = 0, builtin = e->kind == E_CALL_C && !e->fn;
+    /* two arguments that may raise: computed first, so that the first one
+       Cython evaluates raises first */
+    if (cy_order_matters(e))
+        for (int i = 0; i < e->norder; i++) {
+            IrExpr *x = e->order[i];
+            const char *c = T->once(T->G, x->ty, T->expr(T->G, x), x->pos);
+            cy_vec_push(E->a, T->subst, x);
+            cy_vec_push(E->a, T->subst, (void *)c);
+            pre += 2;
+        }
+    const char *r;
+    if (builtin && (!strcmp(name, "cyrt_min") || !strcmp(name, "cyrt_max"))) {
+        const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+        r = T->minmax(T->G, e, name[6] == 'i', a, b);
+    } else if (builtin && !strcmp(name, "cyrt_abs")) {
+        r = T->abs(T->G, e, T->expr(T->G, e->args[0]));
+    } else {
+        const char *args = join_args(E, T, e);
+        int is_float;
+        const CyLibm *m = builtin ? cy_libm(name, &is_float) : NULL;
+        if (m) {
+            const char *fn = T->libm(T->G, m->name, cy_type_scalar(is_float ? TY_FLOAT : TY_DOUBLE));
+            r = cy_fmt(E->a, "%s(%s)", fn, args);
+            /* lround(x) as (long)round(x) where the target has no lround */
+            if (m->ret != TY_DOUBLE && strcmp(fn, m->name))
+                r = cy_fmt(E->a, "((%s)%s)", T->type(T->G, e->ty, e->pos), r);
+        } else {
+            r = T->call_c(T->G, e, name, args);
+        }
+    }
+    T->subst->len -= pre;
+    return r;
+}
+
+const char *cy_lower_call(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const char **args = cy_alloc(E->a, (size_t)(e->nargs + 2) * sizeof *args);
+    for (int i = 0; i < e->nargs; i++) args[i] = T->expr(T->G, e->args[i]);
+    return T->call(T->G, e, args);
+}
+
+/* ---- assignments ------------------------------------------------------------ */
+
+void cy_lower_assign(CyEmit *E, const CyTarget *T, IrStmt *s) {
+    if (T->assign(T->G, s)) return;
+    IrExpr *t = s->target;
+    const char *rv = T->expr(T->G, s->value);
+    const char *lv = T->lvalue(T->G, t);
+    if (!lv) return;
+    if (s->op) cy_emit_line(E, "%s %s= %s;", lv, cy_op_name(T->update_op(T->G, s)), rv);
+    else if (t->ty->kind == TY_ARRAY) T->copy_array(T->G, t->ty, lv, rv, s->pos);
+    else cy_emit_line(E, "%s = %s;", lv, rv);
+}
+
 /* ---- expressions ------------------------------------------------------------ */
 
 const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
@@ -368,6 +441,8 @@ const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
         const char *p = T->expr(T->G, e->args[0]), *i = T->expr(T->G, e->args[1]);
         return cy_fmt(a, "%s[%s]", cy_c_paren(a, p), i);
     }
+    case E_POW: return cy_lower_pow(E, T, e);
+    case E_CALL_C: return cy_lower_call_c(E, T, e);
     default: return NULL;
     }
 }

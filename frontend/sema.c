@@ -18,7 +18,8 @@ typedef enum {
     SY_FUNC,     /* cdef/cpdef/def/extern function */
     SY_TYPE,     /* ctypedef or builtin type name */
     SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
-    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
+    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp";
+                    or, with ty set, a C number a 'cdef extern' block declares (M_PI) */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
     SY_ENUMC,    /* an enumerator: constant cval of type ty */
@@ -351,6 +352,13 @@ static const char *py_builtins[] = {
     "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
     "RuntimeError", "RuntimeWarning", "StopIteration", "TypeError", "ValueError", "Warning",
     "ZeroDivisionError", "UserWarning", "DeprecationWarning", "BufferError", "KeyboardInterrupt",
+    "BaseException", "ImportError", "ModuleNotFoundError", "OSError", "IOError", "EnvironmentError",
+    "FileNotFoundError", "FileExistsError", "PermissionError", "IsADirectoryError",
+    "NotADirectoryError", "TimeoutError", "ConnectionError", "BrokenPipeError", "EOFError",
+    "UnboundLocalError", "RecursionError", "FloatingPointError", "SystemError", "SystemExit",
+    "GeneratorExit", "UnicodeError", "UnicodeDecodeError", "UnicodeEncodeError", "ReferenceError",
+    "BytesWarning", "FutureWarning", "ImportWarning", "PendingDeprecationWarning",
+    "ResourceWarning", "SyntaxWarning", "UnicodeWarning",
     "NotImplemented", "Ellipsis", "__name__", "__file__", "__doc__", NULL};
 
 static int is_py_builtin(const char *n) {
@@ -1155,6 +1163,20 @@ static const CyLibm *math_fn(const char *q, int *is_f) {
     return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
+/* A function the user declared from math.h with libc.math's signature
+ * (cdef extern from "math.h": double erf(double) nogil). */
+static int is_libm_extern(const IrFunc *fn) {
+    if (!fn->header || (strcmp(fn->header, "math.h") && strcmp(fn->header, "<math.h>"))) return 0;
+    int is_f;
+    const CyLibm *m = cy_libm(fn->cname, &is_f);
+    if (!m || fn->params.len != m->nargs) return 0;
+    TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
+    if (fn->ret->kind != rt) return 0;
+    for (int i = 0; i < fn->params.len; i++)
+        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+    return 1;
+}
+
 static int is_math_const(const char *q) {
     if (strncmp(q, "libc.math.", 10)) return 0;
     for (int i = 0; math_consts[i]; i++)
@@ -1230,6 +1252,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_ENUMC) {
         IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
         e->ty = y->ty;
+        return e;
+    }
+    if (y && y->kind == SY_CNAME && y->ty) {
+        IrExpr *e = mk(s, E_CNAME, y->ty, n->pos);
+        e->sval = y->name;
         return e;
     }
     if (y && y->kind == SY_CNAME) {
@@ -1685,7 +1712,11 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     e->sval = fn->cname;
     e->args = args;
     e->nargs = np;
-    if (fn->kind == F_EXTERN) {
+    if (fn->kind == F_EXTERN && is_libm_extern(fn)) {
+        /* the C library's function, as libc.math's: OpenCL C has it too */
+        e->fn = NULL;
+        s->m->uses_math = 1;
+    } else if (fn->kind == F_EXTERN) {
         region_flag(s, 0);
         if (s->fn) s->fn->calls_external = 1;
     }
@@ -1873,8 +1904,10 @@ unsupported:
  * bytes in C order, read back as the view's dtype); assigned to a typed
  * memoryview it is acquired as such. */
 static int has_call(const ANode *n);
-static IrExpr *view_copy(S *s, ANode *n) {
-    ANode *v = n->obj->obj;
+static IrExpr *view_copy_of(S *s, ANode *v, ANode *n);
+static IrExpr *view_copy(S *s, ANode *n) { return view_copy_of(s, n->obj->obj, n); }
+/* v's copy; n: where (its pos) */
+static IrExpr *view_copy_of(S *s, ANode *v, ANode *n) {
     CyType *t = probe_type(s, v);
     const char *fmt = struct_format(t->base->kind);
     if (!fmt) {
@@ -2802,7 +2835,18 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
  * shapes are checked (ValueError), and a prange over the first axis with
  * range() loops inside assigns element by element (for sum(), a + reduction).
  * So both backends get an ordinary parallel region.  The synthetic names
- * start with '$', which no Python name can. */
+ * start with '$', which no Python name can.
+ *
+ * Outside a parallel region the statement means what numpy's would (the
+ * checks and copies are host code before the loops): an operand's extent-1
+ * axis stretches to the loops' extent (its stride becomes 0; a contiguous
+ * axis cannot have that stride, so such an operand is copied stretched),
+ * and an operand whose memory may overlap the target's other than element
+ * for element is copied first (cyrt_views_overlap: a test of address ranges,
+ * so the common case costs a comparison).  The same holds in a prange body
+ * or parallel() block, where the statement runs per iteration: the checks
+ * (they raise) and copies (they take the GIL) keep that region native, as
+ * the checks alone always did. */
 
 static void lower_stmt(S *s, ANode *n, CyVec *out);
 
@@ -2813,6 +2857,9 @@ typedef struct {
     const char *idx[8];  /* the index variables' names */
     CyVec scal;          /* IrStmt*: the scalar subexpressions' temporaries, evaluated
                             only when the loops have an element (ae_scalars) */
+    IrVar *ref;          /* the loops run over ref's extents ... */
+    IrVar *ext[8];       /* ... or these variables' (sum() where operands stretch) */
+    ANode *target;       /* the assignment's target (NULL: a sum()) */
 } ArrExpr;
 
 static ANode *an(S *s, ANodeKind k, CyPos p) {
@@ -2982,12 +3029,9 @@ static void ae_begin(S *s, ArrExpr *ae, int nd, CyPos p) {
 }
 
 /* if (cond) raise ValueError(msg), with the GIL taken where it is not held. */
-static void ae_raise_if(S *s, IrExpr *cond, const char *msg, CyPos p, CyVec *out) {
+static void ae_raise_node(S *s, IrExpr *cond, ANode *m, CyPos p, CyVec *out) {
     ANode *call = an(s, A_CALL, p);
     call->obj = an_name(s, "ValueError", p);
-    ANode *m = an(s, A_STR, p);
-    m->sval = msg;
-    m->slen = (int)strlen(msg);
     cy_vec_push(s->a, &call->items, m);
     ANode *r = an(s, S_RAISE, p);
     r->value = call;
@@ -3006,10 +3050,98 @@ static void ae_raise_if(S *s, IrExpr *cond, const char *msg, CyPos p, CyVec *out
     cy_vec_push(s->a, out, x);
 }
 
-/* Every operand has at most the dimensions of ref (a view temporary's
- * name), and at run time ref's extents on the trailing axes it has: else
- * ValueError.  (No stretching of extent-1 axes, unlike numpy.) */
-static int ae_check_shapes(S *s, ArrExpr *ae, const char *ref, CyVec *out) {
+static void ae_raise_if(S *s, IrExpr *cond, const char *msg, CyPos p, CyVec *out) {
+    ANode *m = an(s, A_STR, p);
+    m->sval = msg;
+    m->slen = (int)strlen(msg);
+    ae_raise_node(s, cond, m, p, out);
+}
+
+/* v.shape[j] */
+static IrExpr *ir_shape(S *s, IrVar *v, int j, CyPos p) {
+    return mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, OP_NONE, mk_var(s, v, p), mk_int(s, j, TY_SSIZE, p));
+}
+
+/* The loops' extent on axis d. */
+static IrExpr *ae_ext(S *s, ArrExpr *ae, int d, CyPos p) {
+    return ae->ext[d] ? mk_var(s, ae->ext[d], p) : ir_shape(s, ae->ref, d, p);
+}
+
+static IrExpr *ir_cmp(S *s, IrOp op, IrExpr *a, IrExpr *b, CyPos p) {
+    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, a, b);
+}
+
+/* The loops have an element: every extent is nonzero. */
+static IrExpr *ae_nonempty(S *s, ArrExpr *ae, CyPos p) {
+    IrExpr *cond = NULL;
+    for (int d = 0; d < ae->nd; d++) {
+        IrExpr *nz = ir_cmp(s, OP_NE, ae_ext(s, ae, d, p), mk_int(s, 0, TY_SSIZE, p), p);
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
+    }
+    return cond;
+}
+
+/* Operands in messages, as written where simple enough to say:
+ * names, attributes, and indices of names, numbers and slices of them. */
+static void ae_text(CyBuf *b, ANode *n) {
+    switch (n ? n->kind : A_NONE) {
+    case A_NAME: cy_buf_puts(b, n->name); return;
+    case A_INT: cy_buf_puts(b, n->int_text ? n->int_text : "?"); return;
+    case A_UNOP: cy_buf_puts(b, n->op); ae_text(b, n->obj); return;
+    case A_ATTR: ae_text(b, n->obj); cy_buf_printf(b, ".%s", n->name); return;
+    case A_SLICE:
+        if (n->then) ae_text(b, n->then);
+        cy_buf_puts(b, ":");
+        if (n->other) ae_text(b, n->other);
+        if (n->cond) {
+            cy_buf_puts(b, ":");
+            ae_text(b, n->cond);
+        }
+        return;
+    case A_INDEX:
+        ae_text(b, n->obj);
+        cy_buf_puts(b, "[");
+        for (int i = 0; i < n->items.len; i++) {
+            if (i) cy_buf_puts(b, ", ");
+            ae_text(b, n->items.items[i]);
+        }
+        cy_buf_puts(b, "]");
+        return;
+    default: cy_buf_puts(b, "..."); return;
+    }
+}
+
+/* ae_text as a %-format's literal part */
+static const char *ae_name(S *s, ANode *n) {
+    CyBuf b = {0}, q = {0};
+    ae_text(&b, n);
+    for (size_t i = 0; i < b.len; i++) cy_buf_puts(&q, b.s[i] == '%' ? "%%" : (char[]){b.s[i], 0});
+    const char *r = cy_strndup(s->a, q.s ? q.s : "", q.len);
+    cy_buf_free(&b);
+    cy_buf_free(&q);
+    return r;
+}
+
+/* if (cond) raise ValueError(fmt % (a, b)): a message with two extents */
+static void ae_raise_fmt(S *s, IrExpr *cond, const char *fmt, IrExpr *a, IrExpr *b, CyPos p, CyVec *out) {
+    ANode *m = an(s, A_STR, p), *t = an(s, A_TUPLE, p), *ia = an(s, A_IR, p), *ib = an(s, A_IR, p);
+    m->sval = fmt;
+    m->slen = (int)strlen(fmt);
+    ia->ir = a;
+    ib->ir = b;
+    cy_vec_push(s->a, &t->items, ia);
+    cy_vec_push(s->a, &t->items, ib);
+    ANode *f = an(s, A_BINOP, p);
+    f->op = "%";
+    f->lhs = m;
+    f->rhs = t;
+    ae_raise_node(s, cond, f, p, out);
+}
+
+/* Every operand has at most the expression's dimensions, and at run time
+ * on each trailing axis it has the loops' extent or 1: else ValueError
+ * naming the operand and both extents. */
+static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
     for (int k = 0; k < ae->nops; k++) {
         IrVar *v = ae->opv[k];
         int nd = v->ty->ndim;
@@ -3018,45 +3150,143 @@ static int ae_check_shapes(S *s, ArrExpr *ae, const char *ref, CyVec *out) {
                 ae->nd);
             return -1;
         }
-        if (!strcmp(v->name, ref)) continue;
+    }
+    for (int k = 0; k < ae->nops; k++) {
+        IrVar *v = ae->opv[k];
+        int nd = v->ty->ndim;
+        CyPos p = ae->ops[k]->pos;
         for (int j = 0; j < nd; j++) {
             int d = ae->nd - nd + j;
-            CyPos p = ae->ops[k]->pos;
-            ANode *cmp = an(s, A_COMPARE, p);
-            cy_vec_push(s->a, &cmp->items, an_shape(s, v->name, j, p));
-            cy_vec_push(s->a, &cmp->items, an_shape(s, ref, d, p));
-            cy_vec_push(s->a, &cmp->kwnames, (void *)"!=");
-            IrExpr *c = lower_expr(s, cmp);
-            if (c->ty == TY_ERR) return -1;
-            ae_raise_if(s, c, cy_fmt(s->a, "memoryview shapes do not match in dimension %d", d), p, out);
+            if (v == ae->ref && !ae->ext[d]) continue;
+            IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, j, p), ae_ext(s, ae, d, p), p);
+            c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
+                    ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
+            const char *what = ae->target ? cy_fmt(s->a, "the target '%s' has %%d", ae_name(s, ae->target))
+                                          : "the other operands have %d";
+            ae_raise_fmt(s, c,
+                         cy_fmt(s->a, "memoryview shapes do not match in dimension %d: '%s' has extent %%d, %s "
+                                      "(only an extent of 1 stretches)", d, ae_name(s, ae->ops[k]), what),
+                         ir_shape(s, v, j, p), ae_ext(s, ae, d, p), p, out);
         }
     }
     return 0;
+}
+
+/* dst = a copy of src's elements, C-contiguous (Fortran-contiguous when
+ * dst's type is), taking the GIL where it is not held. */
+static void ae_copy(S *s, ArrExpr *ae, IrVar *dst, IrVar *src, CyPos p, CyVec *out) {
+    CyType *t = dst->ty;
+    int nd = t->ndim, fort = nd > 1 && t->axes[0] && !t->axes[nd - 1];
+    CyVec body = {0};
+    int saved = s->nogil;
+    s->nogil = 0;
+    ANode *at = an(s, A_NONE, p);
+    if (!fort) {
+        IrExpr *c = view_copy_of(s, an_name(s, src->name, p), at);
+        if (c->ty != TY_ERR) {
+            record_assign(s, dst, p, OP_NONE);
+            cy_vec_push(s->a, &body, assign_stmt(s, mk_var(s, dst, p), coerce(s, c, t), p, OP_NONE));
+        }
+    } else {
+        /* the C-contiguous copy of the transpose, transposed back */
+        char ax[CY_MAX_NDIM] = {0};
+        ax[nd - 1] = 1;
+        IrVar *cv = synth_var(s, cy_fmt(s->a, "$c%d_%d", ae->id, s->ntmp), cy_type_view(s->a, t->base, nd, ax, t->is_const), p);
+        ANode *tt = an(s, A_ATTR, p);
+        tt->obj = an_name(s, src->name, p);
+        tt->name = "T";
+        IrExpr *c = view_copy_of(s, tt, at);
+        if (c->ty != TY_ERR) {
+            record_assign(s, cv, p, OP_NONE);
+            record_assign(s, dst, p, OP_NONE);
+            cy_vec_push(s->a, &body, assign_stmt(s, mk_var(s, cv, p), coerce(s, c, cv->ty), p, OP_NONE));
+            IrExpr *back = mk1(s, E_VIEW_T, t, p, mk_var(s, cv, p));
+            cy_vec_push(s->a, &body, assign_stmt(s, mk_var(s, dst, p), back, p, OP_NONE));
+        }
+    }
+    s->nogil = saved;
+    if (saved) {
+        IrStmt *g = st(s, ST_GIL, p);
+        g->body = body;
+        cy_vec_push(s->a, out, g);
+    } else {
+        for (int i = 0; i < body.len; i++) cy_vec_push(s->a, out, body.items[i]);
+    }
+}
+
+/* v = cyrt_view_bcast(v, j, n): axis j stretched to n (stride 0) */
+static IrStmt *ae_bcast(S *s, IrVar *v, int j, IrExpr *n, CyPos p) {
+    IrExpr *c = mk(s, E_CALL_C, v->ty, p);
+    c->sval = "cyrt_view_bcast";
+    c->nargs = 3;
+    c->args = cy_alloc(s->a, 3 * sizeof *c->args);
+    c->args[0] = mk_var(s, v, p);
+    c->args[1] = mk_int(s, j, TY_INT, p);
+    c->args[2] = n;
+    record_assign(s, v, p, OP_NONE);
+    return assign_stmt(s, mk_var(s, v, p), c, p, OP_NONE);
+}
+
+/* After ae_check_shapes: every operand's extent-1 axes that the loops
+ * run longer stretch.  An axis the operand's type says is contiguous
+ * cannot take stride 0: the operand is then stretched in a strided
+ * temporary and copied (its type's contiguity holds for the copy). */
+static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
+    for (int k = 0; k < ae->nops; k++) {
+        IrVar *v = ae->opv[k];
+        int nd = v->ty->ndim, contig = -1;
+        CyPos p = ae->ops[k]->pos;
+        for (int j = 0; j < nd; j++) {
+            int d = ae->nd - nd + j;
+            if (v == ae->ref && !ae->ext[d]) continue;
+            if (v->ty->axes[j]) {
+                contig = j;
+                continue;
+            }
+            IrStmt *x = st(s, ST_IF, p);
+            x->cond = ir_cmp(s, OP_NE, ir_shape(s, v, j, p), ae_ext(s, ae, d, p), p);
+            cy_vec_push(s->a, &x->body, ae_bcast(s, v, j, ae_ext(s, ae, d, p), p));
+            cy_vec_push(s->a, out, x);
+        }
+        if (contig < 0) continue;
+        int d = ae->nd - nd + contig;
+        /* (loops without an element read nothing: no copy, which could not
+           be made of a shape with a 0 either) */
+        IrExpr *c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE,
+                        ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p), ae_nonempty(s, ae, p));
+        if (!struct_format(v->ty->base->kind)) {
+            ae_raise_if(s, c, cy_fmt(s->a, "'%s' would stretch a contiguous axis of '%s' elements: not supported by cyocl",
+                                     ae_name(s, ae->ops[k]), v->ty->base->name), p, out);
+            continue;
+        }
+        IrStmt *x = st(s, ST_IF, p);
+        x->cond = c;
+        char ax[CY_MAX_NDIM] = {0};
+        IrVar *w = synth_var(s, cy_fmt(s->a, "$w%d_%d", ae->id, k), cy_type_view(s->a, v->ty->base, nd, ax, v->ty->is_const), p);
+        record_assign(s, w, p, OP_NONE);
+        cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, w, p), coerce(s, mk_var(s, v, p), w->ty), p, OP_NONE));
+        cy_vec_push(s->a, &x->body, ae_bcast(s, w, contig, ae_ext(s, ae, d, p), p));
+        ae_copy(s, ae, v, w, p, &x->body);
+        cy_vec_push(s->a, out, x);
+    }
 }
 
 /* The scalar subexpressions, evaluated once before the loops over ref (a
  * view variable) — but only when they have an element: the loops the
  * expression means would never evaluate them (`a[:0] += 1 % s` with s == 0
  * raises nothing; H100 difftest finding d012). */
-static void ae_scalars(S *s, ArrExpr *ae, IrVar *ref, CyPos p, CyVec *out) {
+static void ae_scalars(S *s, ArrExpr *ae, CyPos p, CyVec *out) {
     if (!ae->scal.len) return;
-    IrExpr *cond = NULL;
-    for (int d = 0; d < ae->nd; d++) {
-        IrExpr *ext = mk2(s, E_VIEW_SHAPE, cy_type_scalar(TY_SSIZE), p, OP_NONE, mk_var(s, ref, p),
-                          mk_int(s, d, TY_SSIZE, p));
-        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, OP_NE, ext, mk_int(s, 0, TY_SSIZE, p));
-        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
-    }
     IrStmt *g = st(s, ST_IF, p);
-    g->cond = cond;
+    g->cond = ae_nonempty(s, ae, p);
     g->body = ae->scal;
     cy_vec_push(s->a, out, g);
 }
 
-/* The loop nest over ref's extents around body, lowered: a prange over the
+/* The loop nest over the extents around body, lowered: a prange over the
  * first axis unless already in a parallel region, range() inside.  The
  * indices are in range by construction: no bounds checks in it. */
-static void ae_loops(S *s, ArrExpr *ae, const char *ref, ANode *body, CyPos p, CyVec *out) {
+static void ae_loops(S *s, ArrExpr *ae, ANode *body, CyPos p, CyVec *out) {
     ANode *inner = body;
     int par = s->prange_depth == 0 && s->parallel_depth == 0;
     for (int d = ae->nd - 1; d >= 0; d--) {
@@ -3065,7 +3295,7 @@ static void ae_loops(S *s, ArrExpr *ae, const char *ref, ANode *body, CyPos p, C
         ANode *call = an(s, A_CALL, p);
         call->obj = an_name(s, d == 0 && par ? "prange" : "range", p);
         call->synthetic = d == 0 && par ? 1 : 2;
-        cy_vec_push(s->a, &call->items, an_shape(s, ref, d, p));
+        cy_vec_push(s->a, &call->items, ae->ext[d] ? an_name(s, ae->ext[d]->name, p) : an_shape(s, ae->ref->name, d, p));
         if (call->synthetic == 1 && !s->nogil) {
             ANode *t = an(s, A_TRUE, p);
             cy_vec_push(s->a, &call->kwnames, (void *)"nogil");
@@ -3100,13 +3330,15 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
     IrVar *o = synth_var(s, cy_fmt(s->a, "$o%d", ae.id), tt, target->pos);
     ae_assign(s, o, target, out);
     ANode *elem = ae_rewrite(s, &ae, value, out);
-    if (ae_check_shapes(s, &ae, o->name, out) < 0) return;
+    ae.ref = o;
+    ae.target = target;
+    if (ae_check_shapes(s, &ae, out) < 0) return;
     /* an operand that overlaps the target other than element for element
        would be read where the loop has already written (the parallel loop
-       even races): refused at run time rather than computed wrong.  (In a
-       parallel region's body the check is left out: a kernel cannot make
-       it, and the statement runs per iteration there.) */
-    for (int k = 0; k < ae.nops && s->prange_depth == 0 && s->parallel_depth == 0; k++) {
+       even races): it is copied first, as numpy does, when the address
+       ranges meet (views of one array that interleave, a[::2] and a[1::2],
+       are copied without need).  Identical views need no copy. */
+    for (int k = 0; k < ae.nops; k++) {
         IrVar *v = ae.opv[k];
         IrExpr *c = mk(s, E_CALL_C, cy_type_scalar(TY_INT), target->pos);
         c->sval = "cyrt_views_overlap";
@@ -3117,14 +3349,22 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
         c->args[2] = mk_int(s, ae.nd * 16 + v->ty->ndim, TY_INT, target->pos); /* both views' dimensions */
         c->args[3] = mk_int(s, (int64_t)o->ty->base->size, TY_SSIZE, target->pos);
         c->args[4] = mk_int(s, (int64_t)v->ty->base->size, TY_SSIZE, target->pos);
-        ae_raise_if(s, c, "a memoryview operand overlaps the target of the assignment (copy it first)",
-                    ae.ops[k]->pos, out);
+        if (!struct_format(v->ty->base->kind)) {
+            ae_raise_if(s, c, "a memoryview operand overlaps the target of the assignment (copy it first)",
+                        ae.ops[k]->pos, out);
+            continue;
+        }
+        IrStmt *x = st(s, ST_IF, target->pos);
+        x->cond = c;
+        ae_copy(s, &ae, v, v, ae.ops[k]->pos, &x->body);
+        cy_vec_push(s->a, out, x);
     }
-    ae_scalars(s, &ae, o, target->pos, out);
+    ae_stretch(s, &ae, out);
+    ae_scalars(s, &ae, target->pos, out);
     ANode *as = an(s, S_ASSIGN, target->pos);
     cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, ae.nd, target->pos));
     as->value = elem;
-    ae_loops(s, &ae, o->name, as, target->pos, out);
+    ae_loops(s, &ae, as, target->pos, out);
 }
 
 /* sum(expr) over memoryview operands, anywhere in the expressions of one
@@ -3152,11 +3392,30 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     ArrExpr ae;
     ae_begin(s, &ae, nd, n->pos);
     ANode *elem = ae_rewrite(s, &ae, arg, out);
-    /* the extents: those of the first operand with every dimension */
+    /* the extents: those of the first operand with every dimension, or
+       where operands stretch, numpy's: on each axis the extent other than
+       1 of any operand (ae_check_shapes then sees that all agree) */
     int ref = 0;
     while (ref < ae.nops && ae.opv[ref]->ty->ndim != nd) ref++;
-    if (ref == ae.nops || ae_check_shapes(s, &ae, ae.opv[ref]->name, out) < 0) return;
-    ae_scalars(s, &ae, ae.opv[ref], n->pos, out);
+    if (ref == ae.nops) return;
+    ae.ref = ae.opv[ref];
+    for (int d = 0; d < nd && ae.nops > 1; d++) {
+        IrVar *x = ae.ext[d] = synth_var(s, cy_fmt(s->a, "$n%d_%d", ae.id, d), cy_type_scalar(TY_SSIZE), n->pos);
+        record_assign(s, x, n->pos, OP_NONE);
+        cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, x, n->pos), ir_shape(s, ae.ref, d, n->pos), n->pos, OP_NONE));
+        for (int k = 0; k < ae.nops; k++) {
+            IrVar *v = ae.opv[k];
+            int j = d - (nd - v->ty->ndim);
+            if (v == ae.ref || j < 0) continue;
+            IrStmt *g = st(s, ST_IF, n->pos);
+            g->cond = ir_cmp(s, OP_EQ, mk_var(s, x, n->pos), mk_int(s, 1, TY_SSIZE, n->pos), n->pos);
+            cy_vec_push(s->a, &g->body, assign_stmt(s, mk_var(s, x, n->pos), ir_shape(s, v, j, n->pos), n->pos, OP_NONE));
+            cy_vec_push(s->a, out, g);
+        }
+    }
+    if (ae_check_shapes(s, &ae, out) < 0) return;
+    ae_stretch(s, &ae, out);
+    ae_scalars(s, &ae, n->pos, out);
     CyType *et = probe_type(s, elem);
     if (et == TY_ERR) {
         lower_expr(s, elem); /* report */
@@ -3174,7 +3433,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     add->op = "+";
     add->lhs = an_name(s, acc->name, n->pos);
     add->rhs = elem;
-    ae_loops(s, &ae, ae.opv[ref]->name, add, n->pos, out);
+    ae_loops(s, &ae, add, n->pos, out);
     /* the call is now the accumulator */
     n->kind = A_NAME;
     n->name = acc->name;
@@ -4084,6 +4343,51 @@ static const IrStmt *find_region_stmt(const CyVec *v) {
     return NULL;
 }
 
+/* try: ... except T as e: ... else: ...  Each handler's type is evaluated
+ * when an exception reaches it (in order, until one matches); the 'as'
+ * target gets the exception first and is deleted when the handler ends. */
+static IrStmt *lower_try_except(S *s, ANode *n) {
+    if (!need_gil(s, n->pos, "Try-except statement")) return NULL;
+    IrStmt *x = st(s, ST_TRY_EXCEPT, n->pos);
+    lower_block(s, &n->body, &x->body);
+    int ok = 1;
+    for (int i = 0; i < n->handlers.len; i++) {
+        ANode *h = n->handlers.items[i];
+        IrStmt *e = st(s, ST_EXCEPT, h->pos);
+        if (!h->value && i + 1 < n->handlers.len) {
+            err(s, ((ANode *)n->handlers.items[i + 1])->pos, "default 'except:' must be last");
+            return NULL;
+        }
+        if (h->value) {
+            e->value = box(s, lower_expr(s, h->value));
+            if (e->value->ty == TY_ERR) ok = 0;
+        }
+        if (h->name) {
+            CyPos np = *(CyPos *)h->name_pos.items[0];
+            ANode tn = {.kind = A_NAME, .pos = np, .name = h->name};
+            Sym *y = lookup(s, h->name);
+            if (y && (y->kind == SY_VAR || y->kind == SY_PYVAR) && y->var && !is_obj(y->var->ty)) {
+                /* the name is deleted when the handler ends */
+                err(s, np, "Deletion of non-Python, non-C++ object");
+                return NULL;
+            }
+            e->target = lower_target(s, &tn, OP_NONE);
+            if (!e->target) return NULL;
+            IrExpr *caught = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), h->pos);
+            caught->sval = "cy_caught";
+            cy_vec_push(s->a, &e->body, assign_stmt(s, e->target, caught, h->pos, OP_NONE));
+        }
+        lower_block(s, &h->body, &e->body);
+        cy_vec_push(s->a, &x->orelse, e);
+    }
+    if (n->tryelse.len) {
+        IrStmt *b = st(s, ST_BLOCK, ((ANode *)n->tryelse.items[0])->pos);
+        lower_block(s, &n->tryelse, &b->body);
+        cy_vec_push(s->a, &x->orelse, b);
+    }
+    return ok ? x : NULL;
+}
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
@@ -4219,6 +4523,10 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             x->value = box(s, lower_expr(s, n->value));
             if (x->value->ty == TY_ERR) return;
         }
+        if (n->rhs) {
+            x->target = box(s, lower_expr(s, n->rhs));
+            if (x->target->ty == TY_ERR) return;
+        }
         cy_vec_push(s->a, out, x);
         return;
     }
@@ -4279,12 +4587,19 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
     case S_TRY: {
-        if (n->handlers.len) {
-            err(s, ((ANode *)n->handlers.items[0])->pos, "'except' clauses are not supported by cyocl (try/finally is)");
-            return;
-        }
         IrStmt *x = st(s, ST_TRY, n->pos);
-        lower_block(s, &n->body, &x->body);
+        if (n->handlers.len) {
+            IrStmt *te = lower_try_except(s, n);
+            if (!te) return;
+            if (!n->orelse.len) {
+                cy_vec_push(s->a, out, te);
+                return;
+            }
+            /* try/except/finally is try: (try/except) finally:, as in Python */
+            cy_vec_push(s->a, &x->body, te);
+        } else {
+            lower_block(s, &n->body, &x->body);
+        }
         lower_block(s, &n->orelse, &x->orelse);
         const IrStmt *r = find_region_stmt(&x->orelse);
         if (r) {
@@ -4385,7 +4700,9 @@ static int body_writes_elem(CyVec *body, const char *name) {
         if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN || n->kind == S_FOR)
             for (int k = 0; k < n->targets.len; k++)
                 if (writes_elem(n->targets.items[k], name)) return 1;
-        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name)) return 1;
+        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name) ||
+            body_writes_elem(&n->handlers, name) || body_writes_elem(&n->tryelse, name))
+            return 1;
     }
     return 0;
 }
@@ -4577,8 +4894,21 @@ static void pre_stmt(Pre *pr, ANode *n) {
                 pre_target(pr, &tn, NULL, 2);
             }
         return;
-    case S_IF: case S_WHILE: case S_TRY:
+    case S_IF: case S_WHILE:
         pre_block(pr, &n->body);
+        pre_block(pr, &n->orelse);
+        return;
+    case S_TRY:
+        pre_block(pr, &n->body);
+        for (int i = 0; i < n->handlers.len; i++) {
+            ANode *h = n->handlers.items[i];
+            if (h->name) {
+                ANode tn = {.kind = A_NAME, .pos = h->pos, .name = h->name};
+                pre_target(pr, &tn, NULL, 2);
+            }
+            pre_block(pr, &h->body);
+        }
+        pre_block(pr, &n->tryelse);
         pre_block(pr, &n->orelse);
         return;
     case S_WITH:
@@ -4645,9 +4975,19 @@ static void mo_stmt(Pre *pr, ANode *n, int nogil) {
     case S_CDEF:
         for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
         return;
-    case S_IF: case S_WHILE: case S_TRY:
+    case S_IF: case S_WHILE:
         mo_expr(pr, n->cond, 0, nogil);
         mo_block(pr, &n->body, nogil);
+        mo_block(pr, &n->orelse, nogil);
+        return;
+    case S_TRY:
+        mo_block(pr, &n->body, nogil);
+        for (int i = 0; i < n->handlers.len; i++) {
+            ANode *h = n->handlers.items[i];
+            mo_expr(pr, h->value, 0, nogil);
+            mo_block(pr, &h->body, nogil);
+        }
+        mo_block(pr, &n->tryelse, nogil);
         mo_block(pr, &n->orelse, nogil);
         return;
     case S_FOR: {
@@ -5481,10 +5821,34 @@ static void declare_struct(S *s, ANode *n) {
     cy_vec_push(s->a, &s->m->structs, t);
 }
 
-static void declare_module(S *s, AModule *am) {
+static void declare_block(S *s, CyVec *stmts);
+
+/* The names a module-level compound statement's blocks bind are module
+ * globals too (try: import x / except ImportError as e: ...). */
+static void declare_nested(S *s, ANode *n) {
+    switch (n->kind) {
+    case S_IF: case S_WHILE: case S_FOR: case S_WITH: case S_TRY:
+        break;
+    default:
+        return;
+    }
+    declare_block(s, &n->body);
+    declare_block(s, &n->orelse);
+    declare_block(s, &n->tryelse);
+    for (int i = 0; i < n->handlers.len; i++) {
+        ANode *h = n->handlers.items[i];
+        if (h->name && !lookup_in(s->mscope, h->name)) declare(s, s->mscope, h->name, SY_PYGLOBAL);
+        declare_block(s, &h->body);
+    }
+}
+
+static void declare_module(S *s, AModule *am) { declare_block(s, &am->stmts); }
+
+static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
-    for (int i = 0; i < am->stmts.len; i++) {
-        ANode *n = am->stmts.items[i];
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        declare_nested(s, n);
         switch (n->kind) {
         case S_CIMPORT:
         case S_IMPORT: {
@@ -5575,8 +5939,24 @@ static void declare_module(S *s, AModule *am) {
                     Sym *y = declare(s, s->mscope, d->name, SY_TYPE);
                     y->ty = t == TY_ERR ? t : alias_type(s, t, d->name);
                 } else if (d->kind == S_PASS) {
+                } else if (d->kind == S_CDEF) {
+                    /* a C number the header defines (M_PI): a constant to cyocl */
+                    CyType *t = resolve_type(s, d->type);
+                    for (int j = 0; j < d->names.len && t != TY_ERR; j++) {
+                        const char *name = d->names.items[j];
+                        CyPos p = *(CyPos *)d->name_pos.items[j];
+                        if (!(cy_type_is_int(t) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE)) {
+                            err(s, p, "an extern variable of type '%s' is not supported by cyocl", t->name);
+                        } else if (lookup_in(s->mscope, name)) {
+                            err(s, p, "'%s' redeclared", name);
+                        } else {
+                            Sym *y = declare(s, s->mscope, name, SY_CNAME);
+                            y->ty = t;
+                            y->qual = name;
+                        }
+                    }
                 } else {
-                    err(s, d->pos, "only functions and ctypedefs are supported in 'cdef extern' blocks");
+                    err(s, d->pos, "only functions, ctypedefs and C numbers are supported in 'cdef extern' blocks");
                 }
             }
             break;

@@ -301,13 +301,21 @@ typedef enum {
     ST_PARALLEL,    /* `with parallel(...)` block region: see IrRegion */
     ST_BREAK, ST_CONTINUE,
     ST_RETURN,      /* value may be NULL (return None / void) */
-    ST_RAISE,       /* value: exception class or instance object; NULL: re-raise */
+    ST_RAISE,       /* value: exception class or instance object; NULL: re-raise;
+                       target: the cause of 'raise value from target' (or NULL) */
     ST_ASSERT,      /* cond, msg (may be NULL); skipped when asserts are off */
     ST_NOGIL,       /* body runs with the GIL released */
     ST_GIL,         /* body runs with the GIL held (PyGILState_Ensure) */
     ST_TRY,         /* try: body, finally: orelse — the finally statements run when the body
                        ends, returns, breaks, continues or raises (then the exception
                        is re-raised after them, unless they leave by a jump) */
+    ST_TRY_EXCEPT,  /* try: body, then orelse: the handlers (ST_EXCEPT) in order, and last an
+                       ST_BLOCK with the else clause when there is one (so that walkers of
+                       body and orelse see them); needs the GIL.  A finally clause is an
+                       ST_TRY around it */
+    ST_EXCEPT,      /* except value (the class or tuple; NULL: bare) [as target]: body, whose
+                       first statement assigns target from the caught exception (E_CNAME
+                       "cy_caught"); target (E_VAR or E_PYGLOBAL) is deleted when it ends */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
 } StmtKind;

@@ -149,6 +149,55 @@ CYRT_FN void cyrt_raise(PyObject *exc) {
     }
 }
 
+/* raise exc from cause: the cause (instantiated if a class, None to
+ * suppress the context) becomes the exception's __cause__, as in Python. */
+CYRT_FN void cyrt_raise_from(PyObject *exc, PyObject *cause) {
+    PyObject *inst = exc;
+    if (PyExceptionClass_Check(exc)) {
+        inst = PyObject_CallNoArgs(exc);
+        if (!inst) return;
+        if (!PyExceptionInstance_Check(inst)) {
+            PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %s",
+                         exc, Py_TYPE(inst)->tp_name);
+            Py_DECREF(inst);
+            return;
+        }
+    } else if (PyExceptionInstance_Check(exc)) {
+        Py_INCREF(inst);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "exceptions must derive from BaseException");
+        return;
+    }
+    PyObject *c = cause;
+    if (PyExceptionClass_Check(cause)) {
+        c = PyObject_CallNoArgs(cause);
+        if (!c) {
+            Py_DECREF(inst);
+            return;
+        }
+        if (!PyExceptionInstance_Check(c)) {
+            PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %s",
+                         cause, Py_TYPE(c)->tp_name);
+            Py_DECREF(c);
+            Py_DECREF(inst);
+            return;
+        }
+    } else if (cause == Py_None || PyExceptionInstance_Check(cause)) {
+        Py_INCREF(c);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "exception causes must derive from BaseException");
+        Py_DECREF(inst);
+        return;
+    }
+    if (c == Py_None) {
+        Py_DECREF(c);
+        c = NULL;
+    }
+    PyException_SetCause(inst, c); /* steals c; sets __suppress_context__ */
+    PyErr_SetObject((PyObject *)Py_TYPE(inst), inst);
+    Py_DECREF(inst);
+}
+
 /* raise TYPE(msg) (assert with a message) */
 CYRT_FN void cyrt_raise_msg(PyObject *type, PyObject *msg) {
     PyObject *inst = PyObject_CallOneArg(type, msg);
@@ -163,8 +212,28 @@ CYRT_COLD void cyrt_raise_none(PyObject *type) {
     PyGILState_Release(g);
 }
 
+/* A bare raise: the exception being handled (sys.exc_info(), also that of
+ * a Python caller's except clause), as Python 3 does. */
 CYRT_FN void cyrt_reraise(void) {
-    PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+    PyObject *t, *v, *tb;
+    PyErr_GetExcInfo(&t, &v, &tb);
+    if (!t || t == Py_None) {
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
+        PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+        return;
+    }
+    PyErr_Restore(t, v, tb);
+}
+
+/* The end of an 'except ... as name' handler at module level: the name is
+ * deleted (if still there), whatever exception is on its way. */
+CYRT_FN void cyrt_del_global(PyObject *name) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    if (PyDict_DelItem(cyrt_mdict, name) < 0) PyErr_Clear();
+    PyErr_Restore(t, v, tb);
 }
 
 /* ---- integer and float helpers (Python semantics) -------------------------- */
@@ -1146,7 +1215,7 @@ CYRT_FN int cyrt_views_meet(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_
 /* Do two views' memory extents overlap other than element for element?
  * (out[:] = out[:] * 2 reads each element where it writes it; out[1:] =
  * out[:-1] reads elements written before.)  Element-wise expressions on
- * slices refuse the second kind. */
+ * slices copy the operand first in the second case. */
 CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, Py_ssize_t isb) {
     int i;
     if (!cyrt_views_meet(a, b, ndims, isa, isb)) return 0;
@@ -1154,6 +1223,15 @@ CYRT_FN int cyrt_views_overlap(cy_view a, cy_view b, int ndims, Py_ssize_t isa, 
     for (i = 0; i < ndims / 16; i++)
         if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i]) return 1;
     return 0;
+}
+
+/* v with axis stretched to n elements that are all its one element (stride
+ * 0): numpy's broadcasting of an extent-1 axis, for element-wise slice
+ * expressions.  The owner's reference is the caller's to take. */
+CYRT_FN cy_view cyrt_view_bcast(cy_view v, int axis, Py_ssize_t n) {
+    v.shape[axis] = n;
+    v.strides[axis] = 0;
+    return v;
 }
 
 /* ---- parallel regions --------------------------------------------------------- */
