@@ -235,6 +235,21 @@ static void loop_reductions(L *l, IrLoop *p, const CyVec *body) {
 
 /* ---- the walk ----------------------------------------------------------- */
 
+int64_t cy_trip_const(int64_t a, int64_t b, int64_t s) {
+    /* the distance in unsigned arithmetic: b - a may not fit an int64_t */
+    uint64_t n = s > 0 ? (b > a ? ((uint64_t)b - (uint64_t)a + (uint64_t)s - 1) / (uint64_t)s : 0)
+                       : (a > b ? ((uint64_t)a - (uint64_t)b + (uint64_t)-s - 1) / (uint64_t)-s : 0);
+    return n > (uint64_t)INT64_MAX ? -1 : (int64_t)n;
+}
+
+/* v is a value of the loop variable's type t (cy_const_int looks through
+ * the conversion that would change it) */
+static int fits(const CyType *t, int64_t v) {
+    if (!cy_type_is_int(t) || t->size >= 8) return t->is_signed || v >= 0 || !cy_type_is_int(t);
+    int bits = t->size * 8;
+    return t->is_signed ? v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)) : v >= 0 && v < (INT64_C(1) << bits);
+}
+
 static void stmts(L *l, const CyVec *body);
 
 static IrLoop *enter(L *l, IrStmt *x, IrVar *var, IrExpr *start, IrExpr *stop, IrExpr *step, int parallel) {
@@ -253,10 +268,9 @@ static IrLoop *enter(L *l, IrStmt *x, IrVar *var, IrExpr *start, IrExpr *stop, I
     p->invariant_bounds = invariant(l, start) && invariant(l, stop) && invariant(l, step);
     int64_t a, b, s = 1;
     p->trip = -1;
-    if (cy_const_int(start, &a) && cy_const_int(stop, &b) && (!step || cy_const_int(step, &s)) && s != 0) {
-        int64_t n = s > 0 ? (b - a + s - 1) / s : (a - b - s - 1) / -s;
-        p->trip = n > 0 ? n : 0;
-    }
+    if (cy_const_int(start, &a) && cy_const_int(stop, &b) && (!step || cy_const_int(step, &s)) && s != 0 &&
+        fits(var->ty, a) && fits(var->ty, b))
+        p->trip = cy_trip_const(a, b, s);
     p->parent = l->depth ? l->stack[l->depth - 1] : NULL;
     cy_vec_push(l->a, &l->n->loops, p);
     l->stack[l->depth++] = p;
