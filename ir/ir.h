@@ -464,6 +464,10 @@ struct IrLoop {
 typedef struct IrNest {
     CyVec loops;               /* IrLoop*, preorder: loops[0] is the prange */
     CyVec accesses;            /* IrAccess*, in evaluation order */
+    CyVec alias;               /* IrVar* pairs (a view the nest writes, another view it accesses):
+                                  nothing here proves their memory disjoint, so a schedule that
+                                  reorders the nest's iterations is exact only where the runtime
+                                  finds it so in the call (the pairs a plan checks come from these) */
     int too_deep;              /* deeper than IR_MAX_LOOPS: the inner loops are left out */
 } IrNest;
 

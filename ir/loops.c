@@ -308,6 +308,37 @@ static void stmts(L *l, const CyVec *body) {
     for (int i = 0; i < body->len; i++) stmt(l, body->items[i]);
 }
 
+/* Every (written view, other view) pair, once: two view arguments may be
+ * views of one buffer, which nothing at compile time rules out. */
+static void alias_pairs(L *l) {
+    CyVec seen = {0};
+    for (int i = 0; i < l->n->accesses.len; i++) {
+        IrAccess *x = l->n->accesses.items[i];
+        int dup = 0;
+        for (int k = 0; k < seen.len && !dup; k++) dup = seen.items[k] == x->view;
+        if (x->view && !dup) cy_vec_push(l->a, &seen, x->view);
+    }
+    for (int w = 0; w < seen.len; w++) {
+        IrVar *v = seen.items[w];
+        int written = 0;
+        for (int i = 0; i < l->n->accesses.len && !written; i++) {
+            IrAccess *x = l->n->accesses.items[i];
+            written = x->view == v && x->write;
+        }
+        if (!written) continue;
+        for (int o = 0; o < seen.len; o++) {
+            IrVar *u = seen.items[o];
+            if (u == v) continue;
+            int dup = 0; /* (u, v) already, u written too */
+            for (int k = 0; k + 1 < l->n->alias.len && !dup; k += 2)
+                dup = l->n->alias.items[k] == u && l->n->alias.items[k + 1] == v;
+            if (dup) continue;
+            cy_vec_push(l->a, &l->n->alias, v);
+            cy_vec_push(l->a, &l->n->alias, u);
+        }
+    }
+}
+
 void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x) {
     if (!r->is_prange || !x || x->kind != ST_PRANGE) return;
     L l0 = {.a = a, .n = cy_alloc(a, sizeof(IrNest))}, *l = &l0;
@@ -317,4 +348,5 @@ void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x) {
     stmts(l, &x->body);
     /* the prange's own reductions are Cython's (IrVarUse); the serial loops' are found above */
     l->depth = 0;
+    alias_pairs(l);
 }
