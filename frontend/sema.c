@@ -122,6 +122,7 @@ typedef struct {
     CyMap fused_fns;
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
     CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
+    CyVec cpdef_enums;      /* const char*: the names of the module's cpdef enums */
 } S;
 
 /* A default argument value that is not a constant (`n=N`, `eps=1e-9 * SCALE`):
@@ -851,6 +852,13 @@ static int struct_converts(const CyType *t) {
     return 1;
 }
 
+static int is_cpdef_enum(S *s, const CyType *t) {
+    if (!t->is_enum || !t->name) return 0;
+    for (int i = 0; i < s->cpdef_enums.len; i++)
+        if (!strcmp(s->cpdef_enums.items[i], t->name)) return 1;
+    return 0;
+}
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
     e = as_held(s, e);
@@ -886,7 +894,19 @@ static IrExpr *box(S *s, IrExpr *e) {
         return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
-    return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
+    IrExpr *b = mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
+    if (is_cpdef_enum(s, e->ty)) {
+        /* Cython: the member of the module's enum class (Color(value)) */
+        IrExpr *c = mk(s, E_OBJ_CALL, cy_type_scalar(TY_OBJECT), e->pos);
+        IrExpr *cls = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), e->pos);
+        cls->sval = e->ty->name;
+        c->nargs = 2;
+        c->args = cy_alloc(s->a, 2 * sizeof(IrExpr *));
+        c->args[0] = cls;
+        c->args[1] = b;
+        return c;
+    }
+    return b;
 }
 
 static int view_assignable(const CyType *to, const CyType *from) {
@@ -1529,6 +1549,17 @@ static IrExpr *attr_expr(S *s, ANode *n) {
                 return c;
             }
             err(s, n->pos, "'%s' cannot be used as a value here", q ? q : n->name);
+            return mk_err(s, n->pos);
+        }
+        if (y && y->kind == SY_TYPE && y->ty->is_enum && y->ty->name) {
+            /* Color.GREEN: the enumerator (Cython 3's scoped access) */
+            Sym *m = lookup_in(s->mscope, n->name);
+            if (m && m->kind == SY_ENUMC && m->ty->name && !strcmp(m->ty->name, y->ty->name)) {
+                IrExpr *e = mk_int(s, m->cval, TY_INT, n->pos);
+                e->ty = m->ty;
+                return e;
+            }
+            err(s, n->pos, "%s not a known value of %s", n->name, y->ty->name);
             return mk_err(s, n->pos);
         }
     }
@@ -5713,10 +5744,6 @@ static void cimport_names(S *s, ANode *n) {
  * a variable of it is the integer type GCC gives the enum (unsigned int
  * unless an enumerator is negative), which is what Cython's C holds. */
 static void declare_enum(S *s, ANode *n) {
-    if (n->is_cpdef) {
-        err(s, n->pos, "cpdef enums are not supported by cyocl (a cdef enum is)");
-        return;
-    }
     if (n->name && lookup_in(s->mscope, n->name)) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
@@ -5756,7 +5783,55 @@ static void declare_enum(S *s, ANode *n) {
         vt->is_enum = 1;
         Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
         y->ty = vt;
+        if (n->is_cpdef) cy_vec_push(s->a, &s->cpdef_enums, (void *)n->name);
     }
+}
+
+/* cpdef enum Color: the module gets Color, an IntEnum (Cython 3's
+ * __Pyx_FlexibleEnumBase, the prelude's cyrt_enum_base(): a value without a
+ * member converts to a pseudo-member), made where the enum stands; an
+ * anonymous cpdef enum gives its enumerators as module ints. */
+static void lower_cpdef_enum(S *s, ANode *n, CyVec *out) {
+    if (!n->name) {
+        for (int k = 0; k < n->names.len; k++) {
+            ANode *nm = an_name(s, n->names.items[k], *(CyPos *)n->name_pos.items[k]);
+            IrExpr *t = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), nm->pos);
+            t->sval = nm->name;
+            IrExpr *v = lower_expr(s, nm);
+            if (v->ty != TY_ERR) cy_vec_push(s->a, out, assign_stmt(s, t, box(s, v), n->pos, OP_NONE));
+        }
+        return;
+    }
+    ANode *members = an(s, A_LIST, n->pos);
+    for (int k = 0; k < n->names.len; k++) {
+        CyPos p = *(CyPos *)n->name_pos.items[k];
+        ANode *pair = an(s, A_TUPLE, p), *key = an(s, A_STR, p);
+        key->sval = n->names.items[k];
+        key->slen = (int)strlen(key->sval);
+        ANode *val = an(s, A_CAST, p);
+        val->type = cy_alloc(s->a, sizeof(ATypeSyn));
+        val->type->name = "int";
+        val->type->pos = p;
+        val->obj = an_name(s, n->names.items[k], p);
+        cy_vec_push(s->a, &pair->items, key);
+        cy_vec_push(s->a, &pair->items, val);
+        cy_vec_push(s->a, &members->items, pair);
+    }
+    ANode *call = an(s, A_CALL, n->pos), *base = an(s, A_IR, n->pos), *name = an(s, A_STR, n->pos);
+    base->ir = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), n->pos);
+    base->ir->sval = "cyrt_enum_base()";
+    name->sval = n->name;
+    name->slen = (int)strlen(n->name);
+    call->obj = base;
+    cy_vec_push(s->a, &call->items, name);
+    cy_vec_push(s->a, &call->items, members);
+    cy_vec_push(s->a, &call->kwnames, (void *)"module");
+    cy_vec_push(s->a, &call->values, an_name(s, "__name__", n->pos));
+    cy_vec_push(s->a, &call->kwpos, cy_alloc(s->a, sizeof(CyPos)));
+    IrExpr *v = lower_expr(s, call);
+    IrExpr *t = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+    t->sval = n->name;
+    if (v->ty != TY_ERR) cy_vec_push(s->a, out, assign_stmt(s, t, v, n->pos, OP_NONE));
 }
 
 /* cdef struct NAME / ctypedef struct NAME: the type is declared before its
@@ -6093,7 +6168,10 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                     cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, OP_NONE));
             }
             break;
-        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_ENUM: case S_STRUCT: break;
+        case S_ENUM:
+            if (n->is_cpdef) lower_cpdef_enum(s, n, &s->m->init);
+            break;
+        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_STRUCT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;

@@ -149,6 +149,45 @@ CYRT_FN void cyrt_raise(PyObject *exc) {
     }
 }
 
+/* The base class of cpdef enums: Cython 3's __Pyx_FlexibleEnumBase, an
+ * IntEnum whose unknown values are pseudo-members (<Color: 7>).  Made on
+ * first use and kept for the module's life; a borrowed reference, or None
+ * (calling it raises) if it cannot be made. */
+static PyObject *cyrt_enum_base_obj;
+CYRT_FN PyObject *cyrt_enum_base(void) {
+    if (cyrt_enum_base_obj) return cyrt_enum_base_obj;
+    static const char src[] =
+        "import enum\n"
+        "class __Pyx_FlexibleEnumBase(enum.IntEnum):\n"
+        "    @classmethod\n"
+        "    def _missing_(cls, value):\n"
+        "        pseudo_member = int.__new__(cls, value)\n"
+        "        if not hasattr(pseudo_member, '_value_'):\n"
+        "            pseudo_member._value_ = value\n"
+        "        pseudo_member._name_ = None\n"
+        "        value2member_map = getattr(cls, '_value2member_map_', None)\n"
+        "        if value2member_map is not None:\n"
+        "            pseudo_member = value2member_map.setdefault(value, pseudo_member)\n"
+        "        return pseudo_member\n"
+        "    def __repr__(self):\n"
+        "        if self._name_ is None:\n"
+        "            return f'<{self.__class__.__name__}: {self._value_!r}>'\n"
+        "        return super().__repr__()\n";
+    PyObject *g = PyDict_New(), *r = NULL;
+    if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+        PyDict_SetItemString(g, "__name__", PyDict_GetItemString(cyrt_mdict, "__name__")) == 0)
+        r = PyRun_String(src, Py_file_input, g, g);
+    if (r) cyrt_enum_base_obj = PyDict_GetItemString(g, "__Pyx_FlexibleEnumBase");
+    Py_XINCREF(cyrt_enum_base_obj);
+    Py_XDECREF(r);
+    Py_XDECREF(g);
+    if (!cyrt_enum_base_obj) {
+        PyErr_Clear();
+        return Py_None;
+    }
+    return cyrt_enum_base_obj;
+}
+
 /* raise exc from cause: the cause (instantiated if a class, None to
  * suppress the context) becomes the exception's __cause__, as in Python. */
 CYRT_FN void cyrt_raise_from(PyObject *exc, PyObject *cause) {
