@@ -1305,6 +1305,13 @@ static IrExpr *name_expr(S *s, ANode *n) {
         err(s, n->pos, "cimported module '%s' cannot be used as a value", n->name);
         return mk_err(s, n->pos);
     }
+    if (y && y->kind == SY_TYPE && is_cpdef_enum(s, y->ty)) {
+        /* the module's enum class */
+        if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = y->ty->name;
+        return e;
+    }
     if (y && y->kind == SY_TYPE) {
         err(s, n->pos, "type '%s' cannot be used as a value", n->name);
         return mk_err(s, n->pos);
