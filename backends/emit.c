@@ -275,9 +275,15 @@ const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e) {
 /* ---- loops ---------------------------------------------------------------- */
 
 const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
-                          int start0, const char *suf, const char *zero) {
+                          const char *lst, int start0, const char *suf, const char *zero) {
+    if (!st) {
+        const char *up = cy_fmt(a, "%s > %s ? (%s - %s + %s - 1) / %s : %s", cb, ca, lb, la, lst, lst, zero);
+        const char *down = cy_fmt(a, "%s > %s ? (%s - %s - %s - 1) / -%s : %s", ca, cb, la, lb, lst, lst, zero);
+        return cy_fmt(a, "%s > 0 ? (%s) : (%s)", lst, up, down);
+    }
     if (st == 1 && start0) return cy_fmt(a, "%s > 0 ? %s : %s", cb, lb, zero);
     if (st == 1) return cy_fmt(a, "%s > %s ? %s - %s : %s", cb, ca, lb, la, zero);
+    if (st == -1) return cy_fmt(a, "%s > %s ? %s - %s : %s", ca, cb, la, lb, zero);
     if (st > 0)
         return cy_fmt(a, "%s > %s ? (%s - %s + %" PRId64 "%s) / %" PRId64 "%s : %s", cb, ca, lb, la, st - 1, suf, st, suf,
                       zero);

@@ -224,12 +224,15 @@ typedef struct {
  * any other kind (the backend's own). */
 const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e);
 
-/* The trip count of range(a, b, st) for a constant step st, as the host
- * and a collapsed kernel both compute it: ca, cb compared, la, lb (the same
- * values in the count's type) subtracted; start0: a is the constant 0;
- * suf: the literals' suffix ("L", "LL"), zero: the count 0. */
+/* The trip count of range(a, b, step) — a prange's iterations (cgen.c),
+ * a collapsed loop's as the host and the kernel both count them — in the
+ * one formula ir/loops.c's cy_trip_const folds constants with: ca, cb
+ * compared, la, lb (the same values in the count's type) subtracted;
+ * st: the constant step, or 0 when it is known only at run time, as the
+ * text lst (in the count's type, not zero); start0: a is the constant 0;
+ * suf: the literals' suffix ("L", "LL", ""), zero: the count 0. */
 const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
-                          int start0, const char *suf, const char *zero);
+                          const char *lst, int start0, const char *suf, const char *zero);
 
 /* The expressions whose later operands may need statements of their own,
  * which must then run only where the operand is evaluated: `a and b` / `a or b` on

@@ -464,6 +464,10 @@ struct IrLoop {
 typedef struct IrNest {
     CyVec loops;               /* IrLoop*, preorder: loops[0] is the prange */
     CyVec accesses;            /* IrAccess*, in evaluation order */
+    CyVec alias;               /* IrVar* pairs (a view the nest writes, another view it accesses):
+                                  nothing here proves their memory disjoint, so a schedule that
+                                  reorders the nest's iterations is exact only where the runtime
+                                  finds it so in the call (the pairs a plan checks come from these) */
     int too_deep;              /* deeper than IR_MAX_LOOPS: the inner loops are left out */
 } IrNest;
 
@@ -645,6 +649,10 @@ extern const CyLibm cy_libm_table[]; /* the double functions, ended by a NULL na
 /* The loop nest of prange region r, whose statement is x (ir/loops.c):
  * sets r->nest. */
 void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x);
+/* The number of iterations of range(a, b, s), s != 0 (-1: more than an
+ * int64_t holds): the formula backends/emit.c's cy_trip_count writes for
+ * values known at run time. */
+int64_t cy_trip_const(int64_t a, int64_t b, int64_t s);
 
 /* The variables a statement list uses (first use first), assigns (targets
  * and loop variables), and counts up from >= 0 in range() loops. */

@@ -2593,7 +2593,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         if (L->step) cy_const_int(L->step, &js);
         const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
         const char *b = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->stop)));
-        const char *m = cy_trip_count(G->a, a, b, a, b, js, 0, "LL", "0");
+        const char *m = cy_trip_count(G->a, a, b, a, b, js, NULL, 0, "LL", "0");
         out(G, "cy_ol%d.inner = %s;", id, m);
         int np = R->collapse_pairs.len / 2;
         if (np) {
@@ -2901,20 +2901,14 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         sconst = R->step ? cy_const_int(R->step, &sv) : 1;
         start0 = is_zero_lit(R->start);
         n = FMT("cy_n%d", id);
-        const char *count;
-        if (sconst && sv == 1 && start0) count = FMT("%s > 0 ? (Py_ssize_t)%s : 0", stop, stop);
-        else if (sconst && sv == 1) count = FMT("%s > %s ? (Py_ssize_t)(%s - %s) : 0", stop, start, stop, start);
-        else if (sconst && sv == -1) count = FMT("%s > %s ? (Py_ssize_t)(%s - %s) : 0", start, stop, start, stop);
-        else if (sconst && sv > 0)
-            count = FMT("%s > %s ? (Py_ssize_t)((%s - %s + %s - 1) / %s) : 0", stop, start, stop, start, step, step);
-        else if (sconst)
-            count = FMT("%s > %s ? (Py_ssize_t)((%s - %s - %s - 1) / -%s) : 0", start, stop, start, stop, step, step);
-        else {
+        if (!sconst)
             out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_raise_str(PyExc_ValueError, \"prange() step must not be zero\"); goto %s; }",
                 step, errlbl(G));
-            count = FMT("%s > 0 ? (%s > %s ? (Py_ssize_t)((%s - %s + %s - 1) / %s) : 0) : (%s > %s ? (Py_ssize_t)((%s - %s - %s - 1) / -%s) : 0)",
-                        step, stop, start, stop, start, step, step, start, stop, start, stop, step, step);
-        }
+        /* in Py_ssize_t before the subtraction: stop - start may overflow the index's type */
+        int ssize = it->kind == TY_SSIZE;
+        const char *la = ssize ? start : FMT("(Py_ssize_t)%s", start), *lb = ssize ? stop : FMT("(Py_ssize_t)%s", stop);
+        const char *count = cy_trip_count(G->a, start, stop, la, lb, sconst ? sv : 0,
+                                          ssize ? step : FMT("(Py_ssize_t)%s", step), start0, "", "0");
         out(G, "const Py_ssize_t %s = %s;", n, count);
     }
     const char *nt = NULL, *chunk = NULL;

@@ -911,7 +911,7 @@ static const char *trip(OG *G, const IrExpr *start, const IrVar *v, const char *
     int64_t a0;
     int lng = !strcmp(oty(G, v->ty, v->pos), "long");
     const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
-    return cy_trip_count(G->a, a, b, la, lb, st, cy_const_int(start, &a0) && a0 == 0, "L", "0L");
+    return cy_trip_count(G->a, a, b, la, lb, st, NULL, cy_const_int(start, &a0) && a0 == 0, "L", "0L");
 }
 
 /* The prange index at iteration `it`. */
