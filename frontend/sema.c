@@ -4450,6 +4450,12 @@ static IrStmt *lower_try_except(S *s, ANode *n) {
                 err(s, np, "Deletion of non-Python, non-C++ object");
                 return NULL;
             }
+            if (y && y->kind == SY_VAR && y->var && (y->var->kind == V_PARAM || y->var->kind == V_MODULE)) {
+                /* deleted when the handler ends: cyocl deletes only locals and module globals */
+                err(s, np, "an 'except ... as' target that is a %s is not supported by cyocl",
+                    y->var->kind == V_PARAM ? "function argument" : "module-level cdef variable");
+                return NULL;
+            }
             e->target = lower_target(s, &tn, OP_NONE);
             if (!e->target) return NULL;
             IrExpr *caught = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), h->pos);
