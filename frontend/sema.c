@@ -1255,6 +1255,7 @@ static IrExpr *lower_expr(S *s, ANode *n);
 static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t);
 static int struct_converts(const CyType *t);
 static IrExpr *lower_comp(S *s, ANode *n, int kind);
+static IrExpr *lower_comp_next(S *s, ANode *n, int kind, ANode *next_default);
 
 static IrExpr *name_expr(S *s, ANode *n) {
     Sym *y = lookup(s, n->name);
@@ -2082,6 +2083,17 @@ static IrExpr *call_expr(S *s, ANode *n) {
         int one = n->items.len == 1 && !n->kwnames.len;
         if (one && (!strcmp(bn, "any") || !strcmp(bn, "all"))) return lower_comp(s, g, bn[1] == 'n' ? 'a' : 'A');
         if (one && (!strcmp(bn, "list") || !strcmp(bn, "set"))) return lower_comp(s, g, bn[0]);
+        if (!strcmp(bn, "next") && !n->kwnames.len && n->items.len <= 2) {
+            /* the first value only: a loop that stops there, as the generator would */
+            ANode *d = n->items.len == 2 ? n->items.items[1] : NULL;
+            if (d && !(d->kind == A_NONE || d->kind == A_INT || d->kind == A_FLOAT || d->kind == A_STR ||
+                       d->kind == A_TRUE || d->kind == A_FALSE)) {
+                err(s, d->pos, "a default of next() of a generator expression that is not a constant is "
+                               "not supported by cyocl");
+                return mk_err(s, n->pos);
+            }
+            return lower_comp_next(s, g, 'n', d);
+        }
         for (int i = 0; whole[i]; i++)
             if (!strcmp(bn, whole[i])) g->synthetic = 'l';
         if (f->kind == A_ATTR && f->obj->kind == A_STR && !f->obj->is_bytes && !strcmp(f->name, "join") && one)
@@ -2482,7 +2494,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (!strcmp(n->op, "generator") && !n->synthetic) {
             err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
                            "sum(), any(), all(), min(), max(), list(), set(), dict(), tuple(), sorted(), "
-                           "frozenset() or str.join())");
+                           "frozenset(), next() or str.join())");
             return mk_err(s, n->pos);
         }
         return lower_comp(s, n, n->op[0] == 'g' ? 'l' : n->op[0]);
@@ -4111,9 +4123,10 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
 
 typedef struct Comp {
     ANode *n;
-    int kind;               /* 'l' list, 's' set, 'd' dict, 'a' any, 'A' all */
+    int kind;               /* 'l' list, 's' set, 'd' dict, 'a' any, 'A' all, 'n' next() */
     int genexpr;
-    IrVar *acc;             /* the container, or any()/all()'s bint */
+    IrVar *acc;             /* the container, or any()/all()'s bint, or next()'s value */
+    IrVar *found;           /* next(): a value was found (a bint) */
     ANode *it0;             /* the first iterable, lowered in the enclosing scope */
     Scope *outer;
     struct Comp *up;
@@ -4191,6 +4204,14 @@ static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
     ANode *n = cp->n;
     if (idx == n->items.len) {
         CyPos p = n->then->pos;
+        if (cp->kind == 'n') {
+            IrExpr *v = box(s, lower_expr(s, n->then));
+            if (v->ty == TY_ERR) return;
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, cp->acc, p), v, p, OP_NONE));
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, cp->found, p), mk_int(s, 1, TY_BINT, p), p, OP_NONE));
+            cy_vec_push(s->a, out, st(s, ST_BREAK, p));
+            return;
+        }
         if (cp->kind == 'a' || cp->kind == 'A') {
             IrExpr *c = as_cond(s, lower_expr(s, n->then));
             if (c->ty == TY_ERR) return;
@@ -4241,17 +4262,20 @@ static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
     cy_vec_push(s->a, &f->body, nx);
     int before = out->len;
     lower_for(s, f, out);
-    if (idx > 0 && (cp->kind == 'a' || cp->kind == 'A') && out->len > before) {
+    if (idx > 0 && (cp->kind == 'a' || cp->kind == 'A' || cp->kind == 'n') && out->len > before) {
         /* decided in an inner loop: leave this one too */
         IrStmt *x = st(s, ST_IF, c->pos);
-        IrExpr *r = mk_var(s, cp->acc, c->pos);
-        x->cond = cp->kind == 'a' ? r : mk1(s, E_NOT, cy_type_scalar(TY_BINT), c->pos, r);
+        IrExpr *r = mk_var(s, cp->kind == 'n' ? cp->found : cp->acc, c->pos);
+        x->cond = cp->kind != 'A' ? r : mk1(s, E_NOT, cy_type_scalar(TY_BINT), c->pos, r);
         cy_vec_push(s->a, &x->body, st(s, ST_BREAK, c->pos));
         cy_vec_push(s->a, out, x);
     }
 }
 
-static IrExpr *lower_comp(S *s, ANode *n, int kind) {
+static IrExpr *lower_comp(S *s, ANode *n, int kind) { return lower_comp_next(s, n, kind, NULL); }
+
+/* kind 'n': next(genexpr[, next_default]), the first value, computed alone */
+static IrExpr *lower_comp_next(S *s, ANode *n, int kind, ANode *next_default) {
     int anyall = kind == 'a' || kind == 'A';
     CyType *rt = cy_type_scalar(anyall ? TY_BINT : TY_OBJECT);
     if (s->quiet) return anyall ? mk_int(s, 0, TY_BINT, n->pos) : mk(s, E_NONE, rt, n->pos);
@@ -4264,11 +4288,14 @@ static IrExpr *lower_comp(S *s, ANode *n, int kind) {
     static const char *const what[] = {"Constructing Python list", "Constructing Python set",
                                        "Constructing Python dict", "Constructing Python generator"};
     if (!need_gil(s, n->pos, what[genexpr ? 3 : kind == 'l' ? 0 : kind == 's' ? 1 : 2])) return mk_err(s, n->pos);
-    Comp cp = {n, kind, genexpr, NULL, NULL, s->scope, s->comp};
+    Comp cp = {n, kind, genexpr, NULL, NULL, NULL, s->scope, s->comp};
     cp.it0 = comp_first_iter(s, ((ANode *)n->items.items[0])->obj);
     cp.acc = new_temp(s, rt, n->pos);
     IrExpr *e = mk1(s, E_STMTS, rt, n->pos, mk_var(s, cp.acc, n->pos));
-    if (anyall)
+    if (kind == 'n') {
+        cp.found = new_temp(s, cy_type_scalar(TY_BINT), n->pos);
+        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.found, n->pos), mk_int(s, 0, TY_BINT, n->pos), n->pos, OP_NONE));
+    } else if (anyall)
         cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, OP_NONE));
     else
         e->ival = (uint64_t)kind;
@@ -4281,6 +4308,20 @@ static IrExpr *lower_comp(S *s, ANode *n, int kind) {
     s->loop_depth = saved_loop;
     s->scope = cp.outer;
     s->comp = cp.up;
+    if (kind == 'n') {
+        /* exhausted: next()'s default, else StopIteration */
+        IrStmt *x = st(s, ST_IF, n->pos);
+        x->cond = mk1(s, E_NOT, cy_type_scalar(TY_BINT), n->pos, mk_var(s, cp.found, n->pos));
+        if (next_default) {
+            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp.acc, n->pos), box(s, lower_expr(s, next_default)), n->pos, OP_NONE));
+        } else {
+            IrStmt *r = st(s, ST_RAISE, n->pos);
+            r->value = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+            r->value->sval = "StopIteration";
+            cy_vec_push(s->a, &x->body, r);
+        }
+        cy_vec_push(s->a, &e->stmts, x);
+    }
     return e;
 }
 
