@@ -413,6 +413,46 @@ const char *cy_lower_call(CyEmit *E, const CyTarget *T, IrExpr *e) {
     return T->call(T->G, e, args);
 }
 
+/* ---- view elements ---------------------------------------------------------- */
+
+void cy_lower_view_index(CyEmit *E, const CyTarget *T, IrExpr *e, void *view, const char **idx) {
+    int nd = e->args[0]->ty->ndim, check[CY_MAX_NDIM] = {0};
+    const CyType *ss = cy_type_scalar(TY_SSIZE);
+    CyIndexFact f[CY_MAX_NDIM];
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        memset(&f[k], 0, sizeof f[k]);
+        T->index_fact(T->G, e, k, &f[k]);
+        if (f[k].repl) {
+            idx[k] = f[k].repl;
+            continue;
+        }
+        const char *c = T->expr(T->G, ie);
+        int64_t cv;
+        int isc = cy_const_int(ie, &cv);
+        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
+        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !f[k].checked && !f[k].nonneg;
+        check[k] = e->boundscheck && !f[k].checked;
+        if (wrap || check[k]) {
+            if (wrap || !cy_c_simple(c)) c = T->temp(T->G, ss, c, e->pos);
+            if (wrap) cy_emit_line(E, "if (%s < 0) %s += %s;", c, c, T->view_shape(T->G, view, k));
+        }
+        idx[k] = c;
+    }
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    const char *sz = T->type(T->G, cy_type_scalar(TY_SIZE), e->pos);
+    for (int k = nd - 1; k >= 0; k--)
+        if (check[k])
+            T->check(T->G, cy_fmt(E->a, "(%s)%s >= (%s)%s", sz, idx[k], sz, T->view_shape(T->G, view, k)),
+                     (CyFail)(CY_FAIL_BOUNDS + k), e->pos);
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv) && !f[k].repl)
+            idx[k] = cy_fmt(E->a, "(%s)%s", T->type(T->G, ss, e->pos), cy_c_paren(E->a, idx[k]));
+    }
+}
+
 /* ---- assignments ------------------------------------------------------------ */
 
 void cy_lower_assign(CyEmit *E, const CyTarget *T, IrStmt *s) {

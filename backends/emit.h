@@ -103,7 +103,17 @@ typedef enum {
     CY_FAIL_ZERODIV_DIVMOD, /* ZeroDivisionError: float divmod() (% of floats) */
     CY_FAIL_DIV_OVERFLOW,   /* OverflowError: value too large to perform division (MIN // -1) */
     CY_FAIL_RANGE_STEP,     /* ValueError: range() arg 3 must not be zero */
+    CY_FAIL_BOUNDS,         /* IndexError: out of bounds on axis f - CY_FAIL_BOUNDS (one member per axis) */
 } CyFail;
+
+/* What a target knows of index k of a view element before it is lowered
+ * (cy_lower_view_index): repl, its value already wrapped and checked (C's
+ * checks hoisted out of a loop); checked, it is checked before the loop
+ * and needs neither wrap nor check here; nonneg, it is never negative. */
+typedef struct {
+    const char *repl;
+    int checked, nonneg;
+} CyIndexFact;
 
 /* A range() loop being lowered: what cy_lower_for_range computed (the
  * start, the stop taken once, the step and whether it is a constant) and
@@ -161,6 +171,9 @@ typedef struct {
     const char *(*lvalue)(void *G, IrExpr *t); /* NULL: an error was reported */
     IrOp (*update_op)(void *G, IrStmt *s);     /* the operator of `target op= value` */
     void (*copy_array)(void *G, const CyType *t, const char *lv, const char *rv, CyPos pos); /* lv = rv of a C array */
+    /* view elements: the facts of an index, and axis k's extent of the target's view handle */
+    void (*index_fact)(void *G, IrExpr *e, int k, CyIndexFact *f);
+    const char *(*view_shape)(void *G, void *view, int k);
 } CyTarget;
 
 /* A backend's target(G), defined once for its generator type GenT (with
@@ -196,6 +209,8 @@ typedef struct {
     static const char *tg_lvalue(void *g, IrExpr *t);                                                \
     static IrOp tg_update_op(void *g, IrStmt *s);                                                    \
     static void tg_copy_array(void *g, const CyType *t, const char *lv, const char *rv, CyPos pos);   \
+    static void tg_index_fact(void *g, IrExpr *e, int k, CyIndexFact *f);                           \
+    static const char *tg_view_shape(void *g, void *view, int k);                                    \
     static const char *tg_expr(void *g, IrExpr *e) { return EXPR((GenT *)g, e); }                    \
     static const char *tg_int_lit(void *g, const CyType *t, uint64_t b) { return int_lit(g, t, b); } \
     static const char *tg_float_lit(void *g, const CyType *t, double v) { return float_lit(g, t, v); } \
@@ -215,7 +230,8 @@ typedef struct {
                           .range_end = tg_range_end, .subst = &G->subst, .pow = tg_pow,              \
                           .minmax = tg_minmax, .abs = tg_abs, .call_c = tg_call_c, .call = tg_call,  \
                           .assign = tg_assign, .lvalue = tg_lvalue, .update_op = tg_update_op,       \
-                          .copy_array = tg_copy_array};                                              \
+                          .copy_array = tg_copy_array, .index_fact = tg_index_fact,                  \
+                          .view_shape = tg_view_shape};                                              \
     }
 
 /* The expressions lowered alike on every target: constants, C arithmetic
@@ -265,6 +281,14 @@ const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e);
 /* E_CALL of a compiled function: its arguments in order, then the
  * target's calling convention.  Hooks: expr, call. */
 const char *cy_lower_call(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* The indices of view element e (E_VIEW_ELEM) into idx: each evaluated
+ * once, in order; wrapped where it may be negative (wraparound), then
+ * bounds-checked from the last axis down (boundscheck: Cython evaluates
+ * every index before it checks any, and names the last axis out of
+ * bounds); unsigned ones converted to Py_ssize_t's type.  view: the
+ * target's handle of the view, passed to view_shape.  Hooks: expr,
+ * index_fact, temp, type, view_shape, check. */
+void cy_lower_view_index(CyEmit *E, const CyTarget *T, IrExpr *e, void *view, const char **idx);
 /* ST_ASSIGN: the target's own kinds first, then the value, the lvalue,
  * and `lv op= rv`, a C array's copy or `lv = rv`.  Hooks: assign, expr,
  * lvalue, update_op, copy_array. */

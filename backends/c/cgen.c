@@ -501,6 +501,9 @@ static Checked *find_checked(Gen *G, IrExpr *e, int k) {
     return NULL;
 }
 
+/* the shared lowering's hooks (backends/emit.h), defined below */
+CY_TARGET(Gen, genc, 0)
+
 /* The element lvalue of E_VIEW_ELEM: indices are evaluated once, wrapped
  * and bounds-checked as the directives say. */
 static const char *view_elem(Gen *G, IrExpr *e) {
@@ -508,41 +511,8 @@ static const char *view_elem(Gen *G, IrExpr *e) {
     int nd = vt->ndim;
     VRef r = view_ref(G, e->args[0]);
     const char *idx[CY_MAX_NDIM];
-    int check[CY_MAX_NDIM] = {0};
-    /* Cython evaluates every index before it checks any, and names the
-     * last axis out of bounds: the checks go from the last axis down */
-    for (int k = 0; k < nd; k++) {
-        IrExpr *ie = e->args[1 + k];
-        Checked *ck = find_checked(G, e, k);
-        if (ck && ck->repl) {
-            idx[k] = ck->repl;
-            continue;
-        }
-        const char *c = genc(G, ie);
-        int64_t cv;
-        int isc = cy_const_int(ie, &cv);
-        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
-        int pre = ck != NULL;
-        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !pre;
-        check[k] = e->boundscheck && !pre;
-        if (wrap || check[k]) {
-            if (wrap || !cy_c_simple(c)) c = stmp_c(G, "Py_ssize_t", c);
-            if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
-        }
-        idx[k] = c;
-    }
-    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-    for (int k = nd - 1; k >= 0; k--)
-        if (check[k])
-            out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", idx[k],
-                vr_shape(G, &r, k), k, errlbl(G));
-    for (int k = 0; k < nd; k++) {
-        IrExpr *ie = e->args[1 + k];
-        int64_t cv;
-        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv) &&
-            !(find_checked(G, e, k) && find_checked(G, e, k)->repl))
-            idx[k] = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, idx[k]));
-    }
+    CyTarget Tg = target(G);
+    cy_lower_view_index(&G->e, &Tg, e, &r, idx);
     const char *T = elem_ctype(G, vt);
     if (nd == 1 && vt->axes[0]) {
         if (r.h) {
@@ -846,8 +816,6 @@ static void emit_structs(Gen *G, const IrModule *m) {
 
 /* ---- the shared lowering's hooks (backends/emit.h) -------------------------- */
 
-CY_TARGET(Gen, genc, 0)
-
 static int tg_live(void *g) { return ((Gen *)g)->live.len; }
 static const char *tg_temp(void *g, const CyType *t, const char *init, CyPos pos) {
     (void)pos;
@@ -898,7 +866,8 @@ static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
     case CY_FAIL_ZERODIV_FLOAT: raise = "cyrt_err_zerodiv(\"float division\");"; break;
     case CY_FAIL_ZERODIV_DIVMOD: raise = "cyrt_err_zerodiv(\"float divmod()\");"; break;
     case CY_FAIL_DIV_OVERFLOW: raise = "cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\");"; break;
-    default: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
+    case CY_FAIL_RANGE_STEP: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
+    default: raise = FMT("cyrt_err_bounds(%d);", (int)(f - CY_FAIL_BOUNDS)); break;
     }
     out(G, "if (cyrt_unlikely(%s)) { %s goto %s; }", cond, raise, errlbl(G));
 }
@@ -921,6 +890,14 @@ static const char *tg_cast(void *g, IrExpr *e) {
     (void)e;
     return NULL;
 }
+
+/* an index checked before the loop (emit_checks), or replaced by its checked value */
+static void tg_index_fact(void *g, IrExpr *e, int k, CyIndexFact *f) {
+    Checked *ck = find_checked(g, e, k);
+    f->repl = ck ? ck->repl : NULL;
+    f->checked = ck != NULL;
+}
+static const char *tg_view_shape(void *g, void *view, int k) { return vr_shape(g, view, k); }
 
 /* integer powers by the prelude's squaring, complex ones by cpow */
 static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b) {

@@ -239,6 +239,9 @@ static const char *lin_ptr(OG *G, const IrExpr *e) {
     return NULL;
 }
 
+/* the shared lowering's hooks (backends/emit.h), defined below */
+CY_TARGET(OG, gen, 1)
+
 /* The element lvalue of E_VIEW_ELEM: indices evaluated once, wrapped and
  * bounds-checked as the directives say (exactly where cgen.c checks). */
 static const char *view_elem(OG *G, IrExpr *e) {
@@ -250,31 +253,8 @@ static const char *view_elem(OG *G, IrExpr *e) {
     }
     const char *p = pfx_of(G, e->args[0]->var);
     const char *idx[CY_MAX_NDIM];
-    /* every index before any check; the last axis out of bounds is named
-     * (Cython's order, as cgen.c) */
-    for (int k = 0; k < nd; k++) {
-        IrExpr *ie = e->args[1 + k];
-        const char *c = gen(G, ie);
-        int64_t cv;
-        int isc = cy_const_int(ie, &cv);
-        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
-        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !nonneg_index(G, ie);
-        if (wrap || e->boundscheck) {
-            if (wrap || !cy_c_simple(c)) c = stmp(G, "long", c);
-            if (wrap) out(G, "if (%s < 0) %s += %s_n%d;", c, c, p, k);
-        }
-        idx[k] = c;
-    }
-    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-    if (e->boundscheck)
-        for (int k = nd - 1; k >= 0; k--)
-            out(G, "if ((ulong)%s >= (ulong)%s_n%d) %s", idx[k], p, k, fail(G, 1, k, e->pos));
-    for (int k = 0; k < nd; k++) {
-        IrExpr *ie = e->args[1 + k];
-        int64_t cv;
-        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv))
-            idx[k] = FMT("(long)%s", cy_c_paren(G->a, idx[k]));
-    }
+    CyTarget T = target(G);
+    cy_lower_view_index(&G->e, &T, e, (void *)p, idx);
     const char *lp = lin_ptr(G, e);
     if (lp) return FMT("(*%s)", lp);
     CyBuf b = {0};
@@ -321,7 +301,10 @@ static const char *view_shape(OG *G, IrExpr *e, int stride) {
 
 /* ---- the shared lowering's hooks (backends/emit.h) -------------------------- */
 
-CY_TARGET(OG, gen, 1)
+/* an index the kernel knows never negative needs no wrap */
+static void tg_index_fact(void *g, IrExpr *e, int k, CyIndexFact *f) { f->nonneg = nonneg_index(g, e->args[1 + k]); }
+/* the view's handle is its argument prefix */
+static const char *tg_view_shape(void *g, void *view, int k) { return cy_fmt(((OG *)g)->a, "%s_n%d", (const char *)view, k); }
 
 /* ZeroDivisionError kinds (cy_err[1]) */
 enum { ZD_INT = 0, ZD_FLOATDIV = 1, ZD_FLOATMOD = 2, ZD_DIVMOD = 3 };
@@ -402,6 +385,7 @@ static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
     case CY_FAIL_ZERODIV_DIVMOD: arg = ZD_DIVMOD; break;
     case CY_FAIL_DIV_OVERFLOW: code = 4; break;
     case CY_FAIL_RANGE_STEP: code = 5; break;
+    default: code = 1, arg = (int)(f - CY_FAIL_BOUNDS); break;
     }
     out(G, "if (%s) %s", cond, fail(G, code, arg, pos));
 }
