@@ -275,9 +275,15 @@ const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e) {
 /* ---- loops ---------------------------------------------------------------- */
 
 const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
-                          int start0, const char *suf, const char *zero) {
+                          const char *lst, int start0, const char *suf, const char *zero) {
+    if (!st) {
+        const char *up = cy_fmt(a, "%s > %s ? (%s - %s + %s - 1) / %s : %s", cb, ca, lb, la, lst, lst, zero);
+        const char *down = cy_fmt(a, "%s > %s ? (%s - %s - %s - 1) / -%s : %s", ca, cb, la, lb, lst, lst, zero);
+        return cy_fmt(a, "%s > 0 ? (%s) : (%s)", lst, up, down);
+    }
     if (st == 1 && start0) return cy_fmt(a, "%s > 0 ? %s : %s", cb, lb, zero);
     if (st == 1) return cy_fmt(a, "%s > %s ? %s - %s : %s", cb, ca, lb, la, zero);
+    if (st == -1) return cy_fmt(a, "%s > %s ? %s - %s : %s", ca, cb, la, lb, zero);
     if (st > 0)
         return cy_fmt(a, "%s > %s ? (%s - %s + %" PRId64 "%s) / %" PRId64 "%s : %s", cb, ca, lb, la, st - 1, suf, st, suf,
                       zero);
@@ -347,6 +353,119 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
     loop_close(E, T, s, loop, r);
 }
 
+/* ---- powers and calls ------------------------------------------------------- */
+
+const char *cy_lower_pow(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const CyType *t = e->ty;
+    const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+    if (cy_type_is_float(t)) return cy_fmt(E->a, "%s(%s, %s)", T->libm(T->G, "pow", t), a, b);
+    return T->pow(T->G, t, a, b);
+}
+
+static const char *join_args(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    CyBuf b = {0};
+    for (int i = 0; i < e->nargs; i++) cy_buf_printf(&b, "%s%s", i ? ", " : "", T->expr(T->G, e->args[i]));
+    const char *r = b.len ? cy_strndup(E->a, b.s, b.len) : "";
+    cy_buf_free(&b);
+    return r;
+}
+
+const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const char *name = e->kind == E_CALL ? e->fn->cname : e->sval ? e->sval : "";
+    int pre = 0, builtin = e->kind == E_CALL_C && !e->fn;
+    /* two arguments that may raise: computed first, so that the first one
+       Cython evaluates raises first */
+    if (cy_order_matters(e))
+        for (int i = 0; i < e->norder; i++) {
+            IrExpr *x = e->order[i];
+            const char *c = T->once(T->G, x->ty, T->expr(T->G, x), x->pos);
+            cy_vec_push(E->a, T->subst, x);
+            cy_vec_push(E->a, T->subst, (void *)c);
+            pre += 2;
+        }
+    const char *r;
+    if (builtin && (!strcmp(name, "cyrt_min") || !strcmp(name, "cyrt_max"))) {
+        const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+        r = T->minmax(T->G, e, name[6] == 'i', a, b);
+    } else if (builtin && !strcmp(name, "cyrt_abs")) {
+        r = T->abs(T->G, e, T->expr(T->G, e->args[0]));
+    } else {
+        const char *args = join_args(E, T, e);
+        int is_float;
+        const CyLibm *m = builtin ? cy_libm(name, &is_float) : NULL;
+        if (m) {
+            const char *fn = T->libm(T->G, m->name, cy_type_scalar(is_float ? TY_FLOAT : TY_DOUBLE));
+            r = cy_fmt(E->a, "%s(%s)", fn, args);
+            /* lround(x) as (long)round(x) where the target has no lround */
+            if (m->ret != TY_DOUBLE && strcmp(fn, m->name))
+                r = cy_fmt(E->a, "((%s)%s)", T->type(T->G, e->ty, e->pos), r);
+        } else {
+            r = T->call_c(T->G, e, name, args);
+        }
+    }
+    T->subst->len -= pre;
+    return r;
+}
+
+const char *cy_lower_call(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    const char **args = cy_alloc(E->a, (size_t)(e->nargs + 2) * sizeof *args);
+    for (int i = 0; i < e->nargs; i++) args[i] = T->expr(T->G, e->args[i]);
+    return T->call(T->G, e, args);
+}
+
+/* ---- view elements ---------------------------------------------------------- */
+
+void cy_lower_view_index(CyEmit *E, const CyTarget *T, IrExpr *e, void *view, const char **idx) {
+    int nd = e->args[0]->ty->ndim, check[CY_MAX_NDIM] = {0};
+    const CyType *ss = cy_type_scalar(TY_SSIZE);
+    CyIndexFact f[CY_MAX_NDIM];
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        memset(&f[k], 0, sizeof f[k]);
+        T->index_fact(T->G, e, k, &f[k]);
+        if (f[k].repl) {
+            idx[k] = f[k].repl;
+            continue;
+        }
+        const char *c = T->expr(T->G, ie);
+        int64_t cv;
+        int isc = cy_const_int(ie, &cv);
+        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
+        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !f[k].checked && !f[k].nonneg;
+        check[k] = e->boundscheck && !f[k].checked;
+        if (wrap || check[k]) {
+            if (wrap || !cy_c_simple(c)) c = T->temp(T->G, ss, c, e->pos);
+            if (wrap) cy_emit_line(E, "if (%s < 0) %s += %s;", c, c, T->view_shape(T->G, view, k));
+        }
+        idx[k] = c;
+    }
+    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
+    const char *sz = T->type(T->G, cy_type_scalar(TY_SIZE), e->pos);
+    for (int k = nd - 1; k >= 0; k--)
+        if (check[k])
+            T->check(T->G, cy_fmt(E->a, "(%s)%s >= (%s)%s", sz, idx[k], sz, T->view_shape(T->G, view, k)),
+                     (CyFail)(CY_FAIL_BOUNDS + k), e->pos);
+    for (int k = 0; k < nd; k++) {
+        IrExpr *ie = e->args[1 + k];
+        int64_t cv;
+        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv) && !f[k].repl)
+            idx[k] = cy_fmt(E->a, "(%s)%s", T->type(T->G, ss, e->pos), cy_c_paren(E->a, idx[k]));
+    }
+}
+
+/* ---- assignments ------------------------------------------------------------ */
+
+void cy_lower_assign(CyEmit *E, const CyTarget *T, IrStmt *s) {
+    if (T->assign(T->G, s)) return;
+    IrExpr *t = s->target;
+    const char *rv = T->expr(T->G, s->value);
+    const char *lv = T->lvalue(T->G, t);
+    if (!lv) return;
+    if (s->op) cy_emit_line(E, "%s %s= %s;", lv, cy_op_name(T->update_op(T->G, s)), rv);
+    else if (t->ty->kind == TY_ARRAY) T->copy_array(T->G, t->ty, lv, rv, s->pos);
+    else cy_emit_line(E, "%s = %s;", lv, rv);
+}
+
 /* ---- expressions ------------------------------------------------------------ */
 
 const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
@@ -368,6 +487,8 @@ const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
         const char *p = T->expr(T->G, e->args[0]), *i = T->expr(T->G, e->args[1]);
         return cy_fmt(a, "%s[%s]", cy_c_paren(a, p), i);
     }
+    case E_POW: return cy_lower_pow(E, T, e);
+    case E_CALL_C: return cy_lower_call_c(E, T, e);
     default: return NULL;
     }
 }

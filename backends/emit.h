@@ -103,7 +103,17 @@ typedef enum {
     CY_FAIL_ZERODIV_DIVMOD, /* ZeroDivisionError: float divmod() (% of floats) */
     CY_FAIL_DIV_OVERFLOW,   /* OverflowError: value too large to perform division (MIN // -1) */
     CY_FAIL_RANGE_STEP,     /* ValueError: range() arg 3 must not be zero */
+    CY_FAIL_BOUNDS,         /* IndexError: out of bounds on axis f - CY_FAIL_BOUNDS (one member per axis) */
 } CyFail;
+
+/* What a target knows of index k of a view element before it is lowered
+ * (cy_lower_view_index): repl, its value already wrapped and checked (C's
+ * checks hoisted out of a loop); checked, it is checked before the loop
+ * and needs neither wrap nor check here; nonneg, it is never negative. */
+typedef struct {
+    const char *repl;
+    int checked, nonneg;
+} CyIndexFact;
 
 /* A range() loop being lowered: what cy_lower_for_range computed (the
  * start, the stop taken once, the step and whether it is a constant) and
@@ -135,6 +145,17 @@ typedef struct {
     const char *(*cast)(void *G, IrExpr *e);   /* the target's own folding of a cast, or NULL */
     void (*check)(void *G, const char *cond, CyFail f, CyPos pos); /* if (cond) raise f */
     int int_cond;                              /* `?:` takes an integer condition only (OpenCL) */
+    CyVec *subst;                              /* (IrExpr*, text) pairs: values computed already,
+                                                  which expr returns as they are */
+    /* a ** b where the C library has no pow for t (integers, complex) */
+    const char *(*pow)(void *G, const CyType *t, const char *a, const char *b);
+    /* Python's min()/max() of two C numbers (sema's cyrt_min/cyrt_max) and abs() (cyrt_abs) */
+    const char *(*minmax)(void *G, IrExpr *e, int is_min, const char *a, const char *b);
+    const char *(*abs)(void *G, IrExpr *e, const char *a);
+    /* a C function that is no libc.math one (name: its C name), args joined */
+    const char *(*call_c)(void *G, IrExpr *e, const char *name, const char *args);
+    /* a call of a compiled function (E_CALL), its arguments evaluated in order */
+    const char *(*call)(void *G, IrExpr *e, const char **args);
     /* statements */
     void (*block)(void *G, CyVec *body);       /* a block one level deeper */
     void (*orelse)(void *G, CyVec *body);      /* a loop's else clause, at the loop's level */
@@ -144,10 +165,20 @@ typedef struct {
     const char *(*loop_pop)(void *G, void *loop); /* leave it: its break label if a break used it */
     void (*range_prepare)(void *G, CyRange *r); /* after the bounds, before the header */
     void (*range_end)(void *G, CyRange *r);    /* after the body's closing brace */
+    /* assignments */
+    int (*assign)(void *G, IrStmt *s);         /* the target's own kinds of assignment (objects,
+                                                  views, module dict): 1 when it emitted s */
+    const char *(*lvalue)(void *G, IrExpr *t); /* NULL: an error was reported */
+    IrOp (*update_op)(void *G, IrStmt *s);     /* the operator of `target op= value` */
+    void (*copy_array)(void *G, const CyType *t, const char *lv, const char *rv, CyPos pos); /* lv = rv of a C array */
+    /* view elements: the facts of an index, and axis k's extent of the target's view handle */
+    void (*index_fact)(void *G, IrExpr *e, int k, CyIndexFact *f);
+    const char *(*view_shape)(void *G, void *view, int k);
 } CyTarget;
 
 /* A backend's target(G), defined once for its generator type GenT (with
- * `CyArena *a` and `int nid`, the counter of its cy_sN names): every hook
+ * `CyArena *a`, `int nid`, the counter of its cy_sN names, and `CyVec
+ * subst`, the values its operand function returns as they are): every hook
  * is the backend's function tg_NAME (declared here, defined by the
  * backend), except these adapters: the operand EXPR(G, e), the literals
  * int_lit(G, t, bits) and float_lit(G, t, v), and fresh cy_sN names. */
@@ -169,6 +200,17 @@ typedef struct {
     static const char *tg_loop_pop(void *g, void *loop);                                             \
     static void tg_range_prepare(void *g, CyRange *r);                                               \
     static void tg_range_end(void *g, CyRange *r);                                                   \
+    static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b);               \
+    static const char *tg_minmax(void *g, IrExpr *e, int is_min, const char *a, const char *b);      \
+    static const char *tg_abs(void *g, IrExpr *e, const char *a);                                    \
+    static const char *tg_call_c(void *g, IrExpr *e, const char *name, const char *args);            \
+    static const char *tg_call(void *g, IrExpr *e, const char **args);                               \
+    static int tg_assign(void *g, IrStmt *s);                                                        \
+    static const char *tg_lvalue(void *g, IrExpr *t);                                                \
+    static IrOp tg_update_op(void *g, IrStmt *s);                                                    \
+    static void tg_copy_array(void *g, const CyType *t, const char *lv, const char *rv, CyPos pos);   \
+    static void tg_index_fact(void *g, IrExpr *e, int k, CyIndexFact *f);                           \
+    static const char *tg_view_shape(void *g, void *view, int k);                                    \
     static const char *tg_expr(void *g, IrExpr *e) { return EXPR((GenT *)g, e); }                    \
     static const char *tg_int_lit(void *g, const CyType *t, uint64_t b) { return int_lit(g, t, b); } \
     static const char *tg_float_lit(void *g, const CyType *t, double v) { return float_lit(g, t, v); } \
@@ -185,20 +227,28 @@ typedef struct {
                           .int_cond = INT_COND, .block = tg_block, .orelse = tg_orelse,              \
                           .cond = tg_cond, .loop_cond = tg_loop_cond, .loop_push = tg_loop_push,     \
                           .loop_pop = tg_loop_pop, .range_prepare = tg_range_prepare,                \
-                          .range_end = tg_range_end};                                                \
+                          .range_end = tg_range_end, .subst = &G->subst, .pow = tg_pow,              \
+                          .minmax = tg_minmax, .abs = tg_abs, .call_c = tg_call_c, .call = tg_call,  \
+                          .assign = tg_assign, .lvalue = tg_lvalue, .update_op = tg_update_op,       \
+                          .copy_array = tg_copy_array, .index_fact = tg_index_fact,                  \
+                          .view_shape = tg_view_shape};                                              \
     }
 
 /* The expressions lowered alike on every target: constants, C arithmetic
  * and comparisons, casts, short-circuit and conditional expressions,
- * element of a C array; NULL for any other kind (the backend's own). */
+ * element of a C array, powers, calls of C functions (E_CALL_C); NULL for
+ * any other kind (the backend's own). */
 const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e);
 
-/* The trip count of range(a, b, st) for a constant step st, as the host
- * and a collapsed kernel both compute it: ca, cb compared, la, lb (the same
- * values in the count's type) subtracted; start0: a is the constant 0;
- * suf: the literals' suffix ("L", "LL"), zero: the count 0. */
+/* The trip count of range(a, b, step) — a prange's iterations (cgen.c),
+ * a collapsed loop's as the host and the kernel both count them — in the
+ * one formula ir/loops.c's cy_trip_const folds constants with: ca, cb
+ * compared, la, lb (the same values in the count's type) subtracted;
+ * st: the constant step, or 0 when it is known only at run time, as the
+ * text lst (in the count's type, not zero); start0: a is the constant 0;
+ * suf: the literals' suffix ("L", "LL", ""), zero: the count 0. */
 const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
-                          int start0, const char *suf, const char *zero);
+                          const char *lst, int start0, const char *suf, const char *zero);
 
 /* The expressions whose later operands may need statements of their own,
  * which must then run only where the operand is evaluated: `a and b` / `a or b` on
@@ -217,6 +267,32 @@ const char *cy_lower_divmod(CyEmit *E, const CyTarget *T, IrExpr *e);
 /* E_CAST: constants folded, bint as != 0, else a C cast.  Hooks: expr,
  * type, int_lit, float_lit, cast. */
 const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e);
+
+/* E_POW: the C library's pow for floating types (libm), else the
+ * target's.  Hooks: expr, libm, pow. */
+const char *cy_lower_pow(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* E_CALL_C, or E_CALL of an extern function: where two arguments may
+ * raise, they are computed first in Cython's order (IrExpr.order);
+ * min()/max()/abs() and libc.math functions (ir/libm.c: the target's
+ * spelling, its result converted where the target computes an integer
+ * one in floating point), any other function as the target calls it.
+ * Hooks: expr, once, subst, minmax, abs, libm, type, call_c. */
+const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* E_CALL of a compiled function: its arguments in order, then the
+ * target's calling convention.  Hooks: expr, call. */
+const char *cy_lower_call(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* The indices of view element e (E_VIEW_ELEM) into idx: each evaluated
+ * once, in order; wrapped where it may be negative (wraparound), then
+ * bounds-checked from the last axis down (boundscheck: Cython evaluates
+ * every index before it checks any, and names the last axis out of
+ * bounds); unsigned ones converted to Py_ssize_t's type.  view: the
+ * target's handle of the view, passed to view_shape.  Hooks: expr,
+ * index_fact, temp, type, view_shape, check. */
+void cy_lower_view_index(CyEmit *E, const CyTarget *T, IrExpr *e, void *view, const char **idx);
+/* ST_ASSIGN: the target's own kinds first, then the value, the lvalue,
+ * and `lv op= rv`, a C array's copy or `lv = rv`.  Hooks: assign, expr,
+ * lvalue, update_op, copy_array. */
+void cy_lower_assign(CyEmit *E, const CyTarget *T, IrStmt *s);
 
 /* An if statement s whose condition is already the C expression c: emits
  * `PREFIXif (c) {`, the body and the else/elif chain (an elif whose

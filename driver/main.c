@@ -518,7 +518,8 @@ static char *read_file(const char *path, size_t *len) {
     return b.s;
 }
 
-/* `-v`: where each parallel region runs, and why not on OpenCL. */
+/* `-v`: where each parallel region runs, and why not on OpenCL; the
+ * schedules planned for it (ir/plan.c), and why a plain loop where one is. */
 static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
     for (int i = 0; i < ir->regions.len; i++) {
         IrRegion *r = ir->regions.items[i];
@@ -542,6 +543,8 @@ static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
             cy_ir_plan_describe(&b, r, r->plan_native);
             fprintf(stderr, "    native schedule: %s\n", b.s);
             cy_buf_free(&b);
+        } else if (r->plan_native && r->plan_native->why) {
+            fprintf(stderr, "    native schedule: the plain loop (%s)\n", r->plan_native->why);
         }
     }
 }

@@ -122,7 +122,7 @@ typedef enum {
     S_WHILE,     /* cond: body, orelse */
     S_BREAK, S_CONTINUE, S_PASS,
     S_RETURN,    /* value may be NULL */
-    S_RAISE,     /* value may be NULL (re-raise) */
+    S_RAISE,     /* value may be NULL (re-raise); rhs: the cause of 'raise value from rhs' */
     S_ASSERT,    /* cond, msg */
     S_WITH,      /* items: with nogil, gil, parallel(...), cython.boundscheck(False) ...; body */
     S_IMPORT,    /* import a.b.c [as x]: module, alias in aliases.items[0] (and name);
@@ -135,7 +135,7 @@ typedef enum {
     S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
     S_TRY,       /* try: body; handlers (S_EXCEPT); tryelse (else:); orelse (finally:, so that
                     walkers of body and orelse see it) */
-    S_EXCEPT,    /* except [value [as name]]: body (value NULL: a bare except) */
+    S_EXCEPT,    /* except [value [as name]]: body (value NULL: a bare except); name_pos[0]: the name's */
     S_ENUM,      /* cdef/cpdef/ctypedef enum [name]: enumerators in names/name_pos, values (ANode*
                     or NULL) in inits; is_typedef, is_cpdef */
     S_STRUCT,    /* cdef/ctypedef [packed] struct name: fields as S_CDEF nodes in body;

@@ -1576,8 +1576,8 @@ static void parse_small(P *p, CyVec *out) {
             n = new_node(p, S_RAISE, t->pos);
             if (starts_expr(tok(p)))
                 n->value = parse_test(p);
-            if (at_kw(p, "from"))
-                err_at(p, tok(p)->pos, "'raise ... from ...' is not supported");
+            if (n->value && accept_kw(p, "from"))
+                n->rhs = parse_test(p);
             push(p, out, n);
             return;
         }
@@ -2345,8 +2345,11 @@ static ANode *parse_try(P *p) {
         ANode *h = new_node(p, S_EXCEPT, e->pos);
         if (!at_punct(p, ":")) {
             h->value = parse_test(p);
-            if (accept_kw(p, "as"))
-                h->name = expect_name(p, "a name after 'as'")->text;
+            if (accept_kw(p, "as")) {
+                const Token *nm = expect_name(p, "a name after 'as'");
+                h->name = nm->text;
+                push(p, &h->name_pos, pos_dup(p, nm->pos));
+            }
         }
         block_colon(p);
         parse_suite(p, &h->body);

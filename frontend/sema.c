@@ -18,7 +18,8 @@ typedef enum {
     SY_FUNC,     /* cdef/cpdef/def/extern function */
     SY_TYPE,     /* ctypedef or builtin type name */
     SY_CMOD,     /* a cimported/imported special module: qual = "cython", "libc.math", ... */
-    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp" */
+    SY_CNAME,    /* a special builtin: qual = "cython.parallel.prange", "libc.math.exp";
+                    or, with ty set, a C number a 'cdef extern' block declares (M_PI) */
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
     SY_ENUMC,    /* an enumerator: constant cval of type ty */
@@ -121,6 +122,7 @@ typedef struct {
     CyMap fused_fns;
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
     CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
+    CyVec cpdef_enums;      /* const char*: the names of the module's cpdef enums */
 } S;
 
 /* A default argument value that is not a constant (`n=N`, `eps=1e-9 * SCALE`):
@@ -351,6 +353,13 @@ static const char *py_builtins[] = {
     "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
     "RuntimeError", "RuntimeWarning", "StopIteration", "TypeError", "ValueError", "Warning",
     "ZeroDivisionError", "UserWarning", "DeprecationWarning", "BufferError", "KeyboardInterrupt",
+    "BaseException", "ImportError", "ModuleNotFoundError", "OSError", "IOError", "EnvironmentError",
+    "FileNotFoundError", "FileExistsError", "PermissionError", "IsADirectoryError",
+    "NotADirectoryError", "TimeoutError", "ConnectionError", "BrokenPipeError", "EOFError",
+    "UnboundLocalError", "RecursionError", "FloatingPointError", "SystemError", "SystemExit",
+    "GeneratorExit", "UnicodeError", "UnicodeDecodeError", "UnicodeEncodeError", "ReferenceError",
+    "BytesWarning", "FutureWarning", "ImportWarning", "PendingDeprecationWarning",
+    "ResourceWarning", "SyntaxWarning", "UnicodeWarning",
     "NotImplemented", "Ellipsis", "__name__", "__file__", "__doc__", NULL};
 
 static int is_py_builtin(const char *n) {
@@ -843,6 +852,13 @@ static int struct_converts(const CyType *t) {
     return 1;
 }
 
+static int is_cpdef_enum(S *s, const CyType *t) {
+    if (!t->is_enum || !t->name) return 0;
+    for (int i = 0; i < s->cpdef_enums.len; i++)
+        if (!strcmp(s->cpdef_enums.items[i], t->name)) return 1;
+    return 0;
+}
+
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
     e = as_held(s, e);
@@ -878,7 +894,19 @@ static IrExpr *box(S *s, IrExpr *e) {
         return l;
     }
     if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
-    return mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
+    IrExpr *b = mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
+    if (is_cpdef_enum(s, e->ty)) {
+        /* Cython: the member of the module's enum class (Color(value)) */
+        IrExpr *c = mk(s, E_OBJ_CALL, cy_type_scalar(TY_OBJECT), e->pos);
+        IrExpr *cls = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), e->pos);
+        cls->sval = e->ty->name;
+        c->nargs = 2;
+        c->args = cy_alloc(s->a, 2 * sizeof(IrExpr *));
+        c->args[0] = cls;
+        c->args[1] = b;
+        return c;
+    }
+    return b;
 }
 
 static int view_assignable(const CyType *to, const CyType *from) {
@@ -1155,6 +1183,20 @@ static const CyLibm *math_fn(const char *q, int *is_f) {
     return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
 }
 
+/* A function the user declared from math.h with libc.math's signature
+ * (cdef extern from "math.h": double erf(double) nogil). */
+static int is_libm_extern(const IrFunc *fn) {
+    if (!fn->header || (strcmp(fn->header, "math.h") && strcmp(fn->header, "<math.h>"))) return 0;
+    int is_f;
+    const CyLibm *m = cy_libm(fn->cname, &is_f);
+    if (!m || fn->params.len != m->nargs) return 0;
+    TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
+    if (fn->ret->kind != rt) return 0;
+    for (int i = 0; i < fn->params.len; i++)
+        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+    return 1;
+}
+
 static int is_math_const(const char *q) {
     if (strncmp(q, "libc.math.", 10)) return 0;
     for (int i = 0; math_consts[i]; i++)
@@ -1213,6 +1255,7 @@ static IrExpr *lower_expr(S *s, ANode *n);
 static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t);
 static int struct_converts(const CyType *t);
 static IrExpr *lower_comp(S *s, ANode *n, int kind);
+static IrExpr *lower_comp_next(S *s, ANode *n, int kind, ANode *next_default);
 
 static IrExpr *name_expr(S *s, ANode *n) {
     Sym *y = lookup(s, n->name);
@@ -1230,6 +1273,11 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_ENUMC) {
         IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
         e->ty = y->ty;
+        return e;
+    }
+    if (y && y->kind == SY_CNAME && y->ty) {
+        IrExpr *e = mk(s, E_CNAME, y->ty, n->pos);
+        e->sval = y->name;
         return e;
     }
     if (y && y->kind == SY_CNAME) {
@@ -1257,6 +1305,13 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_CMOD) {
         err(s, n->pos, "cimported module '%s' cannot be used as a value", n->name);
         return mk_err(s, n->pos);
+    }
+    if (y && y->kind == SY_TYPE && is_cpdef_enum(s, y->ty)) {
+        /* the module's enum class */
+        if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = y->ty->name;
+        return e;
     }
     if (y && y->kind == SY_TYPE) {
         err(s, n->pos, "type '%s' cannot be used as a value", n->name);
@@ -1504,6 +1559,17 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             err(s, n->pos, "'%s' cannot be used as a value here", q ? q : n->name);
             return mk_err(s, n->pos);
         }
+        if (y && y->kind == SY_TYPE && y->ty->is_enum && y->ty->name) {
+            /* Color.GREEN: the enumerator (Cython 3's scoped access) */
+            Sym *m = lookup_in(s->mscope, n->name);
+            if (m && m->kind == SY_ENUMC && m->ty->name && !strcmp(m->ty->name, y->ty->name)) {
+                IrExpr *e = mk_int(s, m->cval, TY_INT, n->pos);
+                e->ty = m->ty;
+                return e;
+            }
+            err(s, n->pos, "%s not a known value of %s", n->name, y->ty->name);
+            return mk_err(s, n->pos);
+        }
     }
     if (is_numpy_capi(qual_of(s, n))) {
         err(s, n->pos, "'%s' (numpy's C API) is not supported by cyocl", qual_of(s, n));
@@ -1685,7 +1751,11 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     e->sval = fn->cname;
     e->args = args;
     e->nargs = np;
-    if (fn->kind == F_EXTERN) {
+    if (fn->kind == F_EXTERN && is_libm_extern(fn)) {
+        /* the C library's function, as libc.math's: OpenCL C has it too */
+        e->fn = NULL;
+        s->m->uses_math = 1;
+    } else if (fn->kind == F_EXTERN) {
         region_flag(s, 0);
         if (s->fn) s->fn->calls_external = 1;
     }
@@ -2013,6 +2083,17 @@ static IrExpr *call_expr(S *s, ANode *n) {
         int one = n->items.len == 1 && !n->kwnames.len;
         if (one && (!strcmp(bn, "any") || !strcmp(bn, "all"))) return lower_comp(s, g, bn[1] == 'n' ? 'a' : 'A');
         if (one && (!strcmp(bn, "list") || !strcmp(bn, "set"))) return lower_comp(s, g, bn[0]);
+        if (!strcmp(bn, "next") && !n->kwnames.len && n->items.len <= 2) {
+            /* the first value only: a loop that stops there, as the generator would */
+            ANode *d = n->items.len == 2 ? n->items.items[1] : NULL;
+            if (d && !(d->kind == A_NONE || d->kind == A_INT || d->kind == A_FLOAT || d->kind == A_STR ||
+                       d->kind == A_TRUE || d->kind == A_FALSE)) {
+                err(s, d->pos, "a default of next() of a generator expression that is not a constant is "
+                               "not supported by cyocl");
+                return mk_err(s, n->pos);
+            }
+            return lower_comp_next(s, g, 'n', d);
+        }
         for (int i = 0; whole[i]; i++)
             if (!strcmp(bn, whole[i])) g->synthetic = 'l';
         if (f->kind == A_ATTR && f->obj->kind == A_STR && !f->obj->is_bytes && !strcmp(f->name, "join") && one)
@@ -2413,7 +2494,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (!strcmp(n->op, "generator") && !n->synthetic) {
             err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
                            "sum(), any(), all(), min(), max(), list(), set(), dict(), tuple(), sorted(), "
-                           "frozenset() or str.join())");
+                           "frozenset(), next() or str.join())");
             return mk_err(s, n->pos);
         }
         return lower_comp(s, n, n->op[0] == 'g' ? 'l' : n->op[0]);
@@ -2812,8 +2893,10 @@ static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
  * axis cannot have that stride, so such an operand is copied stretched),
  * and an operand whose memory may overlap the target's other than element
  * for element is copied first (cyrt_views_overlap: a test of address ranges,
- * so the common case costs a comparison).  Inside a region's body neither
- * happens: a kernel can do neither, so extents must match there. */
+ * so the common case costs a comparison).  The same holds in a prange body
+ * or parallel() block, where the statement runs per iteration: the checks
+ * (they raise) and copies (they take the GIL) keep that region native, as
+ * the checks alone always did. */
 
 static void lower_stmt(S *s, ANode *n, CyVec *out);
 
@@ -2827,7 +2910,6 @@ typedef struct {
     IrVar *ref;          /* the loops run over ref's extents ... */
     IrVar *ext[8];       /* ... or these variables' (sum() where operands stretch) */
     ANode *target;       /* the assignment's target (NULL: a sum()) */
-    int stretch;         /* extent-1 axes stretch, overlaps are copied: outside regions */
 } ArrExpr;
 
 static ANode *an(S *s, ANodeKind k, CyPos p) {
@@ -3039,6 +3121,16 @@ static IrExpr *ir_cmp(S *s, IrOp op, IrExpr *a, IrExpr *b, CyPos p) {
     return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, a, b);
 }
 
+/* The loops have an element: every extent is nonzero. */
+static IrExpr *ae_nonempty(S *s, ArrExpr *ae, CyPos p) {
+    IrExpr *cond = NULL;
+    for (int d = 0; d < ae->nd; d++) {
+        IrExpr *nz = ir_cmp(s, OP_NE, ae_ext(s, ae, d, p), mk_int(s, 0, TY_SSIZE, p), p);
+        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
+    }
+    return cond;
+}
+
 /* Operands in messages, as written where simple enough to say:
  * names, attributes, and indices of names, numbers and slices of them. */
 static void ae_text(CyBuf *b, ANode *n) {
@@ -3097,8 +3189,8 @@ static void ae_raise_fmt(S *s, IrExpr *cond, const char *fmt, IrExpr *a, IrExpr 
 }
 
 /* Every operand has at most the expression's dimensions, and at run time
- * on each trailing axis it has the loops' extent or, where operands
- * stretch, 1: else ValueError naming the operand and both extents. */
+ * on each trailing axis it has the loops' extent or 1: else ValueError
+ * naming the operand and both extents. */
 static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
     for (int k = 0; k < ae->nops; k++) {
         IrVar *v = ae->opv[k];
@@ -3117,14 +3209,8 @@ static int ae_check_shapes(S *s, ArrExpr *ae, CyVec *out) {
             int d = ae->nd - nd + j;
             if (v == ae->ref && !ae->ext[d]) continue;
             IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, j, p), ae_ext(s, ae, d, p), p);
-            if (ae->stretch)
-                c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
-                        ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
-            if (!ae->stretch) {
-                /* in a kernel: a message without formatting */
-                ae_raise_if(s, c, cy_fmt(s->a, "memoryview shapes do not match in dimension %d", d), p, out);
-                continue;
-            }
+            c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, c,
+                    ir_cmp(s, OP_NE, ir_shape(s, v, j, p), mk_int(s, 1, TY_SSIZE, p), p));
             const char *what = ae->target ? cy_fmt(s->a, "the target '%s' has %%d", ae_name(s, ae->target))
                                           : "the other operands have %d";
             ae_raise_fmt(s, c,
@@ -3214,7 +3300,10 @@ static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
         }
         if (contig < 0) continue;
         int d = ae->nd - nd + contig;
-        IrExpr *c = ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p);
+        /* (loops without an element read nothing: no copy, which could not
+           be made of a shape with a 0 either) */
+        IrExpr *c = mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE,
+                        ir_cmp(s, OP_NE, ir_shape(s, v, contig, p), ae_ext(s, ae, d, p), p), ae_nonempty(s, ae, p));
         if (!struct_format(v->ty->base->kind)) {
             ae_raise_if(s, c, cy_fmt(s->a, "'%s' would stretch a contiguous axis of '%s' elements: not supported by cyocl",
                                      ae_name(s, ae->ops[k]), v->ty->base->name), p, out);
@@ -3238,14 +3327,8 @@ static void ae_stretch(S *s, ArrExpr *ae, CyVec *out) {
  * raises nothing; H100 difftest finding d012). */
 static void ae_scalars(S *s, ArrExpr *ae, CyPos p, CyVec *out) {
     if (!ae->scal.len) return;
-    IrExpr *cond = NULL;
-    for (int d = 0; d < ae->nd; d++) {
-        IrExpr *ext = ae_ext(s, ae, d, p);
-        IrExpr *nz = mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, OP_NE, ext, mk_int(s, 0, TY_SSIZE, p));
-        cond = cond ? mk2(s, E_AND, cy_type_scalar(TY_BINT), p, OP_NONE, cond, nz) : nz;
-    }
     IrStmt *g = st(s, ST_IF, p);
-    g->cond = cond;
+    g->cond = ae_nonempty(s, ae, p);
     g->body = ae->scal;
     cy_vec_push(s->a, out, g);
 }
@@ -3299,16 +3382,13 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
     ANode *elem = ae_rewrite(s, &ae, value, out);
     ae.ref = o;
     ae.target = target;
-    ae.stretch = s->prange_depth == 0 && s->parallel_depth == 0;
     if (ae_check_shapes(s, &ae, out) < 0) return;
     /* an operand that overlaps the target other than element for element
        would be read where the loop has already written (the parallel loop
        even races): it is copied first, as numpy does, when the address
        ranges meet (views of one array that interleave, a[::2] and a[1::2],
-       are copied without need).  Identical views need no copy.  (In a
-       parallel region's body the check is left out: a kernel cannot make
-       it, and the statement runs per iteration there.) */
-    for (int k = 0; k < ae.nops && ae.stretch; k++) {
+       are copied without need).  Identical views need no copy. */
+    for (int k = 0; k < ae.nops; k++) {
         IrVar *v = ae.opv[k];
         IrExpr *c = mk(s, E_CALL_C, cy_type_scalar(TY_INT), target->pos);
         c->sval = "cyrt_views_overlap";
@@ -3329,7 +3409,7 @@ static void lower_array_assign(S *s, ANode *target, ANode *value, CyVec *out) {
         ae_copy(s, &ae, v, v, ae.ops[k]->pos, &x->body);
         cy_vec_push(s->a, out, x);
     }
-    if (ae.stretch) ae_stretch(s, &ae, out);
+    ae_stretch(s, &ae, out);
     ae_scalars(s, &ae, target->pos, out);
     ANode *as = an(s, S_ASSIGN, target->pos);
     cy_vec_push(s->a, &as->targets, an_elem(s, &ae, o->name, ae.nd, target->pos));
@@ -3369,8 +3449,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     while (ref < ae.nops && ae.opv[ref]->ty->ndim != nd) ref++;
     if (ref == ae.nops) return;
     ae.ref = ae.opv[ref];
-    ae.stretch = s->prange_depth == 0 && s->parallel_depth == 0;
-    for (int d = 0; d < nd && ae.stretch && ae.nops > 1; d++) {
+    for (int d = 0; d < nd && ae.nops > 1; d++) {
         IrVar *x = ae.ext[d] = synth_var(s, cy_fmt(s->a, "$n%d_%d", ae.id, d), cy_type_scalar(TY_SSIZE), n->pos);
         record_assign(s, x, n->pos, OP_NONE);
         cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, x, n->pos), ir_shape(s, ae.ref, d, n->pos), n->pos, OP_NONE));
@@ -3385,7 +3464,7 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
         }
     }
     if (ae_check_shapes(s, &ae, out) < 0) return;
-    if (ae.stretch) ae_stretch(s, &ae, out);
+    ae_stretch(s, &ae, out);
     ae_scalars(s, &ae, n->pos, out);
     CyType *et = probe_type(s, elem);
     if (et == TY_ERR) {
@@ -4044,9 +4123,10 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
 
 typedef struct Comp {
     ANode *n;
-    int kind;               /* 'l' list, 's' set, 'd' dict, 'a' any, 'A' all */
+    int kind;               /* 'l' list, 's' set, 'd' dict, 'a' any, 'A' all, 'n' next() */
     int genexpr;
-    IrVar *acc;             /* the container, or any()/all()'s bint */
+    IrVar *acc;             /* the container, or any()/all()'s bint, or next()'s value */
+    IrVar *found;           /* next(): a value was found (a bint) */
     ANode *it0;             /* the first iterable, lowered in the enclosing scope */
     Scope *outer;
     struct Comp *up;
@@ -4124,6 +4204,14 @@ static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
     ANode *n = cp->n;
     if (idx == n->items.len) {
         CyPos p = n->then->pos;
+        if (cp->kind == 'n') {
+            IrExpr *v = box(s, lower_expr(s, n->then));
+            if (v->ty == TY_ERR) return;
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, cp->acc, p), v, p, OP_NONE));
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, cp->found, p), mk_int(s, 1, TY_BINT, p), p, OP_NONE));
+            cy_vec_push(s->a, out, st(s, ST_BREAK, p));
+            return;
+        }
         if (cp->kind == 'a' || cp->kind == 'A') {
             IrExpr *c = as_cond(s, lower_expr(s, n->then));
             if (c->ty == TY_ERR) return;
@@ -4174,17 +4262,20 @@ static void comp_clauses(S *s, Comp *cp, int idx, CyVec *out) {
     cy_vec_push(s->a, &f->body, nx);
     int before = out->len;
     lower_for(s, f, out);
-    if (idx > 0 && (cp->kind == 'a' || cp->kind == 'A') && out->len > before) {
+    if (idx > 0 && (cp->kind == 'a' || cp->kind == 'A' || cp->kind == 'n') && out->len > before) {
         /* decided in an inner loop: leave this one too */
         IrStmt *x = st(s, ST_IF, c->pos);
-        IrExpr *r = mk_var(s, cp->acc, c->pos);
-        x->cond = cp->kind == 'a' ? r : mk1(s, E_NOT, cy_type_scalar(TY_BINT), c->pos, r);
+        IrExpr *r = mk_var(s, cp->kind == 'n' ? cp->found : cp->acc, c->pos);
+        x->cond = cp->kind != 'A' ? r : mk1(s, E_NOT, cy_type_scalar(TY_BINT), c->pos, r);
         cy_vec_push(s->a, &x->body, st(s, ST_BREAK, c->pos));
         cy_vec_push(s->a, out, x);
     }
 }
 
-static IrExpr *lower_comp(S *s, ANode *n, int kind) {
+static IrExpr *lower_comp(S *s, ANode *n, int kind) { return lower_comp_next(s, n, kind, NULL); }
+
+/* kind 'n': next(genexpr[, next_default]), the first value, computed alone */
+static IrExpr *lower_comp_next(S *s, ANode *n, int kind, ANode *next_default) {
     int anyall = kind == 'a' || kind == 'A';
     CyType *rt = cy_type_scalar(anyall ? TY_BINT : TY_OBJECT);
     if (s->quiet) return anyall ? mk_int(s, 0, TY_BINT, n->pos) : mk(s, E_NONE, rt, n->pos);
@@ -4197,11 +4288,14 @@ static IrExpr *lower_comp(S *s, ANode *n, int kind) {
     static const char *const what[] = {"Constructing Python list", "Constructing Python set",
                                        "Constructing Python dict", "Constructing Python generator"};
     if (!need_gil(s, n->pos, what[genexpr ? 3 : kind == 'l' ? 0 : kind == 's' ? 1 : 2])) return mk_err(s, n->pos);
-    Comp cp = {n, kind, genexpr, NULL, NULL, s->scope, s->comp};
+    Comp cp = {n, kind, genexpr, NULL, NULL, NULL, s->scope, s->comp};
     cp.it0 = comp_first_iter(s, ((ANode *)n->items.items[0])->obj);
     cp.acc = new_temp(s, rt, n->pos);
     IrExpr *e = mk1(s, E_STMTS, rt, n->pos, mk_var(s, cp.acc, n->pos));
-    if (anyall)
+    if (kind == 'n') {
+        cp.found = new_temp(s, cy_type_scalar(TY_BINT), n->pos);
+        cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.found, n->pos), mk_int(s, 0, TY_BINT, n->pos), n->pos, OP_NONE));
+    } else if (anyall)
         cy_vec_push(s->a, &e->stmts, assign_stmt(s, mk_var(s, cp.acc, n->pos), mk_int(s, kind == 'A', TY_BINT, n->pos), n->pos, OP_NONE));
     else
         e->ival = (uint64_t)kind;
@@ -4214,6 +4308,20 @@ static IrExpr *lower_comp(S *s, ANode *n, int kind) {
     s->loop_depth = saved_loop;
     s->scope = cp.outer;
     s->comp = cp.up;
+    if (kind == 'n') {
+        /* exhausted: next()'s default, else StopIteration */
+        IrStmt *x = st(s, ST_IF, n->pos);
+        x->cond = mk1(s, E_NOT, cy_type_scalar(TY_BINT), n->pos, mk_var(s, cp.found, n->pos));
+        if (next_default) {
+            cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, cp.acc, n->pos), box(s, lower_expr(s, next_default)), n->pos, OP_NONE));
+        } else {
+            IrStmt *r = st(s, ST_RAISE, n->pos);
+            r->value = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+            r->value->sval = "StopIteration";
+            cy_vec_push(s->a, &x->body, r);
+        }
+        cy_vec_push(s->a, &e->stmts, x);
+    }
     return e;
 }
 
@@ -4312,6 +4420,57 @@ static const IrStmt *find_region_stmt(const CyVec *v) {
         if ((r = find_region_stmt(&x->body)) || (r = find_region_stmt(&x->orelse))) return r;
     }
     return NULL;
+}
+
+/* try: ... except T as e: ... else: ...  Each handler's type is evaluated
+ * when an exception reaches it (in order, until one matches); the 'as'
+ * target gets the exception first and is deleted when the handler ends. */
+static IrStmt *lower_try_except(S *s, ANode *n) {
+    if (!need_gil(s, n->pos, "Try-except statement")) return NULL;
+    IrStmt *x = st(s, ST_TRY_EXCEPT, n->pos);
+    lower_block(s, &n->body, &x->body);
+    int ok = 1;
+    for (int i = 0; i < n->handlers.len; i++) {
+        ANode *h = n->handlers.items[i];
+        IrStmt *e = st(s, ST_EXCEPT, h->pos);
+        if (!h->value && i + 1 < n->handlers.len) {
+            err(s, ((ANode *)n->handlers.items[i + 1])->pos, "default 'except:' must be last");
+            return NULL;
+        }
+        if (h->value) {
+            e->value = box(s, lower_expr(s, h->value));
+            if (e->value->ty == TY_ERR) ok = 0;
+        }
+        if (h->name) {
+            CyPos np = *(CyPos *)h->name_pos.items[0];
+            ANode tn = {.kind = A_NAME, .pos = np, .name = h->name};
+            Sym *y = lookup(s, h->name);
+            if (y && (y->kind == SY_VAR || y->kind == SY_PYVAR) && y->var && !is_obj(y->var->ty)) {
+                /* the name is deleted when the handler ends */
+                err(s, np, "Deletion of non-Python, non-C++ object");
+                return NULL;
+            }
+            if (y && y->kind == SY_VAR && y->var && (y->var->kind == V_PARAM || y->var->kind == V_MODULE)) {
+                /* deleted when the handler ends: cyocl deletes only locals and module globals */
+                err(s, np, "an 'except ... as' target that is a %s is not supported by cyocl",
+                    y->var->kind == V_PARAM ? "function argument" : "module-level cdef variable");
+                return NULL;
+            }
+            e->target = lower_target(s, &tn, OP_NONE);
+            if (!e->target) return NULL;
+            IrExpr *caught = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), h->pos);
+            caught->sval = "cy_caught";
+            cy_vec_push(s->a, &e->body, assign_stmt(s, e->target, caught, h->pos, OP_NONE));
+        }
+        lower_block(s, &h->body, &e->body);
+        cy_vec_push(s->a, &x->orelse, e);
+    }
+    if (n->tryelse.len) {
+        IrStmt *b = st(s, ST_BLOCK, ((ANode *)n->tryelse.items[0])->pos);
+        lower_block(s, &n->tryelse, &b->body);
+        cy_vec_push(s->a, &x->orelse, b);
+    }
+    return ok ? x : NULL;
 }
 
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
@@ -4449,6 +4608,10 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
             x->value = box(s, lower_expr(s, n->value));
             if (x->value->ty == TY_ERR) return;
         }
+        if (n->rhs) {
+            x->target = box(s, lower_expr(s, n->rhs));
+            if (x->target->ty == TY_ERR) return;
+        }
         cy_vec_push(s->a, out, x);
         return;
     }
@@ -4509,12 +4672,19 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
     case S_TRY: {
-        if (n->handlers.len) {
-            err(s, ((ANode *)n->handlers.items[0])->pos, "'except' clauses are not supported by cyocl (try/finally is)");
-            return;
-        }
         IrStmt *x = st(s, ST_TRY, n->pos);
-        lower_block(s, &n->body, &x->body);
+        if (n->handlers.len) {
+            IrStmt *te = lower_try_except(s, n);
+            if (!te) return;
+            if (!n->orelse.len) {
+                cy_vec_push(s->a, out, te);
+                return;
+            }
+            /* try/except/finally is try: (try/except) finally:, as in Python */
+            cy_vec_push(s->a, &x->body, te);
+        } else {
+            lower_block(s, &n->body, &x->body);
+        }
         lower_block(s, &n->orelse, &x->orelse);
         const IrStmt *r = find_region_stmt(&x->orelse);
         if (r) {
@@ -4615,7 +4785,9 @@ static int body_writes_elem(CyVec *body, const char *name) {
         if (n->kind == S_ASSIGN || n->kind == S_AUGASSIGN || n->kind == S_FOR)
             for (int k = 0; k < n->targets.len; k++)
                 if (writes_elem(n->targets.items[k], name)) return 1;
-        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name)) return 1;
+        if (body_writes_elem(&n->body, name) || body_writes_elem(&n->orelse, name) ||
+            body_writes_elem(&n->handlers, name) || body_writes_elem(&n->tryelse, name))
+            return 1;
     }
     return 0;
 }
@@ -4807,8 +4979,21 @@ static void pre_stmt(Pre *pr, ANode *n) {
                 pre_target(pr, &tn, NULL, 2);
             }
         return;
-    case S_IF: case S_WHILE: case S_TRY:
+    case S_IF: case S_WHILE:
         pre_block(pr, &n->body);
+        pre_block(pr, &n->orelse);
+        return;
+    case S_TRY:
+        pre_block(pr, &n->body);
+        for (int i = 0; i < n->handlers.len; i++) {
+            ANode *h = n->handlers.items[i];
+            if (h->name) {
+                ANode tn = {.kind = A_NAME, .pos = h->pos, .name = h->name};
+                pre_target(pr, &tn, NULL, 2);
+            }
+            pre_block(pr, &h->body);
+        }
+        pre_block(pr, &n->tryelse);
         pre_block(pr, &n->orelse);
         return;
     case S_WITH:
@@ -4875,9 +5060,19 @@ static void mo_stmt(Pre *pr, ANode *n, int nogil) {
     case S_CDEF:
         for (int i = 0; i < n->inits.len; i++) mo_expr(pr, n->inits.items[i], 0, nogil);
         return;
-    case S_IF: case S_WHILE: case S_TRY:
+    case S_IF: case S_WHILE:
         mo_expr(pr, n->cond, 0, nogil);
         mo_block(pr, &n->body, nogil);
+        mo_block(pr, &n->orelse, nogil);
+        return;
+    case S_TRY:
+        mo_block(pr, &n->body, nogil);
+        for (int i = 0; i < n->handlers.len; i++) {
+            ANode *h = n->handlers.items[i];
+            mo_expr(pr, h->value, 0, nogil);
+            mo_block(pr, &h->body, nogil);
+        }
+        mo_block(pr, &n->tryelse, nogil);
         mo_block(pr, &n->orelse, nogil);
         return;
     case S_FOR: {
@@ -5603,10 +5798,6 @@ static void cimport_names(S *s, ANode *n) {
  * a variable of it is the integer type GCC gives the enum (unsigned int
  * unless an enumerator is negative), which is what Cython's C holds. */
 static void declare_enum(S *s, ANode *n) {
-    if (n->is_cpdef) {
-        err(s, n->pos, "cpdef enums are not supported by cyocl (a cdef enum is)");
-        return;
-    }
     if (n->name && lookup_in(s->mscope, n->name)) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
@@ -5646,7 +5837,55 @@ static void declare_enum(S *s, ANode *n) {
         vt->is_enum = 1;
         Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
         y->ty = vt;
+        if (n->is_cpdef) cy_vec_push(s->a, &s->cpdef_enums, (void *)n->name);
     }
+}
+
+/* cpdef enum Color: the module gets Color, an IntEnum (Cython 3's
+ * __Pyx_FlexibleEnumBase, the prelude's cyrt_enum_base(): a value without a
+ * member converts to a pseudo-member), made where the enum stands; an
+ * anonymous cpdef enum gives its enumerators as module ints. */
+static void lower_cpdef_enum(S *s, ANode *n, CyVec *out) {
+    if (!n->name) {
+        for (int k = 0; k < n->names.len; k++) {
+            ANode *nm = an_name(s, n->names.items[k], *(CyPos *)n->name_pos.items[k]);
+            IrExpr *t = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), nm->pos);
+            t->sval = nm->name;
+            IrExpr *v = lower_expr(s, nm);
+            if (v->ty != TY_ERR) cy_vec_push(s->a, out, assign_stmt(s, t, box(s, v), n->pos, OP_NONE));
+        }
+        return;
+    }
+    ANode *members = an(s, A_LIST, n->pos);
+    for (int k = 0; k < n->names.len; k++) {
+        CyPos p = *(CyPos *)n->name_pos.items[k];
+        ANode *pair = an(s, A_TUPLE, p), *key = an(s, A_STR, p);
+        key->sval = n->names.items[k];
+        key->slen = (int)strlen(key->sval);
+        ANode *val = an(s, A_CAST, p);
+        val->type = cy_alloc(s->a, sizeof(ATypeSyn));
+        val->type->name = "int";
+        val->type->pos = p;
+        val->obj = an_name(s, n->names.items[k], p);
+        cy_vec_push(s->a, &pair->items, key);
+        cy_vec_push(s->a, &pair->items, val);
+        cy_vec_push(s->a, &members->items, pair);
+    }
+    ANode *call = an(s, A_CALL, n->pos), *base = an(s, A_IR, n->pos), *name = an(s, A_STR, n->pos);
+    base->ir = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), n->pos);
+    base->ir->sval = "cyrt_enum_base()";
+    name->sval = n->name;
+    name->slen = (int)strlen(n->name);
+    call->obj = base;
+    cy_vec_push(s->a, &call->items, name);
+    cy_vec_push(s->a, &call->items, members);
+    cy_vec_push(s->a, &call->kwnames, (void *)"module");
+    cy_vec_push(s->a, &call->values, an_name(s, "__name__", n->pos));
+    cy_vec_push(s->a, &call->kwpos, cy_alloc(s->a, sizeof(CyPos)));
+    IrExpr *v = lower_expr(s, call);
+    IrExpr *t = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+    t->sval = n->name;
+    if (v->ty != TY_ERR) cy_vec_push(s->a, out, assign_stmt(s, t, v, n->pos, OP_NONE));
 }
 
 /* cdef struct NAME / ctypedef struct NAME: the type is declared before its
@@ -5711,10 +5950,34 @@ static void declare_struct(S *s, ANode *n) {
     cy_vec_push(s->a, &s->m->structs, t);
 }
 
-static void declare_module(S *s, AModule *am) {
+static void declare_block(S *s, CyVec *stmts);
+
+/* The names a module-level compound statement's blocks bind are module
+ * globals too (try: import x / except ImportError as e: ...). */
+static void declare_nested(S *s, ANode *n) {
+    switch (n->kind) {
+    case S_IF: case S_WHILE: case S_FOR: case S_WITH: case S_TRY:
+        break;
+    default:
+        return;
+    }
+    declare_block(s, &n->body);
+    declare_block(s, &n->orelse);
+    declare_block(s, &n->tryelse);
+    for (int i = 0; i < n->handlers.len; i++) {
+        ANode *h = n->handlers.items[i];
+        if (h->name && !lookup_in(s->mscope, h->name)) declare(s, s->mscope, h->name, SY_PYGLOBAL);
+        declare_block(s, &h->body);
+    }
+}
+
+static void declare_module(S *s, AModule *am) { declare_block(s, &am->stmts); }
+
+static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
-    for (int i = 0; i < am->stmts.len; i++) {
-        ANode *n = am->stmts.items[i];
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        declare_nested(s, n);
         switch (n->kind) {
         case S_CIMPORT:
         case S_IMPORT: {
@@ -5805,8 +6068,24 @@ static void declare_module(S *s, AModule *am) {
                     Sym *y = declare(s, s->mscope, d->name, SY_TYPE);
                     y->ty = t == TY_ERR ? t : alias_type(s, t, d->name);
                 } else if (d->kind == S_PASS) {
+                } else if (d->kind == S_CDEF) {
+                    /* a C number the header defines (M_PI): a constant to cyocl */
+                    CyType *t = resolve_type(s, d->type);
+                    for (int j = 0; j < d->names.len && t != TY_ERR; j++) {
+                        const char *name = d->names.items[j];
+                        CyPos p = *(CyPos *)d->name_pos.items[j];
+                        if (!(cy_type_is_int(t) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE)) {
+                            err(s, p, "an extern variable of type '%s' is not supported by cyocl", t->name);
+                        } else if (lookup_in(s->mscope, name)) {
+                            err(s, p, "'%s' redeclared", name);
+                        } else {
+                            Sym *y = declare(s, s->mscope, name, SY_CNAME);
+                            y->ty = t;
+                            y->qual = name;
+                        }
+                    }
                 } else {
-                    err(s, d->pos, "only functions and ctypedefs are supported in 'cdef extern' blocks");
+                    err(s, d->pos, "only functions, ctypedefs and C numbers are supported in 'cdef extern' blocks");
                 }
             }
             break;
@@ -5943,7 +6222,10 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
                     cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->func->pos, OP_NONE));
             }
             break;
-        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_ENUM: case S_STRUCT: break;
+        case S_ENUM:
+            if (n->is_cpdef) lower_cpdef_enum(s, n, &s->m->init);
+            break;
+        case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_STRUCT: break;
         case S_FROMIMPORT:
             if (!n->is_cimport && !is_cython_mod(n->module)) lower_stmt(s, n, &s->m->init);
             break;

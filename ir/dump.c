@@ -19,7 +19,7 @@ static const char *skind[] = {
 #define K(x) [x] = #x
     K(ST_BLOCK), K(ST_EXPR), K(ST_ASSIGN), K(ST_UNPACK), K(ST_IF), K(ST_WHILE), K(ST_FOR_RANGE),
     K(ST_FOR_ITER), K(ST_PRANGE), K(ST_PARALLEL), K(ST_BREAK), K(ST_CONTINUE), K(ST_RETURN), K(ST_RAISE),
-    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_TRY), K(ST_DECLARE),
+    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_TRY), K(ST_TRY_EXCEPT), K(ST_EXCEPT), K(ST_DECLARE),
 #undef K
 };
 
@@ -98,6 +98,21 @@ static void affine(CyBuf *b, const IrNest *n, const IrAffine *x) {
     }
 }
 
+/* " {a, b}": the views of a loop's accesses, each once ("(view)" for an
+ * element of a view expression) */
+static void view_set(CyBuf *b, const CyVec *acc) {
+    if (!acc->len) return;
+    cy_buf_puts(b, " {");
+    for (int i = 0, any = 0; i < acc->len; i++) {
+        const IrAccess *x = acc->items[i];
+        int dup = 0;
+        for (int k = 0; k < i && !dup; k++) dup = ((const IrAccess *)acc->items[k])->view == x->view;
+        if (dup) continue;
+        cy_buf_printf(b, "%s%s", any++ ? ", " : "", x->view ? x->view->name : "(view)");
+    }
+    cy_buf_puts(b, "}");
+}
+
 static void nest(CyBuf *b, const IrNest *n, int ind) {
     for (int i = 0; i < n->loops.len; i++) {
         const IrLoop *p = n->loops.items[i];
@@ -111,7 +126,10 @@ static void nest(CyBuf *b, const IrNest *n, int ind) {
         cy_buf_puts(b, "]");
         if (p->trip >= 0) cy_buf_printf(b, " trip %" PRId64, p->trip);
         if (!p->invariant_bounds) cy_buf_puts(b, " bounds-vary");
-        cy_buf_printf(b, " reads %d writes %d", p->reads.len, p->writes.len);
+        cy_buf_printf(b, " reads %d", p->reads.len);
+        view_set(b, &p->reads);
+        cy_buf_printf(b, " writes %d", p->writes.len);
+        view_set(b, &p->writes);
         for (int k = 0; k < p->reductions.len; k++) {
             const IrLoopRed *x = p->reductions.items[k];
             cy_buf_printf(b, " reduction %s %s", cy_op_name(x->op), x->var->name);
@@ -126,6 +144,12 @@ static void nest(CyBuf *b, const IrNest *n, int ind) {
             affine(b, n, &x->idx[d]);
         }
         cy_buf_printf(b, "] in %s\n", x->loop && x->loop->var ? x->loop->var->name : "-");
+    }
+    if (n->alias.len) {
+        cy_buf_printf(b, "%*salias", ind, "");
+        for (int i = 0; i + 1 < n->alias.len; i += 2)
+            cy_buf_printf(b, " %s/%s", ((const IrVar *)n->alias.items[i])->name, ((const IrVar *)n->alias.items[i + 1])->name);
+        cy_buf_puts(b, "\n");
     }
     if (n->too_deep) cy_buf_printf(b, "%*sloops deeper than %d left out\n", ind, "", IR_MAX_LOOPS);
 }

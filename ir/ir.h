@@ -301,13 +301,21 @@ typedef enum {
     ST_PARALLEL,    /* `with parallel(...)` block region: see IrRegion */
     ST_BREAK, ST_CONTINUE,
     ST_RETURN,      /* value may be NULL (return None / void) */
-    ST_RAISE,       /* value: exception class or instance object; NULL: re-raise */
+    ST_RAISE,       /* value: exception class or instance object; NULL: re-raise;
+                       target: the cause of 'raise value from target' (or NULL) */
     ST_ASSERT,      /* cond, msg (may be NULL); skipped when asserts are off */
     ST_NOGIL,       /* body runs with the GIL released */
     ST_GIL,         /* body runs with the GIL held (PyGILState_Ensure) */
     ST_TRY,         /* try: body, finally: orelse — the finally statements run when the body
                        ends, returns, breaks, continues or raises (then the exception
                        is re-raised after them, unless they leave by a jump) */
+    ST_TRY_EXCEPT,  /* try: body, then orelse: the handlers (ST_EXCEPT) in order, and last an
+                       ST_BLOCK with the else clause when there is one (so that walkers of
+                       body and orelse see them); needs the GIL.  A finally clause is an
+                       ST_TRY around it */
+    ST_EXCEPT,      /* except value (the class or tuple; NULL: bare) [as target]: body, whose
+                       first statement assigns target from the caught exception (E_CNAME
+                       "cy_caught"); target (E_VAR or E_PYGLOBAL) is deleted when it ends */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
 } StmtKind;
@@ -456,6 +464,10 @@ struct IrLoop {
 typedef struct IrNest {
     CyVec loops;               /* IrLoop*, preorder: loops[0] is the prange */
     CyVec accesses;            /* IrAccess*, in evaluation order */
+    CyVec alias;               /* IrVar* pairs (a view the nest writes, another view it accesses):
+                                  nothing here proves their memory disjoint, so a schedule that
+                                  reorders the nest's iterations is exact only where the runtime
+                                  finds it so in the call (the pairs a plan checks come from these) */
     int too_deep;              /* deeper than IR_MAX_LOOPS: the inner loops are left out */
 } IrNest;
 
@@ -637,6 +649,10 @@ extern const CyLibm cy_libm_table[]; /* the double functions, ended by a NULL na
 /* The loop nest of prange region r, whose statement is x (ir/loops.c):
  * sets r->nest. */
 void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x);
+/* The number of iterations of range(a, b, s), s != 0 (-1: more than an
+ * int64_t holds): the formula backends/emit.c's cy_trip_count writes for
+ * values known at run time. */
+int64_t cy_trip_const(int64_t a, int64_t b, int64_t s);
 
 /* The variables a statement list uses (first use first), assigns (targets
  * and loop variables), and counts up from >= 0 in range() loops. */

@@ -235,6 +235,21 @@ static void loop_reductions(L *l, IrLoop *p, const CyVec *body) {
 
 /* ---- the walk ----------------------------------------------------------- */
 
+int64_t cy_trip_const(int64_t a, int64_t b, int64_t s) {
+    /* the distance in unsigned arithmetic: b - a may not fit an int64_t */
+    uint64_t n = s > 0 ? (b > a ? ((uint64_t)b - (uint64_t)a + (uint64_t)s - 1) / (uint64_t)s : 0)
+                       : (a > b ? ((uint64_t)a - (uint64_t)b + (uint64_t)-s - 1) / (uint64_t)-s : 0);
+    return n > (uint64_t)INT64_MAX ? -1 : (int64_t)n;
+}
+
+/* v is a value of the loop variable's type t (cy_const_int looks through
+ * the conversion that would change it) */
+static int fits(const CyType *t, int64_t v) {
+    if (!cy_type_is_int(t) || t->size >= 8) return t->is_signed || v >= 0 || !cy_type_is_int(t);
+    int bits = t->size * 8;
+    return t->is_signed ? v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)) : v >= 0 && v < (INT64_C(1) << bits);
+}
+
 static void stmts(L *l, const CyVec *body);
 
 static IrLoop *enter(L *l, IrStmt *x, IrVar *var, IrExpr *start, IrExpr *stop, IrExpr *step, int parallel) {
@@ -253,10 +268,9 @@ static IrLoop *enter(L *l, IrStmt *x, IrVar *var, IrExpr *start, IrExpr *stop, I
     p->invariant_bounds = invariant(l, start) && invariant(l, stop) && invariant(l, step);
     int64_t a, b, s = 1;
     p->trip = -1;
-    if (cy_const_int(start, &a) && cy_const_int(stop, &b) && (!step || cy_const_int(step, &s)) && s != 0) {
-        int64_t n = s > 0 ? (b - a + s - 1) / s : (a - b - s - 1) / -s;
-        p->trip = n > 0 ? n : 0;
-    }
+    if (cy_const_int(start, &a) && cy_const_int(stop, &b) && (!step || cy_const_int(step, &s)) && s != 0 &&
+        fits(var->ty, a) && fits(var->ty, b))
+        p->trip = cy_trip_const(a, b, s);
     p->parent = l->depth ? l->stack[l->depth - 1] : NULL;
     cy_vec_push(l->a, &l->n->loops, p);
     l->stack[l->depth++] = p;
@@ -294,6 +308,37 @@ static void stmts(L *l, const CyVec *body) {
     for (int i = 0; i < body->len; i++) stmt(l, body->items[i]);
 }
 
+/* Every (written view, other view) pair, once: two view arguments may be
+ * views of one buffer, which nothing at compile time rules out. */
+static void alias_pairs(L *l) {
+    CyVec seen = {0};
+    for (int i = 0; i < l->n->accesses.len; i++) {
+        IrAccess *x = l->n->accesses.items[i];
+        int dup = 0;
+        for (int k = 0; k < seen.len && !dup; k++) dup = seen.items[k] == x->view;
+        if (x->view && !dup) cy_vec_push(l->a, &seen, x->view);
+    }
+    for (int w = 0; w < seen.len; w++) {
+        IrVar *v = seen.items[w];
+        int written = 0;
+        for (int i = 0; i < l->n->accesses.len && !written; i++) {
+            IrAccess *x = l->n->accesses.items[i];
+            written = x->view == v && x->write;
+        }
+        if (!written) continue;
+        for (int o = 0; o < seen.len; o++) {
+            IrVar *u = seen.items[o];
+            if (u == v) continue;
+            int dup = 0; /* (u, v) already, u written too */
+            for (int k = 0; k + 1 < l->n->alias.len && !dup; k += 2)
+                dup = l->n->alias.items[k] == u && l->n->alias.items[k + 1] == v;
+            if (dup) continue;
+            cy_vec_push(l->a, &l->n->alias, v);
+            cy_vec_push(l->a, &l->n->alias, u);
+        }
+    }
+}
+
 void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x) {
     if (!r->is_prange || !x || x->kind != ST_PRANGE) return;
     L l0 = {.a = a, .n = cy_alloc(a, sizeof(IrNest))}, *l = &l0;
@@ -303,4 +348,5 @@ void cy_ir_loops(CyArena *a, IrRegion *r, IrStmt *x) {
     stmts(l, &x->body);
     /* the prange's own reductions are Cython's (IrVarUse); the serial loops' are found above */
     l->depth = 0;
+    alias_pairs(l);
 }

@@ -512,11 +512,9 @@ static int pairs_overlap(const cyocl_launch *L) {
     return 0;
 }
 
-/* Does L's device take the plans for GPUs (ir/plan.c) with a work-group
- * of wg work-items?  CYOCL_PLAN=gpu says yes for any device (tests run the
- * GPU plans on PoCL), =cpu no; otherwise the device's type decides. */
-static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L);
-static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus) {
+/* CYOCL_PLAN, read once: 1 the device's type decides, 2 the plans for
+ * GPUs on any device ("gpu"), 3 on none ("cpu"). */
+static int plan_mode(cyrt_rt *rt) {
     int plan = __atomic_load_n(&rt->plan, __ATOMIC_RELAXED);
     if (!plan) {
         const char *v = getenv("CYOCL_PLAN");
@@ -524,6 +522,15 @@ static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus
         if (v && *v && plan == 1) cyrt_warn(rt, "CYOCL_PLAN='%s' is not one of gpu, cpu: the device's type decides", v);
         __atomic_store_n(&rt->plan, plan, __ATOMIC_RELAXED);
     }
+    return plan;
+}
+
+/* Does L's device take the plans for GPUs (ir/plan.c) with a work-group
+ * of wg work-items?  CYOCL_PLAN=gpu says yes for any device (tests run the
+ * GPU plans on PoCL), =cpu no; otherwise the device's type decides. */
+static struct cyrt_lstate *lstate_of(cyrt_rt *rt, const cyocl_launch *L);
+static int gpu_plan(cyrt_rt *rt, const cyocl_launch *L, size_t wg, unsigned *cus) {
+    int plan = plan_mode(rt);
     if (plan == 3) return 0;
     int gpu = 0;
     size_t max_wg = 0;
@@ -632,7 +639,11 @@ static int setup(cyrt_rt *rt, cyocl_launch *L, const char *kname, int variant, s
         st->gpu = infos[dev].type == CYRT_DEV_GPU;
         st->max_wg = infos[dev].max_work_group;
         st->cus = infos[dev].compute_units;
-        st->local = infos[dev].max_work_group < 64 ? infos[dev].max_work_group : 64;
+        /* GPUs: groups of 256 (H100, a triad 2^26 with a work-item per
+           element: 0.528 ms, clref's 0.526; 0.548 in 65536 groups of 64);
+           CPU devices: 64 */
+        size_t want = infos[dev].type == CYRT_DEV_GPU ? 256 : 64;
+        st->local = infos[dev].max_work_group < want ? infos[dev].max_work_group : want;
         if (!st->local) st->local = 1;
         st->prog = prog;
     }
@@ -782,8 +793,33 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     if (L->inner > 0 && __builtin_mul_overflow(n, (size_t)L->inner, &work)) work = SIZE_MAX - local;
     size_t ng = (work + local - 1) / local;
     if (!ng) ng = 1;
-    if (ng > 65536) ng = 65536; /* the kernel's grid-stride loop takes the rest */
+    /* the kernel's grid-stride loop takes the rest: on GPUs a work-item per
+       iteration where it can, up to 2^31 work-items (the kernels' 32-bit
+       index fast path); with reductions, at most 65536 partials for the
+       last group to combine */
+    int reds = 0;
+    for (int i = 0; i < L->nargs; i++) reds |= L->args[i].kind == CYOCL_A_RED;
+    size_t gcap = st.gpu && !reds ? (((size_t)1 << 31) - 1) / local : 65536;
+    if (ng > gcap) ng = gcap;
     size_t global = ng * local;
+    /* a collapsed nest on a GPU (CYOCL_PLAN=gpu: on any device; not with
+       reductions: their tree is 1-D): a 2-D
+       grid, dimension 0 along the range() loop, 1 along the prange (the
+       kernel loops over what is beyond it; oclgen.c) — groups of up to
+       `local` along j, the rest along i where j is short; at most 65535
+       groups along i (CUDA's limit) */
+    size_t cglobal[2] = {0, 0}, clocal[2] = {0, 0};
+    int pm = plan_mode(rt);
+    int grid2 = ((st.gpu && pm != 3) || pm == 2) && !reds && !L->serial && !L->tiled && L->inner > 0 && L->n > 0;
+    if (grid2) {
+        size_t inner = (size_t)L->inner, l0 = 1;
+        while (l0 < inner && l0 < local) l0 *= 2;
+        size_t l1 = local / l0 ? local / l0 : 1;
+        size_t g0 = (inner + l0 - 1) / l0, g1 = ((size_t)L->n + l1 - 1) / l1;
+        clocal[0] = l0, clocal[1] = l1;
+        cglobal[0] = (g0 < 65536 ? g0 : 65536) * l0;
+        cglobal[1] = (g1 < 65535 ? g1 : 65535) * l1;
+    }
 
     for (int i = 0; i < L->nargs; i++) {
         cyocl_arg *a = &L->args[i];
@@ -899,8 +935,10 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     ph[PH_ARGS] = now_ns();
     /* not waited for here: the blocking read of the scratch below waits
        for it, one round trip in all; an event only for the trace */
-    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, L->tiled ? 2 : 1, NULL, L->tiled ? tglobal : &global,
-                                         L->tiled ? tlocal : &local, 0, NULL, L->kernel_time ? &ev : NULL))) {
+    if ((ce = cl->clEnqueueNDRangeKernel(q, ke->k, L->tiled || grid2 ? 2 : 1, NULL,
+                                         L->tiled ? tglobal : grid2 ? cglobal : &global,
+                                         L->tiled ? tlocal : grid2 ? clocal : &local, 0, NULL,
+                                         L->kernel_time ? &ev : NULL))) {
         ev = NULL;
         failed(L, "fallback: %s", cyrt_cl_error_name(ce));
         goto done;

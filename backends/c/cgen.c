@@ -70,6 +70,7 @@ typedef struct Frame {
        temporaries of scope the body used, cleared before they run on the
        error path */
     CyVec *finally;
+    int track;               /* FR_TRY whose error path continues here: temps are collected */
     int gil_at;
     struct TScope *scope;
     CyVec temps;
@@ -130,6 +131,7 @@ typedef struct {
     CyVec own_called;  /* IrFunc*: defs of this module called by their global name (own_def_callee) */
     int hoisted;       /* >0: an enclosing loop already synchronised the host */
     CyVec subst;       /* IrExpr*, const char* pairs: values already computed (min/max arguments) */
+    int in_finally;    /* >0: emitting a finally clause */
 } Gen;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -316,7 +318,7 @@ static Temp *new_temp(Gen *G, int is_view) {
     t->busy = 1;
     cy_vec_push(G->a, &G->live, t);
     for (Frame *f = G->fr; f; f = f->up)
-        if (f->kind == FR_TRY && f->finally) {
+        if (f->kind == FR_TRY && f->track) {
             if (f->scope == G->scope && !vec_has(&f->temps, t)) cy_vec_push(G->a, &f->temps, t);
             break;
         }
@@ -500,6 +502,9 @@ static Checked *find_checked(Gen *G, IrExpr *e, int k) {
     return NULL;
 }
 
+/* the shared lowering's hooks (backends/emit.h), defined below */
+CY_TARGET(Gen, genc, 0)
+
 /* The element lvalue of E_VIEW_ELEM: indices are evaluated once, wrapped
  * and bounds-checked as the directives say. */
 static const char *view_elem(Gen *G, IrExpr *e) {
@@ -507,41 +512,8 @@ static const char *view_elem(Gen *G, IrExpr *e) {
     int nd = vt->ndim;
     VRef r = view_ref(G, e->args[0]);
     const char *idx[CY_MAX_NDIM];
-    int check[CY_MAX_NDIM] = {0};
-    /* Cython evaluates every index before it checks any, and names the
-     * last axis out of bounds: the checks go from the last axis down */
-    for (int k = 0; k < nd; k++) {
-        IrExpr *ie = e->args[1 + k];
-        Checked *ck = find_checked(G, e, k);
-        if (ck && ck->repl) {
-            idx[k] = ck->repl;
-            continue;
-        }
-        const char *c = genc(G, ie);
-        int64_t cv;
-        int isc = cy_const_int(ie, &cv);
-        int uns = !ie->ty->is_signed && ie->ty->kind != TY_BINT;
-        int pre = ck != NULL;
-        int wrap = e->wraparound && !uns && !(isc && cv >= 0) && !pre;
-        check[k] = e->boundscheck && !pre;
-        if (wrap || check[k]) {
-            if (wrap || !cy_c_simple(c)) c = stmp_c(G, "Py_ssize_t", c);
-            if (wrap) out(G, "if (%s < 0) %s += %s;", c, c, vr_shape(G, &r, k));
-        }
-        idx[k] = c;
-    }
-    /* wraparound alone does not check bounds (Cython's boundscheck=False) */
-    for (int k = nd - 1; k >= 0; k--)
-        if (check[k])
-            out(G, "if (cyrt_unlikely((size_t)%s >= (size_t)%s)) { cyrt_err_bounds(%d); goto %s; }", idx[k],
-                vr_shape(G, &r, k), k, errlbl(G));
-    for (int k = 0; k < nd; k++) {
-        IrExpr *ie = e->args[1 + k];
-        int64_t cv;
-        if (!ie->ty->is_signed && ie->ty->kind != TY_BINT && !cy_const_int(ie, &cv) &&
-            !(find_checked(G, e, k) && find_checked(G, e, k)->repl))
-            idx[k] = FMT("(Py_ssize_t)%s", cy_c_paren(G->a, idx[k]));
-    }
+    CyTarget Tg = target(G);
+    cy_lower_view_index(&G->e, &Tg, e, &r, idx);
     const char *T = elem_ctype(G, vt);
     if (nd == 1 && vt->axes[0]) {
         if (r.h) {
@@ -845,8 +817,6 @@ static void emit_structs(Gen *G, const IrModule *m) {
 
 /* ---- the shared lowering's hooks (backends/emit.h) -------------------------- */
 
-CY_TARGET(Gen, genc, 0)
-
 static int tg_live(void *g) { return ((Gen *)g)->live.len; }
 static const char *tg_temp(void *g, const CyType *t, const char *init, CyPos pos) {
     (void)pos;
@@ -897,7 +867,8 @@ static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
     case CY_FAIL_ZERODIV_FLOAT: raise = "cyrt_err_zerodiv(\"float division\");"; break;
     case CY_FAIL_ZERODIV_DIVMOD: raise = "cyrt_err_zerodiv(\"float divmod()\");"; break;
     case CY_FAIL_DIV_OVERFLOW: raise = "cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\");"; break;
-    default: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
+    case CY_FAIL_RANGE_STEP: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
+    default: raise = FMT("cyrt_err_bounds(%d);", (int)(f - CY_FAIL_BOUNDS)); break;
     }
     out(G, "if (cyrt_unlikely(%s)) { %s goto %s; }", cond, raise, errlbl(G));
 }
@@ -921,19 +892,43 @@ static const char *tg_cast(void *g, IrExpr *e) {
     return NULL;
 }
 
-static const char *gen_pow(Gen *G, IrExpr *e) {
-    const CyType *t = e->ty;
-    const char *a = genc(G, e->args[0]), *b = genc(G, e->args[1]);
+/* an index checked before the loop (emit_checks), or replaced by its checked value */
+static void tg_index_fact(void *g, IrExpr *e, int k, CyIndexFact *f) {
+    Checked *ck = find_checked(g, e, k);
+    f->repl = ck ? ck->repl : NULL;
+    f->checked = ck != NULL;
+}
+static const char *tg_view_shape(void *g, void *view, int k) { return vr_shape(g, view, k); }
+
+/* integer powers by the prelude's squaring, complex ones by cpow */
+static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b) {
+    Gen *G = g;
     switch (t->kind) {
-    case TY_FLOAT: return FMT("powf(%s, %s)", a, b);
-    case TY_DOUBLE: return FMT("pow(%s, %s)", a, b);
-    case TY_LDOUBLE: return FMT("powl(%s, %s)", a, b);
     case TY_CFLOAT: G->used_complex = 1; return FMT("(float _Complex)cyrt_cpow(%s, %s)", a, b);
     case TY_CDOUBLE: G->used_complex = 1; return FMT("cyrt_cpow(%s, %s)", a, b);
     default:
         if (t->is_signed) return FMT("(%s)cyrt_ipow_ll(%s, %s)", cty(G, t), a, b);
         return FMT("(%s)cyrt_ipow_ull(%s, %s)", cty(G, t), a, b);
     }
+}
+
+/* the prelude's type-generic macros */
+static const char *tg_minmax(void *g, IrExpr *e, int is_min, const char *a, const char *b) {
+    Gen *G = g;
+    (void)e;
+    return FMT("%s(%s, %s)", is_min ? "cyrt_min" : "cyrt_max", a, b);
+}
+static const char *tg_abs(void *g, IrExpr *e, const char *a) {
+    Gen *G = g;
+    (void)e;
+    return FMT("cyrt_abs(%s)", a);
+}
+static const char *tg_call_c(void *g, IrExpr *e, const char *name, const char *args) {
+    Gen *G = g;
+    for (int i = 0; i < e->nargs; i++)
+        if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;
+    if (cy_type_is_complex(e->ty)) G->used_complex = 1;
+    return FMT("%s(%s)", name, args);
 }
 
 static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
@@ -951,32 +946,36 @@ static const char *view_shape_expr(Gen *G, IrExpr *e, int stride) {
     return FMT("%s.%s[%s]", v.c, stride ? "strides" : "shape", genc(G, e->args[1]));
 }
 
-static Val gen_call(Gen *G, IrExpr *e) {
+/* a compiled function's convention: an object return is a new reference;
+ * a function that may raise returns a status, its value through a pointer */
+static const char *tg_call(void *g, IrExpr *e, const char **args) {
+    Gen *G = g;
     IrFunc *f = e->fn;
     int np = e->nargs;
-    const char **args = cy_alloc(G->a, (size_t)(np + 2) * sizeof(char *));
-    for (int i = 0; i < np; i++) {
-        IrExpr *x = e->args[i];
-        args[i] = is_view(x->ty) ? gen_view(G, x).c : gen(G, x).c;
-    }
     const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
-    if (fn_objret(f)) return (Val){new_obj(G, call), 1};
+    if (fn_objret(f)) return new_obj(G, call);
     if (fn_status(f)) {
         if (f->ret->kind == TY_VOID) {
             goto_err_if(G, FMT("%s < 0", call));
-            return (Val){"", 0};
+            return "";
         }
         const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
         args[np] = FMT("&%s", r);
         goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
-        return (Val){r, is_view(f->ret)};
+        return r;
     }
     if (is_view(f->ret)) {
         const char *r = vtmp(G);
         out(G, "%s = %s;", r, call);
-        return (Val){r, 1};
+        return r;
     }
-    return (Val){call, 0};
+    return call;
+}
+
+static Val gen_call(Gen *G, IrExpr *e) {
+    CyTarget T = target(G);
+    const char *c = cy_lower_call(&G->e, &T, e);
+    return (Val){c, fn_objret(e->fn) || is_view(e->fn->ret)};
 }
 
 static const char *binop_fn(IrOp op) {
@@ -1099,20 +1098,6 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
     return (Val){r, 1};
 }
 
-/* Where two arguments of a min()/max() may raise, they are computed first,
- * in Cython's order (IrExpr.order), so the same error is raised first.
- * Returns how many substitutions to drop afterwards. */
-static int eval_in_order(Gen *G, IrExpr *e) {
-    if (!cy_order_matters(e)) return 0;
-    for (int i = 0; i < e->norder; i++) {
-        IrExpr *x = e->order[i];
-        const char *c = once(G, x->ty, genc(G, x));
-        cy_vec_push(G->a, &G->subst, x);
-        cy_vec_push(G->a, &G->subst, (void *)c);
-    }
-    return 2 * e->norder;
-}
-
 static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
     for (int i = 0; i + 1 < G->subst.len; i += 2)
@@ -1145,10 +1130,10 @@ static Val gen(Gen *G, IrExpr *e) {
         return v;
     }
     case E_PYGLOBAL: return (Val){new_obj(G, FMT("cyrt_get_global(%s)", name_const(G, e->sval))), 1};
-    case E_POW: v.c = gen_pow(G, e); return v;
     case E_COND: return gen_view(G, e); /* of views: the others are cy_lower_expr's */
     case E_INT: case E_FLOAT: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_UNOP: case E_NOT:
-    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX:
+    case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX: case E_POW:
+    case E_CALL_C:
         break; /* cy_lower_expr's */
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
     case E_ADDR: {
@@ -1178,21 +1163,12 @@ static Val gen(Gen *G, IrExpr *e) {
         return (Val){new_obj(G, FMT("cyrt_view_to_obj(&%s, %d)", x.c, e->args[0]->ty->ndim)), 1};
     }
     case E_CALL:
-        if (e->fn && e->fn->kind == F_EXTERN) goto c_call;
-        return gen_call(G, e);
-    case E_CALL_C: {
-    c_call:;
-        int pre = eval_in_order(G, e);
-        const char **args = cy_alloc(G->a, (size_t)(e->nargs + 1) * sizeof(char *));
-        for (int i = 0; i < e->nargs; i++) {
-            if (cy_type_is_complex(e->args[i]->ty)) G->used_complex = 1;
-            args[i] = gen(G, e->args[i]).c;
+        if (e->fn && e->fn->kind == F_EXTERN) {
+            CyTarget T = target(G);
+            v.c = cy_lower_call_c(&G->e, &T, e);
+            return v;
         }
-        if (cy_type_is_complex(e->ty)) G->used_complex = 1;
-        v.c = FMT("%s(%s)", e->fn && e->kind == E_CALL ? e->fn->cname : e->sval, join(G, args, e->nargs, ", "));
-        G->subst.len -= pre;
-        return v;
-    }
+        return gen_call(G, e);
     case E_THREADID: v.c = "cyrt_thread_num()"; return v;
     case E_BOX: {
         IrExpr *x = e->args[0];
@@ -1362,13 +1338,14 @@ static const char *genc(Gen *G, IrExpr *e) { return gen(G, e).c; }
 
 /* ---- statements ------------------------------------------------------------ */
 
-static const char *lvalue(Gen *G, IrExpr *t) {
+static const char *tg_lvalue(void *g, IrExpr *t) {
+    Gen *G = g;
     switch (t->kind) {
     case E_VAR: return t->var->cname;
     case E_VIEW_ELEM:
         if (cy_type_is_complex(t->ty)) G->used_complex = 1;
         return view_elem(G, t);
-    default: return genc(G, t); /* E_PTR_INDEX, E_DEREF */
+    default: return genc(G, t); /* E_PTR_INDEX, E_DEREF, E_FIELD */
     }
 }
 
@@ -1376,17 +1353,15 @@ static void mark_assigned(Gen *G, IrVar *v) {
     if (is_obj(v->ty)) vec_add(G, &G->assigned, v);
 }
 
-static void gen_assign(Gen *G, IrStmt *s) {
+/* stores of objects and views (reference counts), and to the module dict */
+static int tg_assign(void *g, IrStmt *s) {
+    Gen *G = g;
     IrExpr *t = s->target, *v = s->value;
-    if (s->op) {
-        const char *rv = genc(G, v);
-        out(G, "%s %s= %s;", lvalue(G, t), cy_op_name(s->op), rv);
-        return;
-    }
+    if (s->op) return 0;
     if (t->kind == E_VAR && t->var->kind == V_PYGLOBAL) {
         Val r = gen(G, v);
         goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0", name_const(G, t->var->name), r.c));
-        return;
+        return 1;
     }
     switch (t->kind) {
     case E_VAR: {
@@ -1397,43 +1372,46 @@ static void gen_assign(Gen *G, IrStmt *s) {
         } else if (is_view(x->ty)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", x->cname, r.c);
-        } else if (x->ty->kind == TY_ARRAY) {
-            const char *rv = genc(G, v);
-            out(G, "memcpy(%s, %s, sizeof %s);", x->cname, rv, x->cname);
         } else {
-            const char *rv = genc(G, v);
-            out(G, "%s = %s;", x->cname, rv);
+            return 0;
         }
-        return;
+        return 1;
     }
     case E_PYGLOBAL: {
         Val r = gen(G, v);
         goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0", name_const(G, t->sval), r.c));
-        return;
+        return 1;
     }
     case E_OBJ_ATTR: {
         Val r = gen(G, v);
         Val o = gen(G, t->args[0]);
         goto_err_if(G, FMT("PyObject_SetAttr(%s, %s, %s) < 0", o.c, name_const(G, t->sval), r.c));
-        return;
+        return 1;
     }
     case E_OBJ_INDEX: {
         Val r = gen(G, v);
         Val o = gen(G, t->args[0]), k = gen(G, t->args[1]);
         goto_err_if(G, FMT("PyObject_SetItem(%s, %s, %s) < 0", o.c, k.c, r.c));
-        return;
+        return 1;
     }
-    default: {
-        const char *rv = genc(G, v);
-        if (t->ty->kind == TY_ARRAY) {
-            const char *lv = lvalue(G, t);
-            out(G, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
-            return;
-        }
-        out(G, "%s = %s;", lvalue(G, t), rv);
-        return;
+    default: return 0;
     }
-    }
+}
+
+static IrOp tg_update_op(void *g, IrStmt *s) {
+    (void)g;
+    return s->op;
+}
+
+static void tg_copy_array(void *g, const CyType *t, const char *lv, const char *rv, CyPos pos) {
+    (void)t;
+    (void)pos;
+    out(g, "memcpy(%s, %s, sizeof %s);", lv, rv, lv);
+}
+
+static void gen_assign(Gen *G, IrStmt *s) {
+    CyTarget T = target(G);
+    cy_lower_assign(&G->e, &T, s);
 }
 
 /* The condition of an if/while as a C expression; object temporaries it
@@ -2055,7 +2033,7 @@ static void gen_unpack(Gen *G, IrStmt *s) {
             goto_err_if(G, FMT("PyDict_SetItem(cyrt_mdict, %s, %s) < 0",
                                name_const(G, t->kind == E_VAR ? t->var->name : t->sval), tmps[i]));
         } else if (!is_obj(t->ty) && !is_view(t->ty)) {
-            out(G, "%s = %s;", lvalue(G, t), unbox(G, t->ty, tmps[i]));
+            out(G, "%s = %s;", tg_lvalue(G, t), unbox(G, t->ty, tmps[i]));
         } else {
             cy_error(G->d, s->pos, "internal error: unsupported unpacking target");
         }
@@ -2080,8 +2058,15 @@ static void emit_return(Gen *G, IrExpr *v, const char *cval) {
     if (v) {
         if (is_obj(G->ret)) {
             Val r = gen(G, v);
-            out(G, "cy_r = %s;", r.c);
-            out(G, r.owned ? "%s = NULL;" : "Py_INCREF(%s);", r.owned ? r.c : "cy_r");
+            if (G->in_finally) {
+                /* it replaces the value of a return the finally clause runs for */
+                if (!r.owned) out(G, "Py_INCREF(%s);", r.c);
+                out(G, "CYRT_XSETREF(cy_r, %s);", r.c);
+                if (r.owned) out(G, "%s = NULL;", r.c);
+            } else {
+                out(G, "cy_r = %s;", r.c);
+                out(G, r.owned ? "%s = NULL;" : "Py_INCREF(%s);", r.owned ? r.c : "cy_r");
+            }
         } else if (is_view(G->ret)) {
             Val r = gen_view(G, v);
             out(G, r.owned ? "cyrt_view_move(&cy_r, &%s);" : "cyrt_view_copy(&cy_r, &%s);", r.c);
@@ -2172,7 +2157,9 @@ static void gen_finally(Gen *G, Frame *f) {
     int gil = G->gil;
     G->fr = f->up;
     G->gil = f->gil_at;
+    G->in_finally++;
     gen_stmts(G, f->finally);
+    G->in_finally--;
     G->fr = saved;
     G->gil = gil;
 }
@@ -2194,12 +2181,18 @@ static void gen_try(Gen *G, IrStmt *s) {
     Frame *f = push_frame(G, FR_TRY);
     f->err_label = FMT("L_try%d_error", id);
     f->finally = &s->orelse;
+    f->track = 1;
     f->gil_at = gil;
     f->scope = G->scope;
+    int n_assigned = G->assigned.len;
     gen_stmts(G, &s->body);
     pop_frame(G);
+    G->in_finally++;
     gen_stmts(G, &s->orelse);
+    G->in_finally--;
     if (f->err_used) {
+        /* the body may have stopped before any of its assignments */
+        G->assigned.len = n_assigned;
         const char *et = FMT("cy_et%d", id), *ev = FMT("cy_ev%d", id), *etb = FMT("cy_etb%d", id);
         out(G, "if (0) {");
         out(G, "%s:;", f->err_label);
@@ -2210,7 +2203,9 @@ static void gen_try(Gen *G, IrStmt *s) {
         Frame *g = push_frame(G, FR_TRY);
         g->err_label = FMT("L_try%d_ferror", id);
         g->exit_code = gil_wrap(G, gil, FMT("Py_XDECREF(%s); Py_XDECREF(%s); Py_XDECREF(%s);", et, ev, etb));
+        G->in_finally++;
         gen_stmts(G, &s->orelse);
+        G->in_finally--;
         pop_frame(G);
         out(G, "%s", gil_wrap(G, gil, FMT("PyErr_Restore(%s, %s, %s);", et, ev, etb)));
         out(G, "goto %s;", errlbl(G));
@@ -2218,6 +2213,118 @@ static void gen_try(Gen *G, IrStmt *s) {
             out(G, "%s:", g->err_label);
             out(G, "%s", g->exit_code);
             out(G, "goto %s;", errlbl(G));
+        }
+        G->e.ind--;
+        out(G, "}");
+    }
+    G->e.ind--;
+    out(G, "}");
+}
+
+/* try/except[/else]: an exception in the body is fetched and matched
+ * against each handler's type in turn (evaluated then, as Python does);
+ * the matching handler runs with it as the handled exception
+ * (sys.exc_info(), a bare raise), which is restored on every way out of
+ * the handler, as is the 'as' target deleted.  None matching: re-raised. */
+static const char *del_target(Gen *G, IrExpr *t) {
+    if (!t) return "";
+    if (t->kind == E_VAR && t->var->kind == V_LOCAL) return FMT(" Py_CLEAR(%s);", t->var->cname);
+    const char *name = t->kind == E_VAR ? t->var->name : t->sval;
+    return FMT(" cyrt_del_global(%s);", name_const(G, name));
+}
+
+static void gen_try_except(Gen *G, IrStmt *s) {
+    int id = ++G->nid;
+    int n_assigned = G->assigned.len;
+    IrStmt *els = s->orelse.len ? s->orelse.items[s->orelse.len - 1] : NULL;
+    int nh = s->orelse.len - (els && els->kind == ST_BLOCK);
+    if (els && els->kind != ST_BLOCK) els = NULL;
+    out(G, "{");
+    G->e.ind++;
+    Frame *f = push_frame(G, FR_TRY);
+    f->err_label = FMT("L_try%d_error", id);
+    f->track = 1;
+    f->scope = G->scope;
+    gen_stmts(G, &s->body);
+    pop_frame(G);
+    if (els) gen_stmts(G, &els->body);
+    G->assigned.len = n_assigned;
+    if (f->err_used) {
+        const char *et = FMT("cy_et%d", id), *ev = FMT("cy_ev%d", id), *etb = FMT("cy_etb%d", id);
+        const char *hn = FMT("cy_h%d", id), *sv = FMT("cy_sv%d", id);
+        const char *drop = FMT("Py_XDECREF(%s); Py_XDECREF(%s); Py_XDECREF(%s);", et, ev, etb);
+        out(G, "if (0) {");
+        out(G, "%s:;", f->err_label);
+        G->e.ind++;
+        out(G, "PyObject *%s = NULL, *%s = NULL, *%s = NULL;", et, ev, etb);
+        out(G, "int %s = 0;", hn);
+        for (int i = 0; i < f->temps.len; i++) clear_temp(G, f->temps.items[i]);
+        out(G, "PyErr_Fetch(&%s, &%s, &%s);", et, ev, etb);
+        Frame *m = push_frame(G, FR_TRY);
+        m->err_label = FMT("L_try%d_merror", id);
+        m->exit_code = drop;
+        for (int i = 0; i < nh; i++) {
+            IrStmt *h = s->orelse.items[i];
+            if (!h->value) {
+                out(G, "if (!%s) %s = %d;", hn, hn, i + 1);
+                continue;
+            }
+            out(G, "if (!%s) {", hn);
+            G->e.ind++;
+            int mark = G->live.len;
+            Val t = gen(G, h->value);
+            out(G, "if (PyErr_GivenExceptionMatches(%s, %s)) %s = %d;", et, t.c, hn, i + 1);
+            release_to(G, mark);
+            G->e.ind--;
+            out(G, "}");
+        }
+        pop_frame(G);
+        out(G, "if (!%s) {", hn);
+        out(G, "    PyErr_Restore(%s, %s, %s);", et, ev, etb);
+        out(G, "    goto %s;", errlbl(G));
+        out(G, "}");
+        out(G, "PyErr_NormalizeException(&%s, &%s, &%s);", et, ev, etb);
+        out(G, "if (%s && %s) PyException_SetTraceback(%s, %s);", ev, etb, ev, etb);
+        out(G, "PyObject *%s_t, *%s_v, *%s_tb;", sv, sv, sv);
+        out(G, "PyErr_GetExcInfo(&%s_t, &%s_v, &%s_tb);", sv, sv, sv);
+        out(G, "Py_XINCREF(%s); Py_XINCREF(%s); Py_XINCREF(%s);", et, ev, etb);
+        out(G, "PyErr_SetExcInfo(%s, %s, %s);", et, ev, etb);
+        const char *restore = FMT("PyErr_SetExcInfo(%s_t, %s_v, %s_tb); %s", sv, sv, sv, drop);
+        for (int i = 0; i < nh; i++) {
+            IrStmt *h = s->orelse.items[i];
+            out(G, "%sif (%s == %d) {", i ? "} else " : "", hn, i + 1);
+            G->e.ind++;
+            Frame *g = push_frame(G, FR_TRY);
+            g->err_label = FMT("L_try%d_h%d_error", id, i + 1);
+            g->exit_code = FMT("%s%s", restore, del_target(G, h->target));
+            if (h->target) out(G, "PyObject *cy_caught = %s ? %s : Py_None;", ev, ev);
+            gen_stmts(G, &h->body);
+            pop_frame(G);
+            G->assigned.len = n_assigned;
+            if (h->target && h->target->kind == E_VAR) {
+                /* deleted: unbound from here on, whatever was bound before */
+                int k = 0;
+                for (int j = 0; j < G->assigned.len; j++)
+                    if (G->assigned.items[j] != h->target->var) G->assigned.items[k++] = G->assigned.items[j];
+                G->assigned.len = n_assigned = k;
+            }
+            out(G, "%s", g->exit_code);
+            if (g->err_used) {
+                out(G, "if (0) {");
+                out(G, "%s:", g->err_label);
+                out(G, "    %s", g->exit_code);
+                out(G, "    goto %s;", errlbl(G));
+                out(G, "}");
+            }
+            G->e.ind--;
+        }
+        out(G, "}");
+        if (m->err_used) {
+            out(G, "if (0) {");
+            out(G, "%s:", m->err_label);
+            out(G, "    %s", drop);
+            out(G, "    goto %s;", errlbl(G));
+            out(G, "}");
         }
         G->e.ind--;
         out(G, "}");
@@ -2523,7 +2630,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         if (L->step) cy_const_int(L->step, &js);
         const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
         const char *b = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->stop)));
-        const char *m = cy_trip_count(G->a, a, b, a, b, js, 0, "LL", "0");
+        const char *m = cy_trip_count(G->a, a, b, a, b, js, NULL, 0, "LL", "0");
         out(G, "cy_ol%d.inner = %s;", id, m);
         int np = R->collapse_pairs.len / 2;
         if (np) {
@@ -2831,20 +2938,14 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         sconst = R->step ? cy_const_int(R->step, &sv) : 1;
         start0 = is_zero_lit(R->start);
         n = FMT("cy_n%d", id);
-        const char *count;
-        if (sconst && sv == 1 && start0) count = FMT("%s > 0 ? (Py_ssize_t)%s : 0", stop, stop);
-        else if (sconst && sv == 1) count = FMT("%s > %s ? (Py_ssize_t)(%s - %s) : 0", stop, start, stop, start);
-        else if (sconst && sv == -1) count = FMT("%s > %s ? (Py_ssize_t)(%s - %s) : 0", start, stop, start, stop);
-        else if (sconst && sv > 0)
-            count = FMT("%s > %s ? (Py_ssize_t)((%s - %s + %s - 1) / %s) : 0", stop, start, stop, start, step, step);
-        else if (sconst)
-            count = FMT("%s > %s ? (Py_ssize_t)((%s - %s - %s - 1) / -%s) : 0", start, stop, start, stop, step, step);
-        else {
+        if (!sconst)
             out(G, "if (cyrt_unlikely(%s == 0)) { cyrt_raise_str(PyExc_ValueError, \"prange() step must not be zero\"); goto %s; }",
                 step, errlbl(G));
-            count = FMT("%s > 0 ? (%s > %s ? (Py_ssize_t)((%s - %s + %s - 1) / %s) : 0) : (%s > %s ? (Py_ssize_t)((%s - %s - %s - 1) / -%s) : 0)",
-                        step, stop, start, stop, start, step, step, start, stop, start, stop, step, step);
-        }
+        /* in Py_ssize_t before the subtraction: stop - start may overflow the index's type */
+        int ssize = it->kind == TY_SSIZE;
+        const char *la = ssize ? start : FMT("(Py_ssize_t)%s", start), *lb = ssize ? stop : FMT("(Py_ssize_t)%s", stop);
+        const char *count = cy_trip_count(G->a, start, stop, la, lb, sconst ? sv : 0,
+                                          ssize ? step : FMT("(Py_ssize_t)%s", step), start0, "", "0");
         out(G, "const Py_ssize_t %s = %s;", n, count);
     }
     const char *nt = NULL, *chunk = NULL;
@@ -3200,7 +3301,10 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_BREAK: case ST_CONTINUE: gen_break_continue(G, s); break;
     case ST_RETURN: gen_return(G, s); break;
     case ST_RAISE:
-        if (s->value) out(G, "cyrt_raise(%s);", genc(G, s->value));
+        if (s->target) {
+            const char *v = genc(G, s->value);
+            out(G, "cyrt_raise_from(%s, %s);", v, genc(G, s->target));
+        } else if (s->value) out(G, "cyrt_raise(%s);", genc(G, s->value));
         else out(G, "cyrt_reraise();");
         out(G, "goto %s;", errlbl(G));
         break;
@@ -3218,6 +3322,8 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_NOGIL: gen_nogil(G, s); break;
     case ST_GIL: gen_gil(G, s); break;
     case ST_TRY: gen_try(G, s); break;
+    case ST_TRY_EXCEPT: gen_try_except(G, s); break;
+    case ST_EXCEPT: break; /* gen_try_except's */
     case ST_DECLARE: break;
     }
     G->hoisted -= hoist;

@@ -149,6 +149,94 @@ CYRT_FN void cyrt_raise(PyObject *exc) {
     }
 }
 
+/* The base class of cpdef enums: Cython 3's __Pyx_FlexibleEnumBase, an
+ * IntEnum whose unknown values are pseudo-members (<Color: 7>).  Made on
+ * first use and kept for the module's life; a borrowed reference, or None
+ * (calling it raises) if it cannot be made. */
+static PyObject *cyrt_enum_base_obj;
+CYRT_FN PyObject *cyrt_enum_base(void) {
+    if (cyrt_enum_base_obj) return cyrt_enum_base_obj;
+    static const char src[] =
+        "import enum\n"
+        "class __Pyx_FlexibleEnumBase(enum.IntEnum):\n"
+        "    @classmethod\n"
+        "    def _missing_(cls, value):\n"
+        "        pseudo_member = int.__new__(cls, value)\n"
+        "        if not hasattr(pseudo_member, '_value_'):\n"
+        "            pseudo_member._value_ = value\n"
+        "        pseudo_member._name_ = None\n"
+        "        value2member_map = getattr(cls, '_value2member_map_', None)\n"
+        "        if value2member_map is not None:\n"
+        "            pseudo_member = value2member_map.setdefault(value, pseudo_member)\n"
+        "        return pseudo_member\n"
+        "    def __repr__(self):\n"
+        "        if self._name_ is None:\n"
+        "            return f'<{self.__class__.__name__}: {self._value_!r}>'\n"
+        "        return super().__repr__()\n";
+    PyObject *g = PyDict_New(), *r = NULL;
+    if (g && PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+        PyDict_SetItemString(g, "__name__", PyDict_GetItemString(cyrt_mdict, "__name__")) == 0)
+        r = PyRun_String(src, Py_file_input, g, g);
+    if (r) cyrt_enum_base_obj = PyDict_GetItemString(g, "__Pyx_FlexibleEnumBase");
+    Py_XINCREF(cyrt_enum_base_obj);
+    Py_XDECREF(r);
+    Py_XDECREF(g);
+    if (!cyrt_enum_base_obj) {
+        PyErr_Clear();
+        return Py_None;
+    }
+    return cyrt_enum_base_obj;
+}
+
+/* raise exc from cause: the cause (instantiated if a class, None to
+ * suppress the context) becomes the exception's __cause__, as in Python. */
+CYRT_FN void cyrt_raise_from(PyObject *exc, PyObject *cause) {
+    PyObject *inst = exc;
+    if (PyExceptionClass_Check(exc)) {
+        inst = PyObject_CallNoArgs(exc);
+        if (!inst) return;
+        if (!PyExceptionInstance_Check(inst)) {
+            PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %s",
+                         exc, Py_TYPE(inst)->tp_name);
+            Py_DECREF(inst);
+            return;
+        }
+    } else if (PyExceptionInstance_Check(exc)) {
+        Py_INCREF(inst);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "exceptions must derive from BaseException");
+        return;
+    }
+    PyObject *c = cause;
+    if (PyExceptionClass_Check(cause)) {
+        c = PyObject_CallNoArgs(cause);
+        if (!c) {
+            Py_DECREF(inst);
+            return;
+        }
+        if (!PyExceptionInstance_Check(c)) {
+            PyErr_Format(PyExc_TypeError, "calling %R should have returned an instance of BaseException, not %s",
+                         cause, Py_TYPE(c)->tp_name);
+            Py_DECREF(c);
+            Py_DECREF(inst);
+            return;
+        }
+    } else if (cause == Py_None || PyExceptionInstance_Check(cause)) {
+        Py_INCREF(c);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "exception causes must derive from BaseException");
+        Py_DECREF(inst);
+        return;
+    }
+    if (c == Py_None) {
+        Py_DECREF(c);
+        c = NULL;
+    }
+    PyException_SetCause(inst, c); /* steals c; sets __suppress_context__ */
+    PyErr_SetObject((PyObject *)Py_TYPE(inst), inst);
+    Py_DECREF(inst);
+}
+
 /* raise TYPE(msg) (assert with a message) */
 CYRT_FN void cyrt_raise_msg(PyObject *type, PyObject *msg) {
     PyObject *inst = PyObject_CallOneArg(type, msg);
@@ -163,8 +251,28 @@ CYRT_COLD void cyrt_raise_none(PyObject *type) {
     PyGILState_Release(g);
 }
 
+/* A bare raise: the exception being handled (sys.exc_info(), also that of
+ * a Python caller's except clause), as Python 3 does. */
 CYRT_FN void cyrt_reraise(void) {
-    PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+    PyObject *t, *v, *tb;
+    PyErr_GetExcInfo(&t, &v, &tb);
+    if (!t || t == Py_None) {
+        Py_XDECREF(t);
+        Py_XDECREF(v);
+        Py_XDECREF(tb);
+        PyErr_SetString(PyExc_RuntimeError, "No active exception to reraise");
+        return;
+    }
+    PyErr_Restore(t, v, tb);
+}
+
+/* The end of an 'except ... as name' handler at module level: the name is
+ * deleted (if still there), whatever exception is on its way. */
+CYRT_FN void cyrt_del_global(PyObject *name) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    if (PyDict_DelItem(cyrt_mdict, name) < 0) PyErr_Clear();
+    PyErr_Restore(t, v, tb);
 }
 
 /* ---- integer and float helpers (Python semantics) -------------------------- */

@@ -4,7 +4,7 @@ interp.validate() rejects the programs whose result the source does not
 determine."""
 import random
 from ctypes_ import T, INT_TYPES, FLOAT_TYPES, DOUBLE, FLOAT, SSIZE, arith
-from prog import typeof, make_env, CMP
+from prog import typeof, make_env, CMP, first_sref
 from inputs import recipe
 
 WEIGHTED_TYPES = (["double"] * 6 + ["float"] * 3 + ["int"] * 3 + ["long"] * 2 + ["int64_t"] * 2 +
@@ -661,6 +661,10 @@ class G:
             osl = []
             for ax in range(k):
                 lo, hi = sl[nd - k + ax]
+                if self.chance(0.12):
+                    # a[lo:lo+1]: stretches over the target's axis
+                    osl.append((self.r.choice((0, 0, 1)), None))
+                    continue
                 span = lo - hi
                 nlo = self.r.randint(0, span)
                 osl.append((nlo, -(span - nlo)))
@@ -688,7 +692,9 @@ class G:
         e = sexpr(2)
         if e[0] != "sref" and not _has_sref(e):
             e = ("bin", "+", operand(), e)
-        if self.chance(0.25):
+        if self.chance(0.25) and all(hi is not None for _, hi in first_sref(e)[2]):
+            # (a sum loops over its first operand's extents, so that one
+            # does not broadcast)
             ctn = "double" if typeof(e, self.env).kind == "f" else "long long"
             loc = self.new_local(ctn, 0)
             self.rets.append(loc)

@@ -9,7 +9,10 @@ Expressions (tuples):
   ('hcall', k, (a, ...)): fn['helpers'][k], a module-level cdef inline noexcept
   nogil function {'params': ((name, ctname), ...), 'ret': ctname, 'body': e}
 Slice expressions (cyocl extension): ('sref', arr, ((lo, hi), ...)) with
-  lo >= 0, hi <= 0 (a[lo:len+hi]); consts, vars, 'bin', 'un', 'call', 'cast'.
+  lo >= 0, hi <= 0 (a[lo:len+hi]), or hi None (a[lo:lo+1], an axis of extent
+  at most 1 that broadcasts as numpy's does); consts, vars, 'bin', 'un',
+  'call', 'cast'. Operands are read as if copied before the target is written
+  (numpy's rule for overlapping operands).
 Statements:
   ('assign', target, op, e)  target: ('var', n) | ('idx', arr, idxs); op '=', '+=', ...
   ('if', cond, (then...), (else...))
@@ -147,7 +150,10 @@ def rexpr(e, ctx):
 def rsref(e):
     parts = []
     for lo, hi in e[2]:
-        parts.append("%s:%s" % (lo if lo else "", hi if hi else ""))
+        if hi is None:
+            parts.append("%d:%d" % (lo, lo + 1))
+        else:
+            parts.append("%s:%s" % (lo if lo else "", hi if hi else ""))
     return "%s[%s]" % (e[1], ", ".join(parts))
 
 
@@ -160,11 +166,18 @@ def rsexpr(e, ctx, pos):
             return rsref(e)
         nd = len(e[2])
         off = len(pos) - nd   # fewer dimensions: trailing axes
+        arr = ctx.copies.get(e[1], e[1])
         idx = []
         for a, (lo, hi) in enumerate(e[2]):
             p = pos[off + a]
+            if hi is None:
+                idx.append(str(lo))
+                continue
+            # an operand axis of extent 1 stretches (numpy's broadcasting)
+            ext = "%s.shape[%d]%s%s" % (arr, a, " - %d" % lo if lo else "", " - %d" % -hi if hi else "")
+            p = "(%s if %s != 1 else 0)" % (p, ext)
             idx.append("%s + %d" % (p, lo) if lo else p)
-        return "%s[%s]" % (e[1], ", ".join(idx))
+        return "%s[%s]" % (arr, ", ".join(idx))
     if k == "bin":
         return "(%s %s %s)" % (rsexpr(e[2], ctx, pos), e[1], rsexpr(e[3], ctx, pos))
     if k == "un":
@@ -177,6 +190,26 @@ def rsexpr(e, ctx, pos):
         return "(%s if %s else %s)" % (rsexpr(e[2], ctx, pos), rsexpr(e[1], ctx, pos),
                                      rsexpr(e[3], ctx, pos))
     return rexpr(e, ctx)
+
+
+def sref_arrays(e):
+    """Names of the arrays a slice expression reads, in order, once each."""
+    out = []
+    def walk(x):
+        if isinstance(x, tuple) and x and isinstance(x[0], str):
+            if x[0] == "sref":
+                if x[1] not in out:
+                    out.append(x[1])
+                return
+            for c in x[1:]:
+                if isinstance(c, tuple):
+                    if c and isinstance(c[0], str):
+                        walk(c)
+                    else:
+                        for cc in c:
+                            walk(cc)
+    walk(e)
+    return out
 
 
 def first_sref(e):
@@ -206,6 +239,8 @@ class RCtx:
         self.stemps = []     # (name, ctname)
         self.cur_pos = None
         self.pending = []    # statements to emit before the current one
+        self.copies = {}     # operand array -> its copy, inside a slice assignment
+        self.ctemps = []     # (name, declaration) of those copies
 
     def sum_temp(self, e):
         t = typeof(e[1], self.fn["env"])
@@ -308,7 +343,16 @@ def rstmt(s, ctx, ind, in_par):
         ctx.ptemps = max(ctx.ptemps, nd)
         pos = tuple("_p%d" % a for a in range(nd))
         ctx.pending = []
+        # numpy reads the operands as if copied before the target is written
+        ctx.copies = {}
+        for name in sref_arrays(e):
+            c = "_c%d" % len(ctx.ctemps)
+            p = [q for q in ctx.fn["params"] if q[0] == name][0]
+            ctx.ctemps.append((c, "%s[%s]" % (p[2], ", ".join([":"] * p[3]))))
+            ctx.copies[name] = c
+            out.append(pad + "%s = np.array(%s, copy=True)" % (c, name))
         rhs = rsexpr(e, ctx, pos)
+        ctx.copies = {}
         for p in ctx.pending:
             out.append(pad + p)
         ip = pad
@@ -368,6 +412,8 @@ def render_function(fn, mode):
         lines.append("    cdef %s %s = %s" % (ctn, name, lit(init, ctn)))
     for name, ctn in ctx.stemps:
         lines.append("    cdef %s %s = 0" % (ctn, name))
+    for name, decl in ctx.ctemps:
+        lines.append("    cdef %s %s" % (decl, name))
     lines.extend(body)
     if fn["ret"]:
         lines.append("    return (%s,)" % ", ".join(fn["ret"]))
@@ -382,6 +428,7 @@ from cython.parallel import prange
 from libc.math cimport fabs, floor, ceil, sqrt, fmin, fmax, NAN, INFINITY
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 cimport numpy as cnp
+import numpy as np
 """
 
 

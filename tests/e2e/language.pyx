@@ -190,3 +190,13 @@ def fstrings(double x, int n, s):
     cdef double y = x * 2
     return (f"x={x} n={n:>5} y={y:.3f} {s!r} {{literal}} {n + 1} {'a' if n else 'b'} {x!s:>8}" "tail",
             f"", f"{n}", f"{[n, n]}", F"{n != 1}")
+
+
+def prange_trips(int a, int b, int s):
+    # an int index: the count is taken in Py_ssize_t, so that stop - start
+    # may exceed INT_MAX (prange(-2**31, 2**31 - 1, 2**30) has 4 iterations)
+    cdef int i
+    cdef long n = 0
+    for i in prange(a, b, s, nogil=True):
+        n += 1
+    return n

@@ -95,3 +95,8 @@ def check(m):
     assert m.cdiv(3, 5) == (0.0, 0) and m.cdiv(-7, 2) == (0.0, -3)
     assert m.fstrings(1.5, 3, "hi") == ("x=1.5 n=    3 y=3.000 'hi' {literal} 4 a      1.5tail", "", "3", "[3, 3]",
                                          "True")
+    for a, b in ((-7, 8), (8, -7), (3, 3), (0, 5)):
+        for s in (-4, -3, -1, 1, 2, 5):
+            assert m.prange_trips(a, b, s) == len(range(a, b, s)), (a, b, s)
+    assert m.prange_trips(-2**31, 2**31 - 1, 2**30) == 4
+    assert m.prange_trips(2**31 - 1, -2**31, -2**30) == 4

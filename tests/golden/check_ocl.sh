@@ -3,7 +3,8 @@
 # `cyocl compile -v --emit-opencl` and compare the program with
 # NAME.cl.expected and the region decisions (the `region N` lines of -v)
 # with NAME.regions.expected (and, where NAME.schedules.expected exists,
-# the region lines with the schedules -v prints under them, ir/plan.c).
+# the region lines with the schedules -v prints under them, GPU and native,
+# ir/plan.c).
 # `cyocl compile` also checks the program
 # with libclang, so a kernel that does not compile fails here.
 #
@@ -32,7 +33,7 @@ if [[ $rc -ne 0 ]]; then
 fi
 grep -E '^[^ ]+\.pyx:[0-9]+: region [0-9]+ ' "$err" >"$regions" || true
 schedules="$work/$name.schedules"
-grep -E '^[^ ]+\.pyx:[0-9]+: region [0-9]+ |^    schedule' "$err" >"$schedules" || true
+grep -E '^[^ ]+\.pyx:[0-9]+: region [0-9]+ |^    (native )?schedule' "$err" >"$schedules" || true
 kinds="cl regions"
 [[ -f $name.schedules.expected ]] && kinds="$kinds schedules"
 if grep -q 'kernels are not checked' "$err"; then

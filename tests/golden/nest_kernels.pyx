@@ -1,8 +1,10 @@
 # Golden (ir/loops.c): the loop nest of each prange region — loops with
 # bounds and constant trip counts, every view access as an affine map over
-# the loops ("?" where the index is not affine), and the scalar reductions
-# a serial loop carries (matmul's s over k; none where the variable is read
-# elsewhere in the loop, or set by a plain assignment inside it).
+# the loops ("?" where the index is not affine), the views each loop reads
+# and writes, the scalar reductions a serial loop carries (matmul's s over
+# k; none where the variable is read elsewhere in the loop, or set by a
+# plain assignment inside it), and the pairs of views whose overlap the
+# runtime must rule out before it reorders iterations ("alias c/a").
 from cython.parallel import prange
 
 def matmul(double[:, ::1] a, double[:, ::1] b, double[:, ::1] c):
@@ -53,3 +55,49 @@ def strided_rows(double[:, :] x, double[:] out):
         for j in range(x.shape[1] - 1, -1, -1):
             m = m + x[i, j] * x[i, j]
         out[i] = m
+
+def two_levels(double[:, :, ::1] a, double[:] out):
+    # a reduction at each level: t over k, s over j
+    cdef Py_ssize_t i, j, k
+    cdef double s, t
+    for i in prange(a.shape[0], nogil=True):
+        s = 0
+        for j in range(a.shape[1]):
+            t = 1
+            for k in range(a.shape[2]):
+                t = t * a[i, j, k]
+            s = s + t
+        out[i] = s
+
+def int_reductions(long[:, ::1] a, long[:] out, double[:] acc):
+    # -, & and ^ (an operand on either side of a commutative one); a view
+    # element updated in place is an access, not a scalar reduction
+    cdef Py_ssize_t i, j
+    cdef long d, m, x
+    for i in prange(a.shape[0], nogil=True):
+        d = 0
+        m = -1
+        x = 0
+        for j in range(a.shape[1]):
+            d = d - a[i, j]
+            m = m & a[i, j]
+            x = a[i, j] ^ x
+            acc[i] += 1.0
+        out[i] = d + m + x
+
+def not_reductions(double[:, ::1] a, double[:] out):
+    # none: s is read by a condition, q set by a plain assignment, r updated
+    # by two operators; s - r is no reduction of either
+    cdef Py_ssize_t i, j
+    cdef double s, q, r
+    for i in prange(a.shape[0], nogil=True):
+        s = 0
+        q = 0
+        r = 1
+        for j in range(a.shape[1]):
+            if s < 10:
+                s = s + a[i, j]
+            q = a[i, j]
+            r = r + a[i, j]
+            r = r * 2
+        out[i] = s + q + r

@@ -302,7 +302,15 @@ static void dump_stmt(Out *o, const ANode *s) {
     case S_CONTINUE: put(o, "(continue)"); break;
     case S_PASS: put(o, "(pass)"); break;
     case S_RETURN: put(o, "(return "); dump_expr(o, s->value); put(o, ")"); break;
-    case S_RAISE: put(o, "(raise "); dump_expr(o, s->value); put(o, ")"); break;
+    case S_RAISE:
+        put(o, "(raise ");
+        dump_expr(o, s->value);
+        if (s->rhs) {
+            put(o, " from ");
+            dump_expr(o, s->rhs);
+        }
+        put(o, ")");
+        break;
     case S_ASSERT:
         put(o, "(assert ");
         dump_expr(o, s->cond);
@@ -616,6 +624,7 @@ static void test_statements(void) {
     SHAPE("with gil:\n    raise ValueError('x %d' % i)\n",
           "(with gil (do (raise (call ValueError (% \"x %d\" i)))))");
     SHAPE("raise\n", "(raise _)");
+    SHAPE("raise X from Y\n", "(raise X from Y)");
     SHAPE("return\n", "(return _)");
     SHAPE("return x, i\n", "(return (tuple x i))");
     SHAPE("assert x > 0, 'msg'\n", "(assert (cmp x > 0) \"msg\")");
@@ -780,7 +789,6 @@ static void test_errors(void) {
     ERROR("f(*args)\n", 1, 3, "not supported");
     ERROR("f(**kw)\n", 1, 3, "not supported");
     ERROR("def f(*args):\n    pass\n", 1, 7, "not supported");
-    ERROR("raise X from Y\n", 1, 9, "not supported");
     ERROR("with open(f) as g:\n    pass\n", 1, 14, "not supported");
     ERROR("f(a=1, b)\n", 1, 8, "positional argument follows keyword argument");
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");

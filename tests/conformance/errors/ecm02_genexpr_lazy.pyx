@@ -1,4 +1,4 @@
-# expect-error: 4:17 generator expressions are not supported by cyocl here
-# cyocl-limit: a generator another function consumes lazily (next, zip, ...) is not supported
-def first_positive(a):
-    return next(x for x in a if x > 0)
+# expect-error: 4:24 generator expressions are not supported by cyocl here
+# cyocl-limit: a generator another function consumes lazily (zip, enumerate, ...) is not supported
+def pairs(a):
+    return list(zip(a, (x for x in a if x > 0)))
