@@ -640,7 +640,13 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = o;
         c->calibrating = 1;
     }
-    *stable = quiet && !c->calibrating;
+    /* settle only where the rechecks above have nothing left to do soon:
+     * the other side's point here and the one its prediction leans on were
+     * measured three times (a provisional or once-measured one is retried
+     * within a few calls, which the hot path would put off 64 times) */
+    const dpoint *onp = side_nearest(&r->side[o], (double)n);
+    int solid = (!op->cnt || op->cnt >= 3) && (!onp || (onp->cnt >= 3 && onp->loaded != 2));
+    *stable = quiet && solid && !c->calibrating;
 }
 
 void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const cyrt_dmove *m,

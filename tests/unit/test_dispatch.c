@@ -587,6 +587,32 @@ static void test_hot_path(void) {
         cyrt_dispatch_decide(rt, &L);
     CHECK(cyrt_dispatch_fast_calls(rt) > fast, "and it settles again");
     CHECK(cyrt_release(rt, h, NULL, NULL) == CYRT_OK && cyrt_release(rt, h2, NULL, NULL) == CYRT_OK);
+    /* no settling while the other side's point was measured only once (a
+     * cold first call, 400 us for 8 us of work): its retry after four
+     * calls is not put off to the 64th (H100, matmul 10x10 ran every
+     * timed call on the device at 59x) */
+    static const char *S5 = "__kernel void cyk_0(void) {}\n/* once */\n";
+    cyrt_dregion *r5 = cyrt_dispatch_region(rt, S5, 32);
+    cyrt_dispatch_observe(rt, r5, CYRT_SIDE_NATIVE, 100, 400000, 0, 0);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r5, CYRT_SIDE_OPENCL, 100, 30000, 0, 0);
+    cyocl_launch L5 = L;
+    L5.dslot = (void **)&r5;
+    L5.source = S5;
+    L5.region = 32;
+    L5.nargs = 0; /* nothing to copy: the device 30 us, native 400 us measured once */
+    fast = cyrt_dispatch_fast_calls(rt);
+    int native5 = 0;
+    for (int i = 0; i < 6; i++) {
+        if (cyrt_dispatch_decide(rt, &L5)) {
+            cyrt_dispatch_observe(rt, r5, CYRT_SIDE_OPENCL, 100, 30000, 0, 0);
+        } else {
+            native5++;
+            cyrt_dispatch_native_done(rt, &L5, 400000);
+        }
+    }
+    CHECK(cyrt_dispatch_fast_calls(rt) == fast && native5 >= 1, "settled on a once-measured other side (%d native)",
+          native5);
     /* quiet launches: one in 64 waits to be timed */
     int due = 0;
     for (int i = 0; i < 640; i++)
