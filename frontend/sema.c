@@ -460,6 +460,8 @@ static CyType *module_type(S *s, const char *mod, const char *n) {
     if (!strcmp(mod, "numpy")) return named_in(s, numpy_types, n);
     if (!strcmp(mod, "libc.stdint")) return named_in(s, stdint_types, n);
     if (!strcmp(mod, "cython")) return named_in(s, base_types, n);
+    /* `cimport openmp` then `cdef openmp.omp_lock_t lock`, as Cython's docs write it */
+    if (!strcmp(mod, "openmp") && !strcmp(n, "omp_lock_t")) return alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t");
     return NULL;
 }
 

@@ -88,6 +88,12 @@ def locked_count(int n, int nthreads):
         pc[0] += i % 3
         omp_unset_lock(&lock)
     omp_destroy_lock(&lock)
+    # the qualified spelling of Cython's docs, through `cimport openmp`
+    cdef openmp.omp_lock_t lock2
+    openmp.omp_init_lock(&lock2)
+    openmp.omp_set_lock(&lock2)
+    openmp.omp_unset_lock(&lock2)
+    openmp.omp_destroy_lock(&lock2)
     return count, openmp.omp_get_max_threads() >= 1
 
 def thread_ids(int n, int[:] seen):
