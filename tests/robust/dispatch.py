@@ -87,8 +87,12 @@ DRIVER = textwrap.dedent(r"""
     print(json.dumps(cyocl.stats()))
 """)
 
+# every automatic reason docs/trace.md lists (the two rent-or-buy moves
+# happen when a loaded machine makes the calls so far lose what moving the
+# data costs: a CI run hit one)
 OK_REASONS = ("auto", "calibrating", "auto: device starting", "auto: no OpenCL device",
-              "auto: waited for the device")
+              "auto: waited for the device", "auto: moving the data to the device for the calls to come",
+              "auto: bringing the data back for the calls to come")
 
 
 def main():
