@@ -217,6 +217,8 @@ def features(fn):
         out.append("fused_helper")
     if fn.get("buf") and not uses_ext(fn):
         out.append("ndarray_buffer")
+    if fn.get("fused"):
+        out.append("fused_def")
     return out
 
 

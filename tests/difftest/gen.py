@@ -87,6 +87,11 @@ class G:
             fn["params"].append((pname, "arr", ctn, nd, contig))
             self.types["@" + pname] = T[ctn]
             self.arrays.append((pname, T[ctn], nd))
+        # a fused def function: its floating-point views all of one fused
+        # type, the specialisation chosen by the arrays' dtype at the call
+        fts = {a[1].name for a in self.arrays if a[1].kind == "f"}
+        if len(fts) == 1 and self.chance(0.2):
+            fn["fused"] = self.pick(FUSED)
         self.scalars = []
         for k in range(r.choice((0, 0, 1, 1, 2))):
             ctn = self.pick(WEIGHTED_TYPES)
@@ -407,7 +412,7 @@ class G:
         if k < 0.25:
             return self.private_assign(top)
         if self.ext and self.in_par and self.owner is not None and self.chance(0.18):
-            return self.row_sassign()
+            return self.row_sassign() if self.chance(0.75) else self.row_sum()
         if self.carrs and self.chance(0.15):
             name, t, n = self.pick(self.carrs)
             return ("assign", ("cidx", name, self.cindex(n)), "=", self.coerce(self.expr(t, 2), t))
@@ -519,6 +524,23 @@ class G:
         E = self.fn["shape"][ax] if ax < len(self.fn["shape"]) else 1
         return ("const", self.r.randint(0, max(E - 1, 0)), "Py_ssize_t")
 
+    def row_sum(self):
+        """v = sum(a[i, :] * b[i, :]) in a prange body: a row's dot product
+        (the loops are serial there)."""
+        tgts = [a for a in self.arrays if a[2] >= 2]
+        if not tgts:
+            return self.private_assign(False)
+        tgt = self.pick(tgts)
+        S = self.fn["shape"]
+        text = [S[ax] for ax in range(1, tgt[2])]
+        first = ("sref", tgt[0], (("at", ("var", self.owner[0])),) + ((0, 0),) * (tgt[2] - 1))
+        e = self.row_expr(tgt, text)
+        e = ("bin", self.pick(("*", "+", "-")), first, e)
+        ctn = "double" if typeof(e, self.env).kind == "f" else "long long"
+        loc = self.new_local(ctn, 0)
+        self.readable.add(loc)
+        return ("assign", ("var", loc), "=", ("sum", e))
+
     def row_sassign(self):
         """A slice statement in a prange body (or parallel() block) over the
         iteration's own row: c[i, lo:hi] = a[i, :] * b[j, lo2:hi2] + s, with
@@ -537,6 +559,16 @@ class G:
             ax = r.choice((1, 2))
             items[ax] = ("at", self.safe_index(ax))
         text = [S[ax] - it[0] + it[1] for ax, it in enumerate(items) if it[0] != "at"]
+        e = self.row_expr(tgt, text)
+        self.written.add(tgt[0])
+        op = "=" if self.chance(0.8) else self.pick(("+=", "-="))
+        return ("sassign", ("sref", tgt[0], tuple(items)), op, self.coerce(e, tgt[1]))
+
+    def row_expr(self, tgt, text):
+        """The right side of a row statement whose target has the extents
+        text (trailing axes)."""
+        r = self.r
+        S = self.fn["shape"]
 
         def operand():
             a = self.pick(self.arrays)
@@ -592,9 +624,7 @@ class G:
         e = sexpr(2)
         if not _has_sref(e):
             e = ("bin", "+", operand(), e)
-        self.written.add(tgt[0])
-        op = "=" if self.chance(0.8) else self.pick(("+=", "-="))
-        return ("sassign", ("sref", tgt[0], tuple(items)), op, self.coerce(e, tgt[1]))
+        return e
 
     def array_write(self):
         a = self.pick(self.arrays)

@@ -279,6 +279,7 @@ class RCtx:
         self.copies = {}     # operand array -> its copy, inside a slice assignment
         self.ctemps = []     # (name, declaration) of those copies
         self.btemps = []     # (name, ctname): malloc'd buffers (rpar_sassign)
+        self.in_par = False  # rendering a prange body or parallel() block
 
     def sum_temp(self, e):
         t = typeof(e[1], self.fn["env"])
@@ -286,20 +287,25 @@ class RCtx:
         ctn = "double" if t.kind == "f" else "long long"
         self.stemps.append((name, ctn))
         ref = first_sref(e[1])
-        arr, sl = ref[1], ref[2]
-        nd = len(sl)
+        arr = ref[1]
+        items = slice_items(ref)
+        nd = len(items)
         pos = tuple("_p%d" % a for a in range(nd))
         self.ptemps = max(self.ptemps, nd)
         pre = ["%s = 0" % name]
         ind = ""
-        for a, (lo, hi) in enumerate(sl):
+        for k, (a, (lo, hi)) in enumerate(items):
             ext = "%s.shape[%d]%s%s" % (arr, a, " - %d" % lo if lo else "", " - %d" % -hi if hi else "")
-            if a == 0:
+            if k == 0 and not self.in_par:
                 pre.append("for _p0 in prange(%s, nogil=True):" % ext)
             else:
-                pre.append(ind + "for _p%d in range(%s):" % (a, ext))
+                pre.append(ind + "for _p%d in range(%s):" % (k, ext))
             ind += "    "
-        pre.append(ind + "%s += %s" % (name, rsexpr(e[1], self, pos)))
+        if self.in_par:
+            # not +=: in a prange that would make the temporary a reduction
+            pre.append(ind + "%s = %s + %s" % (name, name, rsexpr(e[1], self, pos)))
+        else:
+            pre.append(ind + "%s += %s" % (name, rsexpr(e[1], self, pos)))
         self.pending.extend(pre)
         return name
 
@@ -310,6 +316,7 @@ def rstmts(stmts, ctx, ind, in_par):
 
 
 def rstmt(s, ctx, ind, in_par):
+    ctx.in_par = in_par
     k = s[0]
     pad = "    " * ind
     out = ctx.lines
@@ -488,10 +495,13 @@ def render_function(fn, mode):
     ps = []
     bufs = () if uses_ext(fn) else fn.get("buf", ())   # slices of a buffer are numpy objects
     for p in fn["params"]:
+        ctn = p[2]
+        if fn.get("fused") and p[1] == "arr" and T[ctn].kind == "f":
+            ctn = fn["fused"]
         if p[1] == "arr" and p[0] in bufs:
-            ps.append("cnp.ndarray[%s, ndim=%d%s] %s" % (p[2], p[3], ', mode="c"' if p[4] else "", p[0]))
+            ps.append("cnp.ndarray[%s, ndim=%d%s] %s" % (ctn, p[3], ', mode="c"' if p[4] else "", p[0]))
         elif p[1] == "arr":
-            _, _, ctn, nd, contig = p[0], p[1], p[2], p[3], p[4]
+            nd, contig = p[3], p[4]
             axes = [":"] * nd
             if contig:
                 axes[-1] = "::1"
@@ -511,6 +521,8 @@ def render_function(fn, mode):
     for name, ctn, n in fn.get("carrays", ()):
         lines.append("    cdef %s[%d] %s" % (ctn, n, name))
     for name, ctn in fn.get("pointers", ()):
+        if fn.get("fused") and T[ctn].kind == "f":
+            ctn = fn["fused"]   # a pointer into a fused view
         lines.append("    cdef %s *%s" % (ctn, name))
     for name, ctn in ctx.stemps:
         lines.append("    cdef %s %s = 0" % (ctn, name))
