@@ -192,20 +192,22 @@ static void operands(Scan *s, IrExpr *e) {
     for (int i = 0; i < e->nargs; i++) operands(s, e->args[i]);
 }
 
-/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM] replaces the shape chosen below
+/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM[,DB]] replaces the shape chosen below
  * (work-group LX x LY, RN x RM elements per work-item in runs of VN x VM,
- * TK k per tile), CYOCL_GPU_TILE_SMALL the small grids' one: for
+ * TK k per tile, DB 0: one local copy of each tile, not two), CYOCL_GPU_TILE_SMALL the small grids' one: for
  * measuring other shapes on a device (bench/gpu_tiles.py).  Shapes the
  * kernel cannot take are ignored. */
 static void shape_override(IrPlan *p, const char *var) {
     const char *e = getenv(var);
-    int v[7] = {0, 0, 0, 0, 0, 1, 1};
-    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) < 5) return;
+    int v[8] = {0, 0, 0, 0, 0, 1, 1, 1};
+    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5) return;
     for (int i = 0; i < 7; i++)
         if (v[i] < 1 || v[i] > 1024 || (v[i] & (v[i] - 1))) return;
-    if (v[0] * v[1] > 1024 || v[2] * v[3] > 64 || v[2] % v[5] || v[3] % v[6] || v[5] > 4 || v[6] > 4) return;
+    if (v[0] * v[1] > 1024 || v[2] * v[3] > 64 || v[2] % v[5] || v[3] % v[6] || v[5] > 4 || v[6] > 4 || v[7] < 0 ||
+        v[7] > 1)
+        return;
     p->local[0] = v[0], p->local[1] = v[1], p->reg[0] = v[2], p->reg[1] = v[3], p->tk = v[4];
-    p->vec[0] = v[5], p->vec[1] = v[6];
+    p->vec[0] = v[5], p->vec[1] = v[6], p->dbuf = v[7];
 }
 
 /* The rest of p's shape, and whether its tiles fit the 48 KiB of local
@@ -220,6 +222,7 @@ static int shape_fits(IrPlan *p) {
     }
     int nt = p->local[0] * p->local[1];
     p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
+    p->dbuf = p->dbuf && p->prefetch && 2 * bytes <= 49152;
     return bytes <= 49152;
 }
 
@@ -337,6 +340,7 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->tk = wide ? 8 : 16;
     p->vec[0] = 1;
     p->vec[1] = small ? 4 : wide ? 2 : 1;
+    p->dbuf = 1;
     shape_override(p, "CYOCL_GPU_TILE");
     if (!shape_fits(p)) return "the tiles of its operands would not fit local memory";
     IrPlan *q = cy_alloc(a, sizeof *q);
@@ -347,6 +351,7 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     q->tk = 16;
     q->vec[0] = 1;
     q->vec[1] = 2;
+    q->dbuf = 1;
     shape_override(q, "CYOCL_GPU_TILE_SMALL");
     if (shape_fits(q)) p->small = q;
     return NULL;
@@ -386,7 +391,8 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
                   p->local[1] * p->reg[1]);
     if (p->vec[0] > 1 || p->vec[1] > 1) cy_buf_printf(out, ", in runs of %dx%d", p->vec[0], p->vec[1]);
     cy_buf_printf(out, "), local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
-                  p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->prefetch ? ", prefetched" : "", p->reds.len);
+                  p->tk, p->kloop->var->name, p->kloop->var->name, na, nb,
+                  p->dbuf ? ", prefetched, double-buffered" : p->prefetch ? ", prefetched" : "", p->reds.len);
     if (p->small)
         cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group)",
                       p->small->reg[0], p->small->reg[1], p->small->local[0] * p->small->reg[0],

@@ -922,6 +922,17 @@ static const char *element_text(OG *G, CyVec *body, const char *label, int ind, 
     return cap_end(G, &cap);
 }
 
+/* text, made at the current indentation, put `extra` levels deeper */
+static void put_indented(OG *G, const char *text, int extra) {
+    for (const char *l = text ? text : ""; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        if (n) cy_buf_printf(G->e.out, "%*s%.*s", 4 * extra, "", (int)n, l);
+        cy_buf_puts(G->e.out, "\n");
+        l += n + (e != NULL);
+    }
+}
+
 /* PLAN_TILE2D: a work-item reads a run of IrPlan.vec elements of operand
  * o's tile in loads of this many elements, up to 16 bytes (the tile is
  * aligned for them). */
@@ -972,7 +983,8 @@ static void element_head(OG *G, const IrPlan *P, const char *iv, const char *ix_
 static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int64_t js, int use_index) {
     IrStmt *J = P->jloop, *K = P->kloop;
     int LX = P->local[0], LY = P->local[1], RN = P->reg[0], RM = P->reg[1], TK = P->tk;
-    int BN = LX * RN, BM = LY * RM, NT = LX * LY;
+    int BN = LX * RN, BM = LY * RM, NT = LX * LY, db = P->prefetch && P->dbuf;
+    const char *kb0 = db ? "cy_kb + " : "";
     int64_t ks = 1;
     if (K->step) cy_const_int(K->step, &ks);
     int ind = G->e.ind;
@@ -1019,14 +1031,15 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         if (o->twin >= 0) continue;
         const char *T = oty(G, o->elem->ty, o->elem->pos);
         int W = o->side ? BN : BM + P->pad, w = vec_width(P, o);
+        /* double-buffered: the two copies one after the other, rows cy_kb.. */
         if (w == 1) {
-            out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", T, q, TK, W, o->side ? "column" : "row",
+            out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", T, q, TK * (db + 1), W, o->side ? "column" : "row",
                 o->elem->args[0]->var->name);
         } else {
             /* declared as vectors for their alignment (an attribute is not
                honoured everywhere), used as scalars */
-            out(G, "__local %s%d cy_t%dv[%d][%d]; /* %s tile of %s */", T, w, q, TK, W / w, o->side ? "column" : "row",
-                o->elem->args[0]->var->name);
+            out(G, "__local %s%d cy_t%dv[%d][%d]; /* %s tile of %s */", T, w, q, TK * (db + 1), W / w,
+                o->side ? "column" : "row", o->elem->args[0]->var->name);
             out(G, "__local %s (*const cy_t%d)[%d] = (__local %s (*)[%d])cy_t%dv;", T, q, W, T, W, q);
         }
     }
@@ -1062,8 +1075,14 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             out(G, "%s cy_g%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, TK * (o->side ? BN : BM) / NT);
         }
     out(G, pf ? "for (long cy_k0 = -%d; cy_k0 < cy_K; cy_k0 += %d) {" : "for (long cy_k0 = 0; cy_k0 < cy_K; cy_k0 += %d) {",
-        TK, TK);
+        TK, TK * (db + 1));
     G->e.ind = 2;
+    /* double-buffered: the loop's body is made once and put twice, a tile
+       per copy, cy_kb (the copy's first row) a constant in each, so that
+       local addresses stay immediate offsets */
+    CyBuf lbody = {0};
+    CyBuf *lsaved = G->e.out;
+    if (db) G->e.out = &lbody;
     if (pf) {
         out(G, "if (cy_k0 >= 0) {");
         G->e.ind = 3;
@@ -1074,8 +1093,8 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
             G->e.ind = 4;
             out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
-            if (!o->side) out(G, "cy_t%d[cy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, TK, TK, q);
-            else out(G, "cy_t%d[cy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, BN, BN, q);
+            if (!o->side) out(G, "cy_t%d[%scy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, kb0, TK, TK, q);
+            else out(G, "cy_t%d[%scy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, kb0, BN, BN, q);
             G->e.ind = 3;
             out(G, "}");
         }
@@ -1166,11 +1185,12 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         out(G, "%s cy_p%d[%d];", T, q, n);
         out(G, "#pragma unroll");
         if (w == 1) {
-            out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[cy_kk][%s];", rc, rc, n, rc, q, rc, q,
+            out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[%scy_kk][%s];", rc, rc, n, rc, q, rc, q, kb0,
                 owned(G, lv, rc, L, V));
         } else {
             out(G, "for (int cy_e = 0; cy_e < %d; cy_e += %d) {", n, w);
-            out(G, "    const %s%d cy_w = *(const __local %s%d *)&cy_t%d[cy_kk][%s];", T, w, T, w, q, owned(G, lv, "cy_e", L, V));
+            out(G, "    const %s%d cy_w = *(const __local %s%d *)&cy_t%d[%scy_kk][%s];", T, w, T, w, q, kb0,
+                owned(G, lv, "cy_e", L, V));
             for (int e = 0; e < w; e++) out(G, "    cy_p%d[cy_e + %d] = cy_w.s%d;", q, e, e);
             out(G, "}");
         }
@@ -1218,10 +1238,29 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "    }");
     out(G, "}");
     cy_buf_free(&upd);
-    out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    /* double-buffered: the next tile goes into the other copy, which every
+       work-item finished reading before the barrier after this tile's copy */
+    if (!db) out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
     if (pf) {
         G->e.ind = 2;
         out(G, "}");
+    }
+    if (db) {
+        G->e.out = lsaved;
+        out(G, "{");
+        out(G, "    const int cy_kb = 0;");
+        put_indented(G, lbody.s, 1);
+        out(G, "}");
+        out(G, "if (cy_k0 + %d >= cy_K) break;", TK);
+        out(G, "{");
+        out(G, "    const long cy_kn = cy_k0 + %d;", TK);
+        out(G, "    {");
+        out(G, "        const long cy_k0 = cy_kn;");
+        out(G, "        const int cy_kb = %d;", TK);
+        put_indented(G, lbody.s, 2);
+        out(G, "    }");
+        out(G, "}");
+        cy_buf_free(&lbody);
     }
     G->e.ind = 1;
     out(G, "}");
