@@ -194,12 +194,13 @@ static void operands(Scan *s, IrExpr *e) {
 
 /* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM[,DB]] replaces the shape chosen below
  * (work-group LX x LY, RN x RM elements per work-item in runs of VN x VM,
- * TK k per tile, DB 0: one local copy of each tile, not two), CYOCL_GPU_TILE_SMALL the small grids' one: for
- * measuring other shapes on a device (bench/gpu_tiles.py).  Shapes the
- * kernel cannot take are ignored. */
+ * TK k per tile, DB 1: two local copies of each tile, 0: one),
+ * CYOCL_GPU_TILE_SMALL the small grids' one: for measuring other shapes on
+ * a device (bench/gpu_tiles.py).  Shapes the kernel cannot take are
+ * ignored. */
 static void shape_override(IrPlan *p, const char *var) {
     const char *e = getenv(var);
-    int v[8] = {0, 0, 0, 0, 0, 1, 1, 1};
+    int v[8] = {0, 0, 0, 0, 0, 1, 1, p->dbuf};
     if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5) return;
     for (int i = 0; i < 7; i++)
         if (v[i] < 1 || v[i] > 1024 || (v[i] & (v[i] - 1))) return;
@@ -326,7 +327,13 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
        is partial), and on the H100 they gained nothing over runs along i.
        For grids of fewer work-groups than the device has compute units,
        2 j x 4 i elements of doubles, 2 x 2 of floats (a batch of 128 rows
-       through a layer: 2.6x faster than the large shape). */
+       through a layer: 2.6x faster than the large shape), with two copies
+       of each tile: one barrier per tile instead of two, which is what
+       such a grid, one work-group per compute unit, waits on (c06's mlp2,
+       batch 128 at 2048: 0.495 -> 0.368 ms).  Not for the large shapes:
+       the copy's offset costs registers their register tiles do not have
+       (the f64 one spilled at the 128 of a 512-item group: 1.35 -> 1.43
+       ms; f32 0.802 -> 0.809 ms; docs/benchmarks.md). */
     int small = 1;
     for (int i = 0; i < p->operands.len; i++) small &= ((IrPlanOperand *)p->operands.items[i])->elem->ty->size <= 4;
     for (int i = 0; i < p->reds.len; i++) small &= ((IrLoopRed *)p->reds.items[i])->var->ty->size <= 4;
@@ -340,7 +347,7 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->tk = wide ? 8 : 16;
     p->vec[0] = 1;
     p->vec[1] = small ? 4 : wide ? 2 : 1;
-    p->dbuf = 1;
+    p->dbuf = 0;
     shape_override(p, "CYOCL_GPU_TILE");
     if (!shape_fits(p)) return "the tiles of its operands would not fit local memory";
     IrPlan *q = cy_alloc(a, sizeof *q);
@@ -394,9 +401,9 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
                   p->tk, p->kloop->var->name, p->kloop->var->name, na, nb,
                   p->dbuf ? ", prefetched, double-buffered" : p->prefetch ? ", prefetched" : "", p->reds.len);
     if (p->small)
-        cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group)",
+        cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group%s)",
                       p->small->reg[0], p->small->reg[1], p->small->local[0] * p->small->reg[0],
-                      p->small->local[1] * p->small->reg[1]);
+                      p->small->local[1] * p->small->reg[1], p->small->dbuf ? ", double-buffered" : "");
 }
 
 /* ---- the native schedule: cache and register blocking ---------------------

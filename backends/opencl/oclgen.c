@@ -922,17 +922,6 @@ static const char *element_text(OG *G, CyVec *body, const char *label, int ind, 
     return cap_end(G, &cap);
 }
 
-/* text, made at the current indentation, put `extra` levels deeper */
-static void put_indented(OG *G, const char *text, int extra) {
-    for (const char *l = text ? text : ""; *l;) {
-        const char *e = strchr(l, '\n');
-        size_t n = e ? (size_t)(e - l) : strlen(l);
-        if (n) cy_buf_printf(G->e.out, "%*s%.*s", 4 * extra, "", (int)n, l);
-        cy_buf_puts(G->e.out, "\n");
-        l += n + (e != NULL);
-    }
-}
-
 /* PLAN_TILE2D: a work-item reads a run of IrPlan.vec elements of operand
  * o's tile in loads of this many elements, up to 16 bytes (the tile is
  * aligned for them). */
@@ -1068,6 +1057,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     /* the reduction loop, tile by tile; with prefetch, the next tile's
        elements are loaded into registers while this one is computed */
     int pf = P->prefetch, ci = pf ? 3 : 2;
+    if (db) out(G, "int cy_kb = 0; /* the first row of the copy this tile uses */");
     if (pf)
         for (int q = 0; q < P->operands.len; q++) {
             IrPlanOperand *o = P->operands.items[q];
@@ -1075,14 +1065,8 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             out(G, "%s cy_g%d[%d];", oty(G, o->elem->ty, o->elem->pos), q, TK * (o->side ? BN : BM) / NT);
         }
     out(G, pf ? "for (long cy_k0 = -%d; cy_k0 < cy_K; cy_k0 += %d) {" : "for (long cy_k0 = 0; cy_k0 < cy_K; cy_k0 += %d) {",
-        TK, TK * (db + 1));
+        TK, TK);
     G->e.ind = 2;
-    /* double-buffered: the loop's body is made once and put twice, a tile
-       per copy, cy_kb (the copy's first row) a constant in each, so that
-       local addresses stay immediate offsets */
-    CyBuf lbody = {0};
-    CyBuf *lsaved = G->e.out;
-    if (db) G->e.out = &lbody;
     if (pf) {
         out(G, "if (cy_k0 >= 0) {");
         G->e.ind = 3;
@@ -1240,27 +1224,11 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     cy_buf_free(&upd);
     /* double-buffered: the next tile goes into the other copy, which every
        work-item finished reading before the barrier after this tile's copy */
-    if (!db) out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    if (db) out(G, "cy_kb ^= %d;", TK);
+    else out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
     if (pf) {
         G->e.ind = 2;
         out(G, "}");
-    }
-    if (db) {
-        G->e.out = lsaved;
-        out(G, "{");
-        out(G, "    const int cy_kb = 0;");
-        put_indented(G, lbody.s, 1);
-        out(G, "}");
-        out(G, "if (cy_k0 + %d >= cy_K) break;", TK);
-        out(G, "{");
-        out(G, "    const long cy_kn = cy_k0 + %d;", TK);
-        out(G, "    {");
-        out(G, "        const long cy_k0 = cy_kn;");
-        out(G, "        const int cy_kb = %d;", TK);
-        put_indented(G, lbody.s, 2);
-        out(G, "    }");
-        out(G, "}");
-        cy_buf_free(&lbody);
     }
     G->e.ind = 1;
     out(G, "}");
