@@ -1352,6 +1352,18 @@ static IrExpr *to_ssize(S *s, IrExpr *e) {
     return mk1(s, E_CAST, cy_type_scalar(TY_SSIZE), e->pos, e);
 }
 
+/* A literal above 2**63 - 1 that still fits 64 bits, cast to or
+ * initialising a C number: a C literal, as in Cython (elsewhere it is a
+ * Python int). */
+static IrExpr *c_big_literal(S *s, ANode *n, CyType *to) {
+    if (n->kind != A_INT || n->int_overflow || n->ival <= (uint64_t)INT64_MAX || n->op) return NULL;
+    if (!cy_type_is_int(to) && to->kind != TY_FLOAT && to->kind != TY_DOUBLE && to->kind != TY_LDOUBLE)
+        return NULL;
+    IrExpr *e = mk_int(s, (int64_t)n->ival, TY_ULONG, n->pos);
+    e->sval = "UL"; /* not a plain literal: C keeps its type (c_operand_type) */
+    return mk1(s, E_CAST, to, n->pos, e);
+}
+
 static CyType *probe_type(S *s, ANode *n) {
     s->quiet++;
     IrExpr *e = lower_expr(s, n);
@@ -2666,6 +2678,8 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     case A_DICT: return seq_expr(s, n, E_DICT, "Constructing Python dict");
     case A_CAST: {
         CyType *t = resolve_type(s, n->type);
+        IrExpr *lit = t != TY_ERR ? c_big_literal(s, n->obj, t) : NULL;
+        if (lit) return lit;
         IrExpr *o = lower_expr(s, n->obj);
         if (t == TY_ERR || o->ty == TY_ERR) return mk_err(s, n->pos);
         if (is_obj(t)) return box(s, o);
@@ -4526,7 +4540,8 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
                 continue;
             }
             IrExpr *v = init->kind == A_DICT && y->var->ty->kind == TY_STRUCT ? struct_from_dict(s, init, y->var->ty)
-                                                                              : lower_expr(s, init);
+                        : c_big_literal(s, init, y->var->ty) ? c_big_literal(s, init, y->var->ty)
+                                                             : lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
             record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
@@ -4850,6 +4865,8 @@ typedef struct Untyped {
     int only_range;   /* every assignment is a range()/prange() loop target */
     int only_float;   /* every assignment is a C floating-point value */
     CyVec values;     /* ANode* right-hand sides */
+    CyVec augvals;    /* ANode* right-hand sides of in-place operators on the name */
+    int decided;      /* its type is settled (infer_untyped) */
     int other;        /* assigned in a way that needs an object (unpacking, import, for-in) */
     int prange;       /* a prange() loop target */
     int overflow;     /* used where Cython's MarkOverflowingArithmetic sees a possible overflow */
@@ -4941,6 +4958,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
             if (u) {
                 u->only_range = 0;
                 cy_vec_push(s->a, &u->values, n->rhs);
+                cy_vec_push(s->a, &u->augvals, n->rhs);
             }
         }
         return;
@@ -5105,16 +5123,101 @@ static void mo_block(Pre *pr, CyVec *body, int nogil) {
     for (int i = 0; i < body->len; i++) mo_stmt(pr, body->items[i], nogil);
 }
 
+/* Does e read an untyped local whose type is not settled yet, or self? */
+static int needs_undecided(Pre *pr, const ANode *e, const Untyped *self) {
+    if (!e) return 0;
+    if (e->kind == A_NAME) {
+        Untyped *u = find_untyped(pr, e->name);
+        return u && (!u->decided || u == self);
+    }
+    const ANode *kids[] = {e->lhs, e->rhs, e->obj, e->cond, e->then, e->other};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+        if (needs_undecided(pr, kids[i], self)) return 1;
+    for (int i = 0; i < e->items.len; i++)
+        if (needs_undecided(pr, e->items.items[i], self)) return 1;
+    for (int i = 0; i < e->values.len; i++)
+        if (needs_undecided(pr, e->values.items[i], self)) return 1;
+    return 0;
+}
+
+static int is_aug_value(const Untyped *u, const ANode *v) {
+    for (int i = 0; i < u->augvals.len; i++)
+        if (u->augvals.items[i] == v) return 1;
+    return 0;
+}
+
+/* The spanning type of the values assigned to u (Cython's
+ * find_spanning_type: one type as it is, different ones spanned), NULL for
+ * an object.  In the first pass the values that read the variable itself
+ * or other variables still undecided are skipped (counted in *skipped);
+ * then they are typed with the provisional type of the others, as Cython's
+ * partial inference does.  Literals beyond 32 bits are Python ints, and
+ * len() a Py_ssize_t, as in Cython. */
+static CyType *span_values(Pre *pr, Untyped *u, int first_pass, int *skipped, int *differ, int *nbool) {
+    S *s = pr->s;
+    CyType *span = NULL;
+    for (int i = 0; i < u->values.len; i++) {
+        ANode *v = u->values.items[i];
+        int dep = is_aug_value(u, v) || needs_undecided(pr, v, u);
+        if (first_pass && dep) {
+            (*skipped)++;
+            continue;
+        }
+        if (dep) *differ = 1; /* Cython's partial types are other type objects: spanned */
+        CyType *vt;
+        if (v->kind == A_INT && (v->int_overflow || v->ival > 0x7fffffffu)) return NULL;
+        if (v->kind == A_CALL && v->obj && v->obj->kind == A_NAME && !strcmp(v->obj->name, "len") &&
+            v->items.len == 1 && !v->kwnames.len && !lookup(s, "len"))
+            vt = cy_type_scalar(TY_SSIZE);
+        else
+            vt = probe_type(s, v);
+        if (vt->kind == TY_BINT) {
+            if (v->kind != A_TRUE && v->kind != A_FALSE) return NULL;
+            (*nbool)++;
+        }
+        int num = cy_type_cython_rank(vt) >= 0 || vt->kind == TY_BINT;
+        if (!num && vt->kind != TY_PTR && vt->kind != TY_STRUCT) return NULL;
+        if (!span) {
+            span = vt;
+            continue;
+        }
+        if (cy_type_equal(span, vt)) continue;
+        int snum = cy_type_cython_rank(span) >= 0 || span->kind == TY_BINT;
+        if (!num || !snum || span->kind == TY_BINT || vt->kind == TY_BINT) return NULL;
+        span = cy_type_span(span, vt);
+        *differ = 1;
+    }
+    return span;
+}
+
+/* Cython's safe_spanning_type: double, float (double when spanned),
+ * double complex, pointers, structs, bint (True/False only: Cython infers
+ * comparisons as objects) and C integers that cannot overflow (mo_expr)
+ * stay C; anything else is an object (NULL). */
+static CyType *safe_span(const Untyped *u, CyType *span, int differ, int nbool) {
+    if (!span) return NULL;
+    if (differ && (span->kind == TY_FLOAT || span->kind == TY_DOUBLE)) return cy_type_scalar(TY_DOUBLE);
+    switch (span->kind) {
+    case TY_FLOAT: case TY_DOUBLE: case TY_CDOUBLE: case TY_PTR: case TY_STRUCT: return span;
+    case TY_BINT: return nbool ? span : NULL;
+    default: return cy_type_is_int(span) && !u->overflow ? span : NULL;
+    }
+}
+
 /* Cython's "safe" type inference: a C type only where no Python semantics
  * can differ — loop counters of range() over C integers (unless they might
- * overflow, see mo_expr), and variables assigned only C floating-point
- * values. */
+ * overflow, see mo_expr), and variables assigned only values of the types
+ * span_values keeps.  A variable whose values read other variables still
+ * being inferred stays an object, except when they read only itself:
+ * typed from its other values first, then checked with all of them. */
 static void infer_untyped(Pre *pr) {
     S *s = pr->s;
     int saved = s->nogil;
     s->nogil = 0;
     for (Untyped *u = pr->list; u; u = u->next) {
         CyType *t = cy_type_scalar(TY_OBJECT);
+        Sym *y = declare(s, pr->scope, u->name, SY_PYVAR);
+        y->var = new_var(s, u->name, t, V_LOCAL, u->pos);
         if (!u->other && u->values.len) {
             if (u->only_range) {
                 int ok = 1;
@@ -5126,17 +5229,23 @@ static void infer_untyped(Pre *pr) {
                     }
                 }
                 if (ok && (!u->overflow || u->prange || u->nogil_use)) t = cy_type_scalar(TY_SSIZE);
-            } else if (u->only_float) {
-                int ok = 1;
-                for (int i = 0; i < u->values.len && ok; i++) {
-                    CyType *vt = probe_type(s, u->values.items[i]);
-                    if (!(vt->kind == TY_DOUBLE || vt->kind == TY_FLOAT)) ok = 0;
+            } else {
+                int skipped = 0, differ = 0, nbool = 0;
+                CyType *span = span_values(pr, u, 1, &skipped, &differ, &nbool);
+                if (span && skipped) {
+                    /* the values reading the variable itself, typed with the provisional type */
+                    y->var->ty = span;
+                    u->decided = 1;
+                    differ = nbool = 0;
+                    span = span_values(pr, u, 0, &skipped, &differ, &nbool);
+                    u->decided = 0;
                 }
-                if (ok) t = cy_type_scalar(TY_DOUBLE);
+                span = safe_span(u, span, differ, nbool);
+                if (span) t = span;
             }
         }
-        Sym *y = declare(s, pr->scope, u->name, SY_PYVAR);
-        y->var = new_var(s, u->name, t, V_LOCAL, u->pos);
+        y->var->ty = t;
+        u->decided = 1;
         cy_vec_push(s->a, &s->fn->locals, y->var);
     }
     s->nogil = saved;
