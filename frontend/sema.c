@@ -2127,6 +2127,14 @@ static IrExpr *call_expr(S *s, ANode *n) {
     if (f->kind == A_ATTR && !strcmp(f->name, "copy") && !n->items.len && !n->kwnames.len && !has_call(f->obj) &&
         is_view(probe_type(s, f->obj)))
         return view_copy(s, n);
+    if (f->kind == A_ATTR && !strcmp(f->name, "conjugate") && !n->items.len && !n->kwnames.len &&
+        !has_call(f->obj) && cy_type_is_complex(probe_type(s, f->obj))) {
+        /* Cython's C complex method: the parts as they are, the imaginary one negated */
+        IrExpr *o = lower_expr(s, f->obj);
+        IrExpr *e = mk1(s, E_CALL_C, o->ty, n->pos, o);
+        e->sval = o->ty->kind == TY_CFLOAT ? "conjf" : "conj";
+        return e;
+    }
     if (q) {
         int is_f;
         const CyLibm *m = math_fn(q, &is_f);
