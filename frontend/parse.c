@@ -2109,6 +2109,8 @@ static ANode *parse_fused(P *p, CyPos pos) {
     return n;
 }
 
+static void func_trailers(P *p, AFunc *f);
+
 static ANode *parse_ctypedef(P *p) {
     const Token *kw = adv(p);
     while (at_name(p, "public") || at_name(p, "api"))
@@ -2126,8 +2128,37 @@ static ANode *parse_ctypedef(P *p) {
     ANode *n = new_node(p, S_CTYPEDEF, kw->pos);
     ATypeSyn *base = parse_type_ex(p, 0);
     int stars = count_stars(p);
+    if (at_punct(p, "(") && is_punct(ahead(p, 1), "*") && ahead(p, 2)->kind == TK_NAME &&
+        is_punct(ahead(p, 3), ")")) {
+        /* ctypedef RET (*NAME)(ARGS) [noexcept] [nogil] [except ...] */
+        ATypeSyn *ft = cy_alloc(p->a, sizeof *ft);
+        ft->pos = base->pos;
+        ft->name = base->name;
+        ft->fn_ret = type_with_stars(p, base, stars);
+        adv(p);
+        adv(p);
+        const Token *fname = adv(p);
+        adv(p);
+        expect_punct(p, "(");
+        while (!at_punct(p, ")") && tok(p)->kind != TK_EOF && tok(p)->kind != TK_NEWLINE) {
+            ATypeSyn *a = parse_type_ex(p, 1);
+            if (tok(p)->kind == TK_NAME) adv(p); /* the argument's name */
+            if (!(a->name && !strcmp(a->name, "void") && !a->ptr && !ft->fn_args.len && at_punct(p, ")")))
+                push(p, &ft->fn_args, a);
+            if (!accept_punct(p, ",")) break;
+        }
+        expect_punct(p, ")");
+        AFunc trail = {0};
+        func_trailers(p, &trail); /* the exception and GIL specification: the called function's */
+        n->type = ft;
+        n->name = fname->text;
+        push(p, &n->name_pos, pos_dup(p, fname->pos));
+        accept_punct(p, ";");
+        expect_newline(p);
+        return n;
+    }
     if (at_punct(p, "("))
-        err_at(p, tok(p)->pos, "function pointer types are not supported");
+        err_at(p, tok(p)->pos, "function pointer types are not supported by cyocl here (only as a ctypedef)");
     const Token *name = expect_name(p, "the new type's name");
     if (at_punct(p, "["))
         err_at(p, tok(p)->pos, "C array types are not supported");

@@ -123,6 +123,7 @@ typedef struct {
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
     CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
     CyVec cpdef_enums;      /* const char*: the names of the module's cpdef enums */
+    CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
 } S;
 
 /* A default argument value that is not a constant (`n=N`, `eps=1e-9 * SCALE`):
@@ -639,6 +640,25 @@ static int const_dim(S *s, ANode *n, long long *v) {
 
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
+    if (t->fn_ret) {
+        CyType *ret = resolve_type(s, t->fn_ret);
+        CyType **args = cy_alloc(s->a, (t->fn_args.len + 1) * sizeof *args);
+        int bad = ret == TY_ERR;
+        for (int i = 0; i < t->fn_args.len && !bad; i++) {
+            args[i] = resolve_type(s, t->fn_args.items[i]);
+            bad = args[i] == TY_ERR;
+        }
+        if (bad) return TY_ERR;
+        for (int i = -1; i < t->fn_args.len; i++) {
+            CyType *x = i < 0 ? ret : args[i];
+            if (x->kind == TY_OBJECT || x->kind == TY_VIEW || x->kind == TY_ARRAY) {
+                err(s, i < 0 ? t->pos : ((ATypeSyn *)t->fn_args.items[i])->pos,
+                    "function pointer types with %s arguments or results are not supported by cyocl", x->name);
+                return TY_ERR;
+            }
+        }
+        return cy_type_ptr(s->a, cy_type_func(s->a, ret, args, t->fn_args.len));
+    }
     CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
     if (!base && !lookup(s, t->name)) base = builtin_obj_type(s, t->name);
     if (base && is_builtin_obj(base) && (t->ptr || t->ndim || t->narr || t->buf_dtype)) {
@@ -1180,6 +1200,8 @@ static const char *qual_of(S *s, ANode *n) {
 }
 
 /* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */
+static IrExpr *func_address(S *s, IrFunc *fn, CyPos p);
+
 static const CyLibm *math_fn(const char *q, int *is_f) {
     *is_f = 0;
     return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
@@ -1285,6 +1307,17 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_CNAME) {
         IrExpr *c = const_expr(s, y->qual, n->pos);
         if (c) return c;
+        int is_f;
+        const CyLibm *m = math_fn(y->qual, &is_f);
+        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE) {
+            /* a libc.math function as a value: its address (f = sin) */
+            CyType *d = cy_type_scalar(is_f ? TY_FLOAT : TY_DOUBLE);
+            CyType **args = cy_alloc(s->a, (m->nargs + 1) * sizeof *args);
+            for (int i = 0; i < m->nargs; i++) args[i] = d;
+            IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_func(s->a, d, args, m->nargs)), n->pos);
+            e->sval = strrchr(y->qual, '.') + 1;
+            return e;
+        }
         err(s, n->pos, "'%s' cannot be used as a value here", n->name);
         return mk_err(s, n->pos);
     }
@@ -1295,8 +1328,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
             e->sval = y->fn->name;
             return e;
         }
-        err(s, n->pos, "function pointers to cdef function '%s' are not supported", n->name);
-        return mk_err(s, n->pos);
+        return func_address(s, y->fn, n->pos);
     }
     if (y && y->kind == SY_PYGLOBAL) {
         if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
@@ -1350,6 +1382,46 @@ static IrExpr *to_ssize(S *s, IrExpr *e) {
     if (!e->ty->is_signed && e->ty->kind != TY_BINT) return e; /* unsigned: no wraparound */
     if (e->ty->kind == TY_SSIZE) return e;
     return mk1(s, E_CAST, cy_type_scalar(TY_SSIZE), e->pos, e);
+}
+
+/* A cdef (or extern) function used as a value: its address, typed as a
+ * pointer to a function of its signature.  Whether it can raise is known
+ * only when the module is lowered (compute_raises): check_fn_addrs. */
+static IrExpr *func_address(S *s, IrFunc *fn, CyPos p) {
+    int ok = (fn->kind == F_CDEF || fn->kind == F_EXTERN) && !fn->fused_specs.len && !is_obj(fn->ret) &&
+             !is_view(fn->ret);
+    CyType **args = cy_alloc(s->a, (fn->params.len + 1) * sizeof *args);
+    for (int i = 0; i < fn->params.len && ok; i++) {
+        args[i] = ((IrVar *)fn->params.items[i])->ty;
+        ok = !is_obj(args[i]) && !is_view(args[i]);
+    }
+    if (!ok) {
+        err(s, p, "a pointer to function '%s' (a def/cpdef or fused function, or one taking or returning "
+                  "Python objects or memoryviews) is not supported by cyocl", fn->name);
+        return mk_err(s, p);
+    }
+    IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_func(s->a, fn->ret, args, fn->params.len)), p);
+    e->sval = fn->cname;
+    if (!s->quiet && fn->kind == F_CDEF) {
+        CyPos *pp = cy_alloc(s->a, sizeof *pp);
+        *pp = p;
+        cy_vec_push(s->a, &s->fn_addrs, fn);
+        cy_vec_push(s->a, &s->fn_addrs, pp);
+    }
+    return e;
+}
+
+/* A function called through a pointer is called as plain C: it must not
+ * propagate exceptions (Cython's pointer types carry the exception
+ * specification; cyocl takes only functions that cannot raise). */
+static void check_fn_addrs(S *s) {
+    for (int i = 0; i + 1 < s->fn_addrs.len; i += 2) {
+        IrFunc *fn = s->fn_addrs.items[i];
+        if (fn->can_raise && !fn->noexcept)
+            err(s, *(CyPos *)s->fn_addrs.items[i + 1],
+                "a pointer to function '%s', which can raise an exception, is not supported by cyocl "
+                "(declare it noexcept)", fn->name);
+    }
 }
 
 /* A literal above 2**63 - 1 that still fits 64 bits, cast to or
@@ -2075,6 +2147,27 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (f->kind == A_NAME || f->kind == A_INDEX || f->kind == A_ATTR) {
+        Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
+        CyType *ft = (f->kind == A_NAME && (!fy || fy->kind == SY_FUNC || fy->kind == SY_CNAME)) ? NULL
+                     : f->kind != A_NAME && !has_call(f) ? probe_type(s, f) : f->kind == A_NAME ? probe_type(s, f) : NULL;
+        if (ft && ft->kind == TY_PTR && ft->base->kind == TY_FUNC && ft->base->base) {
+            /* a call through a C function pointer */
+            CyType *fn = ft->base;
+            if (n->kwnames.len || n->items.len != fn->nfields) {
+                err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", fn->nfields,
+                    n->items.len + n->kwnames.len);
+                return mk_err(s, n->pos);
+            }
+            IrExpr *e = mk(s, E_CALL_PTR, fn->base, n->pos);
+            e->nargs = 1 + n->items.len;
+            e->args = cy_alloc(s->a, e->nargs * sizeof(IrExpr *));
+            e->args[0] = lower_expr(s, f);
+            for (int i = 0; i < n->items.len; i++)
+                e->args[1 + i] = coerce(s, lower_expr(s, n->items.items[i]), fn->ftypes[i]);
+            return e;
+        }
+    }
     if (is_numpy_capi(qual_of(s, f))) {
         err(s, n->pos, "%s() (numpy's C API) is not supported by cyocl", qual_of(s, f));
         return mk_err(s, n->pos);
@@ -6378,5 +6471,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     (void)fi;
     if (d->nerrors) return NULL;
     compute_raises(s->m);
+    check_fn_addrs(s);
+    if (d->nerrors) return NULL;
     return s->m;
 }
