@@ -2,7 +2,8 @@
 # of a noexcept nogil signature, cdef functions and libc.math functions
 # taken as values, passed to a cdef integrator and called through the
 # pointer inside a prange (such a region runs natively), NULL tests,
-# pointer comparisons; also `z.conjugate()` of a C complex.
+# pointer comparisons, a declarator in a cdef statement and in a parameter
+# list; also `z.conjugate()` of a C complex.
 from cython.parallel import prange
 from libc.math cimport sin, exp, sqrt
 import numpy as np
@@ -71,6 +72,18 @@ def combine(double[:] x, double[:] y):
     for i in range(x.shape[0]):
         t += r(g(x[i], y[i]))
     return t, g == weighted, r != sqrt
+
+
+cdef double twice(double (*h)(double) noexcept nogil, double x) noexcept nogil:
+    return h(h(x))
+
+
+def nested(double x):
+    cdef double (*q)(double) noexcept nogil
+    q = square
+    cdef double a = twice(q, x)
+    q = cube
+    return a, twice(q, x), twice(exp, 0.0)
 
 
 def filled(Py_ssize_t n, double v):

@@ -28,6 +28,7 @@ def check(m):
     t, same, differ = m.combine(x, y)
     assert t == math.sqrt(0.25 + 6.75) + math.sqrt(1.0) and same is True and differ is False
     assert np.array_equal(m.filled(4, 2.5), [2.5, 3.5, 4.5, 5.5])
+    assert m.nested(1.5) == ((1.5 * 1.5) * (1.5 * 1.5), (1.5 ** 3) ** 3, math.exp(1.0))
     z = np.array([1 + 2j, -3 + 0.5j])
     acc, c0 = m.conj_sum(z)
     assert acc == (1 - 2j) * (1 + 2j) + (-3 - 0.5j) * (-3 + 0.5j) and c0 == 1 - 2j
