@@ -75,6 +75,7 @@
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
+#define STALL_NS 100000000u      /* native teams short after a stalled one */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
 #define SETTLE 3    /* full decisions in a row, alike, that settle one */
@@ -169,6 +170,7 @@ struct cyrt_disp {
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
+    uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
 };
 
 static uint64_t now_ns(void) {
@@ -301,6 +303,19 @@ static int side_near(const dside *s, double n) {
         if (k >= 0 && k < DB && s->b[k].cnt)
             return 1;
     return 0;
+}
+
+/* Every point of the side was measured only in bad moments (provisional:
+ * its times are upper bounds, not estimates); 0 for a side with none. */
+static int side_unproven(const dside *s) {
+    int any = 0;
+    for (int b = 0; b < DB; b++)
+        if (s->b[b].cnt) {
+            if (s->b[b].loaded != 2)
+                return 0;
+            any = 1;
+        }
+    return any;
 }
 
 /* The point nearest n within a factor 4 (the one its prediction leans
@@ -597,20 +612,34 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
-    if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
+    if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
+        (po <= 2.0 * pb || side_unproven(&r->side[o]))) {
+        /* a new size far from the other side's points, where that side is
+         * predicted within 2x, or where every point it has was measured
+         * only in bad moments (upper bounds: extrapolated, a stalled 10x10
+         * call made every larger size look hopeless) */
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->cnt < 3 && np->loaded == 2 && po <= 4.0 * pb &&
-               now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) {
+    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->loaded == 2 &&
+               ((np->cnt < 3 && po <= 4.0 * pb && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) ||
+                r->credit >= 4.0 * pb * (double)(1u << (np->cnt < 17 ? np->cnt - 1 : 16)))) {
         /* the point the prediction leans on was measured only while the
          * device's driver was busy (starting, or just used: on a CPU
          * device it was using the cores, a GPU's threads took cores the
          * native team waited for) or at the region's first call: once or
-         * twice more, now, where that costs 4x at most (elsewhere the
-         * rules below measure it again), unless a program build has just
-         * kept the driver busy for a while (the run would only wait for
-         * it too) */
+         * twice more, now, where that costs 4x at most, unless a program
+         * build has just kept the driver busy for a while (the run would
+         * only wait for it too).  And wherever it costs more, for as long
+         * as it was measured only in bad moments: once the chosen side's
+         * calls took 4x their time, then 8x, 16x... (a backoff: the
+         * retries cost a vanishing share of the time, yet one comes
+         * within a few calls).  A provisional time is an upper bound that
+         * may be a stall a thousand times the truth (H100: matmul 10x10
+         * native 11.4 ms cold, 4 ms again right after the device's first
+         * run, 8 us later); counted as measured after three such attempts,
+         * it kept small sizes on the device for hundreds of calls. */
+        r->credit = 0;
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
@@ -1321,6 +1350,19 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    if (d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000) {
+        /* stalled: a team of every core waited at its barrier for a thread
+         * that shared a core with some other busy thread (a driver's, seen
+         * on the H100 for 100-250 ms after large copies and frees: every
+         * call of dot 10^2 took 11.9 ms, one scheduler slice, for 6 us of
+         * work, 19 calls in a row).  Teams run two threads short for a
+         * while, so that the thread finds a free core (cyrt_team); a stall
+         * seen meanwhile makes it longer.  Only the teams: the times
+         * measured meanwhile still count (a lasting slowdown is learnt). */
+        __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
+        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+            __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
+    }
     if (d)
         cyrt_dispatch_idle_check(rt);
     /* a native run decided from a settled decision teaches the model
@@ -1351,7 +1393,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) &&
+        now_ns() >= __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
