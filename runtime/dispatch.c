@@ -76,6 +76,7 @@
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
 #define STALL_NS 100000000u      /* native teams short after a stalled one */
+#define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
 #define SETTLE 3    /* full decisions in a row, alike, that settle one */
@@ -316,6 +317,21 @@ static int side_unproven(const dside *s) {
             any = 1;
         }
     return any;
+}
+
+/* What a side with only provisional points may really cost at n: its
+ * prediction po scaled as if the point it leans on (the nearest) had lost
+ * STALL_SLACK to a stall.  A stalled 10x10 call (11 ms for 8 us of work)
+ * extrapolated to 100x100 says 1.1 s; this says: maybe nothing. */
+static double unproven_floor(const dside *s, double n, double po) {
+    int b = bucket(n), best = -1;
+    for (int k = 0; k < DB; k++)
+        if (s->b[k].cnt && (best < 0 || abs(k - b) < abs(best - b)))
+            best = k;
+    if (best < 0 || !(s->b[best].t > 0))
+        return po;
+    double t = s->b[best].t, lo = t > STALL_SLACK ? t - STALL_SLACK : 0;
+    return po * lo / t;
 }
 
 /* The point nearest n within a factor 4 (the one its prediction leans
@@ -580,6 +596,18 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     double cost[2] = {tn + xn, to + xo}, comp[2] = {tn, to}, x[2] = {xn, xo};
     int now = cost[1] < cost[0];
     if (unknown && cost[1] <= 2.0 * cost[0]) {
+        const dpoint *n0 = side_nearest(&r->side[0], (double)n);
+        if (!dry && n0 && n0->loaded == 2 && n0->cnt < 2 && n0->t <= STALL_SLACK) {
+            /* native once more first, where its only time is a first call
+             * that may be all cold start or stall: once the device has run,
+             * its driver keeps cores busy for a while (after a program
+             * build, longer than a small size's calls last: on the H100
+             * stencil, matmul and mandelbrot 10x10 plain then ran 48 of 51
+             * calls on the device, at 6-12x native, because every native
+             * retry stalled) */
+            c->calibrating = 1;
+            return;
+        }
         /* the device's calibration run, where it costs 2x at most */
         c->side = 1;
         c->calibrating = 1;
@@ -613,7 +641,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
-        (po <= 2.0 * pb || side_unproven(&r->side[o]))) {
+        (po <= 2.0 * pb || (side_unproven(&r->side[o]) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
         /* a new size far from the other side's points, where that side is
          * predicted within 2x, or where every point it has was measured
          * only in bad moments (upper bounds: extrapolated, a stalled 10x10
@@ -623,7 +651,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->calibrating = 1;
     } else if ((np = side_nearest(&r->side[o], (double)n)) && np->loaded == 2 &&
                ((np->cnt < 3 && po <= 4.0 * pb && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) ||
-                r->credit >= 4.0 * pb * (double)(1u << (np->cnt < 17 ? np->cnt - 1 : 16)))) {
+                (r->credit >= 4.0 * pb * (double)(1u << (np->cnt < 17 ? np->cnt - 1 : 16)) &&
+                 r->credit >= po - STALL_SLACK))) {
         /* the point the prediction leans on was measured only while the
          * device's driver was busy (starting, or just used: on a CPU
          * device it was using the cores, a GPU's threads took cores the
@@ -634,7 +663,10 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * as it was measured only in bad moments: once the chosen side's
          * calls took 4x their time, then 8x, 16x... (a backoff: the
          * retries cost a vanishing share of the time, yet one comes
-         * within a few calls).  A provisional time is an upper bound that
+         * within a few calls), and at least what the retry costs whatever
+         * a stall added (its time less STALL_SLACK: a 55 ms native
+         * matmul 1024x1024 retried after 4 device calls of 0.24 ms ran
+         * 2 of 3 timed calls natively).  A provisional time is an upper bound that
          * may be a stall a thousand times the truth (H100: matmul 10x10
          * native 11.4 ms cold, 4 ms again right after the device's first
          * run, 8 us later); counted as measured after three such attempts,
@@ -657,14 +689,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
-    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? 4.0 * pb : 32.0 * po)) {
+    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? (4.0 * pb > po - STALL_SLACK ? 4.0 * pb : po - STALL_SLACK) : 32.0 * po)) {
         /* and wherever it costs more: once the calls since the last
          * recheck took 32 times what it is predicted to cost (at most ~3%
          * of the time spent).  A point measured once or twice (here or in
          * the process that stored it) may be one bad moment, a native team
          * beside a driver's threads losing a scheduler slice (ms for us of
-         * work): it is retried after four of the chosen side's calls, which
-         * counts it up to three, so at most twice */
+         * work): it is retried after four of the chosen side's calls (and
+         * no sooner than they took what the retry costs less what a stall
+         * may add), which counts it up to three, so at most twice */
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;

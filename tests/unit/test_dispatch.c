@@ -589,6 +589,83 @@ static void test_unproven_explore(void) {
     drop(rt);
 }
 
+/* A region's first native call may be all cold start or stall: where it
+ * took less than two scheduler slices, native runs once more before the
+ * device's calibration run (after which the driver keeps cores busy for
+ * longer than a small size's calls last); and a clean 8 us native time
+ * then spares a tiny region the device's program build altogether. */
+static void test_native_twice(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S8 = "__kernel void cyk_0(void) {}\n/* twice */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S8, 36);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 100;
+    cyrt_dispatch_native_done(rt, &L, 11400000); /* first call: stalled */
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native again before the device (side %d)", c.side);
+    cyrt_dispatch_native_done(rt, &L, 8000);
+    cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && !c.calibrating, "then native, no device build for 8 us of work");
+    /* a slow first call (mostly work) goes on to the device's calibration */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, S8, 37);
+    L.dslot = (void **)&q;
+    L.n = 1000000;
+    cyrt_dispatch_native_done(rt, &L, 60000000);
+    cyrt_dispatch_choose(rt, q, 1000000, 16000000, 8000000, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "a 60 ms first call: the device next");
+    drop(rt);
+}
+
+/* A native point that may be one bad moment (measured provisionally, or
+ * once in another process) is retried soon only where the retry is
+ * cheap: not before the chosen side's calls took what it costs less what
+ * a stall may add.  The H100 (matmul 1024x1024 resident: native 55 ms,
+ * the device 0.24 ms) ran 2 of 3 timed calls natively when the retry came
+ * after four device calls. */
+static void test_costly_retry(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S9 = "__kernel void cyk_0(void) {}\n/* costly */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 1000000;
+    cyrt_dispatch_native_done(rt, &L, 55000000); /* a first call: provisional */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    cyrt_dchoice c;
+    int native = 0, i;
+    for (i = 0; i < 200 && !native; i++) {
+        cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+        if (c.side != CYRT_SIDE_NATIVE)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    }
+    CHECK(i >= 100 && native, "a 55 ms provisional point retried after %d device calls of 0.24 ms", i);
+    /* the same for a point measured once in another process */
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    r = cyrt_dispatch_region(rt, S9, 38);
+    native = 0;
+    for (i = 0; i < 200 && !native; i++) {
+        cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+        if (c.side != CYRT_SIDE_NATIVE)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    }
+    CHECK(i >= 100 && native, "stored: retried after %d device calls", i);
+    drop(rt);
+}
+
 /* A native team that stalled (far slower than its prediction) makes the
  * next teams short for a while (cyrt_team), and only for a while. */
 static void test_stall_teams(void) {
@@ -852,6 +929,8 @@ int main(void) {
     test_unproven_retry();
     test_unproven_explore();
     test_stall_teams();
+    test_native_twice();
+    test_costly_retry();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
