@@ -25,15 +25,20 @@
  * views, the whole for others, times 2^k learnt from how earlier moves paid
  * off) the data moves, and stays while it pays.
  *
- * Calibration: a region's first call runs natively, its second on the
- * device (unless the device's launch overhead and transfers alone already
- * cost more than twice the native time); later, a side without a point
+ * Calibration: a region's first call runs natively (again at the second
+ * where it took under STALL_SLACK: it may be all cold start or stall), then
+ * once on the device (unless the device's launch overhead and transfers
+ * alone already cost more than twice the native time); later, a side without a point
  * within a factor 4 of n that is predicted within 2x of the other is run
  * once there (at most 8 times per side and region), a side measured only
  * once or twice at this size and predicted within 4x is measured again,
  * every 256 calls a side predicted within 1.3x of the chosen one (or
  * less than 1 ms slower) is run once, and any other side once the calls
- * since its last run were predicted to take 32 times its predicted time.  Per device,
+ * since its last run were predicted to take 32 times its predicted time;
+ * a native point measured only in bad moments (provisional) is retried
+ * with a backoff, never before the chosen side's calls took its cost less
+ * STALL_SLACK.  A native run far slower than its prediction (a stalled
+ * team) makes the next teams short for STALL_NS.  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
