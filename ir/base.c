@@ -276,19 +276,33 @@ static const char *find_line(const CySource *src, int line, size_t *len) {
     return p;
 }
 
+/* Longer lines (a generated chain of 20,000 operands) show a window of
+ * about SHOW_WIDTH bytes around the column, with "..." where it is cut. */
+enum { SHOW_WIDTH = 160, SHOW_BEFORE = 80 };
+
 static void show_source(FILE *out, const CySource *src, CyPos p) {
     size_t len;
     const char *s = find_line(src, p.line, &len);
     if (!s)
         return;
-    fputs("    ", out);
-    for (size_t i = 0; i < len; i++)
+    size_t col = p.col > 0 ? (size_t)p.col - 1 : 0, from = 0, to = len;
+    if (len > SHOW_WIDTH) {
+        from = col > SHOW_BEFORE ? col - SHOW_BEFORE : 0;
+        while (from > 0 && from < len && ((unsigned char)s[from] & 0xC0) == 0x80)
+            from--; /* not in the middle of a UTF-8 character */
+        to = from + SHOW_WIDTH < len ? from + SHOW_WIDTH : len;
+        while (to < len && ((unsigned char)s[to] & 0xC0) == 0x80)
+            to++;
+    }
+    fputs(from > 0 ? "    ..." : "    ", out);
+    for (size_t i = from; i < to; i++)
         fputc(s[i] ? s[i] : ' ', out);
-    fputs("\n    ", out);
+    fputs(to < len ? "...\n    " : "\n    ", out);
+    if (from > 0)
+        fputs("   ", out);
     /* col counts bytes; pad with one column per character, keeping tabs so
      * the caret lines up however the terminal expands them */
-    size_t col = p.col > 0 ? (size_t)p.col - 1 : 0;
-    for (size_t i = 0; i < col; i++) {
+    for (size_t i = from; i < col; i++) {
         unsigned char ch = i < len ? (unsigned char)s[i] : ' ';
         if ((ch & 0xC0) == 0x80)
             continue; /* UTF-8 continuation byte: same character */

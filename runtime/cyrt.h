@@ -294,6 +294,8 @@ cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrd
  * the views the call's launches registered. */
 cyrt_status cyrt_scope_enter(cyrt_rt *rt, cyrt_err *err);
 cyrt_status cyrt_scope_leave(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err);
+/* 1: left without work (nothing registered, nothing to report); 0: call cyrt_scope_leave */
+int cyrt_scope_leave_quick(cyrt_rt *rt);
 /* The handle for a view, for a launch: inside a call, the one an earlier
  * launch of the call registered for the same view, or a new one the call
  * keeps (*kept = 1); outside any call a new one the caller releases. */

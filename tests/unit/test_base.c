@@ -96,6 +96,9 @@ static void diag_silent(CyDiag *d) {
     cy_warning(d, (CyPos){1, 1}, "not shown");
 }
 
+static void diag_long(CyDiag *d) { cy_error(d, (CyPos){1, 1001}, "deep"); }
+static void diag_long_start(CyDiag *d) { cy_error(d, (CyPos){1, 3}, "start"); }
+
 static void test_diag(void) {
     CyDiag d;
     char *s = capture("x = 1\n\tf(y)\r\nz\n", diag_basic, &d);
@@ -118,6 +121,28 @@ static void test_diag(void) {
     CHECK(d.nerrors == 10);
     CHECK(strstr(s, "error 2") && !strstr(s, "error 3"));
     free(s);
+
+    /* a 4000-byte line: a window around the column, the caret under it */
+    {
+        char line[4002];
+        for (int i = 0; i < 4000; i++)
+            line[i] = (char)('a' + i % 26);
+        line[4000] = '\n';
+        line[4001] = '\0';
+        s = capture(line, diag_long, &d);
+        const char *l2 = strchr(s, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+        size_t shown = (size_t)(strchr(l2, '\n') - l2);
+        CHECK(!strncmp(l2, "    ...", 7) && shown < 180 && !strncmp(l2 + shown - 3, "...", 3), "%.*s", (int)shown, l2);
+        const char *caret = strchr(l3, '^');
+        /* column 1001 is byte 1000: 'a' + 1000 % 26 */
+        CHECK(caret && l2[caret - l3] == (char)('a' + 1000 % 26));
+        free(s);
+        s = capture(line, diag_long_start, &d);
+        l2 = strchr(s, '\n') + 1;
+        l3 = strchr(l2, '\n') + 1;
+        CHECK(!strncmp(l2, "    abc", 7) && !strncmp(l3, "      ^\n", 8));
+        free(s);
+    }
 
     s = capture("a\n", diag_silent, &d);
     CHECK(d.nerrors == 1 && d.nwarnings == 1 && s[0] == '\0');

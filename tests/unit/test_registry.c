@@ -1001,6 +1001,38 @@ static void test_scopes(void) {
     CHECK(arr[7] == 7.0);
     CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
     CHECK(reginfo(rt).handles == 0);
+
+    /* the quick leave: only where nothing is registered and nothing is to
+     * report, and never a level that is not open */
+    CHECK(!cyrt_scope_leave_quick(rt));
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    CHECK(cyrt_scope_leave_quick(rt) == 1);
+    CHECK(cyrt_scope_leave_quick(rt) == 1);
+    CHECK(!cyrt_scope_leave_quick(rt));
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_EINVAL);
+    /* a view of this call's: the full leave, which brings the data back */
+    fill();
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    a = sview(rt, arr, 100, &kept);
+    r = dev(rt, a, CYRT_WRITE);
+    *on_dev(r, 5) = -5.0;
+    done(rt, a);
+    CHECK(!cyrt_scope_leave_quick(rt));
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    CHECK(arr[5] == -5.0 && reginfo(rt).handles == 0 && reginfo(rt).tops == 0);
+    /* anything registered elsewhere (a resident() block): the full leave */
+    cyrt_handle *other = reg1(rt, arr, 100, sizeof(double), sizeof(double));
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    CHECK(!cyrt_scope_leave_quick(rt));
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    rel(rt, other);
+    /* a warning to hand over: the full leave (its wrapper gives it to Python) */
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    cyrt_warning(rt, "something to say");
+    CHECK(!cyrt_scope_leave_quick(rt));
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    free(cyrt_warnings_take(rt));
     free_rt(rt, &f);
 }
 
