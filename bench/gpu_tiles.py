@@ -6,7 +6,7 @@ outside Python on one device and checked bit for bit against Cython's order.
     python3 bench/gpu_tiles.py --run DIR [--n 2048] [--platform NVIDIA] [--opts ...]  # on the device
 
 --gen writes c04's program (../shared/conformance/cases/c04_matmul.pyx) once
-per candidate shape (CYOCL_GPU_TILE=LX,LY,RN,RM,TK,VN,VM, with and without
+per candidate shape (CYOCL_GPU_TILE=LX,LY,RN,RM,TK,VN,VM[,DB], with and without
 --fp-contract) into DIR, with DIR/list.txt; --run builds bench/gpu_tiles.c
 and times every candidate's matmul (f64) and matmul_f32 kernels at n x n
 (and checks each at an odd size too), one line per kernel.
@@ -93,7 +93,7 @@ def main():
     ap.add_argument("--odd", type=int, default=333, help="a second, odd size, checked on every element")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--platform", default="NVIDIA")
-    ap.add_argument("--shapes", help="instead of the built-in candidates: f64=LX,LY,RN,RM,TK,VN,VM;f32=...;"
+    ap.add_argument("--shapes", help="instead of the built-in candidates: f64=LX,LY,RN,RM,TK,VN,VM[,DB];f32=...;"
                     "f64+=... (+: with --fp-contract)")
     ap.add_argument("--opts", default="", help="more OpenCL build options (NVIDIA: -cl-nv-verbose, "
                     "-cl-nv-maxrregcount=N)")

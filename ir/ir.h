@@ -522,6 +522,9 @@ typedef struct IrPlan {
                                   fall into one local-memory bank */
     int prefetch;              /* each work-item loads the next tile into registers while the
                                   group computes this one (tiles divide evenly among work-items) */
+    int dbuf;                  /* with prefetch: two local copies of each tile, alternating, so that
+                                  a tile's copy needs no barrier after the previous tile's updates
+                                  (one barrier per tile instead of two) */
     int vec[2];                /* a work-item's elements come in runs of vec[0] adjacent j (and
                                   vec[1] adjacent i), runs LOCAL*vec apart: its operands of one k
                                   are then vector loads from local memory (16 bytes, no bank

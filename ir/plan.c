@@ -192,20 +192,23 @@ static void operands(Scan *s, IrExpr *e) {
     for (int i = 0; i < e->nargs; i++) operands(s, e->args[i]);
 }
 
-/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM] replaces the shape chosen below
+/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM[,DB]] replaces the shape chosen below
  * (work-group LX x LY, RN x RM elements per work-item in runs of VN x VM,
- * TK k per tile), CYOCL_GPU_TILE_SMALL the small grids' one: for
- * measuring other shapes on a device (bench/gpu_tiles.py).  Shapes the
- * kernel cannot take are ignored. */
+ * TK k per tile, DB 1: two local copies of each tile, 0: one),
+ * CYOCL_GPU_TILE_SMALL the small grids' one: for measuring other shapes on
+ * a device (bench/gpu_tiles.py).  Shapes the kernel cannot take are
+ * ignored. */
 static void shape_override(IrPlan *p, const char *var) {
     const char *e = getenv(var);
-    int v[7] = {0, 0, 0, 0, 0, 1, 1};
-    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) < 5) return;
+    int v[8] = {0, 0, 0, 0, 0, 1, 1, p->dbuf};
+    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5) return;
     for (int i = 0; i < 7; i++)
         if (v[i] < 1 || v[i] > 1024 || (v[i] & (v[i] - 1))) return;
-    if (v[0] * v[1] > 1024 || v[2] * v[3] > 64 || v[2] % v[5] || v[3] % v[6] || v[5] > 4 || v[6] > 4) return;
+    if (v[0] * v[1] > 1024 || v[2] * v[3] > 64 || v[2] % v[5] || v[3] % v[6] || v[5] > 4 || v[6] > 4 || v[7] < 0 ||
+        v[7] > 1)
+        return;
     p->local[0] = v[0], p->local[1] = v[1], p->reg[0] = v[2], p->reg[1] = v[3], p->tk = v[4];
-    p->vec[0] = v[5], p->vec[1] = v[6];
+    p->vec[0] = v[5], p->vec[1] = v[6], p->dbuf = v[7];
 }
 
 /* The rest of p's shape, and whether its tiles fit the 48 KiB of local
@@ -220,6 +223,7 @@ static int shape_fits(IrPlan *p) {
     }
     int nt = p->local[0] * p->local[1];
     p->prefetch = (p->tk * p->local[0] * p->reg[0]) % nt == 0 && (p->tk * p->local[1] * p->reg[1]) % nt == 0;
+    p->dbuf = p->dbuf && p->prefetch && 2 * bytes <= 49152;
     return bytes <= 49152;
 }
 
@@ -323,7 +327,13 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
        is partial), and on the H100 they gained nothing over runs along i.
        For grids of fewer work-groups than the device has compute units,
        2 j x 4 i elements of doubles, 2 x 2 of floats (a batch of 128 rows
-       through a layer: 2.6x faster than the large shape). */
+       through a layer: 2.6x faster than the large shape), with two copies
+       of each tile: one barrier per tile instead of two, which is what
+       such a grid, one work-group per compute unit, waits on (c06's mlp2,
+       batch 128 at 2048: 0.495 -> 0.368 ms).  Not for the large shapes:
+       the copy's offset costs registers their register tiles do not have
+       (the f64 one spilled at the 128 of a 512-item group: 1.35 -> 1.43
+       ms; f32 0.802 -> 0.809 ms; docs/benchmarks.md). */
     int small = 1;
     for (int i = 0; i < p->operands.len; i++) small &= ((IrPlanOperand *)p->operands.items[i])->elem->ty->size <= 4;
     for (int i = 0; i < p->reds.len; i++) small &= ((IrLoopRed *)p->reds.items[i])->var->ty->size <= 4;
@@ -337,6 +347,7 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->tk = wide ? 8 : 16;
     p->vec[0] = 1;
     p->vec[1] = small ? 4 : wide ? 2 : 1;
+    p->dbuf = 0;
     shape_override(p, "CYOCL_GPU_TILE");
     if (!shape_fits(p)) return "the tiles of its operands would not fit local memory";
     IrPlan *q = cy_alloc(a, sizeof *q);
@@ -347,6 +358,7 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     q->tk = 16;
     q->vec[0] = 1;
     q->vec[1] = 2;
+    q->dbuf = 1;
     shape_override(q, "CYOCL_GPU_TILE_SMALL");
     if (shape_fits(q)) p->small = q;
     return NULL;
@@ -386,11 +398,12 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
                   p->local[1] * p->reg[1]);
     if (p->vec[0] > 1 || p->vec[1] > 1) cy_buf_printf(out, ", in runs of %dx%d", p->vec[0], p->vec[1]);
     cy_buf_printf(out, "), local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
-                  p->tk, p->kloop->var->name, p->kloop->var->name, na, nb, p->prefetch ? ", prefetched" : "", p->reds.len);
+                  p->tk, p->kloop->var->name, p->kloop->var->name, na, nb,
+                  p->dbuf ? ", prefetched, double-buffered" : p->prefetch ? ", prefetched" : "", p->reds.len);
     if (p->small)
-        cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group)",
+        cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group%s)",
                       p->small->reg[0], p->small->reg[1], p->small->local[0] * p->small->reg[0],
-                      p->small->local[1] * p->small->reg[1]);
+                      p->small->local[1] * p->small->reg[1], p->small->dbuf ? ", double-buffered" : "");
 }
 
 /* ---- the native schedule: cache and register blocking ---------------------

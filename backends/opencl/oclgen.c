@@ -972,7 +972,8 @@ static void element_head(OG *G, const IrPlan *P, const char *iv, const char *ix_
 static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int64_t js, int use_index) {
     IrStmt *J = P->jloop, *K = P->kloop;
     int LX = P->local[0], LY = P->local[1], RN = P->reg[0], RM = P->reg[1], TK = P->tk;
-    int BN = LX * RN, BM = LY * RM, NT = LX * LY;
+    int BN = LX * RN, BM = LY * RM, NT = LX * LY, db = P->prefetch && P->dbuf;
+    const char *kb0 = db ? "cy_kb + " : "";
     int64_t ks = 1;
     if (K->step) cy_const_int(K->step, &ks);
     int ind = G->e.ind;
@@ -1019,14 +1020,15 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         if (o->twin >= 0) continue;
         const char *T = oty(G, o->elem->ty, o->elem->pos);
         int W = o->side ? BN : BM + P->pad, w = vec_width(P, o);
+        /* double-buffered: the two copies one after the other, rows cy_kb.. */
         if (w == 1) {
-            out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", T, q, TK, W, o->side ? "column" : "row",
+            out(G, "__local %s cy_t%d[%d][%d]; /* %s tile of %s */", T, q, TK * (db + 1), W, o->side ? "column" : "row",
                 o->elem->args[0]->var->name);
         } else {
             /* declared as vectors for their alignment (an attribute is not
                honoured everywhere), used as scalars */
-            out(G, "__local %s%d cy_t%dv[%d][%d]; /* %s tile of %s */", T, w, q, TK, W / w, o->side ? "column" : "row",
-                o->elem->args[0]->var->name);
+            out(G, "__local %s%d cy_t%dv[%d][%d]; /* %s tile of %s */", T, w, q, TK * (db + 1), W / w,
+                o->side ? "column" : "row", o->elem->args[0]->var->name);
             out(G, "__local %s (*const cy_t%d)[%d] = (__local %s (*)[%d])cy_t%dv;", T, q, W, T, W, q);
         }
     }
@@ -1055,6 +1057,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     /* the reduction loop, tile by tile; with prefetch, the next tile's
        elements are loaded into registers while this one is computed */
     int pf = P->prefetch, ci = pf ? 3 : 2;
+    if (db) out(G, "int cy_kb = 0; /* the first row of the copy this tile uses */");
     if (pf)
         for (int q = 0; q < P->operands.len; q++) {
             IrPlanOperand *o = P->operands.items[q];
@@ -1074,8 +1077,8 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
             G->e.ind = 4;
             out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
-            if (!o->side) out(G, "cy_t%d[cy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, TK, TK, q);
-            else out(G, "cy_t%d[cy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, BN, BN, q);
+            if (!o->side) out(G, "cy_t%d[%scy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, kb0, TK, TK, q);
+            else out(G, "cy_t%d[%scy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, kb0, BN, BN, q);
             G->e.ind = 3;
             out(G, "}");
         }
@@ -1166,11 +1169,12 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         out(G, "%s cy_p%d[%d];", T, q, n);
         out(G, "#pragma unroll");
         if (w == 1) {
-            out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[cy_kk][%s];", rc, rc, n, rc, q, rc, q,
+            out(G, "for (int %s = 0; %s < %d; %s++) cy_p%d[%s] = cy_t%d[%scy_kk][%s];", rc, rc, n, rc, q, rc, q, kb0,
                 owned(G, lv, rc, L, V));
         } else {
             out(G, "for (int cy_e = 0; cy_e < %d; cy_e += %d) {", n, w);
-            out(G, "    const %s%d cy_w = *(const __local %s%d *)&cy_t%d[cy_kk][%s];", T, w, T, w, q, owned(G, lv, "cy_e", L, V));
+            out(G, "    const %s%d cy_w = *(const __local %s%d *)&cy_t%d[%scy_kk][%s];", T, w, T, w, q, kb0,
+                owned(G, lv, "cy_e", L, V));
             for (int e = 0; e < w; e++) out(G, "    cy_p%d[cy_e + %d] = cy_w.s%d;", q, e, e);
             out(G, "}");
         }
@@ -1218,7 +1222,10 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     out(G, "    }");
     out(G, "}");
     cy_buf_free(&upd);
-    out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
+    /* double-buffered: the next tile goes into the other copy, which every
+       work-item finished reading before the barrier after this tile's copy */
+    if (db) out(G, "cy_kb ^= %d;", TK);
+    else out(G, "barrier(CLK_LOCAL_MEM_FENCE);");
     if (pf) {
         G->e.ind = 2;
         out(G, "}");
