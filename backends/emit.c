@@ -495,6 +495,13 @@ const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
     }
     case E_POW: return cy_lower_pow(E, T, e);
     case E_CALL_C: return cy_lower_call_c(E, T, e);
+    case E_CALL_PTR: {
+        CyBuf b = {0};
+        for (int i = 1; i < e->nargs; i++) cy_buf_printf(&b, "%s%s", i > 1 ? ", " : "", T->expr(T->G, e->args[i]));
+        const char *r = cy_fmt(a, "(%s)(%s)", cy_c_paren(a, T->expr(T->G, e->args[0])), b.len ? b.s : "");
+        cy_buf_free(&b);
+        return r;
+    }
     default: return NULL;
     }
 }

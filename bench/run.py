@@ -547,6 +547,17 @@ def main():
             unavailable.append("clref (no OpenCL device)")
     steps += [("worker", x) for x in plan if x[0].startswith("opencl:") and devs_by_name[x[0]]["type"] != "gpu"]
 
+    # the references first, in a process of their own (worker.py --refs-only)
+    say("numpy references ...")
+    t_ref = time.time()
+    rargs = [sys.executable, os.path.join(HERE, "worker.py"), "--kind", "numpy", "--refs-only", "--kernels",
+             ",".join(k.name for k in kernels), "--refdir", refdir] + (["--quick"] if a.quick else [])
+    try:
+        subprocess.run(rargs, env=base, timeout=max(10, (a.time_limit or 3600) // 4))
+    except subprocess.TimeoutExpired:
+        say("numpy references: out of time (the workers compute the rest)")
+    say("numpy references: %.0f s" % (time.time() - t_ref))
+
     rows, clextra = [], {}
     names = {k.name for k in kernels}
     for what, x in steps:

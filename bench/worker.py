@@ -4,7 +4,8 @@ CYOCL_CACHE_DIR are read by the runtime when it starts, so every
 implementation gets a fresh process).
 
 Per (kernel, size, mode), on fresh inputs: the first call's result is checked
-against numpy's (kept in --refdir, computed once per point by the first
+against numpy's (kept in --refdir, computed beforehand by a --refs-only
+process of their own, or else by the first
 process that needs it); then --warmup more calls; then timed calls until
 --rmax of them or --budget seconds (at least --rmin, or one second).  With --warmup 0 the
 first call counts too (the automatic choice in a second process: from the
@@ -188,7 +189,22 @@ def main():
     ap.add_argument("--cap", type=float, default=3.0,
                     help="a size whose call is predicted (from the last size) to take longer is skipped")
     ap.add_argument("--corrupt", action="store_true", help="add 1 to every result before the check (self-test)")
+    ap.add_argument("--refs-only", action="store_true",
+                    help="compute the missing references and exit (bench/run.py, before any timed process)")
     a = ap.parse_args()
+    if a.refs_only:
+        # in a process of their own: numpy's BLAS threads spin for a while
+        # after a threaded call (np.dot of 10^5), and a team of every core
+        # timed meanwhile waits a scheduler slice per call (CYOCL_FORCE=native
+        # dot 10^5 on the H100: 12 ms a call for 12 us of work)
+        for name in a.kernels.split(","):
+            kernel = K.BY_NAME[name]
+            for size in (kernel.sizes_quick if a.quick else kernel.sizes_full):
+                try:
+                    ref_for(kernel, size, a.quick, a.refdir)
+                except MemoryError:
+                    pass   # the workers report it at that point
+        return 0
     out = sys.stdout
     try:
         impl = CuPy() if a.kind == "cupy" else Host(a.kind, a.moddir)

@@ -83,6 +83,10 @@ typedef struct ATypeSyn {
     int buf_ndim;             /* default 1 */
     const char *buf_mode;     /* "c", "fortran", "strided", "full"; NULL: default (strided) */
     CyPos buf_pos;            /* of the '[' */
+    /* a pointer to a C function, "ctypedef double (*f_t)(double, int) nogil":
+       fn_ret its result type, fn_args the argument types (ATypeSyn*) */
+    struct ATypeSyn *fn_ret;
+    CyVec fn_args;
 } ATypeSyn;
 
 typedef enum {

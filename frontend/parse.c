@@ -1658,6 +1658,39 @@ static void parse_simple_line(P *p, CyVec *out) {
 
 enum { PM_DEF, PM_CDEF, PM_EXTERN };
 
+static void func_trailers(P *p, AFunc *f);
+
+/* "(*NAME)(" after a result type: a function pointer declarator. */
+static int at_fnptr(P *p) {
+    return at_punct(p, "(") && is_punct(ahead(p, 1), "*") && ahead(p, 2)->kind == TK_NAME &&
+           is_punct(ahead(p, 3), ")") && is_punct(ahead(p, 4), "(");
+}
+
+/* (*NAME)(ARGS) [noexcept] [nogil] [except ...] after result type ret: the
+ * pointer type (fn_ret, fn_args), NAME in *name. */
+static ATypeSyn *parse_fnptr(P *p, ATypeSyn *ret, const Token **name) {
+    ATypeSyn *ft = cy_alloc(p->a, sizeof *ft);
+    ft->pos = ret->pos;
+    ft->name = ret->name;
+    ft->fn_ret = ret;
+    adv(p);
+    adv(p);
+    *name = adv(p);
+    adv(p);
+    expect_punct(p, "(");
+    while (!at_punct(p, ")") && tok(p)->kind != TK_EOF && tok(p)->kind != TK_NEWLINE) {
+        ATypeSyn *a = parse_type_ex(p, 1);
+        if (tok(p)->kind == TK_NAME) adv(p); /* the argument's name */
+        if (!(a->name && !strcmp(a->name, "void") && !a->ptr && !ft->fn_args.len && at_punct(p, ")")))
+            push(p, &ft->fn_args, a);
+        if (!accept_punct(p, ",")) break;
+    }
+    expect_punct(p, ")");
+    AFunc trail = {0};
+    func_trailers(p, &trail); /* the exception and GIL specification: the called function's */
+    return ft;
+}
+
 static AParam *parse_param(P *p, int mode) {
     const Token *t = tok(p);
     if (is_punct(t, "*") || is_punct(t, "**"))
@@ -1680,7 +1713,12 @@ static AParam *parse_param(P *p, int mode) {
         a->name = t->text;
     } else {
         a->type = parse_type(p);
-        if (tok(p)->kind == TK_NAME) {
+        if (mode != PM_DEF && at_fnptr(p)) { /* double (*f)(double) noexcept nogil */
+            const Token *nm;
+            a->type = parse_fnptr(p, a->type, &nm);
+            a->pos = nm->pos;
+            a->name = nm->text;
+        } else if (tok(p)->kind == TK_NAME) {
             a->pos = tok(p)->pos;
             a->name = adv(p)->text;
         } else if (mode == PM_DEF) {
@@ -1886,6 +1924,22 @@ enum { DM_CDEF, DM_BLOCK, DM_EXTERN };
 static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_public,
                               FuncKind fkind, CyVec *decorators, CyVec *out) {
     int stars = count_stars(p);
+    if (base && mode != DM_EXTERN && at_fnptr(p)) {
+        /* cdef double (*f)(double) noexcept nogil [= value] */
+        const Token *fname;
+        ANode *n = new_node(p, S_CDEF, pos);
+        n->type = parse_fnptr(p, type_with_stars(p, base, stars), &fname);
+        n->is_public = is_public;
+        ANode *init = NULL;
+        if (accept_punct(p, "=")) init = parse_test(p);
+        push(p, &n->names, (void *)fname->text);
+        push(p, &n->name_pos, pos_dup(p, fname->pos));
+        push(p, &n->inits, init);
+        push(p, out, n);
+        accept_punct(p, ";");
+        expect_newline(p);
+        return;
+    }
     const Token *name = expect_name(p, "a name to declare");
     if (at_punct(p, "(")) {
         if (mode == DM_BLOCK)
@@ -2126,8 +2180,17 @@ static ANode *parse_ctypedef(P *p) {
     ANode *n = new_node(p, S_CTYPEDEF, kw->pos);
     ATypeSyn *base = parse_type_ex(p, 0);
     int stars = count_stars(p);
+    if (at_fnptr(p)) {
+        const Token *fname;
+        n->type = parse_fnptr(p, type_with_stars(p, base, stars), &fname);
+        n->name = fname->text;
+        push(p, &n->name_pos, pos_dup(p, fname->pos));
+        accept_punct(p, ";");
+        expect_newline(p);
+        return n;
+    }
     if (at_punct(p, "("))
-        err_at(p, tok(p)->pos, "function pointer types are not supported");
+        err_at(p, tok(p)->pos, "this function pointer declarator is not supported by cyocl");
     const Token *name = expect_name(p, "the new type's name");
     if (at_punct(p, "["))
         err_at(p, tok(p)->pos, "C array types are not supported");

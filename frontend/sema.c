@@ -123,6 +123,7 @@ typedef struct {
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
     CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
     CyVec cpdef_enums;      /* const char*: the names of the module's cpdef enums */
+    CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
 } S;
 
 /* A default argument value that is not a constant (`n=N`, `eps=1e-9 * SCALE`):
@@ -639,6 +640,25 @@ static int const_dim(S *s, ANode *n, long long *v) {
 
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
+    if (t->fn_ret) {
+        CyType *ret = resolve_type(s, t->fn_ret);
+        CyType **args = cy_alloc(s->a, (t->fn_args.len + 1) * sizeof *args);
+        int bad = ret == TY_ERR;
+        for (int i = 0; i < t->fn_args.len && !bad; i++) {
+            args[i] = resolve_type(s, t->fn_args.items[i]);
+            bad = args[i] == TY_ERR;
+        }
+        if (bad) return TY_ERR;
+        for (int i = -1; i < t->fn_args.len; i++) {
+            CyType *x = i < 0 ? ret : args[i];
+            if (x->kind == TY_OBJECT || x->kind == TY_VIEW || x->kind == TY_ARRAY) {
+                err(s, i < 0 ? t->pos : ((ATypeSyn *)t->fn_args.items[i])->pos,
+                    "function pointer types with %s arguments or results are not supported by cyocl", x->name);
+                return TY_ERR;
+            }
+        }
+        return cy_type_ptr(s->a, cy_type_func(s->a, ret, args, t->fn_args.len));
+    }
     CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
     if (!base && !lookup(s, t->name)) base = builtin_obj_type(s, t->name);
     if (base && is_builtin_obj(base) && (t->ptr || t->ndim || t->narr || t->buf_dtype)) {
@@ -1180,6 +1200,8 @@ static const char *qual_of(S *s, ANode *n) {
 }
 
 /* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */
+static IrExpr *func_address(S *s, IrFunc *fn, CyPos p);
+
 static const CyLibm *math_fn(const char *q, int *is_f) {
     *is_f = 0;
     return strncmp(q, "libc.math.", 10) ? NULL : cy_libm(q + 10, is_f);
@@ -1285,6 +1307,17 @@ static IrExpr *name_expr(S *s, ANode *n) {
     if (y && y->kind == SY_CNAME) {
         IrExpr *c = const_expr(s, y->qual, n->pos);
         if (c) return c;
+        int is_f;
+        const CyLibm *m = math_fn(y->qual, &is_f);
+        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE) {
+            /* a libc.math function as a value: its address (f = sin) */
+            CyType *d = cy_type_scalar(is_f ? TY_FLOAT : TY_DOUBLE);
+            CyType **args = cy_alloc(s->a, (m->nargs + 1) * sizeof *args);
+            for (int i = 0; i < m->nargs; i++) args[i] = d;
+            IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_func(s->a, d, args, m->nargs)), n->pos);
+            e->sval = strrchr(y->qual, '.') + 1;
+            return e;
+        }
         err(s, n->pos, "'%s' cannot be used as a value here", n->name);
         return mk_err(s, n->pos);
     }
@@ -1295,8 +1328,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
             e->sval = y->fn->name;
             return e;
         }
-        err(s, n->pos, "function pointers to cdef function '%s' are not supported", n->name);
-        return mk_err(s, n->pos);
+        return func_address(s, y->fn, n->pos);
     }
     if (y && y->kind == SY_PYGLOBAL) {
         if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
@@ -1350,6 +1382,58 @@ static IrExpr *to_ssize(S *s, IrExpr *e) {
     if (!e->ty->is_signed && e->ty->kind != TY_BINT) return e; /* unsigned: no wraparound */
     if (e->ty->kind == TY_SSIZE) return e;
     return mk1(s, E_CAST, cy_type_scalar(TY_SSIZE), e->pos, e);
+}
+
+/* A cdef (or extern) function used as a value: its address, typed as a
+ * pointer to a function of its signature.  Whether it can raise is known
+ * only when the module is lowered (compute_raises): check_fn_addrs. */
+static IrExpr *func_address(S *s, IrFunc *fn, CyPos p) {
+    int ok = (fn->kind == F_CDEF || fn->kind == F_EXTERN) && !fn->fused_specs.len && !is_obj(fn->ret) &&
+             !is_view(fn->ret);
+    CyType **args = cy_alloc(s->a, (fn->params.len + 1) * sizeof *args);
+    for (int i = 0; i < fn->params.len && ok; i++) {
+        args[i] = ((IrVar *)fn->params.items[i])->ty;
+        ok = !is_obj(args[i]) && !is_view(args[i]);
+    }
+    if (!ok) {
+        err(s, p, "a pointer to function '%s' (a def/cpdef or fused function, or one taking or returning "
+                  "Python objects or memoryviews) is not supported by cyocl", fn->name);
+        return mk_err(s, p);
+    }
+    IrExpr *e = mk(s, E_CNAME, cy_type_ptr(s->a, cy_type_func(s->a, fn->ret, args, fn->params.len)), p);
+    e->sval = fn->cname;
+    if (!s->quiet && fn->kind == F_CDEF) {
+        CyPos *pp = cy_alloc(s->a, sizeof *pp);
+        *pp = p;
+        cy_vec_push(s->a, &s->fn_addrs, fn);
+        cy_vec_push(s->a, &s->fn_addrs, pp);
+    }
+    return e;
+}
+
+/* A function called through a pointer is called as plain C: it must not
+ * propagate exceptions (Cython's pointer types carry the exception
+ * specification; cyocl takes only functions that cannot raise). */
+static void check_fn_addrs(S *s) {
+    for (int i = 0; i + 1 < s->fn_addrs.len; i += 2) {
+        IrFunc *fn = s->fn_addrs.items[i];
+        if (fn->can_raise && !fn->noexcept)
+            err(s, *(CyPos *)s->fn_addrs.items[i + 1],
+                "a pointer to function '%s', which can raise an exception, is not supported by cyocl "
+                "(declare it noexcept)", fn->name);
+    }
+}
+
+/* A literal above 2**63 - 1 that still fits 64 bits, cast to or
+ * initialising a C number: a C literal, as in Cython (elsewhere it is a
+ * Python int). */
+static IrExpr *c_big_literal(S *s, ANode *n, CyType *to) {
+    if (n->kind != A_INT || n->int_overflow || n->ival <= (uint64_t)INT64_MAX || n->op) return NULL;
+    if (!cy_type_is_int(to) && to->kind != TY_FLOAT && to->kind != TY_DOUBLE && to->kind != TY_LDOUBLE)
+        return NULL;
+    IrExpr *e = mk_int(s, (int64_t)n->ival, TY_ULONG, n->pos);
+    e->sval = "UL"; /* not a plain literal: C keeps its type (c_operand_type) */
+    return mk1(s, E_CAST, to, n->pos, e);
 }
 
 static CyType *probe_type(S *s, ANode *n) {
@@ -2063,6 +2147,27 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (f->kind == A_NAME || f->kind == A_INDEX || f->kind == A_ATTR) {
+        Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
+        CyType *ft = (f->kind == A_NAME && (!fy || fy->kind == SY_FUNC || fy->kind == SY_CNAME)) ? NULL
+                     : f->kind != A_NAME && !has_call(f) ? probe_type(s, f) : f->kind == A_NAME ? probe_type(s, f) : NULL;
+        if (ft && ft->kind == TY_PTR && ft->base->kind == TY_FUNC && ft->base->base) {
+            /* a call through a C function pointer */
+            CyType *fn = ft->base;
+            if (n->kwnames.len || n->items.len != fn->nfields) {
+                err(s, n->pos, "Call with wrong number of arguments (expected %d, got %d)", fn->nfields,
+                    n->items.len + n->kwnames.len);
+                return mk_err(s, n->pos);
+            }
+            IrExpr *e = mk(s, E_CALL_PTR, fn->base, n->pos);
+            e->nargs = 1 + n->items.len;
+            e->args = cy_alloc(s->a, e->nargs * sizeof(IrExpr *));
+            e->args[0] = lower_expr(s, f);
+            for (int i = 0; i < n->items.len; i++)
+                e->args[1 + i] = coerce(s, lower_expr(s, n->items.items[i]), fn->ftypes[i]);
+            return e;
+        }
+    }
     if (is_numpy_capi(qual_of(s, f))) {
         err(s, n->pos, "%s() (numpy's C API) is not supported by cyocl", qual_of(s, f));
         return mk_err(s, n->pos);
@@ -2115,6 +2220,14 @@ static IrExpr *call_expr(S *s, ANode *n) {
     if (f->kind == A_ATTR && !strcmp(f->name, "copy") && !n->items.len && !n->kwnames.len && !has_call(f->obj) &&
         is_view(probe_type(s, f->obj)))
         return view_copy(s, n);
+    if (f->kind == A_ATTR && !strcmp(f->name, "conjugate") && !n->items.len && !n->kwnames.len &&
+        !has_call(f->obj) && cy_type_is_complex(probe_type(s, f->obj))) {
+        /* Cython's C complex method: the parts as they are, the imaginary one negated */
+        IrExpr *o = lower_expr(s, f->obj);
+        IrExpr *e = mk1(s, E_CALL_C, o->ty, n->pos, o);
+        e->sval = o->ty->kind == TY_CFLOAT ? "conjf" : "conj";
+        return e;
+    }
     if (q) {
         int is_f;
         const CyLibm *m = math_fn(q, &is_f);
@@ -2666,6 +2779,8 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     case A_DICT: return seq_expr(s, n, E_DICT, "Constructing Python dict");
     case A_CAST: {
         CyType *t = resolve_type(s, n->type);
+        IrExpr *lit = t != TY_ERR ? c_big_literal(s, n->obj, t) : NULL;
+        if (lit) return lit;
         IrExpr *o = lower_expr(s, n->obj);
         if (t == TY_ERR || o->ty == TY_ERR) return mk_err(s, n->pos);
         if (is_obj(t)) return box(s, o);
@@ -4526,7 +4641,8 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
                 continue;
             }
             IrExpr *v = init->kind == A_DICT && y->var->ty->kind == TY_STRUCT ? struct_from_dict(s, init, y->var->ty)
-                                                                              : lower_expr(s, init);
+                        : c_big_literal(s, init, y->var->ty) ? c_big_literal(s, init, y->var->ty)
+                                                             : lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
             if (is_obj(y->var->ty) && !need_gil(s, init->pos, "Assignment of Python object")) continue;
             record_assign(s, y->var, *(CyPos *)n->name_pos.items[i], OP_NONE);
@@ -4850,6 +4966,8 @@ typedef struct Untyped {
     int only_range;   /* every assignment is a range()/prange() loop target */
     int only_float;   /* every assignment is a C floating-point value */
     CyVec values;     /* ANode* right-hand sides */
+    CyVec augvals;    /* ANode* right-hand sides of in-place operators on the name */
+    int decided;      /* its type is settled (infer_untyped) */
     int other;        /* assigned in a way that needs an object (unpacking, import, for-in) */
     int prange;       /* a prange() loop target */
     int overflow;     /* used where Cython's MarkOverflowingArithmetic sees a possible overflow */
@@ -4941,6 +5059,7 @@ static void pre_stmt(Pre *pr, ANode *n) {
             if (u) {
                 u->only_range = 0;
                 cy_vec_push(s->a, &u->values, n->rhs);
+                cy_vec_push(s->a, &u->augvals, n->rhs);
             }
         }
         return;
@@ -5105,16 +5224,101 @@ static void mo_block(Pre *pr, CyVec *body, int nogil) {
     for (int i = 0; i < body->len; i++) mo_stmt(pr, body->items[i], nogil);
 }
 
+/* Does e read an untyped local whose type is not settled yet, or self? */
+static int needs_undecided(Pre *pr, const ANode *e, const Untyped *self) {
+    if (!e) return 0;
+    if (e->kind == A_NAME) {
+        Untyped *u = find_untyped(pr, e->name);
+        return u && (!u->decided || u == self);
+    }
+    const ANode *kids[] = {e->lhs, e->rhs, e->obj, e->cond, e->then, e->other};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+        if (needs_undecided(pr, kids[i], self)) return 1;
+    for (int i = 0; i < e->items.len; i++)
+        if (needs_undecided(pr, e->items.items[i], self)) return 1;
+    for (int i = 0; i < e->values.len; i++)
+        if (needs_undecided(pr, e->values.items[i], self)) return 1;
+    return 0;
+}
+
+static int is_aug_value(const Untyped *u, const ANode *v) {
+    for (int i = 0; i < u->augvals.len; i++)
+        if (u->augvals.items[i] == v) return 1;
+    return 0;
+}
+
+/* The spanning type of the values assigned to u (Cython's
+ * find_spanning_type: one type as it is, different ones spanned), NULL for
+ * an object.  In the first pass the values that read the variable itself
+ * or other variables still undecided are skipped (counted in *skipped);
+ * then they are typed with the provisional type of the others, as Cython's
+ * partial inference does.  Literals beyond 32 bits are Python ints, and
+ * len() a Py_ssize_t, as in Cython. */
+static CyType *span_values(Pre *pr, Untyped *u, int first_pass, int *skipped, int *differ, int *nbool) {
+    S *s = pr->s;
+    CyType *span = NULL;
+    for (int i = 0; i < u->values.len; i++) {
+        ANode *v = u->values.items[i];
+        int dep = is_aug_value(u, v) || needs_undecided(pr, v, u);
+        if (first_pass && dep) {
+            (*skipped)++;
+            continue;
+        }
+        if (dep) *differ = 1; /* Cython's partial types are other type objects: spanned */
+        CyType *vt;
+        if (v->kind == A_INT && (v->int_overflow || v->ival > 0x7fffffffu)) return NULL;
+        if (v->kind == A_CALL && v->obj && v->obj->kind == A_NAME && !strcmp(v->obj->name, "len") &&
+            v->items.len == 1 && !v->kwnames.len && !lookup(s, "len"))
+            vt = cy_type_scalar(TY_SSIZE);
+        else
+            vt = probe_type(s, v);
+        if (vt->kind == TY_BINT) {
+            if (v->kind != A_TRUE && v->kind != A_FALSE) return NULL;
+            (*nbool)++;
+        }
+        int num = cy_type_cython_rank(vt) >= 0 || vt->kind == TY_BINT;
+        if (!num && vt->kind != TY_PTR && vt->kind != TY_STRUCT) return NULL;
+        if (!span) {
+            span = vt;
+            continue;
+        }
+        if (cy_type_equal(span, vt)) continue;
+        int snum = cy_type_cython_rank(span) >= 0 || span->kind == TY_BINT;
+        if (!num || !snum || span->kind == TY_BINT || vt->kind == TY_BINT) return NULL;
+        span = cy_type_span(span, vt);
+        *differ = 1;
+    }
+    return span;
+}
+
+/* Cython's safe_spanning_type: double, float (double when spanned),
+ * double complex, pointers, structs, bint (True/False only: Cython infers
+ * comparisons as objects) and C integers that cannot overflow (mo_expr)
+ * stay C; anything else is an object (NULL). */
+static CyType *safe_span(const Untyped *u, CyType *span, int differ, int nbool) {
+    if (!span) return NULL;
+    if (differ && (span->kind == TY_FLOAT || span->kind == TY_DOUBLE)) return cy_type_scalar(TY_DOUBLE);
+    switch (span->kind) {
+    case TY_FLOAT: case TY_DOUBLE: case TY_CDOUBLE: case TY_PTR: case TY_STRUCT: return span;
+    case TY_BINT: return nbool ? span : NULL;
+    default: return cy_type_is_int(span) && !u->overflow ? span : NULL;
+    }
+}
+
 /* Cython's "safe" type inference: a C type only where no Python semantics
  * can differ — loop counters of range() over C integers (unless they might
- * overflow, see mo_expr), and variables assigned only C floating-point
- * values. */
+ * overflow, see mo_expr), and variables assigned only values of the types
+ * span_values keeps.  A variable whose values read other variables still
+ * being inferred stays an object, except when they read only itself:
+ * typed from its other values first, then checked with all of them. */
 static void infer_untyped(Pre *pr) {
     S *s = pr->s;
     int saved = s->nogil;
     s->nogil = 0;
     for (Untyped *u = pr->list; u; u = u->next) {
         CyType *t = cy_type_scalar(TY_OBJECT);
+        Sym *y = declare(s, pr->scope, u->name, SY_PYVAR);
+        y->var = new_var(s, u->name, t, V_LOCAL, u->pos);
         if (!u->other && u->values.len) {
             if (u->only_range) {
                 int ok = 1;
@@ -5126,17 +5330,23 @@ static void infer_untyped(Pre *pr) {
                     }
                 }
                 if (ok && (!u->overflow || u->prange || u->nogil_use)) t = cy_type_scalar(TY_SSIZE);
-            } else if (u->only_float) {
-                int ok = 1;
-                for (int i = 0; i < u->values.len && ok; i++) {
-                    CyType *vt = probe_type(s, u->values.items[i]);
-                    if (!(vt->kind == TY_DOUBLE || vt->kind == TY_FLOAT)) ok = 0;
+            } else {
+                int skipped = 0, differ = 0, nbool = 0;
+                CyType *span = span_values(pr, u, 1, &skipped, &differ, &nbool);
+                if (span && skipped) {
+                    /* the values reading the variable itself, typed with the provisional type */
+                    y->var->ty = span;
+                    u->decided = 1;
+                    differ = nbool = 0;
+                    span = span_values(pr, u, 0, &skipped, &differ, &nbool);
+                    u->decided = 0;
                 }
-                if (ok) t = cy_type_scalar(TY_DOUBLE);
+                span = safe_span(u, span, differ, nbool);
+                if (span) t = span;
             }
         }
-        Sym *y = declare(s, pr->scope, u->name, SY_PYVAR);
-        y->var = new_var(s, u->name, t, V_LOCAL, u->pos);
+        y->var->ty = t;
+        u->decided = 1;
         cy_vec_push(s->a, &s->fn->locals, y->var);
     }
     s->nogil = saved;
@@ -6261,5 +6471,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     (void)fi;
     if (d->nerrors) return NULL;
     compute_raises(s->m);
+    check_fn_addrs(s);
+    if (d->nerrors) return NULL;
     return s->m;
 }

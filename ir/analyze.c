@@ -288,6 +288,9 @@ static void elig_expr(Elig *g, IrExpr *e) {
     }
     if (raises_here(e)) g->raises = 1;
     switch (e->kind) {
+    case E_CALL_PTR:
+        why(g, "calls through a C function pointer");
+        return;
     case E_CALL_C:
         if (e->fn) {
             why(g, cy_fmt(g->a, "calls external C function %s()", e->fn->name));

@@ -69,6 +69,8 @@ typedef struct CyType {
     struct CyType **ftypes;
     const char *cname;
     int packed;
+    /* A TY_FUNC made by cy_type_func (the target of a function pointer type):
+       base is its result, nfields/ftypes its argument types. */
 } CyType;
 
 /* Canonical singletons (cy_type_* return shared objects for scalars). */
@@ -76,6 +78,8 @@ CyType *cy_type_scalar(TypeKind k);
 CyType *cy_type_view(CyArena *a, CyType *dtype, int ndim, const char *axes, int is_const);
 CyType *cy_type_ptr(CyArena *a, CyType *base);
 CyType *cy_type_array(CyArena *a, CyType *elem, long long n);
+/* A C function type (RET (ARGS)), for pointers to it: "double (*)(double)". */
+CyType *cy_type_func(CyArena *a, CyType *ret, CyType **args, int nargs);
 /* The scalar under any number of array dimensions (int for int[2][3]). */
 const CyType *cy_type_array_scalar(const CyType *t);
 int cy_type_is_int(const CyType *t);      /* char..size_t and bint */
@@ -203,6 +207,8 @@ typedef enum {
                        ival 1: the view's base, the exporting object (None: no view) */
     /* calls */
     E_CALL,         /* direct call of a cdef/cpdef function fn (args converted) */
+    E_CALL_PTR,     /* call through a C function pointer: args[0] the pointer, args[1..]
+                       the arguments (converted); the function cannot raise */
     E_CALL_C,       /* call of an extern / libc function sval (no Python error check);
                        also the prelude's type-generic helpers cyrt_min(a, b),
                        cyrt_max(a, b), cyrt_abs(a) (each argument evaluated once) */

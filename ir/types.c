@@ -66,6 +66,18 @@ CyType *cy_type_ptr(CyArena *a, CyType *base) {
     return t;
 }
 
+CyType *cy_type_func(CyArena *a, CyType *ret, CyType **args, int nargs) {
+    CyType *t = cy_alloc(a, sizeof *t);
+    *t = scalars[TY_FUNC];
+    t->base = ret;
+    t->nfields = nargs;
+    t->ftypes = args;
+    const char *list = "";
+    for (int i = 0; i < nargs; i++) list = cy_fmt(a, "%s%s%s", list, i ? ", " : "", args[i]->name);
+    t->name = cy_fmt(a, "%s (%s)", ret->name, list);
+    return t;
+}
+
 CyType *cy_type_array(CyArena *a, CyType *elem, long long n) {
     CyType *t = cy_alloc(a, sizeof *t);
     t->kind = TY_ARRAY;
@@ -103,6 +115,11 @@ int cy_type_equal(const CyType *a, const CyType *b) {
     if (a == b) return 1;
     if (a->kind != b->kind) return 0;
     if (a->kind == TY_PTR) return cy_type_equal(a->base, b->base);
+    if (a->kind == TY_FUNC && a->base && b->base) {
+        if (a->nfields != b->nfields || !cy_type_equal(a->base, b->base)) return 0;
+        for (int i = 0; i < a->nfields; i++)
+            if (!cy_type_equal(a->ftypes[i], b->ftypes[i])) return 0;
+    }
     if (a->kind == TY_STRUCT) return a->fnames == b->fnames;
     if (a->kind == TY_ARRAY) return a->alen == b->alen && cy_type_equal(a->base, b->base);
     if (a->kind == TY_VIEW) {
@@ -118,7 +135,16 @@ const char *cy_type_cname(CyArena *a, const CyType *t) {
     case TY_SSIZE: return "Py_ssize_t";
     case TY_CFLOAT: return "float _Complex";
     case TY_CDOUBLE: return "double _Complex";
-    case TY_PTR: return cy_fmt(a, "%s *", cy_type_cname(a, t->base));
+    case TY_PTR:
+        if (t->base->kind == TY_FUNC && t->base->base) {
+            /* GNU C's __typeof__ spells a function pointer type in front of the name */
+            const CyType *f = t->base;
+            const char *list = "";
+            for (int i = 0; i < f->nfields; i++)
+                list = cy_fmt(a, "%s%s%s", list, i ? ", " : "", cy_type_cname(a, f->ftypes[i]));
+            return cy_fmt(a, "__typeof__(%s (*)(%s))", cy_type_cname(a, f->base), *list ? list : "void");
+        }
+        return cy_fmt(a, "%s *", cy_type_cname(a, t->base));
     case TY_ARRAY: {
         const CyType *sc = cy_type_array_scalar(t);
         return cy_fmt(a, "%s%s", cy_type_cname(a, sc), t->name + strlen(sc->name));

@@ -284,7 +284,9 @@ const int *cyrt_state_word(cyrt_rt *rt);
 cyrt_status cyrt_host_use(cyrt_rt *rt, int write, cyrt_xfer *acc, cyrt_err *err);
 /* The memory of a view is about to be given back to its exporter: the
  * regions it overlaps come back to the host and lose their device copies
- * (regions with a resident view excepted). */
+ * (regions with a resident view excepted), and the calling thread's calls
+ * release the views they registered inside it (no record outlives its
+ * memory). */
 cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrdiff_t *shape,
                              const ptrdiff_t *strides, size_t itemsize, cyrt_xfer *acc,
                              cyrt_err *err);

@@ -25,15 +25,20 @@
  * views, the whole for others, times 2^k learnt from how earlier moves paid
  * off) the data moves, and stays while it pays.
  *
- * Calibration: a region's first call runs natively, its second on the
- * device (unless the device's launch overhead and transfers alone already
- * cost more than twice the native time); later, a side without a point
+ * Calibration: a region's first call runs natively (again at the second
+ * where it took under STALL_SLACK: it may be all cold start or stall), then
+ * once on the device (unless the device's launch overhead and transfers
+ * alone already cost more than twice the native time); later, a side without a point
  * within a factor 4 of n that is predicted within 2x of the other is run
  * once there (at most 8 times per side and region), a side measured only
  * once or twice at this size and predicted within 4x is measured again,
  * every 256 calls a side predicted within 1.3x of the chosen one (or
  * less than 1 ms slower) is run once, and any other side once the calls
- * since its last run were predicted to take 32 times its predicted time.  Per device,
+ * since its last run were predicted to take 32 times its predicted time;
+ * a native point measured only in bad moments (provisional) is retried
+ * with a backoff, never before the chosen side's calls took its cost less
+ * STALL_SLACK.  A native run far slower than its prediction (a stalled
+ * team) makes the next teams short for STALL_NS.  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
@@ -75,6 +80,8 @@
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
+#define STALL_NS 100000000u      /* native teams short after a stalled one */
+#define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
 #define SETTLE 3    /* full decisions in a row, alike, that settle one */
@@ -169,6 +176,7 @@ struct cyrt_disp {
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
+    uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
 };
 
 static uint64_t now_ns(void) {
@@ -301,6 +309,34 @@ static int side_near(const dside *s, double n) {
         if (k >= 0 && k < DB && s->b[k].cnt)
             return 1;
     return 0;
+}
+
+/* Every point of the side was measured only in bad moments (provisional:
+ * its times are upper bounds, not estimates); 0 for a side with none. */
+static int side_unproven(const dside *s) {
+    int any = 0;
+    for (int b = 0; b < DB; b++)
+        if (s->b[b].cnt) {
+            if (s->b[b].loaded != 2)
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* What a side with only provisional points may really cost at n: its
+ * prediction po scaled as if the point it leans on (the nearest) had lost
+ * STALL_SLACK to a stall.  A stalled 10x10 call (11 ms for 8 us of work)
+ * extrapolated to 100x100 says 1.1 s; this says: maybe nothing. */
+static double unproven_floor(const dside *s, double n, double po) {
+    int b = bucket(n), best = -1;
+    for (int k = 0; k < DB; k++)
+        if (s->b[k].cnt && (best < 0 || abs(k - b) < abs(best - b)))
+            best = k;
+    if (best < 0 || !(s->b[best].t > 0))
+        return po;
+    double t = s->b[best].t, lo = t > STALL_SLACK ? t - STALL_SLACK : 0;
+    return po * lo / t;
 }
 
 /* The point nearest n within a factor 4 (the one its prediction leans
@@ -565,6 +601,18 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     double cost[2] = {tn + xn, to + xo}, comp[2] = {tn, to}, x[2] = {xn, xo};
     int now = cost[1] < cost[0];
     if (unknown && cost[1] <= 2.0 * cost[0]) {
+        const dpoint *n0 = side_nearest(&r->side[0], (double)n);
+        if (!dry && n0 && n0->loaded == 2 && n0->cnt < 2 && n0->t <= STALL_SLACK) {
+            /* native once more first, where its only time is a first call
+             * that may be all cold start or stall: once the device has run,
+             * its driver keeps cores busy for a while (after a program
+             * build, longer than a small size's calls last: on the H100
+             * stencil, matmul and mandelbrot 10x10 plain then ran 48 of 51
+             * calls on the device, at 6-12x native, because every native
+             * retry stalled) */
+            c->calibrating = 1;
+            return;
+        }
         /* the device's calibration run, where it costs 2x at most */
         c->side = 1;
         c->calibrating = 1;
@@ -597,20 +645,38 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
-    if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) && po <= 2.0 * pb) {
+    if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
+        (po <= 2.0 * pb || (side_unproven(&r->side[o]) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
+        /* a new size far from the other side's points, where that side is
+         * predicted within 2x, or where every point it has was measured
+         * only in bad moments (upper bounds: extrapolated, a stalled 10x10
+         * call made every larger size look hopeless) */
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
-    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->cnt < 3 && np->loaded == 2 && po <= 4.0 * pb &&
-               now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) {
+    } else if ((np = side_nearest(&r->side[o], (double)n)) && np->loaded == 2 &&
+               ((np->cnt < 3 && po <= 4.0 * pb && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) ||
+                (r->credit >= 4.0 * pb * (double)(1u << (np->cnt < 17 ? np->cnt - 1 : 16)) &&
+                 r->credit >= po - STALL_SLACK))) {
         /* the point the prediction leans on was measured only while the
          * device's driver was busy (starting, or just used: on a CPU
          * device it was using the cores, a GPU's threads took cores the
          * native team waited for) or at the region's first call: once or
-         * twice more, now, where that costs 4x at most (elsewhere the
-         * rules below measure it again), unless a program build has just
-         * kept the driver busy for a while (the run would only wait for
-         * it too) */
+         * twice more, now, where that costs 4x at most, unless a program
+         * build has just kept the driver busy for a while (the run would
+         * only wait for it too).  And wherever it costs more, for as long
+         * as it was measured only in bad moments: once the chosen side's
+         * calls took 4x their time, then 8x, 16x... (a backoff: the
+         * retries cost a vanishing share of the time, yet one comes
+         * within a few calls), and at least what the retry costs whatever
+         * a stall added (its time less STALL_SLACK: a 55 ms native
+         * matmul 1024x1024 retried after 4 device calls of 0.24 ms ran
+         * 2 of 3 timed calls natively).  A provisional time is an upper bound that
+         * may be a stall a thousand times the truth (H100: matmul 10x10
+         * native 11.4 ms cold, 4 ms again right after the device's first
+         * run, 8 us later); counted as measured after three such attempts,
+         * it kept small sizes on the device for hundreds of calls. */
+        r->credit = 0;
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
@@ -628,14 +694,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
-    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? 4.0 * pb : 32.0 * po)) {
+    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? (4.0 * pb > po - STALL_SLACK ? 4.0 * pb : po - STALL_SLACK) : 32.0 * po)) {
         /* and wherever it costs more: once the calls since the last
          * recheck took 32 times what it is predicted to cost (at most ~3%
          * of the time spent).  A point measured once or twice (here or in
          * the process that stored it) may be one bad moment, a native team
          * beside a driver's threads losing a scheduler slice (ms for us of
-         * work): it is retried after four of the chosen side's calls, which
-         * counts it up to three, so at most twice */
+         * work): it is retried after four of the chosen side's calls (and
+         * no sooner than they took what the retry costs less what a stall
+         * may add), which counts it up to three, so at most twice */
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
@@ -1321,6 +1388,19 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    if (d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000) {
+        /* stalled: a team of every core waited at its barrier for a thread
+         * that shared a core with some other busy thread (a driver's, seen
+         * on the H100 for 100-250 ms after large copies and frees: every
+         * call of dot 10^2 took 11.9 ms, one scheduler slice, for 6 us of
+         * work, 19 calls in a row).  Teams run two threads short for a
+         * while, so that the thread finds a free core (cyrt_team); a stall
+         * seen meanwhile makes it longer.  Only the teams: the times
+         * measured meanwhile still count (a lasting slowdown is learnt). */
+        __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
+        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+            __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
+    }
     if (d)
         cyrt_dispatch_idle_check(rt);
     /* a native run decided from a settled decision teaches the model
@@ -1351,7 +1431,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) &&
+        now_ns() >= __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 

@@ -266,5 +266,8 @@ void cyrt_scopes_fork_child(cyrt_rt *rt);
 /* A host use failed on the calling thread: its open call, if any,
  * remembers the first failure for cyrt_scope_leave. */
 void cyrt_scope_note_failure_locked(cyrt_rt *rt, cyrt_status st, const cyrt_err *err);
+/* Memory [lo, hi) goes back to its exporter: the calling thread's calls
+ * release the views they registered inside it (lock held). */
+void cyrt_scope_forget_locked(cyrt_rt *rt, uintptr_t lo, uintptr_t hi);
 
 #endif

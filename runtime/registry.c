@@ -1008,6 +1008,9 @@ cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrd
         return CYRT_OK;
     pthread_mutex_lock(&rt->lock);
     cyrt_status st = cyrt_host_range_locked(rt, lo, hi, 1, 1, acc, err);
+    /* even when that failed: the memory goes, and its records with it */
+    cyrt_scope_forget_locked(rt, lo, hi);
+    cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
     return st;
 }

@@ -196,6 +196,31 @@ cyrt_status cyrt_scope_view(cyrt_rt *rt, const void *data, int ndim, const ptrdi
     return CYRT_OK;
 }
 
+/* The memory [lo, hi) goes back to its exporter (lock held; its regions
+ * are already back on the host): this thread's calls forget the views
+ * they registered inside it.  A record must not outlive its memory: a
+ * later array at an overlapping address (the allocator reuses it at once)
+ * would merge with it, and the merged region, which then spans memory no
+ * live view owns (allocator headers, other objects), would be copied to
+ * the device and back over it.  Other threads' views stay: their own
+ * views keep the memory alive, and one may be between finding its handle
+ * and launching with it.  A view of memory that lives on registers again
+ * at its next launch; its device copy is already gone. */
+void cyrt_scope_forget_locked(cyrt_rt *rt, uintptr_t lo, uintptr_t hi) {
+    cyrt_tscope *s = find(rt);
+    size_t keep = 0;
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        const cyrt_region *r = s->v[i].h->r;
+        if (r && r->lo >= lo && r->hi <= hi)
+            cyrt_release_locked(rt, s->v[i].h, NULL, NULL);
+        else
+            s->v[keep++] = s->v[i];
+    }
+    s->n = keep;
+}
+
 /* Teardown (lock held): the handles themselves are freed by the registry. */
 void cyrt_scopes_free(cyrt_rt *rt) {
     for (size_t i = 0; i < rt->ntscopes; i++)

@@ -1133,7 +1133,7 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_COND: return gen_view(G, e); /* of views: the others are cy_lower_expr's */
     case E_INT: case E_FLOAT: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_UNOP: case E_NOT:
     case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX: case E_POW:
-    case E_CALL_C:
+    case E_CALL_C: case E_CALL_PTR:
         break; /* cy_lower_expr's */
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
     case E_ADDR: {

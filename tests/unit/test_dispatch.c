@@ -494,6 +494,202 @@ static void test_prov_costly(void) {
 }
 
 
+/* What the H100 showed (bench, matmul 10x10 plain, first process): the
+ * first native call stalled (11.4 ms for 8 us of work), the device's first
+ * run built the program, native retried right after it stalled again
+ * (4 ms, 12 ms): three provisional attempts counted as measured, and the
+ * device (100 us) kept the size for ~1000 calls.  Now a point measured
+ * only in bad moments is retried with a backoff for as long as it stays
+ * so, and the first clean time takes native back. */
+static void test_unproven_retry(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S5 = "__kernel void cyk_0(void) {}\n/* unproven */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S5, 32);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 100;
+    cyrt_dispatch_native_done(rt, &L, 11400000); /* first call: stalled */
+    cyrt_dispatch_device_used(rt, 1);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
+    cyrt_dchoice c;
+    int retries = 0, calls;
+    for (calls = 0; calls < 300; calls++) {
+        cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+        if (c.side == CYRT_SIDE_NATIVE) {
+            if (retries++ < 3) {
+                cyrt_dispatch_native_done(rt, &L, retries == 1 ? 4000000 : 12000000); /* stalled again */
+                continue;
+            }
+            cyrt_dispatch_native_done(rt, &L, 8000); /* the truth */
+            break;
+        }
+        cyrt_dispatch_device_used(rt, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 60000, 1600, 0);
+    }
+    CHECK(retries == 4 && calls < 120, "native measured clean after %d calls, %d retries", calls, retries);
+    int native = 0;
+    for (int i = 0; i < 10; i++) {
+        cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+        if (c.side == CYRT_SIDE_NATIVE)
+            cyrt_dispatch_native_done(rt, &L, 8000);
+    }
+    CHECK(native == 10, "then native (%d of 10)", native);
+    /* the backoff: with native stalled for good, retries thin out */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, S5, 33);
+    L.dslot = (void **)&q;
+    cyrt_dispatch_native_done(rt, &L, 11400000);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
+    retries = 0;
+    for (calls = 0; calls < 2000; calls++) {
+        cyrt_dispatch_device_used(rt, 0);
+        cyrt_dispatch_choose(rt, q, 100, 1600, 800, 0, &c);
+        if (c.side == CYRT_SIDE_NATIVE) {
+            retries++;
+            cyrt_dispatch_native_done(rt, &L, 11400000);
+        } else {
+            cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 60000, 1600, 0);
+        }
+    }
+    CHECK(retries >= 3 && retries <= 10, "stalled for good: %d retries in 2000 calls", retries);
+    drop(rt);
+}
+
+/* A size far from every native point, where native's only points were
+ * measured in bad moments: their extrapolation is an upper bound, so
+ * native is measured there (the H100's first process ran stencil plain
+ * on the device at every size from 10x10 to 2048x2048, native 80 us
+ * against 3.3 ms at 1000x1000). */
+static void test_unproven_explore(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S6 = "__kernel void cyk_0(void) {}\n/* explore */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S6, 34);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 100;
+    cyrt_dispatch_native_done(rt, &L, 11000000); /* first call: stalled */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 3000, 48000, 24000, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native measured at a new size (side %d)", c.side);
+    /* a real point: predictions from it again */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 3000, 9000000, 0, 0);
+    cyrt_dispatch_choose(rt, r, 100000, 1600000, 800000, 0, &c);
+    CHECK(!(c.side == CYRT_SIDE_NATIVE && c.calibrating), "a real point is believed");
+    drop(rt);
+}
+
+/* A region's first native call may be all cold start or stall: where it
+ * took less than two scheduler slices, native runs once more before the
+ * device's calibration run (after which the driver keeps cores busy for
+ * longer than a small size's calls last); and a clean 8 us native time
+ * then spares a tiny region the device's program build altogether. */
+static void test_native_twice(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S8 = "__kernel void cyk_0(void) {}\n/* twice */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S8, 36);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 100;
+    cyrt_dispatch_native_done(rt, &L, 11400000); /* first call: stalled */
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native again before the device (side %d)", c.side);
+    cyrt_dispatch_native_done(rt, &L, 8000);
+    cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && !c.calibrating, "then native, no device build for 8 us of work");
+    /* a slow first call (mostly work) goes on to the device's calibration */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, S8, 37);
+    L.dslot = (void **)&q;
+    L.n = 1000000;
+    cyrt_dispatch_native_done(rt, &L, 60000000);
+    cyrt_dispatch_choose(rt, q, 1000000, 16000000, 8000000, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "a 60 ms first call: the device next");
+    drop(rt);
+}
+
+/* A native point that may be one bad moment (measured provisionally, or
+ * once in another process) is retried soon only where the retry is
+ * cheap: not before the chosen side's calls took what it costs less what
+ * a stall may add.  The H100 (matmul 1024x1024 resident: native 55 ms,
+ * the device 0.24 ms) ran 2 of 3 timed calls natively when the retry came
+ * after four device calls. */
+static void test_costly_retry(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S9 = "__kernel void cyk_0(void) {}\n/* costly */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 1000000;
+    cyrt_dispatch_native_done(rt, &L, 55000000); /* a first call: provisional */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    cyrt_dchoice c;
+    int native = 0, i;
+    for (i = 0; i < 200 && !native; i++) {
+        cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+        if (c.side != CYRT_SIDE_NATIVE)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    }
+    CHECK(i >= 100 && native, "a 55 ms provisional point retried after %d device calls of 0.24 ms", i);
+    /* the same for a point measured once in another process */
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    r = cyrt_dispatch_region(rt, S9, 38);
+    native = 0;
+    for (i = 0; i < 200 && !native; i++) {
+        cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+        native += c.side == CYRT_SIDE_NATIVE;
+        if (c.side != CYRT_SIDE_NATIVE)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    }
+    CHECK(i >= 100 && native, "stored: retried after %d device calls", i);
+    drop(rt);
+}
+
+/* A native team that stalled (far slower than its prediction) makes the
+ * next teams short for a while (cyrt_team), and only for a while. */
+static void test_stall_teams(void) {
+    cyrt_rt *rt = mk();
+    static const char *S7 = "__kernel void cyk_0(void) {}\n/* stall */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)&r;
+    L.n = 100;
+    L.pred_native = 6000;
+    cyrt_dispatch_native_done(rt, &L, 9000);
+    CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "a slower call is no stall");
+    cyrt_dispatch_native_done(rt, &L, 11900000);
+    CHECK(*cyrt_state_word(rt) & CYRT_STATE_STARTING, "teams short after a stall");
+    cyrt_dispatch_idle_check(rt);
+    CHECK(*cyrt_state_word(rt) & CYRT_STATE_STARTING, "for a while");
+    usleep(120000);
+    cyrt_dispatch_idle_check(rt);
+    CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "then full teams again");
+    drop(rt);
+}
+
 /* The hot path (cyrt_dispatch_decide): once SETTLE full decisions in a
  * row at an octave of n chose one side without calibrating, calls there
  * take it from the settled decision, and their native runs are not timed
@@ -730,6 +926,11 @@ int main(void) {
     test_store();
     test_prov_costly();
     test_hot_path();
+    test_unproven_retry();
+    test_unproven_explore();
+    test_stall_teams();
+    test_native_twice();
+    test_costly_retry();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

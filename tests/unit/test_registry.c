@@ -1036,8 +1036,52 @@ static void test_scopes(void) {
     free_rt(rt, &f);
 }
 
+/* A temporary array inside a call (tests/opencl/residency.pyx's
+ * _fill_and_sum): written on the device, its memory given back, and the
+ * next temporary allocated at an overlapping address.  The call must not
+ * keep a record of the freed memory: a merge with it would span bytes no
+ * live view owns (here arr[90..98), the allocator's after the first free),
+ * and the copy back of the merged region would write stale device bytes
+ * over them (glibc: "corrupted double-linked list" on PoCL). */
+static void test_memory_reuse(void) {
+    Fake f;
+    cyrt_rt *rt = fake_rt(&f);
+    cyrt_err err;
+    int kept;
+    ptrdiff_t n = 90, st = sizeof(double);
+    fill();
+    CHECK(cyrt_scope_enter(rt, &err) == CYRT_OK);
+    for (int round = 0; round < 2; round++) {
+        double *t = arr + (round == 0 ? 8 : 0); /* the second one 64 bytes lower */
+        cyrt_handle *h = sview(rt, t, n, &kept);
+        CHECK(kept);
+        cyrt_devref r = dev(rt, h, CYRT_WRITE);
+        for (int i = 0; i < n; i++)
+            *on_dev(r, (size_t)i) = 1000.0 * (round + 1) + i;
+        done(rt, h);
+        if (round == 1)
+            arr[92] = -1.0; /* past t's end, in the first one's freed memory: the allocator's */
+        CHECK(cyrt_host_extent(rt, t, 1, &n, &st, sizeof(double), NULL, &err) == CYRT_OK);
+        CHECK(round == 0 || arr[92] == -1.0, "the copy back wrote %g over memory no view owns", arr[92]);
+        CHECK(t[0] == 1000.0 * (round + 1) && t[n - 1] == 1000.0 * (round + 1) + n - 1);
+        /* the memory is gone, and with it every record of it */
+        CHECK(reginfo(rt).handles == 0 && reginfo(rt).tops == 0, "round %d: %zu handles, %zu tops", round,
+              reginfo(rt).handles, reginfo(rt).tops);
+    }
+    /* memory that lives on after its view went registers again */
+    cyrt_handle *h = sview(rt, arr, 100, &kept);
+    CHECK(kept && reginfo(rt).handles == 1);
+    cyrt_devref r = dev(rt, h, CYRT_RW);
+    *on_dev(r, 99) = -99.0;
+    done(rt, h);
+    CHECK(cyrt_scope_leave(rt, NULL, &err) == CYRT_OK);
+    CHECK(arr[99] == -99.0 && reginfo(rt).handles == 0 && reginfo(rt).tops == 0);
+    free_rt(rt, &f);
+}
+
 int main(void) {
     test_scopes();
+    test_memory_reuse();
     test_same_extent();
     test_containment();
     test_merge();
