@@ -136,6 +136,7 @@ typedef enum {
     S_FUNC,      /* def / cdef / cpdef function */
     S_EXTERN,    /* cdef extern from "header.h" / from *: verbatim + declarations */
     S_CTYPEDEF,  /* ctypedef TYPE name: type, name, name_pos[0] */
+    S_DEF,       /* DEF NAME = value (a compile-time constant): name, value */
     S_FUSED,     /* ctypedef fused name: one type per line in fused_types; name, name_pos[0] */
     S_TRY,       /* try: body; handlers (S_EXCEPT); tryelse (else:); orelse (finally:, so that
                     walkers of body and orelse see it) */

@@ -2566,7 +2566,13 @@ static void parse_stmt(P *p, CyVec *out) {
     } else if (is_kw(t, "async")) {
         err_at(p, t->pos, "async functions and statements are not supported");
     } else if (is_kw(t, "DEF")) {
-        push(p, out, unsupported(p, t->pos, "compile-time 'DEF'"));
+        adv(p);
+        ANode *n = new_node(p, S_DEF, t->pos);
+        n->name = expect_name(p, "the constant's name")->text;
+        expect_punct(p, "=");
+        n->value = parse_test(p);
+        expect_newline(p);
+        push(p, out, n);
     } else if (is_kw(t, "IF")) {
         push(p, out, unsupported(p, t->pos, "compile-time 'IF'"));
         while (at_kw(p, "ELIF") || at_kw(p, "ELSE"))

@@ -23,6 +23,7 @@ typedef enum {
     SY_PYGLOBAL, /* module-level Python name */
     SY_FUSED,    /* ctypedef fused, or floating/integral/numeric cimported from cython */
     SY_ENUMC,    /* an enumerator: constant cval of type ty */
+    SY_DEFC,     /* a DEF constant: defval, its value as a literal node */
 } SymKind;
 
 /* A fused type: the types it stands for, in declared order. */
@@ -42,6 +43,7 @@ typedef struct Sym {
                                element accesses go through, acquired on each assignment */
     Fused *fused;           /* SY_FUSED */
     long long cval;         /* SY_ENUMC */
+    ANode *defval;          /* SY_DEFC */
     struct Sym *next;
 } Sym;
 
@@ -611,6 +613,7 @@ static int const_dim(S *s, ANode *n, long long *v) {
         return 1;
     case A_NAME: {
         Sym *y = lookup(s, n->name);
+        if (y && y->kind == SY_DEFC) return const_dim(s, y->defval, v);
         if (!y || y->kind != SY_ENUMC) break;
         *v = y->cval;
         return 1;
@@ -1294,6 +1297,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
         if (is_obj(y->var->ty) && !need_gil(s, n->pos, "Accessing Python object")) return mk_err(s, n->pos);
         return mk_var(s, y->var, n->pos);
     }
+    if (y && y->kind == SY_DEFC) return lower_expr(s, y->defval);
     if (y && y->kind == SY_ENUMC) {
         IrExpr *e = mk_int(s, y->cval, TY_INT, n->pos);
         e->ty = y->ty;
@@ -4789,6 +4793,9 @@ static void lower_stmt(S *s, ANode *n, CyVec *out) {
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
         return;
     case S_FUSED: err(s, n->pos, "Fused type definition not allowed here"); return;
+    case S_DEF:
+        if (s->fn) err(s, n->pos, "'DEF' inside a function is not supported by cyocl (only at module level)");
+        return;
     case S_TRY: {
         IrStmt *x = st(s, ST_TRY, n->pos);
         if (n->handlers.len) {
@@ -6183,12 +6190,134 @@ static void declare_nested(S *s, ANode *n) {
     }
 }
 
+/* A number a DEF value folded to: an int or float literal, negated by a
+ * unary minus. */
+static int def_num(const ANode *n, int *is_int, int64_t *iv, double *fv) {
+    int neg = 0;
+    if (n->kind == A_UNOP && n->op[0] == '-') {
+        neg = 1;
+        n = n->obj;
+    }
+    if (n->kind == A_INT && !n->int_overflow && n->ival <= (uint64_t)INT64_MAX && !n->op) {
+        *is_int = 1;
+        *iv = neg ? -(int64_t)n->ival : (int64_t)n->ival;
+        return 1;
+    }
+    if (n->kind == A_FLOAT) {
+        *is_int = 0;
+        *fv = neg ? -n->fval : n->fval;
+        return 1;
+    }
+    if (!neg && (n->kind == A_TRUE || n->kind == A_FALSE)) {
+        *is_int = 1;
+        *iv = n->kind == A_TRUE;
+        return 1;
+    }
+    return 0;
+}
+
+static ANode *def_lit(S *s, CyPos p, int is_int, int64_t iv, double fv) {
+    ANode *r = cy_alloc(s->a, sizeof *r);
+    r->pos = p;
+    int neg = is_int ? iv < 0 : (fv < 0 || (fv == 0 && 1 / fv < 0));
+    r->kind = is_int ? A_INT : A_FLOAT;
+    r->ival = is_int ? (uint64_t)(neg ? -(uint64_t)iv : (uint64_t)iv) : 0;
+    r->fval = neg ? -fv : fv;
+    if (!neg) return r;
+    ANode *u = cy_alloc(s->a, sizeof *u);
+    u->pos = p;
+    u->kind = A_UNOP;
+    u->op = "-";
+    u->obj = r;
+    return u;
+}
+
+/* DEF's compile-time evaluation, as Cython's (Python arithmetic on ints,
+ * floats, bools and other DEF names; a string or None stands as it is):
+ * the value as a literal node, or NULL with an error. */
+static ANode *def_fold(S *s, ANode *n) {
+    int ia, ib;
+    int64_t x, y;
+    double fx, fy;
+    switch (n->kind) {
+    case A_INT: case A_FLOAT: case A_STR: case A_TRUE: case A_FALSE: case A_NONE:
+        if (n->kind == A_INT && !def_num(n, &ia, &x, &fx)) break;
+        return n;
+    case A_NAME: {
+        Sym *sy = lookup(s, n->name);
+        if (sy && sy->kind == SY_DEFC) return sy->defval;
+        err(s, n->pos, "Compile-time name '%s' not defined", n->name);
+        return NULL;
+    }
+    case A_UNOP: {
+        ANode *a = def_fold(s, n->obj);
+        if (!a) return NULL;
+        if (!def_num(a, &ia, &x, &fx) || (n->op[0] == '~' && !ia)) break;
+        if (n->op[0] == '-') return def_lit(s, n->pos, ia, -x, -fx);
+        if (n->op[0] == '~') return def_lit(s, n->pos, 1, ~x, 0);
+        return def_lit(s, n->pos, ia, x, fx);
+    }
+    case A_BINOP: {
+        ANode *a = def_fold(s, n->lhs), *b = a ? def_fold(s, n->rhs) : NULL;
+        if (!a || !b) return NULL;
+        if (!def_num(a, &ia, &x, &fx) || !def_num(b, &ib, &y, &fy)) break;
+        const char *op = n->op;
+        if (ia && ib) {
+            int64_t v;
+            if (!strcmp(op, "+")) v = x + y;
+            else if (!strcmp(op, "-")) v = x - y;
+            else if (!strcmp(op, "*")) v = x * y;
+            else if (!strcmp(op, "//") && y) v = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+            else if (!strcmp(op, "%") && y) v = (x % y + y) % y;
+            else if (!strcmp(op, "<<") && y >= 0 && y < 62) v = x << y;
+            else if (!strcmp(op, ">>") && y >= 0 && y < 63) v = x >> y;
+            else if (!strcmp(op, "&")) v = x & y;
+            else if (!strcmp(op, "|")) v = x | y;
+            else if (!strcmp(op, "^")) v = x ^ y;
+            else if (!strcmp(op, "**") && y >= 0 && y < 63) {
+                v = 1;
+                for (int64_t k = 0; k < y; k++) v *= x;
+            } else if (!strcmp(op, "/") && y) {
+                return def_lit(s, n->pos, 0, 0, (double)x / (double)y);
+            } else break;
+            return def_lit(s, n->pos, 1, v, 0);
+        }
+        double u = ia ? (double)x : fx, w = ib ? (double)y : fy, v;
+        if (!strcmp(op, "+")) v = u + w;
+        else if (!strcmp(op, "-")) v = u - w;
+        else if (!strcmp(op, "*")) v = u * w;
+        else if (!strcmp(op, "/") && w != 0) v = u / w;
+        else break;
+        return def_lit(s, n->pos, 0, 0, v);
+    }
+    default: break;
+    }
+    err(s, n->pos, "this 'DEF' value is not supported by cyocl (an int or float expression, "
+                   "a string, True, False or None)");
+    return NULL;
+}
+
+static void declare_def(S *s, ANode *n) {
+    ANode *v = def_fold(s, n->value);
+    if (!v) return;
+    if (lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    Sym *y = declare(s, s->mscope, n->name, SY_DEFC);
+    y->defval = v;
+}
+
 static void declare_module(S *s, AModule *am) { declare_block(s, &am->stmts); }
 
 static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
     for (int i = 0; i < stmts->len; i++) {
         ANode *n = stmts->items[i];
+        if (n->kind == S_DEF) {
+            declare_def(s, n);
+            continue;
+        }
         declare_nested(s, n);
         switch (n->kind) {
         case S_CIMPORT:

@@ -356,6 +356,11 @@ static void dump_stmt(Out *o, const ANode *s) {
         dump_type(o, s->type);
         put(o, " %s)", s->name);
         break;
+    case S_DEF:
+        put(o, "(DEF %s ", s->name);
+        dump_expr(o, s->value);
+        put(o, ")");
+        break;
     case S_ENUM:
         put(o, "(%senum %s", s->is_typedef ? "ctypedef " : s->is_cpdef ? "cpdef " : "", s->name ? s->name : "_");
         for (int k = 0; k < s->names.len; k++) {
@@ -650,7 +655,8 @@ static void test_statements(void) {
     SHAPE("try:\n    x = 1\nfinally:\n    y = 2\n", "(try (= x 1) finally (= y 2))");
     SHAPE("cdef enum: N = 4, M\n", "(enum _ N=4 M)");
     SHAPE("ctypedef enum E: A\ncpdef enum F:\n    X\n", "(ctypedef enum E A) (cpdef enum F X)");
-    SHAPE("DEF N = 3\n", "(unsupported: compile-time 'DEF')");
+    SHAPE("DEF N = 3\n", "(DEF N 3)");
+    SHAPE("DEF W = (HI - LO) / N\n", "(DEF W (/ (- HI LO) N))");
     SHAPE("print(x)\n", "(expr (call print x))");
 }
 
