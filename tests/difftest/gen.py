@@ -435,6 +435,11 @@ class G:
             return self.private_assign(top)
         if self.ext and self.in_par and self.owner is not None and self.chance(0.18):
             return self.row_sassign() if self.chance(0.75) else self.row_sum()
+        if self.ext and self.in_par and self.owner is None and not self.large and self.chance(0.12):
+            st = self.ext_block(in_par=True)[0]
+            if st[0] == "sassign":
+                self.written.add(st[1][1])
+            return st
         if self.carrs and self.chance(0.15):
             name, t, n = self.pick(self.carrs)
             return ("assign", ("cidx", name, self.cindex(n)), "=", self.coerce(self.expr(t, 2), t))
@@ -899,10 +904,12 @@ class G:
         return c
 
     # ------------------------------------------------------------ extension
-    def ext_block(self):
+    def ext_block(self, in_par=False):
         """cyocl's element-wise slice expressions (compared against the loops
-        they mean, rendered for Cython)."""
-        self.in_par = False
+        they mean, rendered for Cython); in_par: a statement of a one-trip
+        prange body (its loops serial, copies of overlapping operands taken
+        with the GIL)."""
+        self.in_par = in_par
         cands = self.arrays
         tgt = self.pick(cands)
         nd = tgt[2]
