@@ -312,7 +312,8 @@ static CyType *alias_type(S *s, CyType *base, const char *name) {
 /* The C library and OpenMP functions a file may cimport (libc.stdlib,
  * libc.string, libc.stdio, openmp).  The signature is a string of type
  * codes, the result first: v void, V void *, c char *, i int, u unsigned,
- * z size_t, l long, d double, L omp_lock_t *, '.' C varargs. */
+ * z size_t, l long, d double, L omp_lock_t *, F a comparison function
+ * (int (*)(const void *, const void *)), '.' C varargs. */
 typedef struct {
     const char *mod, *name, *sig;
 } LibcFn;
@@ -321,7 +322,8 @@ static const LibcFn libc_fns[] = {
     {"libc.stdlib", "malloc", "Vz"}, {"libc.stdlib", "calloc", "Vzz"}, {"libc.stdlib", "realloc", "VVz"},
     {"libc.stdlib", "free", "vV"}, {"libc.stdlib", "abort", "v"}, {"libc.stdlib", "abs", "ii"},
     {"libc.stdlib", "labs", "ll"}, {"libc.stdlib", "rand", "i"}, {"libc.stdlib", "srand", "vu"},
-    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"},
+    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"}, {"libc.stdlib", "qsort", "vVzzF"},
+    {"libc.stdlib", "bsearch", "VVVzzF"},
     {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
     {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
     {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
@@ -2329,6 +2331,11 @@ static CyType *libc_type(S *s, char c) {
     case 'l': return cy_type_scalar(TY_LONG);
     case 'd': return cy_type_scalar(TY_DOUBLE);
     case 'L': return cy_type_ptr(s->a, alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t"));
+    case 'F': { /* qsort's comparison function: int (*)(const void *, const void *) */
+        CyType **args = cy_alloc(s->a, 2 * sizeof *args);
+        args[0] = args[1] = cy_type_ptr(s->a, cy_type_scalar(TY_VOID));
+        return cy_type_ptr(s->a, cy_type_func(s->a, cy_type_scalar(TY_INT), args, 2));
+    }
     default: return cy_type_scalar(TY_INT);
     }
 }
