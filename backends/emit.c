@@ -291,6 +291,12 @@ const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char
                   zero);
 }
 
+const char *cy_index_at(CyArena *a, const char *start, const char *it, const char *step, const char *cast) {
+    const char *x = step ? cy_fmt(a, "%s * %s", cy_c_paren(a, it), cy_c_paren(a, step)) : it;
+    if (start) x = cy_fmt(a, "%s + %s", cy_c_paren(a, start), step ? x : cy_c_paren(a, it));
+    return cast ? cy_fmt(a, "(%s)(%s)", cast, x) : x;
+}
+
 /* The end of a loop: the closing brace, the else clause, the label a
  * break out of the loop jumps to (past the else clause). */
 static void loop_close(CyEmit *E, const CyTarget *T, IrStmt *s, void *loop, CyRange *r) {

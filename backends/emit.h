@@ -250,6 +250,15 @@ const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e);
 const char *cy_trip_count(CyArena *a, const char *ca, const char *cb, const char *la, const char *lb, int64_t st,
                           const char *lst, int start0, const char *suf, const char *zero);
 
+/* The value of a range(start, stop, step) loop's variable at iteration
+ * number it — a prange's index (cgen.c, its last value too), a kernel's
+ * prange index and collapsed loop variable — in the one form the host and
+ * the kernel both compute it: start + it * step, in the iteration
+ * number's type (no overflow of a narrower variable's type), then cast:
+ * the variable's type where that is another, else NULL.  start NULL: the
+ * constant 0; step NULL: the constant 1. */
+const char *cy_index_at(CyArena *a, const char *start, const char *it, const char *step, const char *cast);
+
 /* The expressions whose later operands may need statements of their own,
  * which must then run only where the operand is evaluated: `a and b` / `a or b` on
  * C values (E_AND, E_OR), Python's and/or on C numbers (E_VAND, E_VOR: a

@@ -125,6 +125,11 @@ typedef struct {
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
     CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
     CyVec cpdef_enums;      /* const char*: the names of the module's cpdef enums */
+    /* ANode* pairs (node, its saved original): sum() calls that
+       lower_array_sums rewrote into their accumulator for one statement.
+       The AST outlives that lowering (a fused function's body is lowered
+       once per specialisation), so lower_stmt puts them back after. */
+    CyVec sum_undo;
     CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
 } S;
 
@@ -3612,7 +3617,11 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     add->lhs = an_name(s, acc->name, n->pos);
     add->rhs = elem;
     ae_loops(s, &ae, add, n->pos, out);
-    /* the call is now the accumulator */
+    /* the call is now the accumulator (for this statement's lowering) */
+    ANode *orig = an(s, n->kind, n->pos);
+    *orig = *n;
+    cy_vec_push(s->a, &s->sum_undo, n);
+    cy_vec_push(s->a, &s->sum_undo, orig);
     n->kind = A_NAME;
     n->name = acc->name;
     n->obj = NULL;
@@ -4601,7 +4610,17 @@ static IrStmt *lower_try_except(S *s, ANode *n) {
     return ok ? x : NULL;
 }
 
+static void lower_stmt1(S *s, ANode *n, CyVec *out);
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
+    int mark = s->sum_undo.len;
+    lower_stmt1(s, n, out);
+    for (int i = s->sum_undo.len - 2; i >= mark; i -= 2)
+        *(ANode *)s->sum_undo.items[i] = *(ANode *)s->sum_undo.items[i + 1];
+    s->sum_undo.len = mark;
+}
+
+static void lower_stmt1(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
         lower_array_sums(s, n->value, out);

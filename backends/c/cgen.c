@@ -2958,16 +2958,11 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     /* the prange's index from its iteration number cy_it<id>, and its last value */
     const char *idx = NULL, *last = NULL, *last_raw = NULL;
     if (prange) {
-        const char *x = start0 ? FMT("cy_it%d", id) : FMT("%s + cy_it%d", start, id);
-        const char *l = start0 ? FMT("%s - 1", n) : FMT("%s + (%s - 1)", start, n);
-        if (!(sconst && sv == 1)) {
-            x = start0 ? FMT("cy_it%d * %s", id, step) : FMT("%s + cy_it%d * %s", start, id, step);
-            l = start0 ? FMT("(%s - 1) * %s", n, step) : FMT("%s + (%s - 1) * %s", start, n, step);
-        }
-        last_raw = l;
-        int same = R->index->ty->kind == TY_SSIZE;
-        idx = same ? x : FMT("(%s)(%s)", T, x);
-        last = same ? l : FMT("(%s)(%s)", T, l);
+        const char *a = start0 ? NULL : start, *st = sconst && sv == 1 ? NULL : step;
+        const char *cast = R->index->ty->kind == TY_SSIZE ? NULL : T;
+        idx = cy_index_at(G->a, a, FMT("cy_it%d", id), st, cast);
+        last_raw = cy_index_at(G->a, a, FMT("%s - 1", n), st, NULL);
+        last = cy_index_at(G->a, a, FMT("%s - 1", n), st, cast);
     }
 
     /* the body, generated first: what it uses decides what to emit around it */

@@ -882,10 +882,9 @@ static void emit_tree(OG *G, IrRegion *R) {
  * (a: the start's text), in the variable's OpenCL type. */
 static const char *at_iter(OG *G, const IrVar *v, const IrExpr *start, const char *a, int64_t st, const char *it) {
     int64_t a0;
-    const char *x = st == 1 ? (cy_const_int(start, &a0) && a0 == 0 ? it : FMT("%s + %s", cy_c_paren(G->a, a), it))
-                            : FMT(st < 0 ? "%s + %s * (%" PRId64 "L)" : "%s + %s * %" PRId64 "L", cy_c_paren(G->a, a), it, st);
     const char *T = oty(G, v->ty, v->pos);
-    return strcmp(T, "long") ? FMT("(%s)(%s)", T, x) : x;
+    return cy_index_at(G->a, cy_const_int(start, &a0) && a0 == 0 ? NULL : a, it, st == 1 ? NULL : FMT("%" PRId64 "L", st),
+                       strcmp(T, "long") ? T : NULL);
 }
 
 /* The trip count of range(a, b, st) as a long (texts a, b). */
@@ -898,14 +897,14 @@ static const char *trip(OG *G, const IrExpr *start, const IrVar *v, const char *
     return cy_trip_count(G->a, a, b, la, lb, st, NULL, cy_const_int(start, &a0) && a0 == 0, "L", "0L");
 }
 
-/* The prange index at iteration `it`. */
+/* The prange index at iteration `it` (the kernel's arguments cy_start,
+ * cy_step). */
 static const char *index_at(OG *G, IrRegion *R, const char *it) {
     int64_t sv = 1, st0;
     int step1 = !R->step || (cy_const_int(R->step, &sv) && sv == 1);
-    const char *ix = step1 ? (cy_const_int(R->start, &st0) && st0 == 0 ? it : FMT("cy_start + %s", it))
-                           : FMT("cy_start + %s * cy_step", it);
     const char *T = oty(G, R->index->ty, R->pos);
-    return strcmp(T, "long") ? FMT("(%s)(%s)", T, ix) : ix;
+    return cy_index_at(G->a, cy_const_int(R->start, &st0) && st0 == 0 ? NULL : "cy_start", it, step1 ? NULL : "cy_step",
+                       strcmp(T, "long") ? T : NULL);
 }
 
 /* Statements of an element's pre or post at indentation ind, a failure or
@@ -1413,21 +1412,12 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     }
     const char *it = "cy_it";
     if (L) {
-        const char *a = cy_c_paren(G->a, ja), *b = cy_c_paren(G->a, jb);
         if (!P) {
             out(G, "/* the prange and the range() loop in it as one iteration space of cy_n * cy_m");
             out(G, "   (i, j) pairs, consecutive work-items taking consecutive j: a 2-D grid (i along");
             out(G, "   dimension 1) or, for reductions and CPU devices, a 1-D walk */");
         }
-        int64_t a0;
-        int lng = !strcmp(oty(G, L->var->ty, L->pos), "long");
-        const char *la = lng ? a : FMT("(long)%s", a), *lb = lng ? b : FMT("(long)%s", b);
-        if (js == 1 && cy_const_int(L->start, &a0) && a0 == 0) out(G, "const long cy_m = %s > 0 ? %s : 0L;", b, lb);
-        else if (js == 1) out(G, "const long cy_m = %s > %s ? %s - %s : 0L;", b, a, lb, la);
-        else if (js > 0)
-            out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", b, a, lb, la, js - 1, js);
-        else
-            out(G, "const long cy_m = %s > %s ? (%s - %s + %" PRId64 "L) / %" PRId64 "L : 0L;", a, b, la, lb, -js - 1, -js);
+        out(G, "const long cy_m = %s;", trip(G, L->start, L->var, ja, jb, js));
         if (P) {
             put(G, body.s ? body.s : "");
             cy_buf_free(&body);
@@ -1468,21 +1458,8 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     }
     G->e.ind = 2;
     if (R->has_break) out(G, "if (*(volatile __global int *)cy_err != 0) break;");
-    const char *T = oty(G, R->index->ty, R->pos);
-    int64_t sv = 1;
-    int step1 = !R->step || (cy_const_int(R->step, &sv) && sv == 1);
-    const char *ix = step1 ? (cy_const_int(R->start, &st0) && st0 == 0 ? it : FMT("cy_start + %s", it))
-                           : FMT("cy_start + %s * cy_step", it);
-    if (strcmp(T, "long")) ix = FMT("(%s)(%s)", T, ix);
-    if (use_index) out(G, "%s = %s;", R->index->cname, ix);
-    if (L) {
-        const char *JT = oty(G, L->var->ty, L->pos);
-        int64_t a0;
-        const char *jx = js == 1 ? (cy_const_int(L->start, &a0) && a0 == 0 ? "cy_ij" : FMT("%s + cy_ij", cy_c_paren(G->a, ja)))
-                                 : FMT(js < 0 ? "%s + cy_ij * (%" PRId64 "L)" : "%s + cy_ij * %" PRId64 "L", cy_c_paren(G->a, ja), js);
-        if (strcmp(JT, "long")) jx = FMT("(%s)(%s)", JT, jx);
-        out(G, "%s = %s;", L->var->cname, jx);
-    }
+    if (use_index) out(G, "%s = %s;", R->index->cname, index_at(G, R, it));
+    if (L) out(G, "%s = %s;", L->var->cname, at_iter(G, L->var, L->start, ja, js, "cy_ij"));
     put(G, body.s ? body.s : "");
     cy_buf_free(&body);
     if (G->next_used) out(G, "cy_next: ;");

@@ -200,3 +200,20 @@ def prange_trips(int a, int b, int s):
     for i in prange(a, b, s, nogil=True):
         n += 1
     return n
+
+
+def prange_index_at(double[:] x, double[:, :] a, double[:, :] b):
+    # the index from the iteration number, as host and kernel compute it:
+    # a constant start 0 with a step (an int index: a cast of the sum), and
+    # the range() loop collapsed with the prange, step 2 from 0 and step -1
+    cdef int i
+    cdef Py_ssize_t r
+    cdef int c
+    for i in prange(0, x.shape[0], 3, nogil=True):
+        x[i] = x[i] + i
+    for r in prange(a.shape[0], nogil=True):
+        for c in range(0, a.shape[1], 2):
+            a[r, c] = a[r, c] + r * 100 + c
+    for r in prange(b.shape[0], nogil=True):
+        for c in range(b.shape[1] - 1, -1, -1):
+            b[r, c] = b[r, c] * 2 + c

@@ -100,3 +100,10 @@ def check(m):
             assert m.prange_trips(a, b, s) == len(range(a, b, s)), (a, b, s)
     assert m.prange_trips(-2**31, 2**31 - 1, 2**30) == 4
     assert m.prange_trips(2**31 - 1, -2**31, -2**30) == 4
+    x, a, b = np.ones(100), np.ones((9, 11)), np.ones((7, 5))
+    m.prange_index_at(x, a, b)
+    wx, wa = np.ones(100), np.ones((9, 11))
+    wx[0::3] += np.arange(0, 100, 3)
+    wa[:, 0::2] += np.arange(9)[:, None] * 100 + np.arange(0, 11, 2)[None, :]
+    assert np.array_equal(x, wx) and np.array_equal(a, wa), (x, a)
+    assert np.array_equal(b, 2 + np.arange(5)[None, :].repeat(7, 0)), b
