@@ -1694,8 +1694,31 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot convert 'npy_intp *' to Python object");
             return mk_err(s, n->pos);
         }
+        IrVar *bv = !strcmp(a, "data") ? buf_of(s, n->obj) : NULL;
+        if (bv) {
+            /* a buffer's data: the address of its first element (PyArray_DATA),
+               as a char *, valid while the variable holds the buffer */
+            ANode *ix = cy_alloc(s->a, sizeof *ix);
+            ix->kind = A_INDEX;
+            ix->pos = n->pos;
+            ix->obj = n->obj;
+            for (int k = 0; k < bv->ty->ndim; k++) {
+                ANode *z = cy_alloc(s->a, sizeof *z);
+                z->kind = A_INT;
+                z->pos = n->pos;
+                cy_vec_push(s->a, &ix->items, z);
+            }
+            Directives saved = s->dir;
+            s->dir.boundscheck = s->dir.wraparound = 0;
+            IrExpr *el = lower_expr(s, ix);
+            s->dir = saved;
+            if (el->ty == TY_ERR) return el;
+            IrExpr *p = mk1(s, E_ADDR, cy_type_ptr(s->a, el->ty), n->pos, el);
+            return mk1(s, E_CAST, cy_type_ptr(s->a, cy_type_scalar(TY_CHAR)), n->pos, p);
+        }
         if (!strcmp(a, "data") || !strcmp(a, "descr") || !strcmp(a, "base")) {
-            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl", a);
+            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl (for 'data': only of a buffer "
+                           "variable, np.ndarray[double, ndim=1] a)", a);
             return mk_err(s, n->pos);
         }
         if (!strcmp(a, "ndim")) {
