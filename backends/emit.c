@@ -348,7 +348,16 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
     void *loop = T->loop_push(T->G, s->orelse.len > 0);
     const char *d = cy_fmt(E->a, "%s %s", T->type(T->G, t, s->pos), k);
     int64_t sv = r->sv;
-    if (r->sconst && sv == 1) cy_emit_line(E, "for (%s = %s; %s < %s; %s++%s) {", d, a, k, b, k, p);
+    if (r->sconst && sv < 0 && cy_type_is_int(t) && t->kind != TY_BINT && !t->is_signed) {
+        /* counting an unsigned variable down to a stop within a step of 0
+           (range(n - 1, -1, -1)): Cython's loop, shifted by the step, so
+           that the stop converted to the type (-1 + 1 = 0) still ends it */
+        const char *m = cy_fmt(E->a, "%" PRId64, -sv);
+        cy_emit_line(E, "for (%s = %s + %s; %s > (%s)(%s + %s); ) {", d, a, m, k, T->type(T->G, t, s->pos), b, m);
+        E->ind++;
+        cy_emit_line(E, "%s -= %s%s;", k, m, p);
+        E->ind--;
+    } else if (r->sconst && sv == 1) cy_emit_line(E, "for (%s = %s; %s < %s; %s++%s) {", d, a, k, b, k, p);
     else if (r->sconst && sv == -1) cy_emit_line(E, "for (%s = %s; %s > %s; %s--%s) {", d, a, k, b, k, p);
     else if (r->sconst) cy_emit_line(E, "for (%s = %s; %s %s %s; %s += %s%s) {", d, a, k, sv > 0 ? "<" : ">", b, k, c, p);
     else cy_emit_line(E, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s%s) {", d, a, c, k, b, k, b, k, c, p);

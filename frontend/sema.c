@@ -125,6 +125,11 @@ typedef struct {
     struct Comp *comp;      /* the comprehension being lowered (innermost) */
     CyVec late_defaults;    /* LateDefault*: default values evaluated when the def runs */
     CyVec cpdef_enums;      /* const char*: the names of the module's cpdef enums */
+    /* ANode* pairs (node, its saved original): sum() calls that
+       lower_array_sums rewrote into their accumulator for one statement.
+       The AST outlives that lowering (a fused function's body is lowered
+       once per specialisation), so lower_stmt puts them back after. */
+    CyVec sum_undo;
     CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
 } S;
 
@@ -312,7 +317,8 @@ static CyType *alias_type(S *s, CyType *base, const char *name) {
 /* The C library and OpenMP functions a file may cimport (libc.stdlib,
  * libc.string, libc.stdio, openmp).  The signature is a string of type
  * codes, the result first: v void, V void *, c char *, i int, u unsigned,
- * z size_t, l long, d double, L omp_lock_t *, '.' C varargs. */
+ * z size_t, l long, d double, L omp_lock_t *, F a comparison function
+ * (int (*)(const void *, const void *)), '.' C varargs. */
 typedef struct {
     const char *mod, *name, *sig;
 } LibcFn;
@@ -321,7 +327,8 @@ static const LibcFn libc_fns[] = {
     {"libc.stdlib", "malloc", "Vz"}, {"libc.stdlib", "calloc", "Vzz"}, {"libc.stdlib", "realloc", "VVz"},
     {"libc.stdlib", "free", "vV"}, {"libc.stdlib", "abort", "v"}, {"libc.stdlib", "abs", "ii"},
     {"libc.stdlib", "labs", "ll"}, {"libc.stdlib", "rand", "i"}, {"libc.stdlib", "srand", "vu"},
-    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"},
+    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"}, {"libc.stdlib", "qsort", "vVzzF"},
+    {"libc.stdlib", "bsearch", "VVVzzF"},
     {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
     {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
     {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
@@ -1687,8 +1694,31 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot convert 'npy_intp *' to Python object");
             return mk_err(s, n->pos);
         }
+        IrVar *bv = !strcmp(a, "data") ? buf_of(s, n->obj) : NULL;
+        if (bv) {
+            /* a buffer's data: the address of its first element (PyArray_DATA),
+               as a char *, valid while the variable holds the buffer */
+            ANode *ix = cy_alloc(s->a, sizeof *ix);
+            ix->kind = A_INDEX;
+            ix->pos = n->pos;
+            ix->obj = n->obj;
+            for (int k = 0; k < bv->ty->ndim; k++) {
+                ANode *z = cy_alloc(s->a, sizeof *z);
+                z->kind = A_INT;
+                z->pos = n->pos;
+                cy_vec_push(s->a, &ix->items, z);
+            }
+            Directives saved = s->dir;
+            s->dir.boundscheck = s->dir.wraparound = 0;
+            IrExpr *el = lower_expr(s, ix);
+            s->dir = saved;
+            if (el->ty == TY_ERR) return el;
+            IrExpr *p = mk1(s, E_ADDR, cy_type_ptr(s->a, el->ty), n->pos, el);
+            return mk1(s, E_CAST, cy_type_ptr(s->a, cy_type_scalar(TY_CHAR)), n->pos, p);
+        }
         if (!strcmp(a, "data") || !strcmp(a, "descr") || !strcmp(a, "base")) {
-            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl", a);
+            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl (for 'data': only of a buffer "
+                           "variable, np.ndarray[double, ndim=1] a)", a);
             return mk_err(s, n->pos);
         }
         if (!strcmp(a, "ndim")) {
@@ -2329,6 +2359,11 @@ static CyType *libc_type(S *s, char c) {
     case 'l': return cy_type_scalar(TY_LONG);
     case 'd': return cy_type_scalar(TY_DOUBLE);
     case 'L': return cy_type_ptr(s->a, alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t"));
+    case 'F': { /* qsort's comparison function: int (*)(const void *, const void *) */
+        CyType **args = cy_alloc(s->a, 2 * sizeof *args);
+        args[0] = args[1] = cy_type_ptr(s->a, cy_type_scalar(TY_VOID));
+        return cy_type_ptr(s->a, cy_type_func(s->a, cy_type_scalar(TY_INT), args, 2));
+    }
     default: return cy_type_scalar(TY_INT);
     }
 }
@@ -3605,7 +3640,11 @@ static void lower_array_sums(S *s, ANode *n, CyVec *out) {
     add->lhs = an_name(s, acc->name, n->pos);
     add->rhs = elem;
     ae_loops(s, &ae, add, n->pos, out);
-    /* the call is now the accumulator */
+    /* the call is now the accumulator (for this statement's lowering) */
+    ANode *orig = an(s, n->kind, n->pos);
+    *orig = *n;
+    cy_vec_push(s->a, &s->sum_undo, n);
+    cy_vec_push(s->a, &s->sum_undo, orig);
     n->kind = A_NAME;
     n->name = acc->name;
     n->obj = NULL;
@@ -4594,7 +4633,17 @@ static IrStmt *lower_try_except(S *s, ANode *n) {
     return ok ? x : NULL;
 }
 
+static void lower_stmt1(S *s, ANode *n, CyVec *out);
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
+    int mark = s->sum_undo.len;
+    lower_stmt1(s, n, out);
+    for (int i = s->sum_undo.len - 2; i >= mark; i -= 2)
+        *(ANode *)s->sum_undo.items[i] = *(ANode *)s->sum_undo.items[i + 1];
+    s->sum_undo.len = mark;
+}
+
+static void lower_stmt1(S *s, ANode *n, CyVec *out) {
     switch (n->kind) {
     case S_EXPR: case S_ASSIGN: case S_AUGASSIGN: case S_RETURN:
         lower_array_sums(s, n->value, out);

@@ -205,6 +205,23 @@ def short(o):
     return s if len(s) < 200 else s[:200] + "..."
 
 
+def features(fn):
+    """The constructs a function uses (counted in the closing stats line)."""
+    text = repr(fn["body"])
+    out = []
+    for f, mark in (("row_slice", "'at'"), ("parallel_block", "'parallel'"), ("c_array", "'carr'"),
+                    ("pointer", "'paddr'"), ("with_nogil", "'nogil'"), ("abs", "'abs'")):
+        if mark in text:
+            out.append(f)
+    if any(h["ret"] in ("real_t", "cython.floating") for h in fn.get("helpers", ())) and "'hcall'" in text:
+        out.append("fused_helper")
+    if fn.get("buf") and not uses_ext(fn):
+        out.append("ndarray_buffer")
+    if fn.get("fused"):
+        out.append("fused_def")
+    return out
+
+
 # ------------------------------------------------------------------ the tester
 class Tester:
     def __init__(self, a):
@@ -252,6 +269,8 @@ class Tester:
                 continue
             fn["oracle"] = (outcome, bases)
             fn["exc_in_prange"] = it.exc_in_prange
+            for f in features(fn):
+                self.stats[f] = self.stats.get(f, 0) + 1
             if large and not self.large_is_valid(fn):
                 self.stats["rejected"] += 1
                 k = "race with other data (large function)"

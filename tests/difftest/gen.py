@@ -4,7 +4,7 @@ interp.validate() rejects the programs whose result the source does not
 determine."""
 import random
 from ctypes_ import T, INT_TYPES, FLOAT_TYPES, DOUBLE, FLOAT, SSIZE, arith
-from prog import typeof, make_env, CMP, first_sref
+from prog import typeof, make_env, CMP, first_sref, FUSED
 from inputs import recipe
 
 WEIGHTED_TYPES = (["double"] * 6 + ["float"] * 3 + ["int"] * 3 + ["long"] * 2 + ["int64_t"] * 2 +
@@ -13,12 +13,16 @@ WEIGHTED_TYPES = (["double"] * 6 + ["float"] * 3 + ["int"] * 3 + ["long"] * 2 + 
                    "unsigned int", "unsigned long", "long long", "unsigned long long", "cnp.int64_t",
                    "cnp.uint64_t", "cnp.intp_t", "cnp.int32_t", "cnp.uint8_t"])
 SCHEDULES = ("static", "dynamic", "guided")
+ABS_INT = ("int", "long", "long long", "unsigned int", "unsigned long", "unsigned long long")
 
 
 class G:
     def __init__(self, rng, features=None):
         self.r = rng
         self.ext = True if features is None else features.get("ext", True)
+        self.par_block = False
+        self.carrs = []    # fixed-size C arrays in scope: (name, CT, N)
+        self.ptrs = []     # pointers in scope: (name, array tuple)
 
     # ------------------------------------------------------------ helpers
     def chance(self, p):
@@ -61,8 +65,10 @@ class G:
             S = [r.choice((17, 24, 37))]
         self.large = large
         fn = self.fn = {"name": name, "params": [], "directives": {}, "locals": [], "globals": [],
-                        "ivars": [], "body": (), "ret": (), "shape": S, "large": large, "helpers": []}
+                        "ivars": [], "body": (), "ret": (), "shape": S, "large": large, "helpers": [],
+                        "carrays": [], "pointers": []}
         self.types = {}
+        self.carrs, self.ptrs = [], []
         self.D = D
         narr = r.choice((1, 2, 2, 3, 3, 4))
         self.arrays = []
@@ -81,6 +87,11 @@ class G:
             fn["params"].append((pname, "arr", ctn, nd, contig))
             self.types["@" + pname] = T[ctn]
             self.arrays.append((pname, T[ctn], nd))
+        # a fused def function: its floating-point views all of one fused
+        # type, the specialisation chosen by the arrays' dtype at the call
+        fts = {a[1].name for a in self.arrays if a[1].kind == "f"}
+        if len(fts) == 1 and self.chance(0.2):
+            fn["fused"] = self.pick(FUSED)
         self.scalars = []
         for k in range(r.choice((0, 0, 1, 1, 2))):
             ctn = self.pick(WEIGHTED_TYPES)
@@ -197,15 +208,26 @@ class G:
         self.written = set()       # arrays written in this prange
         self.reductions = {}
         self.privates = set()
-        body = self.stmts(self.r.randint(1, 4), depth=0, top=True)
+        # `with nogil, parallel(): for v in prange(...)`: the same loop, but
+        # what the body assigns is private to the parallel block, with no
+        # value after it (Cython): no lastprivate is returned
+        self.par_block = self.chance(0.15)
+        pro = self.prologue()
+        body = pro + self.stmts(self.r.randint(1, 4), depth=0, top=True)
+        self.carrs, self.ptrs = [], []
         self.loopvars.pop()
         self.in_par = False
-        if self.chance(0.3):
+        if self.chance(0.3) and not self.par_block:
             self.rets.append(v)
         for red in self.reductions:
             self.rets.append(red)
         self.owner = None
-        return ("for", v, start, stop, step, True, self.popts(), tuple(body))
+        opts = self.popts()
+        if self.par_block:
+            self.par_block = False
+            return ("for", v, start, stop, step, "parallel",
+                    tuple(o for o in opts if o[0] != "num_threads"), tuple(body))
+        return ("for", v, start, stop, step, True, opts, tuple(body))
 
     def product_nest(self):
         """for i in prange: for j in range(c, n1 - h): pre; for k in range(c2,
@@ -311,7 +333,7 @@ class G:
         self.owner = None
         self.readable = set(self.scalars) | set(self.nvars) | {l[0] for l in self.fn["locals"]}
         self.written, self.reductions, self.privates = set(), {}, set()
-        out = []
+        out = self.prologue()
         for _ in range(self.r.randint(1, 2)):
             if self.chance(0.6):
                 out.append(self.loop_stmt(depth=0, axis=0, free=True))
@@ -321,7 +343,59 @@ class G:
                 out.append(("assign", ("var", loc), "=", self.coerce(self.expr(T[ctn], 2), T[ctn])))
                 self.rets.append(loc)
                 self.readable.add(loc)
+        self.carrs, self.ptrs = [], []
+        if self.chance(0.15) and not any(x[0] == "sassign" or "'sum'" in repr(x) for x in out):
+            # the same statements in `with nogil:` (no Python objects in them)
+            return [("nogil", tuple(out))]
         return out
+
+    def prologue(self):
+        """At the top of a prange body or serial block: a fixed-size C array
+        assigned as a whole (`t = [e0, e1, ...]`, private in a prange, as in
+        Cython) and a pointer into a C-contiguous view (`p = &a[i, 0]`);
+        the statements after it index both with loop variables."""
+        out = []
+        if self.chance(0.25):
+            ctn = self.pick(WEIGHTED_TYPES)
+            n = self.r.choice((2, 3, 4))
+            name = "t%d" % len(self.fn["carrays"])
+            self.fn["carrays"].append((name, ctn, n))
+            self.types["[]" + name] = T[ctn]
+            els = tuple(self.coerce(self.expr(T[ctn], 1), T[ctn]) for _ in range(n))
+            out.append(("carr", name, els))
+            self.carrs.append((name, T[ctn], n))
+        contig = [a for a in self.arrays if [p for p in self.fn["params"] if p[0] == a[0]][0][4]]
+        if contig and self.chance(0.3):
+            a = self.pick(contig)
+            name = "p%d" % len(self.fn["pointers"])
+            self.fn["pointers"].append((name, a[1].name))
+            self.types["*" + name] = a[1]
+            idx = self.index(a, write=True)
+            if a[2] > 1:
+                idx[-1] = ("const", self.r.choice((0, 0, 1)), "Py_ssize_t")
+            out.append(("paddr", name, ("idx", a[0], tuple(idx))))
+            if self.chance(0.3):
+                out.append(("padv", name, self.r.choice((1, -1))))
+            self.ptrs.append((name, a))
+        return out
+
+    def cindex(self, n):
+        """An index of a C array of n elements: a loop variable (never
+        negative) modulo n, or a constant."""
+        lvs = [lv[0] for lv in self.loopvars] + ([self.owner[0]] if self.in_par and self.owner else [])
+        if lvs and self.chance(0.7):
+            return ("bin", "%", ("var", self.pick(lvs)), ("const", n, "Py_ssize_t"))
+        return ("const", self.r.randint(0, n - 1), "Py_ssize_t")
+
+    def pindex(self, a):
+        """An index through a pointer into a's last axis: a loop variable of
+        that axis or a small constant (the validator rejects one that leaves
+        the row)."""
+        ax = a[2] - 1
+        cands = [lv for lv in self.loopvars if lv[1] == ax]
+        if cands and self.chance(0.7):
+            return ("var", self.pick(cands)[0])
+        return ("const", self.r.randint(0, 2), "Py_ssize_t")
 
     # ------------------------------------------------------------ statements
     def stmts(self, n, depth, top=False):
@@ -337,6 +411,15 @@ class G:
         k = r.random()
         if k < 0.25:
             return self.private_assign(top)
+        if self.ext and self.in_par and self.owner is not None and self.chance(0.18):
+            return self.row_sassign() if self.chance(0.75) else self.row_sum()
+        if self.carrs and self.chance(0.15):
+            name, t, n = self.pick(self.carrs)
+            return ("assign", ("cidx", name, self.cindex(n)), "=", self.coerce(self.expr(t, 2), t))
+        if self.ptrs and self.chance(0.12):
+            name, a = self.pick(self.ptrs)
+            self.written.add(a[0])
+            return ("assign", ("pidx", name, self.pindex(a)), "=", self.coerce(self.expr(a[1], 2), a[1]))
         if k < 0.5:
             return self.array_write()
         if k < 0.65 and self.in_par:
@@ -363,7 +446,7 @@ class G:
         loc = self.new_local(ctn, self.const_val(T[ctn]))
         e = self.coerce(self.expr(T[ctn], 2), T[ctn])
         self.readable.add(loc)
-        if self.in_par and top and self.owner is not None:
+        if self.in_par and top and self.owner is not None and not self.par_block:
             self.rets.append(loc)    # lastprivate
         elif not self.in_par:
             self.rets.append(loc)
@@ -429,6 +512,119 @@ class G:
         if not self.in_par:
             self.readable.add(v)
         return ("for", v, start, stop, step, False, (), tuple(body))
+
+    def safe_index(self, ax):
+        """An index of axis ax without array reads (a slice statement's index
+        items are evaluated once by cyocl, per element by the Cython
+        rendering: they must not read what the statement writes)."""
+        for _ in range(4):
+            e = self.index1(ax, False)
+            if "'idx'" not in repr(e):
+                return e
+        E = self.fn["shape"][ax] if ax < len(self.fn["shape"]) else 1
+        return ("const", self.r.randint(0, max(E - 1, 0)), "Py_ssize_t")
+
+    def row_sum(self):
+        """v = sum(a[i, :] * b[i, :]) in a prange body: a row's dot product
+        (the loops are serial there)."""
+        tgts = [a for a in self.arrays if a[2] >= 2]
+        if not tgts:
+            return self.private_assign(False)
+        tgt = self.pick(tgts)
+        S = self.fn["shape"]
+        text = [S[ax] for ax in range(1, tgt[2])]
+        first = ("sref", tgt[0], (("at", ("var", self.owner[0])),) + ((0, 0),) * (tgt[2] - 1))
+        e = self.row_expr(tgt, text)
+        e = ("bin", self.pick(("*", "+", "-")), first, e)
+        ctn = "double" if typeof(e, self.env).kind == "f" else "long long"
+        loc = self.new_local(ctn, 0)
+        self.readable.add(loc)
+        return ("assign", ("var", loc), "=", ("sum", e))
+
+    def row_sassign(self):
+        """A slice statement in a prange body (or parallel() block) over the
+        iteration's own row: c[i, lo:hi] = a[i, :] * b[j, lo2:hi2] + s, with
+        numpy's broadcasting of extent-1 axes and operands that may overlap
+        the target (read as if copied first)."""
+        r = self.r
+        tgts = [a for a in self.arrays if a[2] >= 2]
+        if not tgts:
+            return self.array_write()
+        tgt = self.pick(tgts)
+        S = self.fn["shape"]
+        items = [("at", ("var", self.owner[0]))]
+        for ax in range(1, tgt[2]):
+            items.append((r.choice((0, 0, 1)), r.choice((0, 0, -1))))
+        if tgt[2] == 3 and self.chance(0.3):
+            ax = r.choice((1, 2))
+            items[ax] = ("at", self.safe_index(ax))
+        text = [S[ax] - it[0] + it[1] for ax, it in enumerate(items) if it[0] != "at"]
+        e = self.row_expr(tgt, text)
+        self.written.add(tgt[0])
+        op = "=" if self.chance(0.8) else self.pick(("+=", "-="))
+        return ("sassign", ("sref", tgt[0], tuple(items)), op, self.coerce(e, tgt[1]))
+
+    def row_expr(self, tgt, text):
+        """The right side of a row statement whose target has the extents
+        text (trailing axes)."""
+        r = self.r
+        S = self.fn["shape"]
+
+        def operand():
+            a = self.pick(self.arrays)
+            k = a[2]
+            m = r.randint(1, min(k, len(text)))
+            sax = list(range(k - m, k)) if self.chance(0.6) else sorted(r.sample(range(k), m))
+            osl = []
+            j = 0
+            for ax in range(k):
+                if ax not in sax:
+                    if ax == 0 and self.chance(0.7):
+                        osl.append(("at", ("var", self.owner[0])))
+                    else:
+                        osl.append(("at", self.safe_index(ax)))
+                    continue
+                want = text[len(text) - m + j]
+                j += 1
+                span = S[ax] - want
+                if span < 0 or self.chance(0.12):
+                    # a[lo:lo+1]: stretches over the target's axis
+                    osl.append((r.choice((0, 0, 1)), None))
+                    continue
+                nlo = r.randint(0, span)
+                osl.append((nlo, -(span - nlo)))
+            return ("sref", a[0], tuple(osl))
+
+        def sexpr(d):
+            if d == 0 or self.chance(0.3):
+                if self.chance(0.7):
+                    return operand()
+                vs = sorted(self.readable) + [self.owner[0]]
+                if self.chance(0.5):
+                    return ("var", self.pick(vs))
+                return ("const", self.const_val(tgt[1]), tgt[1].name)
+            k = r.random()
+            if k < 0.7:
+                a, b = sexpr(d - 1), sexpr(d - 1)
+                ops = ("+", "-", "*") if self.chance(0.85) else ("//", "%")
+                op = self.pick(ops)
+                if op in ("//", "%") and (self.fn["directives"].get("cdivision") or
+                                          "f" in (typeof(a, self.env).kind, typeof(b, self.env).kind)):
+                    op = "+"
+                return ("bin", op, a, b)
+            if k < 0.8:
+                return ("un", "-", sexpr(d - 1))
+            if k < 0.9:
+                a, b = sexpr(d - 1), sexpr(d - 1)
+                ta = typeof(a, self.env)
+                if ta is not typeof(b, self.env):
+                    b = ("cast", ta.name, b)
+                return ("call", self.pick(("min", "max")), (a, b))
+            return ("cast", tgt[1].name, sexpr(d - 1))
+        e = sexpr(2)
+        if not _has_sref(e):
+            e = ("bin", "+", operand(), e)
+        return e
 
     def array_write(self):
         a = self.pick(self.arrays)
@@ -503,6 +699,12 @@ class G:
         r = self.r
         k = r.random()
         if k < 0.55:
+            if self.carrs and self.chance(0.2):
+                name, _, n = self.pick(self.carrs)
+                return ("cidx", name, self.cindex(n))
+            if self.ptrs and self.chance(0.2):
+                name, a = self.pick(self.ptrs)
+                return ("pidx", name, self.pindex(a))
             cands = [a for a in self.arrays if kind is None or a[1].kind == kind] or self.arrays
             return self.read(self.pick(cands))
         if k < 0.75:
@@ -548,6 +750,16 @@ class G:
             if ta is not tb and self.chance(0.8):
                 b = ("cast", ta.name, b)
             return ("call", self.pick(("min", "max")), (a, b))
+        if k < 0.78:
+            # abs() of a C number: the argument's type
+            a = self.expr(t, depth - 1, kind)
+            ta = typeof(a, self.env)
+            if ta.kind == "i" and not (ta.name in ABS_INT and a[0] in ("var", "idx")):
+                # Cython: abs() without the GIL only of C's own integer types
+                # (the type it gives an expression may be another typedef)
+                a = ("cast", ("int" if ta.bits <= 32 else "long long") if ta.signed else
+                     ("unsigned int" if ta.bits <= 32 else "unsigned long long"), a)
+            return ("call", "abs", (a,))
         if k < 0.82:
             if want == "f":
                 fn = self.pick(("fabs", "floor", "ceil", "sqrt", "fmin", "fmax"))
@@ -573,27 +785,46 @@ class G:
         hs = self.fn["helpers"]
         if hs and self.chance(0.5):
             idx = self.r.randrange(len(hs))
+        elif self.chance(0.25):
+            idx = self.new_helper(None)
         else:
             rt = t if kind in (None, t.kind) else (DOUBLE if kind == "f" else T["int"])
             if self.chance(0.3):
                 rt = T[self.pick(WEIGHTED_TYPES)]
             idx = self.new_helper(rt)
         args = []
+        spec = self.pick(("float", "double"))
         for _, ptn in hs[idx]["params"]:
+            if ptn in FUSED:
+                # one specialisation per call: every fused argument cast to it
+                a = self.expr(T[spec], depth - 1, "f" if self.chance(0.7) else None)
+                args.append(("cast", spec, a))
+                continue
             pt = T[ptn]
             a = self.expr(pt, depth - 1, pt.kind if self.chance(0.7) else None)
             args.append(self.coerce(a, pt))
         return ("hcall", idx, tuple(args))
 
     def new_helper(self, rt):
-        params = tuple(("x%d" % k, self.pick(WEIGHTED_TYPES)) for k in range(self.r.randint(1, 3)))
-        henv = {p: T[c] for p, c in params}
+        """rt None: a fused helper (`real_t` or `cython.floating` parameters
+        and result, sometimes a plain C parameter too), called with both
+        float and double arguments."""
+        fused = rt is None
+        if fused:
+            fname = self.pick(FUSED)
+            params = tuple(("x%d" % k, fname if k == 0 or self.chance(0.7) else self.pick(WEIGHTED_TYPES))
+                           for k in range(self.r.randint(1, 3)))
+            rt = DOUBLE   # the body is generated for double, run at both
+            henv = {p: (DOUBLE if c in FUSED else T[c]) for p, c in params}
+        else:
+            params = tuple(("x%d" % k, self.pick(WEIGHTED_TYPES)) for k in range(self.r.randint(1, 3)))
+            henv = {p: T[c] for p, c in params}
         body = self.hexpr(rt, 2, henv)
         if rt.kind == "i" and typeof(body, henv.__getitem__).kind == "f":
             body = ("cast", rt.name, body)
         hs = self.fn["helpers"]
-        hs.append({"params": params, "ret": rt.name, "body": body})
-        self.types["()%d" % (len(hs) - 1)] = rt
+        hs.append({"params": params, "ret": fname if fused else rt.name, "body": body})
+        self.types["()%d" % (len(hs) - 1)] = None if fused else rt
         return len(hs) - 1
 
     def hexpr(self, t, depth, henv):

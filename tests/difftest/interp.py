@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 import numpy as np
 from ctypes_ import T, arith, promote, DOUBLE, FLOAT, INT, SSIZE
-from prog import typeof, CMP, cy_widest
+from prog import typeof, CMP, cy_widest, FUSED
 from inputs import make_inputs
 
 
@@ -183,6 +183,15 @@ class Interp:
             return self.load(arr, idx)
         if k == "shape":
             return self.arrs[e[1]].shape[e[2]]
+        if k == "cidx":
+            arrv, i = self.carr_slot(e)
+            v = arrv[i]
+            if v is UNDEF:
+                raise Invalid("read of an unassigned C array element")
+            return v
+        if k == "pidx":
+            arr, idx = self.ptr_elem(e)
+            return self.load(arr, idx)
         if k == "cast":
             return convert(self.ev(e[2]), typeof(e[2], self.env), T[e[1]])
         if k == "cond":
@@ -201,6 +210,29 @@ class Interp:
         if k == "sum":
             return self.do_sum(e)
         raise Invalid("unknown expression " + k)
+
+    def carr_slot(self, e):
+        arrv = self.vars.get(e[1], UNDEF)
+        if arrv is UNDEF:
+            raise Invalid("C array used before its assignment")
+        i = self.ev(e[2])
+        if not 0 <= i < len(arrv):
+            raise Invalid("C array index out of range")
+        return arrv, i
+
+    def ptr_elem(self, e):
+        """p[j]: the element j further along the (contiguous) last axis of
+        the element p points to; leaving the row is left out."""
+        pv = self.vars.get(e[1], UNDEF)
+        if pv is UNDEF:
+            raise Invalid("pointer used before its assignment")
+        arr, idx = pv
+        j = self.ev(e[2]) + idx[-1]
+        if not 0 <= j < self.arrs[arr].shape[-1]:
+            raise Invalid("pointer index leaves the row")
+        if self.arrs[arr].strides[-1] != self.arrs[arr].itemsize:
+            raise Invalid("pointer into a non-contiguous axis")
+        return arr, idx[:-1] + (j,)
 
     def unop(self, e):
         op = e[1]
@@ -340,6 +372,12 @@ class Interp:
                 if (x < y) if fn == "min" else (x > y):
                     best, bt = v, t
             return convert(best, bt, rt)
+        if fn == "abs":
+            t = typeof(args[0], self.env)
+            v = self.ev(args[0])
+            if t.kind == "i" and t.signed and v == t.min:
+                raise Invalid("abs of the most negative integer")
+            return abs(v)
         vals = [convert(self.ev(a), typeof(a, self.env), DOUBLE) for a in args]
         if fn == "fabs":
             return abs(vals[0])
@@ -371,10 +409,13 @@ class Interp:
         """Arguments left to right (Cython's temporaries), each converted to
         its parameter's type; the body under the module's default directives."""
         h = self.fn["helpers"][e[1]]
+        # a fused helper runs at the specialisation its arguments select
+        spec = typeof(e[2][0], self.env) if h["ret"] in FUSED else None
+        ty = lambda ctn: spec if ctn in FUSED else T[ctn]
         vals = {}
         for (p, ctn), a in zip(h["params"], e[2]):
-            vals[p] = convert(self.ev(a), typeof(a, self.env), T[ctn])
-        henv = {p: T[ctn] for p, ctn in h["params"]}
+            vals[p] = convert(self.ev(a), typeof(a, self.env), ty(ctn))
+        henv = {p: ty(ctn) for p, ctn in h["params"]}
         saved = (self.vars, self.env, self.cd, self.red)
         self.vars, self.env, self.cd, self.red = vals, henv.__getitem__, False, None
         try:
@@ -382,30 +423,66 @@ class Interp:
             bt = typeof(h["body"], self.env)
         finally:
             self.vars, self.env, self.cd, self.red = saved
-        return convert(v, bt, T[h["ret"]])
+        return convert(v, bt, ty(h["ret"]))
 
     # ---------------------------------------------------------- sums (extension)
     def sref_elems(self, sref):
+        """Extents of a sref's slice items."""
         arr, sl = sref[1], sref[2]
         a = self.arrs[arr]
         ext = []
-        for ax, (lo, hi) in enumerate(sl):
+        for ax, it in enumerate(sl):
+            if it[0] == "at":
+                continue
+            lo, hi = it
             n = max(0, min(a.shape[ax], lo + 1) - lo) if hi is None else a.shape[ax] - lo + hi
             if n < 0:
                 raise Invalid("negative slice extent")
             ext.append(n)
         return ext
 
+    def sref_at(self, sref):
+        """The integer index items of a sref, normalised; cyocl evaluates and
+        checks them once, before the loops (also for an empty target), where
+        the Cython rendering checks them per element: out of range is left out."""
+        arr = sref[1]
+        n = self.arrs[arr].shape
+        out = []
+        for ax, it in enumerate(sref[2]):
+            if it[0] != "at":
+                out.append(None)
+                continue
+            v, t = self.ev(it[1]), typeof(it[1], self.env)
+            if t.kind != "i":
+                raise Invalid("float index")
+            if self.wa and t.signed and v < 0:
+                v += n[ax]
+            if not 0 <= v < n[ax]:
+                raise Invalid("slice index item out of range")
+            out.append(v)
+        return out
+
     def s_ev(self, e, pos):
         k = e[0]
         if k == "sref":
             arr, sl = e[1], e[2]
-            off = len(pos) - len(sl)
+            ats = self.sref_at(e)
+            nsl = sum(1 for a in ats if a is None)
+            off = len(pos) - nsl
             # an axis of extent 1 stretches over the target's (numpy)
             ee = self.sref_elems(e)
-            idx = tuple((0 if ee[a] == 1 else pos[off + a]) + lo for a, (lo, hi) in enumerate(sl))
+            idx = []
+            j = 0
+            for a, it in enumerate(sl):
+                if ats[a] is not None:
+                    idx.append(ats[a])
+                    continue
+                idx.append((0 if ee[j] == 1 else pos[off + j]) + it[0])
+                j += 1
+            idx = tuple(idx)
             if self.snap is not None:
                 # a slice assignment reads its operands as if copied first
+                self.touch(arr, idx, False)
                 return self.snap[arr][idx].item()
             return self.load(arr, idx)
         if k in ("bin", "un", "call", "cast", "cond"):
@@ -519,6 +596,12 @@ class Interp:
                 vt = typeof(("bin", bop, tgt, e), self.env)
             if tgt[0] == "var":
                 self.assign_var(tgt[1], v, vt)
+            elif tgt[0] == "cidx":
+                arrv, i = self.carr_slot(tgt)
+                arrv[i] = convert(v, vt, self.env("[]" + tgt[1]))
+            elif tgt[0] == "pidx":
+                arr, idx = self.ptr_elem(tgt)
+                self.store(arr, idx, v, vt)
             else:
                 arr, idx = self.element(tgt)
                 self.store(arr, idx, v, vt)
@@ -540,6 +623,24 @@ class Interp:
             self.while_loop(s)
         elif k == "sassign":
             self.sassign(s)
+        elif k == "carr":
+            # the list is evaluated before any element is stored
+            t = self.env("[]" + s[1])
+            vals = [convert(self.ev(x), typeof(x, self.env), t) for x in s[2]]
+            self.vars[s[1]] = vals
+        elif k == "paddr":
+            self.vars[s[1]] = self.element(s[2])
+        elif k == "padv":
+            pv = self.vars.get(s[1], UNDEF)
+            if pv is UNDEF:
+                raise Invalid("pointer used before its assignment")
+            arr, idx = pv
+            j = idx[-1] + s[2]
+            if not 0 <= j <= self.arrs[arr].shape[-1]:
+                raise Invalid("pointer arithmetic out of the row")
+            self.vars[s[1]] = (arr, idx[:-1] + (j,))
+        elif k == "nogil":
+            self.block(s[1])
         else:
             raise Invalid("stmt " + k)
 
@@ -625,6 +726,8 @@ class Interp:
     def sassign(self, s):
         _, tgt, op, e = s
         ext = self.sref_elems(tgt)
+        for r in [tgt] + _all_srefs(e):
+            self.sref_at(r)
         self.check_operands(e, ext)
         self.snap = {r[1]: self.arrs[r[1]].copy() for r in _all_srefs(e)}
         try:
@@ -667,7 +770,15 @@ class Interp:
     def sassign_elem(self, tgt, op, e, t, pos):
         v = self.s_ev(e, pos)
         vt = typeof(self.subst(e, pos), self.env)
-        idx = tuple(pos[a] + lo for a, (lo, hi) in enumerate(tgt[2]))
+        ats = self.sref_at(tgt)
+        idx, j = [], 0
+        for a, it in enumerate(tgt[2]):
+            if ats[a] is not None:
+                idx.append(ats[a])
+            else:
+                idx.append(pos[j] + it[0])
+                j += 1
+        idx = tuple(idx)
         if op != "=":
             cur = self.load(tgt[1], idx)
             v = self.binop(("bin", op[:-1], ("const", cur, t.name), ("const", v, vt.name)))
@@ -768,6 +879,8 @@ def classify(body):
                     privs.add(s[1][1])
                 else:
                     reds[s[1][1]] = s[2][:-1]
+            elif s[0] in ("carr", "paddr", "padv"):
+                privs.add(s[1])
             elif s[0] == "if":
                 walk(s[2]); walk(s[3])
             elif s[0] in ("for", "while"):
@@ -784,9 +897,13 @@ def _first_sref(e):
     refs = _all_srefs(e)
     best = None
     for r in refs:
-        if best is None or len(r[2]) > len(best[2]):
+        if best is None or _nslice(r) > _nslice(best):
             best = r
     return best
+
+
+def _nslice(r):
+    return sum(1 for it in r[2] if it[0] != "at")
 
 
 def _all_srefs(e):

@@ -10,22 +10,30 @@ Expressions (tuples):
   nogil function {'params': ((name, ctname), ...), 'ret': ctname, 'body': e}
 Slice expressions (cyocl extension): ('sref', arr, ((lo, hi), ...)) with
   lo >= 0, hi <= 0 (a[lo:len+hi]), or hi None (a[lo:lo+1], an axis of extent
-  at most 1 that broadcasts as numpy's does); consts, vars, 'bin', 'un',
-  'call', 'cast'. Operands are read as if copied before the target is written
+  at most 1 that broadcasts as numpy's does), or ('at', e): an integer index
+  that removes the axis (a[i, 1:], evaluated once before the loops); consts,
+  vars, 'bin', 'un', 'call', 'cast'. Operands are read as if copied before the target is written
   (numpy's rule for overlapping operands).
 Statements:
   ('assign', target, op, e)  target: ('var', n) | ('idx', arr, idxs); op '=', '+=', ...
   ('if', cond, (then...), (else...))
-  ('for', var, start, stop, step, par, opts, (body...))   par: True for prange
+  ('for', var, start, stop, step, par, opts, (body...))   par: True for prange,
+      'parallel' for `with nogil, parallel(): for var in prange(...)`
   ('while', var, start, stop, step, cond or None, (), (body...)): var = start;
       while var < stop (> for step < 0) [and cond]: body; var = var + step
   ('break',)  ('continue',)
   ('sassign', sref, op, sexpr)
+  ('carr', name, (e, ...)): a fixed-size C array assigned whole (`t = [...]`);
+      ('cidx', name, e) reads or assigns one element (C indexing)
+  ('paddr', p, ('idx', arr, idxs)): p = &arr[...];  ('padv', p, k): p = p + k;
+      ('pidx', p, e): p[e], read or assigned
+  ('nogil', (body...)): `with nogil:`
 A function is a dict (see gen.py); a module is a list of functions.
 """
 from ctypes_ import T, arith, promote, DOUBLE, FLOAT, INT, SSIZE
 
 CMP = ("<", "<=", "==", "!=", ">", ">=")
+FUSED = ("real_t", "cython.floating")   # fused types of cdef helpers (float, double)
 MATH1 = ("fabs", "floor", "ceil", "sqrt")
 MATH2 = ("fmin", "fmax")
 
@@ -56,6 +64,10 @@ def typeof(e, env):
         return env("@" + e[1])
     if k == "sref":
         return env("@" + e[1])
+    if k == "cidx":
+        return env("[]" + e[1])
+    if k == "pidx":
+        return env("*" + e[1])
     if k == "shape":
         return SSIZE
     if k == "cast":
@@ -88,11 +100,15 @@ def typeof(e, env):
             return t
         if fn in MATH1 or fn in MATH2:
             return DOUBLE
+        if fn == "abs":
+            return typeof(e[2][0], env)
         raise ValueError(fn)
     if k == "cond":
         return cy_widest(typeof(e[2], env), typeof(e[3], env))
     if k == "hcall":
-        return env("()%d" % e[1])
+        t = env("()%d" % e[1])
+        # a fused helper: the specialisation of its (cast) first argument
+        return t if t is not None else typeof(e[2][0], env)
     raise ValueError(e)
 
 
@@ -124,6 +140,8 @@ def rexpr(e, ctx):
         return "%s[%s]" % (e[1], ", ".join(rexpr(i, ctx) for i in e[2]))
     if k == "shape":
         return "%s.shape[%d]" % (e[1], e[2])
+    if k in ("cidx", "pidx"):
+        return "%s[%s]" % (e[1], rexpr(e[2], ctx))
     if k == "bin":
         return "(%s %s %s)" % (rexpr(e[2], ctx), e[1], rexpr(e[3], ctx))
     if k == "un":
@@ -142,14 +160,27 @@ def rexpr(e, ctx):
         return ctx.sum_temp(e)
     if k == "sref":
         if ctx.mode == "cyocl":
-            return rsref(e)
+            return rsref(e, ctx)
         return rsexpr(e, ctx, ctx.cur_pos)
     raise ValueError(e)
 
 
-def rsref(e):
+def is_at(item):
+    return item[0] == "at"
+
+
+def slice_items(e):
+    """(axis, (lo, hi)) of a sref's slice items (the axes it has as a view)."""
+    return [(a, it) for a, it in enumerate(e[2]) if not is_at(it)]
+
+
+def rsref(e, ctx=None):
     parts = []
-    for lo, hi in e[2]:
+    for it in e[2]:
+        if is_at(it):
+            parts.append(rexpr(it[1], ctx))
+            continue
+        lo, hi = it
         if hi is None:
             parts.append("%d:%d" % (lo, lo + 1))
         else:
@@ -163,13 +194,19 @@ def rsexpr(e, ctx, pos):
     k = e[0]
     if k == "sref":
         if pos is None:
-            return rsref(e)
-        nd = len(e[2])
+            return rsref(e, ctx)
+        nd = len(slice_items(e))
         off = len(pos) - nd   # fewer dimensions: trailing axes
         arr = ctx.copies.get(e[1], e[1])
         idx = []
-        for a, (lo, hi) in enumerate(e[2]):
-            p = pos[off + a]
+        k = 0
+        for a, it in enumerate(e[2]):
+            if is_at(it):
+                idx.append(rexpr(it[1], ctx))
+                continue
+            lo, hi = it
+            p = pos[off + k]
+            k += 1
             if hi is None:
                 idx.append(str(lo))
                 continue
@@ -219,13 +256,13 @@ def first_sref(e):
     for c in e[1:]:
         if isinstance(c, tuple) and c and isinstance(c[0], str):
             r = first_sref(c)
-            if r is not None and (best is None or len(r[2]) > len(best[2])):
+            if r is not None and (best is None or len(slice_items(r)) > len(slice_items(best))):
                 best = r
         elif isinstance(c, tuple):
             for cc in c:
                 if isinstance(cc, tuple) and cc and isinstance(cc[0], str):
                     r = first_sref(cc)
-                    if r is not None and (best is None or len(r[2]) > len(best[2])):
+                    if r is not None and (best is None or len(slice_items(r)) > len(slice_items(best))):
                         best = r
     return best
 
@@ -241,6 +278,8 @@ class RCtx:
         self.pending = []    # statements to emit before the current one
         self.copies = {}     # operand array -> its copy, inside a slice assignment
         self.ctemps = []     # (name, declaration) of those copies
+        self.btemps = []     # (name, ctname): malloc'd buffers (rpar_sassign)
+        self.in_par = False  # rendering a prange body or parallel() block
 
     def sum_temp(self, e):
         t = typeof(e[1], self.fn["env"])
@@ -248,20 +287,25 @@ class RCtx:
         ctn = "double" if t.kind == "f" else "long long"
         self.stemps.append((name, ctn))
         ref = first_sref(e[1])
-        arr, sl = ref[1], ref[2]
-        nd = len(sl)
+        arr = ref[1]
+        items = slice_items(ref)
+        nd = len(items)
         pos = tuple("_p%d" % a for a in range(nd))
         self.ptemps = max(self.ptemps, nd)
         pre = ["%s = 0" % name]
         ind = ""
-        for a, (lo, hi) in enumerate(sl):
+        for k, (a, (lo, hi)) in enumerate(items):
             ext = "%s.shape[%d]%s%s" % (arr, a, " - %d" % lo if lo else "", " - %d" % -hi if hi else "")
-            if a == 0:
+            if k == 0 and not self.in_par:
                 pre.append("for _p0 in prange(%s, nogil=True):" % ext)
             else:
-                pre.append(ind + "for _p%d in range(%s):" % (a, ext))
+                pre.append(ind + "for _p%d in range(%s):" % (k, ext))
             ind += "    "
-        pre.append(ind + "%s += %s" % (name, rsexpr(e[1], self, pos)))
+        if self.in_par:
+            # not +=: in a prange that would make the temporary a reduction
+            pre.append(ind + "%s = %s + %s" % (name, name, rsexpr(e[1], self, pos)))
+        else:
+            pre.append(ind + "%s += %s" % (name, rsexpr(e[1], self, pos)))
         self.pending.extend(pre)
         return name
 
@@ -272,6 +316,7 @@ def rstmts(stmts, ctx, ind, in_par):
 
 
 def rstmt(s, ctx, ind, in_par):
+    ctx.in_par = in_par
     k = s[0]
     pad = "    " * ind
     out = ctx.lines
@@ -302,7 +347,13 @@ def rstmt(s, ctx, ind, in_par):
             a.append(str(step))
         for p in ctx.pending:
             out.append(pad + p)
-        if par:
+        if par == "parallel":
+            extra = "".join(", %s=%s" % (kk, repr(vv)) for kk, vv in opts)
+            out.append(pad + "with nogil, parallel():")
+            pad += "    "
+            ind += 1
+            out.append(pad + "for %s in prange(%s%s):" % (var, ", ".join(a), extra))
+        elif par:
             extra = "".join(", %s=%s" % (kk, repr(vv)) for kk, vv in opts)
             out.append(pad + "for %s in prange(%s, nogil=True%s):" % (var, ", ".join(a), extra))
         else:
@@ -325,6 +376,15 @@ def rstmt(s, ctx, ind, in_par):
         rstmts(body, ctx, ind + 1, in_par)
         # not +=: in a prange that would make the counter a reduction
         out.append(pad + "    %s = %s %s %d" % (var, var, "+" if step > 0 else "-", abs(step)))
+    elif k == "carr":
+        out.append(pad + "%s = [%s]" % (s[1], ", ".join(rexpr(x, ctx) for x in s[2])))
+    elif k == "paddr":
+        out.append(pad + "%s = &%s" % (s[1], rexpr(s[2], ctx)))
+    elif k == "padv":
+        out.append(pad + "%s = %s %s %d" % (s[1], s[1], "+" if s[2] > 0 else "-", abs(s[2])))
+    elif k == "nogil":
+        out.append(pad + "with nogil:")
+        rstmts(s[1], ctx, ind + 1, in_par)
     elif k == "break":
         out.append(pad + "break")
     elif k == "continue":
@@ -333,10 +393,13 @@ def rstmt(s, ctx, ind, in_par):
         _, tgt, op, e = s
         if ctx.mode == "cyocl":
             ctx.pending = []
-            line = "%s %s %s" % (rsref(tgt), op, rsexpr(e, ctx, None))
+            line = "%s %s %s" % (rsref(tgt, ctx), op, rsexpr(e, ctx, None))
             for p in ctx.pending:
                 out.append(pad + p)
             out.append(pad + line)
+            return
+        if in_par:
+            rpar_sassign(s, ctx, pad)
             return
         arr, sl = tgt[1], tgt[2]
         nd = len(sl)
@@ -369,6 +432,48 @@ def rstmt(s, ctx, ind, in_par):
         raise ValueError(s)
 
 
+def rpar_sassign(s, ctx, pad):
+    """A slice assignment in a prange body or parallel() block, for Cython
+    (no Python objects there): numpy's meaning, every element of the right
+    side computed before any is stored, as two passes over the target's
+    extents through a buffer that the iteration mallocs (a pointer assigned
+    in the body is private)."""
+    _, tgt, op, e = s
+    out = ctx.lines
+    arr = tgt[1]
+    items = slice_items(tgt)
+    nd = len(items)
+    ctx.ptemps = max(ctx.ptemps, nd)
+    pos = tuple("_p%d" % a for a in range(nd))
+    ctn = typeof(e, ctx.fn["env"]).name
+    buf = "_b%d" % len(ctx.btemps)
+    ctx.btemps.append((buf, ctn))
+    exts = ["%s.shape[%d]%s%s" % (arr, a, " - %d" % lo if lo else "", " - %d" % -hi if hi else "")
+            for a, (lo, hi) in items]
+    out.append(pad + "%s = <%s *>malloc(sizeof(%s) * (%s + 1))" % (
+        buf, ctn, ctn, " * ".join("(%s)" % x for x in exts) or "1"))
+    tidx = []
+    k = 0
+    for a, it in enumerate(tgt[2]):
+        if is_at(it):
+            tidx.append(rexpr(it[1], ctx))
+        else:
+            tidx.append("%s + %d" % (pos[k], it[0]) if it[0] else pos[k])
+            k += 1
+    for store in (False, True):
+        out.append(pad + "_q = 0")
+        ip = pad
+        for a, x in enumerate(exts):
+            out.append(ip + "for _p%d in range(%s):" % (a, x))
+            ip += "    "
+        if store:
+            out.append(ip + "%s[%s] %s %s[_q]" % (arr, ", ".join(tidx), op, buf))
+        else:
+            out.append(ip + "%s[_q] = %s" % (buf, rsexpr(e, ctx, pos)))
+        out.append(ip + "_q = _q + 1")
+    out.append(pad + "free(%s)" % buf)
+
+
 def uses_ext(fn):
     def walk(x):
         if isinstance(x, tuple):
@@ -390,10 +495,13 @@ def render_function(fn, mode):
     ps = []
     bufs = () if uses_ext(fn) else fn.get("buf", ())   # slices of a buffer are numpy objects
     for p in fn["params"]:
+        ctn = p[2]
+        if fn.get("fused") and p[1] == "arr" and T[ctn].kind == "f":
+            ctn = fn["fused"]
         if p[1] == "arr" and p[0] in bufs:
-            ps.append("cnp.ndarray[%s, ndim=%d%s] %s" % (p[2], p[3], ', mode="c"' if p[4] else "", p[0]))
+            ps.append("cnp.ndarray[%s, ndim=%d%s] %s" % (ctn, p[3], ', mode="c"' if p[4] else "", p[0]))
         elif p[1] == "arr":
-            _, _, ctn, nd, contig = p[0], p[1], p[2], p[3], p[4]
+            nd, contig = p[3], p[4]
             axes = [":"] * nd
             if contig:
                 axes[-1] = "::1"
@@ -410,10 +518,20 @@ def render_function(fn, mode):
         lines.append("    cdef Py_ssize_t " + ", ".join(idx))
     for name, ctn, init in fn["locals"]:
         lines.append("    cdef %s %s = %s" % (ctn, name, lit(init, ctn)))
+    for name, ctn, n in fn.get("carrays", ()):
+        lines.append("    cdef %s[%d] %s" % (ctn, n, name))
+    for name, ctn in fn.get("pointers", ()):
+        if fn.get("fused") and T[ctn].kind == "f":
+            ctn = fn["fused"]   # a pointer into a fused view
+        lines.append("    cdef %s *%s" % (ctn, name))
     for name, ctn in ctx.stemps:
         lines.append("    cdef %s %s = 0" % (ctn, name))
     for name, decl in ctx.ctemps:
         lines.append("    cdef %s %s" % (decl, name))
+    if ctx.btemps:
+        lines.append("    cdef Py_ssize_t _q")
+    for name, ctn in ctx.btemps:
+        lines.append("    cdef %s *%s" % (ctn, name))
     lines.extend(body)
     if fn["ret"]:
         lines.append("    return (%s,)" % ", ".join(fn["ret"]))
@@ -424,11 +542,16 @@ def render_function(fn, mode):
 
 HEADER = """# generated by tests/difftest (cyocl differential tester)
 cimport cython
-from cython.parallel import prange
+from cython.parallel import prange, parallel
 from libc.math cimport fabs, floor, ceil, sqrt, fmin, fmax, NAN, INFINITY
+from libc.stdlib cimport malloc, free
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 cimport numpy as cnp
 import numpy as np
+
+ctypedef fused real_t:
+    float
+    double
 """
 
 
@@ -476,5 +599,9 @@ def make_env(fn):
     for name, ctn, _ in fn["globals"]:
         types[name] = T[ctn]
     for idx, h in enumerate(fn.get("helpers", ())):
-        types["()%d" % idx] = T[h["ret"]]
+        types["()%d" % idx] = None if h["ret"] in FUSED else T[h["ret"]]
+    for name, ctn, _ in fn.get("carrays", ()):
+        types["[]" + name] = T[ctn]
+    for name, ctn in fn.get("pointers", ()):
+        types["*" + name] = T[ctn]
     return types.__getitem__

@@ -78,3 +78,18 @@ def in_prange_overlap(double[:, ::1] m):
     for i in prange(m.shape[0], nogil=True):
         m[i, 1:] = m[i, :-1] * 2
         m[i, ::-1] = m[i, :] + 1
+
+ctypedef fused real_t:
+    float
+    double
+
+def fused_sums(real_t[:, :] a, real_t[:, :] c):
+    """sum() in a fused function: its body is lowered once per
+    specialisation (the second one found the first one's accumulator name)"""
+    cdef Py_ssize_t i
+    cdef double t = 0
+    cdef double u = sum(a[:, 1:] * 2.0)
+    for i in prange(a.shape[0], nogil=True):
+        c[i, 1:] = a[i, :-1] * 2 + c[i, :-1]
+        t += sum(a[i, :] * c[i, :])
+    return u, t

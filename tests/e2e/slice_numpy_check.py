@@ -142,3 +142,13 @@ def check(mod):
     e[:, ::-1] = e[:, :] + 1
     mod.in_prange_overlap(m)
     assert np.array_equal(m, e)
+    # sum() and per-row statements in a fused function, both specialisations
+    for dt in (np.float32, np.float64):
+        a = np.arange(12, dtype=dt).reshape(3, 4)
+        c = np.ones((3, 4), dt)
+        e = c.copy()
+        for i in range(3):
+            e[i, 1:] = a[i, :-1] * 2 + e[i, :-1]
+        u, t = mod.fused_sums(a, c)
+        assert np.array_equal(c, e), dt
+        assert u == float((a[:, 1:] * 2).sum()) and t == float((a * e).sum()), (dt, u, t)
