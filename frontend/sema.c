@@ -1958,8 +1958,8 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                 IrExpr *b = arg[i];
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
-                top = mk2(s, E_CALL_C, t, n->pos, OP_NONE, coerce(s, acc, t), coerce(s, b, t));
-                top->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
+                top = mk2(s, E_MINMAX, t, n->pos, name[1] == 'i' ? OP_MIN : OP_MAX, coerce(s, acc, t),
+                          coerce(s, b, t));
                 acc = coerce(s, top, span);
             }
             if (top) {
