@@ -348,7 +348,16 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
     void *loop = T->loop_push(T->G, s->orelse.len > 0);
     const char *d = cy_fmt(E->a, "%s %s", T->type(T->G, t, s->pos), k);
     int64_t sv = r->sv;
-    if (r->sconst && sv == 1) cy_emit_line(E, "for (%s = %s; %s < %s; %s++%s) {", d, a, k, b, k, p);
+    if (r->sconst && sv < 0 && cy_type_is_int(t) && t->kind != TY_BINT && !t->is_signed) {
+        /* counting an unsigned variable down to a stop within a step of 0
+           (range(n - 1, -1, -1)): Cython's loop, shifted by the step, so
+           that the stop converted to the type (-1 + 1 = 0) still ends it */
+        const char *m = cy_fmt(E->a, "%" PRId64, -sv);
+        cy_emit_line(E, "for (%s = %s + %s; %s > (%s)(%s + %s); ) {", d, a, m, k, T->type(T->G, t, s->pos), b, m);
+        E->ind++;
+        cy_emit_line(E, "%s -= %s%s;", k, m, p);
+        E->ind--;
+    } else if (r->sconst && sv == 1) cy_emit_line(E, "for (%s = %s; %s < %s; %s++%s) {", d, a, k, b, k, p);
     else if (r->sconst && sv == -1) cy_emit_line(E, "for (%s = %s; %s > %s; %s--%s) {", d, a, k, b, k, p);
     else if (r->sconst) cy_emit_line(E, "for (%s = %s; %s %s %s; %s += %s%s) {", d, a, k, sv > 0 ? "<" : ">", b, k, c, p);
     else cy_emit_line(E, "for (%s = %s; %s > 0 ? %s < %s : %s > %s; %s += %s%s) {", d, a, c, k, b, k, b, k, c, p);
@@ -378,7 +387,21 @@ static const char *join_args(CyEmit *E, const CyTarget *T, IrExpr *e) {
 
 const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e) {
     const char *name = e->kind == E_CALL ? e->fn->cname : e->sval ? e->sval : "";
-    int pre = 0, builtin = e->kind == E_CALL_C && !e->fn;
+    int builtin = e->kind == E_CALL_C && !e->fn;
+    if (builtin && !strcmp(name, "cyrt_abs")) return T->abs(T->G, e, T->expr(T->G, e->args[0]));
+    const char *args = join_args(E, T, e);
+    int is_float;
+    const CyLibm *m = builtin ? cy_libm(name, &is_float) : NULL;
+    if (!m) return T->call_c(T->G, e, name, args);
+    const char *fn = T->libm(T->G, m->name, cy_type_scalar(is_float ? TY_FLOAT : TY_DOUBLE));
+    const char *r = cy_fmt(E->a, "%s(%s)", fn, args);
+    /* lround(x) as (long)round(x) where the target has no lround */
+    if (m->ret != TY_DOUBLE && strcmp(fn, m->name)) r = cy_fmt(E->a, "((%s)%s)", T->type(T->G, e->ty, e->pos), r);
+    return r;
+}
+
+const char *cy_lower_minmax(CyEmit *E, const CyTarget *T, IrExpr *e) {
+    int pre = 0;
     /* two arguments that may raise: computed first, so that the first one
        Cython evaluates raises first */
     if (cy_order_matters(e))
@@ -389,26 +412,8 @@ const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e) {
             cy_vec_push(E->a, T->subst, (void *)c);
             pre += 2;
         }
-    const char *r;
-    if (builtin && (!strcmp(name, "cyrt_min") || !strcmp(name, "cyrt_max"))) {
-        const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
-        r = T->minmax(T->G, e, name[6] == 'i', a, b);
-    } else if (builtin && !strcmp(name, "cyrt_abs")) {
-        r = T->abs(T->G, e, T->expr(T->G, e->args[0]));
-    } else {
-        const char *args = join_args(E, T, e);
-        int is_float;
-        const CyLibm *m = builtin ? cy_libm(name, &is_float) : NULL;
-        if (m) {
-            const char *fn = T->libm(T->G, m->name, cy_type_scalar(is_float ? TY_FLOAT : TY_DOUBLE));
-            r = cy_fmt(E->a, "%s(%s)", fn, args);
-            /* lround(x) as (long)round(x) where the target has no lround */
-            if (m->ret != TY_DOUBLE && strcmp(fn, m->name))
-                r = cy_fmt(E->a, "((%s)%s)", T->type(T->G, e->ty, e->pos), r);
-        } else {
-            r = T->call_c(T->G, e, name, args);
-        }
-    }
+    const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+    const char *r = T->minmax(T->G, e, a, b);
     T->subst->len -= pre;
     return r;
 }
@@ -495,6 +500,7 @@ const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
     }
     case E_POW: return cy_lower_pow(E, T, e);
     case E_CALL_C: return cy_lower_call_c(E, T, e);
+    case E_MINMAX: return cy_lower_minmax(E, T, e);
     case E_CALL_PTR: {
         CyBuf b = {0};
         for (int i = 1; i < e->nargs; i++) cy_buf_printf(&b, "%s%s", i > 1 ? ", " : "", T->expr(T->G, e->args[i]));

@@ -149,8 +149,8 @@ typedef struct {
                                                   which expr returns as they are */
     /* a ** b where the C library has no pow for t (integers, complex) */
     const char *(*pow)(void *G, const CyType *t, const char *a, const char *b);
-    /* Python's min()/max() of two C numbers (sema's cyrt_min/cyrt_max) and abs() (cyrt_abs) */
-    const char *(*minmax)(void *G, IrExpr *e, int is_min, const char *a, const char *b);
+    /* E_MINMAX of a and b (e->op: OP_MIN or OP_MAX), and Python's abs() of a C number (cyrt_abs) */
+    const char *(*minmax)(void *G, IrExpr *e, const char *a, const char *b);
     const char *(*abs)(void *G, IrExpr *e, const char *a);
     /* a C function that is no libc.math one (name: its C name), args joined */
     const char *(*call_c)(void *G, IrExpr *e, const char *name, const char *args);
@@ -201,7 +201,7 @@ typedef struct {
     static void tg_range_prepare(void *g, CyRange *r);                                               \
     static void tg_range_end(void *g, CyRange *r);                                                   \
     static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b);               \
-    static const char *tg_minmax(void *g, IrExpr *e, int is_min, const char *a, const char *b);      \
+    static const char *tg_minmax(void *g, IrExpr *e, const char *a, const char *b);                  \
     static const char *tg_abs(void *g, IrExpr *e, const char *a);                                    \
     static const char *tg_call_c(void *g, IrExpr *e, const char *name, const char *args);            \
     static const char *tg_call(void *g, IrExpr *e, const char **args);                               \
@@ -236,7 +236,7 @@ typedef struct {
 
 /* The expressions lowered alike on every target: constants, C arithmetic
  * and comparisons, casts, short-circuit and conditional expressions,
- * element of a C array, powers, calls of C functions (E_CALL_C); NULL for
+ * element of a C array, powers, min()/max(), calls of C functions (E_CALL_C); NULL for
  * any other kind (the backend's own). */
 const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e);
 
@@ -280,13 +280,15 @@ const char *cy_lower_cast(CyEmit *E, const CyTarget *T, IrExpr *e);
 /* E_POW: the C library's pow for floating types (libm), else the
  * target's.  Hooks: expr, libm, pow. */
 const char *cy_lower_pow(CyEmit *E, const CyTarget *T, IrExpr *e);
-/* E_CALL_C, or E_CALL of an extern function: where two arguments may
- * raise, they are computed first in Cython's order (IrExpr.order);
- * min()/max()/abs() and libc.math functions (ir/libm.c: the target's
- * spelling, its result converted where the target computes an integer
- * one in floating point), any other function as the target calls it.
- * Hooks: expr, once, subst, minmax, abs, libm, type, call_c. */
+/* E_CALL_C, or E_CALL of an extern function: abs() and libc.math
+ * functions (ir/libm.c: the target's spelling, its result converted where
+ * the target computes an integer one in floating point), any other
+ * function as the target calls it.  Hooks: expr, abs, libm, type, call_c. */
 const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e);
+/* E_MINMAX: where two arguments may raise, they are computed first in
+ * Cython's order (IrExpr.order); then the target's min or max of the two.
+ * Hooks: expr, once, subst, minmax. */
+const char *cy_lower_minmax(CyEmit *E, const CyTarget *T, IrExpr *e);
 /* E_CALL of a compiled function: its arguments in order, then the
  * target's calling convention.  Hooks: expr, call. */
 const char *cy_lower_call(CyEmit *E, const CyTarget *T, IrExpr *e);

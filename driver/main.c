@@ -1134,7 +1134,8 @@ static int cmd_build(int argc, char **argv) {
        (docs/language.md); -Ofast asks for the opposite itself */
     const char *contract = o.fp_contract || (o.opt_level && !strcmp(o.opt_level, "fast")) ? "-ffp-contract=fast"
                                                                                           : "-ffp-contract=off";
-    char *fixed[] = {opt, "-fopenmp", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", (char *)contract,
+    /* -fwrapv: signed overflow wraps, as in Cython's modules (CPython's CFLAGS carry it) */
+    char *fixed[] = {opt, "-fopenmp", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv", (char *)contract,
                      "-w", incflag, "-o", tmp_so, tmp_c, "-lm"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         cc_argv[k++] = fixed[i];

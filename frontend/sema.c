@@ -317,7 +317,8 @@ static CyType *alias_type(S *s, CyType *base, const char *name) {
 /* The C library and OpenMP functions a file may cimport (libc.stdlib,
  * libc.string, libc.stdio, openmp).  The signature is a string of type
  * codes, the result first: v void, V void *, c char *, i int, u unsigned,
- * z size_t, l long, d double, L omp_lock_t *, '.' C varargs. */
+ * z size_t, l long, d double, L omp_lock_t *, F a comparison function
+ * (int (*)(const void *, const void *)), '.' C varargs. */
 typedef struct {
     const char *mod, *name, *sig;
 } LibcFn;
@@ -326,7 +327,8 @@ static const LibcFn libc_fns[] = {
     {"libc.stdlib", "malloc", "Vz"}, {"libc.stdlib", "calloc", "Vzz"}, {"libc.stdlib", "realloc", "VVz"},
     {"libc.stdlib", "free", "vV"}, {"libc.stdlib", "abort", "v"}, {"libc.stdlib", "abs", "ii"},
     {"libc.stdlib", "labs", "ll"}, {"libc.stdlib", "rand", "i"}, {"libc.stdlib", "srand", "vu"},
-    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"},
+    {"libc.stdlib", "atoi", "ic"}, {"libc.stdlib", "atof", "dc"}, {"libc.stdlib", "qsort", "vVzzF"},
+    {"libc.stdlib", "bsearch", "VVVzzF"},
     {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
     {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
     {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
@@ -1692,8 +1694,31 @@ static IrExpr *attr_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot convert 'npy_intp *' to Python object");
             return mk_err(s, n->pos);
         }
+        IrVar *bv = !strcmp(a, "data") ? buf_of(s, n->obj) : NULL;
+        if (bv) {
+            /* a buffer's data: the address of its first element (PyArray_DATA),
+               as a char *, valid while the variable holds the buffer */
+            ANode *ix = cy_alloc(s->a, sizeof *ix);
+            ix->kind = A_INDEX;
+            ix->pos = n->pos;
+            ix->obj = n->obj;
+            for (int k = 0; k < bv->ty->ndim; k++) {
+                ANode *z = cy_alloc(s->a, sizeof *z);
+                z->kind = A_INT;
+                z->pos = n->pos;
+                cy_vec_push(s->a, &ix->items, z);
+            }
+            Directives saved = s->dir;
+            s->dir.boundscheck = s->dir.wraparound = 0;
+            IrExpr *el = lower_expr(s, ix);
+            s->dir = saved;
+            if (el->ty == TY_ERR) return el;
+            IrExpr *p = mk1(s, E_ADDR, cy_type_ptr(s->a, el->ty), n->pos, el);
+            return mk1(s, E_CAST, cy_type_ptr(s->a, cy_type_scalar(TY_CHAR)), n->pos, p);
+        }
         if (!strcmp(a, "data") || !strcmp(a, "descr") || !strcmp(a, "base")) {
-            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl", a);
+            err(s, n->pos, "the C field 'ndarray.%s' is not supported by cyocl (for 'data': only of a buffer "
+                           "variable, np.ndarray[double, ndim=1] a)", a);
             return mk_err(s, n->pos);
         }
         if (!strcmp(a, "ndim")) {
@@ -1933,8 +1958,8 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                 IrExpr *b = arg[i];
                 CyType *t = c_arith(acc, b);
                 CyType *span = cy_type_span(acc->ty, b->ty);
-                top = mk2(s, E_CALL_C, t, n->pos, OP_NONE, coerce(s, acc, t), coerce(s, b, t));
-                top->sval = name[1] == 'i' ? "cyrt_min" : "cyrt_max";
+                top = mk2(s, E_MINMAX, t, n->pos, name[1] == 'i' ? OP_MIN : OP_MAX, coerce(s, acc, t),
+                          coerce(s, b, t));
                 acc = coerce(s, top, span);
             }
             if (top) {
@@ -2334,6 +2359,11 @@ static CyType *libc_type(S *s, char c) {
     case 'l': return cy_type_scalar(TY_LONG);
     case 'd': return cy_type_scalar(TY_DOUBLE);
     case 'L': return cy_type_ptr(s->a, alias_type(s, cy_type_scalar(TY_OPAQUE), "omp_lock_t"));
+    case 'F': { /* qsort's comparison function: int (*)(const void *, const void *) */
+        CyType **args = cy_alloc(s->a, 2 * sizeof *args);
+        args[0] = args[1] = cy_type_ptr(s->a, cy_type_scalar(TY_VOID));
+        return cy_type_ptr(s->a, cy_type_func(s->a, cy_type_scalar(TY_INT), args, 2));
+    }
     default: return cy_type_scalar(TY_INT);
     }
 }

@@ -158,12 +158,11 @@ typedef struct {
 } Elig;
 
 /* The C functions a kernel may call: libc.math (also the float variants,
- * sqrtf ...) and the prelude's min/max/abs; the OpenCL backend maps them
- * to built-ins. */
+ * sqrtf ...) and the prelude's abs; the OpenCL backend maps them to
+ * built-ins. */
 int cy_ir_known_c(const char *name) {
     int is_float;
-    return cy_libm(name, &is_float) || !strcmp(name, "cyrt_min") || !strcmp(name, "cyrt_max") ||
-           !strcmp(name, "cyrt_abs");
+    return cy_libm(name, &is_float) || !strcmp(name, "cyrt_abs");
 }
 
 static void why(Elig *g, const char *what) {

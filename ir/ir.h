@@ -129,8 +129,9 @@ typedef struct IrVar {
 typedef struct IrFunc IrFunc;
 
 /* ---- operators ---------------------------------------------------------
- * One enum for every operator the IR carries (E_BINOP, E_UNOP, E_CMP, the
- * E_OBJ_ forms, an in-place ST_ASSIGN, a reduction); backends switch on it.
+ * One enum for every operator the IR carries (E_BINOP, E_UNOP, E_CMP,
+ * E_MINMAX, the E_OBJ_ forms, an in-place ST_ASSIGN, a reduction); backends
+ * switch on it.
  * The unary ones are their own members: `-x` is OP_NEG, not OP_SUB. */
 
 typedef enum {
@@ -140,6 +141,7 @@ typedef enum {
     OP_NEG, OP_POS, OP_INVERT,        /* unary - + ~ */
     OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
     OP_IN, OP_NOT_IN, OP_IS, OP_IS_NOT,
+    OP_MIN, OP_MAX,                   /* min() / max() of C numbers (E_MINMAX) */
     OP_COUNT_
 } IrOp;
 
@@ -172,6 +174,10 @@ typedef enum {
     E_PYFLOORDIV,   /* a // b: Python semantics on ints (floor), floor(a/b) on floats */
     E_PYMOD,        /* a % b: Python semantics (sign of divisor) */
     E_POW,          /* a ** b on C numbers: pow()/cpow(); ints: integer power */
+    E_MINMAX,       /* op OP_MIN / OP_MAX: Python's min(a, b) / max(a, b) of two C numbers
+                       of type ty, Cython's `b < a ? b : a` (the first of equal ones; a
+                       NaN b gives a), each argument evaluated once; a min()/max() of
+                       more arguments nests them, the outermost with IrExpr.order */
     E_UNOP,         /* op: - + ~ */
     E_NOT,          /* logical not, type bint */
     E_AND, E_OR,    /* short-circuit on C values, type bint */
@@ -210,8 +216,7 @@ typedef enum {
     E_CALL_PTR,     /* call through a C function pointer: args[0] the pointer, args[1..]
                        the arguments (converted); the function cannot raise */
     E_CALL_C,       /* call of an extern / libc function sval (no Python error check);
-                       also the prelude's type-generic helpers cyrt_min(a, b),
-                       cyrt_max(a, b), cyrt_abs(a) (each argument evaluated once) */
+                       also the prelude's type-generic cyrt_abs(a) (evaluated once) */
     E_THREADID,     /* cython.parallel.threadid(): int */
     /* Python objects (only with the GIL) */
     E_BOX,          /* C value args[0] -> new object */
@@ -257,7 +262,7 @@ typedef struct IrExpr {
     ExprKind kind;
     CyType *ty;
     CyPos pos;
-    IrOp op;                   /* E_BINOP, E_UNOP, E_CMP, E_OBJ_BINOP/UNOP/CMP[_BINT] */
+    IrOp op;                   /* E_BINOP, E_UNOP, E_CMP, E_MINMAX, E_OBJ_BINOP/UNOP/CMP[_BINT] */
     uint64_t ival;
     double fval;
     const char *sval;          /* E_STR/E_BYTES/E_BIGINT text, E_PYGLOBAL/E_OBJ_ATTR name,
@@ -277,7 +282,7 @@ typedef struct IrExpr {
     int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
     int import_top;            /* E_IMPORT */
     CyVec stmts;               /* E_STMTS: IrStmt* */
-    /* the outermost cyrt_min/max of a min()/max(): its arguments in the
+    /* the outermost E_MINMAX of a min()/max(): its arguments in the
      * order Cython evaluates them (the 2nd .. last, then the 1st) */
     struct IrExpr **order;
     int norder;
@@ -637,7 +642,7 @@ void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x);
  * memory must not overlap for that to hold. */
 IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs);
 /* A C function (E_CALL_C) without side effects that a kernel may call:
- * libc.math and the prelude's min/max/abs (analyze.c). */
+ * libc.math and the prelude's abs (analyze.c). */
 int cy_ir_known_c(const char *name);
 /* Does helper f (a function a kernel calls) need cl_khr_fp64, itself or
  * through the functions it calls?  The facts region->uses_fp64 comes from. */

@@ -163,9 +163,7 @@ static int plain_bound(const IrExpr *e) {
         if (!cy_const_int(e->args[1], &k) || k <= 0) return 0;
         break;
     }
-    case E_CALL_C:
-        if (!e->sval || (strcmp(e->sval, "cyrt_min") && strcmp(e->sval, "cyrt_max"))) return 0;
-        break;
+    case E_MINMAX: break;
     case E_VIEW_SHAPE: {
         int64_t k;
         return e->args[0]->kind == E_VAR && cy_const_int(e->args[1], &k) && k >= 0;

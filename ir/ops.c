@@ -9,7 +9,7 @@ static const char *const names[OP_COUNT_] = {
     [OP_SHR] = ">>",     [OP_BITAND] = "&",  [OP_BITOR] = "|",     [OP_BITXOR] = "^",  [OP_NEG] = "-",
     [OP_POS] = "+",      [OP_INVERT] = "~",  [OP_LT] = "<",        [OP_LE] = "<=",     [OP_GT] = ">",
     [OP_GE] = ">=",      [OP_EQ] = "==",     [OP_NE] = "!=",       [OP_IN] = "in",     [OP_NOT_IN] = "not in",
-    [OP_IS] = "is",      [OP_IS_NOT] = "is not",
+    [OP_IS] = "is",      [OP_IS_NOT] = "is not", [OP_MIN] = "min",  [OP_MAX] = "max",
 };
 
 const char *cy_op_name(IrOp op) { return (unsigned)op < OP_COUNT_ && names[op] ? names[op] : "?"; }

@@ -67,7 +67,7 @@ static int straight_expr(const IrExpr *e) {
     case E_BINOP: if (e->op == OP_DIV && !e->cdivision) return 0; break;
     case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) return 0; break;
     case E_CALL: if (e->fn->can_raise) return 0; break;
-    case E_VAR: case E_INT: case E_FLOAT: case E_UNOP: case E_CAST: case E_CMP: case E_COND: case E_CALL_C: break;
+    case E_VAR: case E_INT: case E_FLOAT: case E_UNOP: case E_CAST: case E_CMP: case E_COND: case E_CALL_C: case E_MINMAX: break;
     default: return 0;
     }
     for (int i = 0; i < e->nargs; i++)
@@ -496,8 +496,8 @@ static int pure_expr(const IrExpr *e, const Pure *ctx, int depth, int in_callee)
     case E_PYFLOORDIV: case E_PYMOD:
         if (!e->cdivision) return 0;
         break;
-    case E_INT: case E_FLOAT: case E_CNAME: case E_POW: case E_UNOP: case E_NOT: case E_AND: case E_OR:
-    case E_VAND: case E_VOR: case E_CMP: case E_COND: case E_CAST: case E_SIZEOF:
+    case E_INT: case E_FLOAT: case E_CNAME: case E_POW: case E_MINMAX: case E_UNOP: case E_NOT: case E_AND:
+    case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_COND: case E_CAST: case E_SIZEOF:
         break;
     case E_VAR:
         if (e->var->kind == V_PYGLOBAL || e->var->ty->kind == TY_OBJECT || e->var->ty->kind == TY_PTR ||

@@ -913,10 +913,9 @@ static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b
 }
 
 /* the prelude's type-generic macros */
-static const char *tg_minmax(void *g, IrExpr *e, int is_min, const char *a, const char *b) {
+static const char *tg_minmax(void *g, IrExpr *e, const char *a, const char *b) {
     Gen *G = g;
-    (void)e;
-    return FMT("%s(%s, %s)", is_min ? "cyrt_min" : "cyrt_max", a, b);
+    return FMT("%s(%s, %s)", e->op == OP_MIN ? "cyrt_min" : "cyrt_max", a, b);
 }
 static const char *tg_abs(void *g, IrExpr *e, const char *a) {
     Gen *G = g;
@@ -1133,7 +1132,7 @@ static Val gen(Gen *G, IrExpr *e) {
     case E_COND: return gen_view(G, e); /* of views: the others are cy_lower_expr's */
     case E_INT: case E_FLOAT: case E_BINOP: case E_PYFLOORDIV: case E_PYMOD: case E_UNOP: case E_NOT:
     case E_AND: case E_OR: case E_VAND: case E_VOR: case E_CMP: case E_CAST: case E_PTR_INDEX: case E_POW:
-    case E_CALL_C: case E_CALL_PTR:
+    case E_CALL_C: case E_CALL_PTR: case E_MINMAX:
         break; /* cy_lower_expr's */
     case E_SIZEOF: v.c = FMT("sizeof(%s)", cty(G, e->ty2)); return v;
     case E_ADDR: {

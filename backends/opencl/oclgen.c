@@ -429,9 +429,10 @@ static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b
     return FMT("((%s)cy_ipow_ul(%s, %s))", T, a, b);
 }
 
-static const char *tg_minmax(void *g, IrExpr *e, int mn, const char *a, const char *b) {
+static const char *tg_minmax(void *g, IrExpr *e, const char *a, const char *b) {
     OG *G = g;
     const CyType *t = e->ty;
+    int mn = e->op == OP_MIN;
     if (cy_type_is_int(t))
         return FMT("%s(%s, %s)", mn ? "min" : "max", typed(G, t, e->args[0], a), typed(G, t, e->args[1], b));
     /* Python's min keeps the first of equal values (and NaN
@@ -449,7 +450,7 @@ static const char *tg_abs(void *g, IrExpr *e, const char *a) {
     return FMT("((%s)abs(%s))", oty(G, t, e->pos), typed(G, t, e->args[0], a));
 }
 
-/* the eligibility analysis lets only libc.math and min/max/abs through */
+/* the eligibility analysis lets only libc.math and abs through */
 static const char *tg_call_c(void *g, IrExpr *e, const char *name, const char *args) {
     (void)args;
     internal(g, e->pos, cy_fmt(((OG *)g)->a, "no OpenCL built-in for %s()", name));

@@ -87,7 +87,7 @@ def cyocl_extensions(patterns, *, root=".", no_opencl=False, no_opencl_gpu=False
             sys.stderr.write(r.stderr)
         kw = dict(extension_kwargs)
         # the flags `cyocl build` uses (README, "Command line")
-        cflags = [f"-O{opt_level}", "-fopenmp", "-std=gnu11", "-fno-strict-aliasing",
+        cflags = [f"-O{opt_level}", "-fopenmp", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv",
                   "-ffp-contract=fast" if fp_contract or opt_level == "fast" else "-ffp-contract=off", "-w"]
         kw["extra_compile_args"] = cflags + list(kw.get("extra_compile_args", []))
         kw["extra_link_args"] = ["-fopenmp"] + list(kw.get("extra_link_args", []))

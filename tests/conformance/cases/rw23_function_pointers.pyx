@@ -3,9 +3,12 @@
 # taken as values, passed to a cdef integrator and called through the
 # pointer inside a prange (such a region runs natively), NULL tests,
 # pointer comparisons, a declarator in a cdef statement and in a parameter
-# list; also `z.conjugate()` of a C complex.
+# list, qsort with a comparison function in a parallel() block with a
+# per-thread buffer; also `z.conjugate()` of a C complex.
 from cython.parallel import prange
 from libc.math cimport sin, exp, sqrt
+from libc.stdlib cimport qsort, malloc, free
+from cython.parallel import parallel
 import numpy as np
 
 ctypedef double (*unary_t)(double) noexcept nogil
@@ -99,3 +102,24 @@ def conj_sum(double complex[:] z):
     for i in range(z.shape[0]):
         acc = acc + z[i].conjugate() * z[i]
     return acc, z[0].conjugate()
+
+
+cdef int by_value(const void *a, const void *b) noexcept nogil:
+    cdef double x = (<const double *> a)[0], y = (<const double *> b)[0]
+    return (x > y) - (x < y)
+
+
+def row_medians(double[:, ::1] a):
+    cdef Py_ssize_t i, k, n = a.shape[0], m = a.shape[1]
+    out = np.empty(n)
+    cdef double[::1] o = out
+    cdef double *buf
+    with nogil, parallel(num_threads=3):
+        buf = <double *> malloc(m * sizeof(double))
+        for i in prange(n, schedule="dynamic"):
+            for k in range(m):
+                buf[k] = a[i, k]
+            qsort(buf, m, sizeof(double), by_value)
+            o[i] = buf[m // 2] if m % 2 else 0.5 * (buf[m // 2 - 1] + buf[m // 2])
+        free(buf)
+    return out

@@ -32,3 +32,7 @@ def check(m):
     z = np.array([1 + 2j, -3 + 0.5j])
     acc, c0 = m.conj_sum(z)
     assert acc == (1 - 2j) * (1 + 2j) + (-3 - 0.5j) * (-3 + 0.5j) and c0 == 1 - 2j
+    rng = np.random.default_rng(23)
+    for shape in ((1, 1), (9, 4), (40, 7)):
+        a = rng.standard_normal(shape)
+        assert np.array_equal(m.row_medians(a), np.median(a, axis=1))
