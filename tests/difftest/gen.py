@@ -635,8 +635,9 @@ class G:
                 a, b = sexpr(d - 1), sexpr(d - 1)
                 ops = ("+", "-", "*") if self.chance(0.85) else ("//", "%")
                 op = self.pick(ops)
-                if op in ("//", "%") and (self.fn["directives"].get("cdivision") or
-                                          "f" in (typeof(a, self.env).kind, typeof(b, self.env).kind)):
+                # (integers only: C's truncation under cdivision, Python's
+                # floor otherwise, on negative operands too)
+                if op in ("//", "%") and "f" in (typeof(a, self.env).kind, typeof(b, self.env).kind):
                     op = "+"
                 return ("bin", op, a, b)
             if k < 0.8:
