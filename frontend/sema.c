@@ -1849,6 +1849,11 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     int nreq = 0;
     for (int j = 0; j < np; j++)
         if (!fn->param_defaults.items[j]) nreq = j + 1;
+    if (fn->kind == F_DEF && fn->npos < np && n->items.len > fn->npos) {
+        err(s, n->pos, "%s() takes at most %d positional argument%s (%d given)", fn->name, fn->npos,
+            fn->npos == 1 ? "" : "s", n->items.len);
+        return mk_err(s, n->pos);
+    }
     for (int j = 0; j < np && !bad; j++)
         if (j >= n->items.len && !args[j] && !fn->param_defaults.items[j]) bad = 1;
     if (bad) {
@@ -5490,9 +5495,11 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     if (af->is_nogil && is_obj(fn->ret) && !is_extern)
         err(s, af->pos, "Function with Python return type cannot be declared nogil");
     int seen_default = 0;
+    fn->npos = af->params.len;
     for (int i = 0; i < af->params.len; i++) {
         AParam *ap = af->params.items[i];
         ATypeSyn *aty = ap->type;
+        if (ap->kwonly && fn->npos == af->params.len) fn->npos = i;
         const char *pname = ap->name;
         if (!aty && pname && (af->kind == FN_CDEF || is_extern)) {
             /* `double sqrt(DTYPE_t)`: a lone name that is a type is the
@@ -5553,7 +5560,7 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
                 d = mk_var(s, ld->var, ap->deflt->pos);
             }
             if (!d) d = mk_err(s, ap->deflt->pos);
-        } else if (seen_default && !is_extern) {
+        } else if (seen_default && !is_extern && !ap->kwonly) {
             err(s, ap->pos, "non-default argument '%s' follows default argument", ap->name);
         }
         cy_vec_push(s->a, &fn->param_defaults, d);
@@ -5673,6 +5680,7 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
     IrFunc *sp0 = g->fused_specs.items[0];
     g->params = sp0->params;
     g->param_defaults = sp0->param_defaults;
+    g->npos = sp0->npos;
     g->param_not_none = sp0->param_not_none;
     g->ret = sp0->ret;
     for (int k = 0; k < nf; k++) {
