@@ -210,7 +210,8 @@ def features(fn):
     text = repr(fn["body"])
     out = []
     for f, mark in (("row_slice", "'at'"), ("parallel_block", "'parallel'"), ("c_array", "'carr'"),
-                    ("pointer", "'paddr'"), ("with_nogil", "'nogil'"), ("abs", "'abs'")):
+                    ("pointer", "'paddr'"), ("with_nogil", "'nogil'"), ("abs", "'abs'"),
+                    ("try_except", "'try'")):
         if mark in text:
             out.append(f)
     if any(h["ret"] in ("real_t", "cython.floating") for h in fn.get("helpers", ())) and "'hcall'" in text:

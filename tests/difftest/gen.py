@@ -336,18 +336,40 @@ class G:
         out = self.prologue()
         for _ in range(self.r.randint(1, 2)):
             if self.chance(0.6):
-                out.append(self.loop_stmt(depth=0, axis=0, free=True))
+                st = self.loop_stmt(depth=0, axis=0, free=True)
             else:
                 ctn = self.pick(WEIGHTED_TYPES)
                 loc = self.new_local(ctn, self.const_val(T[ctn]))
-                out.append(("assign", ("var", loc), "=", self.coerce(self.expr(T[ctn], 2), T[ctn])))
+                st = ("assign", ("var", loc), "=", self.coerce(self.expr(T[ctn], 2), T[ctn]))
                 self.rets.append(loc)
                 self.readable.add(loc)
+            if self.chance(0.2):
+                st = self.try_stmt(st)
+            out.append(st)
         self.carrs, self.ptrs = [], []
-        if self.chance(0.15) and not any(x[0] == "sassign" or "'sum'" in repr(x) for x in out):
+        if self.chance(0.15) and not any(x[0] in ("sassign", "try") or "'sum'" in repr(x) for x in out):
             # the same statements in `with nogil:` (no Python objects in them)
             return [("nogil", tuple(out))]
         return out
+
+    def try_stmt(self, st):
+        """try: st / except E: flag = k (with the GIL, serial code): what st
+        wrote before it raised stays written, as in Python."""
+        flag = self.new_local("int", 0)
+        self.rets.append(flag)
+        body = [st]
+        if self.chance(0.5):
+            # an integer division by an element, which may be zero
+            ia = [a for a in self.arrays if a[1].kind == "i"]
+            if ia:
+                loc = self.new_local("long long", 0)
+                self.rets.append(loc)
+                e = ("bin", self.pick(("//", "%")), ("cast", "long long", self.read(self.pick(ia))),
+                     ("cast", "long long", self.read(self.pick(ia))))
+                body.insert(self.r.randint(0, 1), ("assign", ("var", loc), "=", e))
+        exc = self.pick(("ZeroDivisionError", "ZeroDivisionError", "IndexError", "ArithmeticError",
+                         "Exception", "(IndexError, ZeroDivisionError)"))
+        return ("try", tuple(body), exc, (("assign", ("var", flag), "=", ("const", self.r.randint(1, 9), "int")),))
 
     def prologue(self):
         """At the top of a prange body or serial block: a fixed-size C array
@@ -413,6 +435,11 @@ class G:
             return self.private_assign(top)
         if self.ext and self.in_par and self.owner is not None and self.chance(0.18):
             return self.row_sassign() if self.chance(0.75) else self.row_sum()
+        if self.ext and self.in_par and self.owner is None and not self.large and self.chance(0.12):
+            st = self.ext_block(in_par=True)[0]
+            if st[0] == "sassign":
+                self.written.add(st[1][1])
+            return st
         if self.carrs and self.chance(0.15):
             name, t, n = self.pick(self.carrs)
             return ("assign", ("cidx", name, self.cindex(n)), "=", self.coerce(self.expr(t, 2), t))
@@ -877,10 +904,12 @@ class G:
         return c
 
     # ------------------------------------------------------------ extension
-    def ext_block(self):
+    def ext_block(self, in_par=False):
         """cyocl's element-wise slice expressions (compared against the loops
-        they mean, rendered for Cython)."""
-        self.in_par = False
+        they mean, rendered for Cython); in_par: a statement of a one-trip
+        prange body (its loops serial, copies of overlapping operands taken
+        with the GIL)."""
+        self.in_par = in_par
         cands = self.arrays
         tgt = self.pick(cands)
         nd = tgt[2]

@@ -8,6 +8,7 @@ read of an unassigned private, a reduction whose result depends on the order
 prange, and float operations that are not exact (so the rounding of the other
 side, FMA contraction, summation order cannot matter).  It also yields the
 serial result, used as a check of the tester itself (oracle)."""
+import builtins
 import math
 from fractions import Fraction
 import numpy as np
@@ -641,6 +642,14 @@ class Interp:
             self.vars[s[1]] = (arr, idx[:-1] + (j,))
         elif k == "nogil":
             self.block(s[1])
+        elif k == "try":
+            try:
+                self.block(s[1])
+            except PyExc as ex:
+                want = tuple(getattr(builtins, x.strip()) for x in s[2].strip("()").split(","))
+                if not issubclass(getattr(builtins, ex.typ), want):
+                    raise
+                self.block(s[3])
         else:
             raise Invalid("stmt " + k)
 

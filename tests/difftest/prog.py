@@ -28,6 +28,7 @@ Statements:
   ('paddr', p, ('idx', arr, idxs)): p = &arr[...];  ('padv', p, k): p = p + k;
       ('pidx', p, e): p[e], read or assigned
   ('nogil', (body...)): `with nogil:`
+  ('try', (body...), exc, (handler...)): try: body / except exc: handler
 A function is a dict (see gen.py); a module is a list of functions.
 """
 from ctypes_ import T, arith, promote, DOUBLE, FLOAT, INT, SSIZE
@@ -385,6 +386,11 @@ def rstmt(s, ctx, ind, in_par):
     elif k == "nogil":
         out.append(pad + "with nogil:")
         rstmts(s[1], ctx, ind + 1, in_par)
+    elif k == "try":
+        out.append(pad + "try:")
+        rstmts(s[1], ctx, ind + 1, in_par)
+        out.append(pad + "except %s:" % s[2])
+        rstmts(s[3], ctx, ind + 1, in_par)
     elif k == "break":
         out.append(pad + "break")
     elif k == "continue":
