@@ -163,6 +163,7 @@ typedef struct AParam {
     struct ANode *deflt;    /* default value or NULL */
     int not_none;           /* "double[:] a not None" */
     int or_none;
+    int kwonly;             /* after a bare '*': passed by keyword only */
 } AParam;
 
 typedef struct AFunc {

@@ -1743,12 +1743,22 @@ static AParam *parse_param(P *p, int mode) {
 
 /* After '(': the parameters and the ')'. */
 static void parse_params(P *p, AFunc *f, int mode) {
-    int seen_default = 0;
+    int seen_default = 0, kwonly = 0;
     while (!at_punct(p, ")")) {
+        if (mode == PM_DEF && !kwonly && at_punct(p, "*") && is_punct(ahead(p, 1), ",")) {
+            /* def f(x, *, scale=1.0): the rest by keyword only */
+            adv(p);
+            adv(p);
+            kwonly = 1;
+            if (at_punct(p, ")"))
+                err_at(p, tok(p)->pos, "named arguments must follow bare *");
+            continue;
+        }
         AParam *a = parse_param(p, mode);
+        a->kwonly = kwonly;
         if (a->deflt)
             seen_default = 1;
-        else if (seen_default)
+        else if (seen_default && !kwonly)
             err_at(p, a->pos, "non-default argument follows default argument");
         push(p, &f->params, a);
         if (!accept_punct(p, ","))

@@ -1211,6 +1211,7 @@ static const char *qual_of(S *s, ANode *n) {
 
 /* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */
 static IrExpr *func_address(S *s, IrFunc *fn, CyPos p);
+static ANode *an_name(S *s, const char *name, CyPos p);
 
 static const CyLibm *math_fn(const char *q, int *is_f) {
     *is_f = 0;
@@ -1591,8 +1592,52 @@ static IrExpr *index_expr(S *s, ANode *n) {
             err(s, n->pos, "Invalid index type '(%s)'", n->items.len > 1 ? "long, long" : "");
             return mk_err(s, n->pos);
         }
-        if (is_slice_item(n->items.items[0])) {
-            err(s, n->pos, "slicing a C %s is not supported by cyocl", o->ty->kind == TY_PTR ? "pointer" : "array");
+        ANode *sl = n->items.items[0];
+        if (is_slice_item(sl) && !sl->cond && (sl->other || o->ty->kind == TY_ARRAY) && o->ty->base->kind != TY_VOID &&
+            (o->ty->kind == TY_PTR || o->ty->base->kind != TY_ARRAY)) {
+            /* p[a:b] of a 1-D C array or pointer: a list of the elements, as
+               Cython converts it; lowered as [p[k] for k in range(a, b)] */
+            ANode *k = cy_alloc(s->a, sizeof *k), *el = cy_alloc(s->a, sizeof *el);
+            ANode *rg = cy_alloc(s->a, sizeof *rg), *f = cy_alloc(s->a, sizeof *f), *c = cy_alloc(s->a, sizeof *c);
+            k->kind = A_NAME;
+            k->pos = n->pos;
+            k->name = cy_fmt(s->a, "__cyocl_slice%d", s->ntmp++);
+            el->kind = A_INDEX;
+            el->pos = n->pos;
+            el->obj = n->obj;
+            /* k is an object where the loop is lowered as a generator's */
+            ANode *ck = cy_alloc(s->a, sizeof *ck);
+            ck->kind = A_CAST;
+            ck->pos = n->pos;
+            ck->obj = k;
+            ck->type = cy_alloc(s->a, sizeof *ck->type);
+            ck->type->pos = n->pos;
+            ck->type->name = "Py_ssize_t";
+            cy_vec_push(s->a, &el->items, ck);
+            rg->kind = A_CALL;
+            rg->pos = n->pos;
+            rg->synthetic = 2;
+            rg->obj = an_name(s, "range", n->pos);
+            ANode *zero = cy_alloc(s->a, sizeof *zero), *len = cy_alloc(s->a, sizeof *len);
+            zero->kind = len->kind = A_INT;
+            zero->pos = len->pos = n->pos;
+            len->ival = o->ty->kind == TY_ARRAY ? (uint64_t)o->ty->alen : 0;
+            cy_vec_push(s->a, &rg->items, sl->then ? sl->then : zero);
+            cy_vec_push(s->a, &rg->items, sl->other ? sl->other : len);
+            f->kind = S_FOR;
+            f->pos = n->pos;
+            f->lhs = k;
+            f->obj = rg;
+            c->kind = A_COMP;
+            c->pos = n->pos;
+            c->op = "list";
+            c->then = el;
+            cy_vec_push(s->a, &c->items, f);
+            return lower_expr(s, c);
+        }
+        if (is_slice_item(sl)) {
+            err(s, n->pos, "slicing a C %s is not supported by cyocl here (only p[a:b], with a stop for a pointer, "
+                           "as a Python list)", o->ty->kind == TY_PTR ? "pointer" : "array");
             return mk_err(s, n->pos);
         }
         if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_VOID) {
@@ -1849,6 +1894,11 @@ static IrExpr *func_call(S *s, ANode *n, IrFunc *fn) {
     int nreq = 0;
     for (int j = 0; j < np; j++)
         if (!fn->param_defaults.items[j]) nreq = j + 1;
+    if (fn->kind == F_DEF && fn->npos < np && n->items.len > fn->npos) {
+        err(s, n->pos, "%s() takes at most %d positional argument%s (%d given)", fn->name, fn->npos,
+            fn->npos == 1 ? "" : "s", n->items.len);
+        return mk_err(s, n->pos);
+    }
     for (int j = 0; j < np && !bad; j++)
         if (j >= n->items.len && !args[j] && !fn->param_defaults.items[j]) bad = 1;
     if (bad) {
@@ -1980,7 +2030,6 @@ python:
 
 static ANode *an(S *s, ANodeKind k, CyPos p);
 
-static ANode *an_name(S *s, const char *name, CyPos p);
 
 /* cython.view.array(shape=(a, b), itemsize=sizeof(T), format="d"[, mode="c"]):
  * a fresh C-contiguous buffer of that shape and format, here Python's
@@ -5490,9 +5539,11 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     if (af->is_nogil && is_obj(fn->ret) && !is_extern)
         err(s, af->pos, "Function with Python return type cannot be declared nogil");
     int seen_default = 0;
+    fn->npos = af->params.len;
     for (int i = 0; i < af->params.len; i++) {
         AParam *ap = af->params.items[i];
         ATypeSyn *aty = ap->type;
+        if (ap->kwonly && fn->npos == af->params.len) fn->npos = i;
         const char *pname = ap->name;
         if (!aty && pname && (af->kind == FN_CDEF || is_extern)) {
             /* `double sqrt(DTYPE_t)`: a lone name that is a type is the
@@ -5553,7 +5604,7 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
                 d = mk_var(s, ld->var, ap->deflt->pos);
             }
             if (!d) d = mk_err(s, ap->deflt->pos);
-        } else if (seen_default && !is_extern) {
+        } else if (seen_default && !is_extern && !ap->kwonly) {
             err(s, ap->pos, "non-default argument '%s' follows default argument", ap->name);
         }
         cy_vec_push(s->a, &fn->param_defaults, d);
@@ -5673,6 +5724,7 @@ static IrFunc *declare_fused(S *s, AFunc *af) {
     IrFunc *sp0 = g->fused_specs.items[0];
     g->params = sp0->params;
     g->param_defaults = sp0->param_defaults;
+    g->npos = sp0->npos;
     g->param_not_none = sp0->param_not_none;
     g->ret = sp0->ret;
     for (int k = 0; k < nf; k++) {

@@ -589,6 +589,8 @@ struct IrFunc {
     int noexcept;              /* declared noexcept: exceptions are printed, not propagated */
     int can_raise;             /* may propagate an exception to its caller (sema, fixpoint) */
     int is_recursive;          /* calls itself, directly or not */
+    int npos;                  /* def: parameters that may be passed by position (the others are
+                                  keyword-only, after a bare '*') */
     int calls_external;
     const char *docstring;
     /* F_EXTERN */

@@ -3513,8 +3513,20 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     CyBuf text = {0}, arglabels = {0};
     G->e.out = &text;
     G->e.ind = 1;
-    out(G, "if (cyrt_parse_args(%s, cy_names, %d, %d, cy_args, cy_nargs, cy_kwnames, cy_vals) < 0) return NULL;",
-        c_strz(G, f->name), np, nreq);
+    if (f->npos < np) {
+        /* keyword-only parameters: which ones must be given */
+        char *req = cy_alloc(G->a, (size_t)np + 1);
+        int nreq_pos = 0;
+        for (int i = 0; i < np; i++) {
+            req[i] = f->param_defaults.items[i] ? '0' : '1';
+            if (i < f->npos && req[i] == '1') nreq_pos = i + 1;
+        }
+        out(G, "if (cyrt_parse_args_kw(%s, cy_names, %d, %d, %d, \"%s\", cy_args, cy_nargs, cy_kwnames, cy_vals) < 0) "
+               "return NULL;", c_strz(G, f->name), np, f->npos, nreq_pos, req);
+    } else {
+        out(G, "if (cyrt_parse_args(%s, cy_names, %d, %d, cy_args, cy_nargs, cy_kwnames, cy_vals) < 0) return NULL;",
+            c_strz(G, f->name), np, nreq);
+    }
     for (int i = 0; i < np; i++) {
         IrVar *p = f->params.items[i];
         IrExpr *d = f->param_defaults.items[i];

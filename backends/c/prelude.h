@@ -573,6 +573,43 @@ CYRT_FN int cyrt_parse_args(const char *fname, const char *const *names, Py_ssiz
     return 0;
 }
 
+/* cyrt_parse_args for a def with keyword-only parameters (after a bare
+ * '*'): the first npos by position or keyword, the rest by keyword only;
+ * req[i] == '1' where parameter i has no default. */
+CYRT_FN int cyrt_parse_args_kw(const char *fname, const char *const *names, Py_ssize_t nparams, Py_ssize_t npos,
+                               Py_ssize_t nreq, const char *req, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, PyObject **vals) {
+    Py_ssize_t i, k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (i = 0; i < nparams; i++) vals[i] = i < nargs && i < npos ? args[i] : NULL;
+    if (nargs > npos) {
+        cyrt_err_nargs(fname, nreq, npos, nargs);
+        return -1;
+    }
+    for (k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        for (i = 0; i < nparams; i++)
+            if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) break;
+        if (i == nparams) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+            return -1;
+        }
+        if (vals[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for keyword argument '%U'", fname, key);
+            return -1;
+        }
+        vals[i] = args[nargs + k];
+    }
+    for (i = 0; i < nparams; i++)
+        if (!vals[i] && req[i] == '1') {
+            if (i < npos)
+                cyrt_err_nargs(fname, nreq, npos, nargs);
+            else
+                PyErr_Format(PyExc_TypeError, "%s() needs keyword-only argument %s", fname, names[i]);
+            return -1;
+        }
+    return 0;
+}
+
 /* ---- memoryviews ------------------------------------------------------------ */
 
 /* The acquired buffer behind one or more views, shared with an atomic
