@@ -1006,12 +1006,20 @@ cyrt_status cyrt_host_extent(cyrt_rt *rt, const void *data, int ndim, const ptrd
         return CYRT_EINVAL;
     if (empty)
         return CYRT_OK;
+    cyrt_err e = {0};
     pthread_mutex_lock(&rt->lock);
-    cyrt_status st = cyrt_host_range_locked(rt, lo, hi, 1, 1, acc, err);
+    cyrt_status st = cyrt_host_range_locked(rt, lo, hi, 1, 1, acc, &e);
+    /* The memory may live on (a view of the caller's array goes when the
+     * def returns): where its data could not come back, the call must not
+     * return as if the host held it, once its records are gone below */
+    if (st != CYRT_OK)
+        cyrt_scope_note_failure_locked(rt, st, &e);
     /* even when that failed: the memory goes, and its records with it */
     cyrt_scope_forget_locked(rt, lo, hi);
     cyrt_restate_locked(rt);
     pthread_mutex_unlock(&rt->lock);
+    if (err)
+        *err = e;
     return st;
 }
 
