@@ -541,16 +541,12 @@ CYRT_COLD void cyrt_err_nargs(const char *fname, Py_ssize_t nreq, Py_ssize_t nma
                  n == 1 ? "" : "s", given);
 }
 
-/* Fills vals[0..nparams) with borrowed references (NULL: not given) from a
- * vectorcall argument list. */
-CYRT_FN int cyrt_parse_args(const char *fname, const char *const *names, Py_ssize_t nparams, Py_ssize_t nreq,
-                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **vals) {
+/* The keyword arguments of a vectorcall into vals (positional ones
+ * already there), with Python's TypeErrors for an unknown name or a
+ * second value. */
+CYRT_FN int cyrt_bind_kwargs(const char *fname, const char *const *names, Py_ssize_t nparams, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames, PyObject **vals) {
     Py_ssize_t i, k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (i = 0; i < nparams; i++) vals[i] = i < nargs ? args[i] : NULL;
-    if (nargs > nparams) {
-        cyrt_err_nargs(fname, nreq, nparams, nargs);
-        return -1;
-    }
     for (k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         for (i = 0; i < nparams; i++)
@@ -565,6 +561,21 @@ CYRT_FN int cyrt_parse_args(const char *fname, const char *const *names, Py_ssiz
         }
         vals[i] = args[nargs + k];
     }
+    return 0;
+}
+
+/* Fills vals[0..nparams) with borrowed references (NULL: not given) from a
+ * vectorcall argument list. */
+CYRT_FN int cyrt_parse_args(const char *fname, const char *const *names, Py_ssize_t nparams, Py_ssize_t nreq,
+                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **vals) {
+    Py_ssize_t i;
+    for (i = 0; i < nparams; i++) vals[i] = i < nargs ? args[i] : NULL;
+    if (nargs > nparams) {
+        cyrt_err_nargs(fname, nreq, nparams, nargs);
+        return -1;
+    }
+    if (cyrt_bind_kwargs(fname, names, nparams, args, nargs, kwnames, vals) < 0)
+        return -1;
     for (i = 0; i < nreq; i++)
         if (!vals[i]) {
             cyrt_err_nargs(fname, nreq, nparams, nargs);
@@ -579,26 +590,14 @@ CYRT_FN int cyrt_parse_args(const char *fname, const char *const *names, Py_ssiz
 CYRT_FN int cyrt_parse_args_kw(const char *fname, const char *const *names, Py_ssize_t nparams, Py_ssize_t npos,
                                Py_ssize_t nreq, const char *req, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames, PyObject **vals) {
-    Py_ssize_t i, k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t i;
     for (i = 0; i < nparams; i++) vals[i] = i < nargs && i < npos ? args[i] : NULL;
     if (nargs > npos) {
         cyrt_err_nargs(fname, nreq, npos, nargs);
         return -1;
     }
-    for (k = 0; k < nkw; k++) {
-        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-        for (i = 0; i < nparams; i++)
-            if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) break;
-        if (i == nparams) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
-            return -1;
-        }
-        if (vals[i]) {
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for keyword argument '%U'", fname, key);
-            return -1;
-        }
-        vals[i] = args[nargs + k];
-    }
+    if (cyrt_bind_kwargs(fname, names, nparams, args, nargs, kwnames, vals) < 0)
+        return -1;
     for (i = 0; i < nparams; i++)
         if (!vals[i] && req[i] == '1') {
             if (i < npos)
