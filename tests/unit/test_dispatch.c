@@ -402,6 +402,16 @@ static void test_stall_run(void) {
     drop(rt);
 }
 
+/* A call of region *r at n, as generated code hands it to the dispatcher. */
+static cyocl_launch launch_of(cyrt_dregion **r, long long n) {
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)r;
+    L.n = n;
+    return L;
+}
+
 /* What the H100 showed (bench/run.py, stencil 10x10 plain): a region's
  * first native call is cold (194 us for 10 us of work); the device's
  * first run builds its program; the two native runs right after it waited
@@ -414,11 +424,7 @@ static void test_after_build(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 29);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 8;
+    cyocl_launch L = launch_of(&r, 8);
     cyrt_dispatch_native_done(rt, &L, 194000); /* first call, cold */
     cyrt_dispatch_device_used(rt, 1);          /* the device's calibration run built the program */
     CHECK(*cyrt_state_word(rt) & CYRT_STATE_STARTING, "native teams short while the driver is busy");
@@ -467,11 +473,7 @@ static void test_prov_costly(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     static const char *S3 = "__kernel void cyk_0(void) {}\n/* prov */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S3, 30);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 100000000;
+    cyocl_launch L = launch_of(&r, 100000000);
     cyrt_dispatch_native_done(rt, &L, 25000000); /* first call: provisional */
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, L.n, 1000000, 0, 0);
@@ -506,11 +508,7 @@ static void test_unproven_retry(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     static const char *S5 = "__kernel void cyk_0(void) {}\n/* unproven */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S5, 32);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 100;
+    cyocl_launch L = launch_of(&r, 100);
     cyrt_dispatch_native_done(rt, &L, 11400000); /* first call: stalled */
     cyrt_dispatch_device_used(rt, 1);
     for (int i = 0; i < 3; i++)
@@ -570,11 +568,7 @@ static void test_unproven_explore(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     static const char *S6 = "__kernel void cyk_0(void) {}\n/* explore */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S6, 34);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 100;
+    cyocl_launch L = launch_of(&r, 100);
     cyrt_dispatch_native_done(rt, &L, 11000000); /* first call: stalled */
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
@@ -599,11 +593,7 @@ static void test_native_twice(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     static const char *S8 = "__kernel void cyk_0(void) {}\n/* twice */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S8, 36);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 100;
+    cyocl_launch L = launch_of(&r, 100);
     cyrt_dispatch_native_done(rt, &L, 11400000); /* first call: stalled */
     cyrt_dchoice c;
     cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
@@ -632,11 +622,7 @@ static void test_costly_retry(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     static const char *S9 = "__kernel void cyk_0(void) {}\n/* costly */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 1000000;
+    cyocl_launch L = launch_of(&r, 1000000);
     cyrt_dispatch_native_done(rt, &L, 55000000); /* a first call: provisional */
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
@@ -672,11 +658,7 @@ static void test_stall_teams(void) {
     cyrt_rt *rt = mk();
     static const char *S7 = "__kernel void cyk_0(void) {}\n/* stall */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
-    cyocl_launch L;
-    memset(&L, 0, sizeof L);
-    L.version = CYOCL_API_VERSION;
-    L.dslot = (void **)&r;
-    L.n = 100;
+    cyocl_launch L = launch_of(&r, 100);
     L.pred_native = 6000;
     cyrt_dispatch_native_done(rt, &L, 9000);
     CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "a slower call is no stall");
