@@ -48,6 +48,14 @@ cyrt_status cyrt_scope_enter(cyrt_rt *rt, cyrt_err *err) {
     return CYRT_OK;
 }
 
+/* A thread's slot goes once its last call has returned and holds no views. */
+static void slot_drop_if_idle(cyrt_rt *rt, cyrt_tscope *s) {
+    if (s->depth == 0 && s->n == 0) {
+        free(s->v);
+        *s = rt->tscopes[--rt->ntscopes];
+    }
+}
+
 /* The usual end of a call that ran natively: no views registered at this
  * level, nothing registered anywhere (so no device copy the host lacks and
  * none to invalidate), no failure and no warning to hand over.  Leaving is
@@ -62,9 +70,9 @@ int cyrt_scope_leave_quick(cyrt_rt *rt) {
     for (size_t i = 0; quick && i < s->n; i++)
         if (s->v[i].level >= s->depth)
             quick = 0;
-    if (quick && --s->depth == 0 && s->n == 0) {
-        free(s->v);
-        *s = rt->tscopes[--rt->ntscopes];
+    if (quick) {
+        s->depth--;
+        slot_drop_if_idle(rt, s);
     }
     pthread_mutex_unlock(&rt->lock);
     return quick;
@@ -117,10 +125,7 @@ cyrt_status cyrt_scope_leave(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err) {
         }
         s->n = keep;
     }
-    if (s->depth == 0 && s->n == 0) {
-        free(s->v);
-        *s = rt->tscopes[--rt->ntscopes];
-    }
+    slot_drop_if_idle(rt, s);
     pthread_mutex_unlock(&rt->lock);
     for (size_t i = 0; i < ndrop; i++) {
         cyrt_status r = cyrt_release(rt, drop[i], acc, st == CYRT_OK ? err : NULL);
