@@ -6647,6 +6647,14 @@ static void declare_class(S *s, ANode *n) {
                     continue;
                 }
                 if (at == TY_ERR) continue;
+                if (b->is_public && !(is_cnum(at) || at->kind == TY_BINT || is_view(at) || is_obj(at))) {
+                    err(s, p, "C attribute of type '%s' cannot be accessed from Python", at->name);
+                    continue;
+                }
+                if (b->is_public == 1 && is_obj(at) && at->pyclass && !at->cls) {
+                    err(s, p, "a public attribute of type '%s' is not supported by cyocl (readonly is)", at->name);
+                    continue;
+                }
                 IrAttr *a = cy_alloc(s->a, sizeof *a);
                 a->name = name;
                 a->ty = at;

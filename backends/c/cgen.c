@@ -571,7 +571,7 @@ static Val gen_call(Gen *G, IrExpr *e);
 /* The C field of a cdef class instance (E_SLOT): an lvalue, a borrowed value. */
 static const char *slot_lvalue(Gen *G, IrExpr *e) {
     const char *o = genc(G, e->args[0]);
-    return FMT("((%s *)%s)->%s", e->args[0]->ty->cls->cname, cy_c_paren(G->a, o), e->sval);
+    return FMT("((%s *)%s)->a_%s", e->args[0]->ty->cls->cname, cy_c_paren(G->a, o), e->sval);
 }
 
 static Val gen_view(Gen *G, IrExpr *e) {
@@ -3893,11 +3893,13 @@ static int emit_fused_objects(Gen *G) {
 static void emit_class_decls(Gen *G, const IrModule *m) {
     for (int i = 0; i < m->classes.len; i++) {
         IrClass *c = m->classes.items[i];
+        /* fields a_NAME: an attribute may be named as a C keyword (default) or a
+           PyObject_HEAD field */
         out(G, "typedef struct {");
         out(G, "    PyObject_HEAD");
         for (int k = 0; k < c->attrs.len; k++) {
             IrAttr *at = c->attrs.items[k];
-            out(G, "    %s;", decl(G, at->ty, at->name));
+            out(G, "    %s;", decl(G, at->ty, FMT("a_%s", at->name)));
         }
         out(G, "} %s;", c->cname);
         out(G, "static PyTypeObject %s_type;", c->cname);
@@ -3926,7 +3928,7 @@ static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
     CyBuf *dst = G->e.out;
     G->e.out = &text;
     G->e.ind = 1;
-    const char *f = FMT("((%s *)cy_o)->%s", c->cname, at->name);
+    const char *f = FMT("((%s *)cy_o)->a_%s", c->cname, at->name);
     if (is_obj(at->ty)) {
         out(G, "if (!cy_v) cy_v = Py_None;");
         if (at->ty->cls)
@@ -3977,7 +3979,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
         out(G, "if (!cy_o) return NULL;");
         for (int k = 0; k < c->attrs.len; k++) {
             IrAttr *at = c->attrs.items[k];
-            if (is_obj(at->ty)) out(G, "cy_o->%s = Py_None;\n    Py_INCREF(Py_None);", at->name);
+            if (is_obj(at->ty)) out(G, "cy_o->a_%s = Py_None;\n    Py_INCREF(Py_None);", at->name);
         }
         if (c->cinit) {
             /* a __cinit__ of self alone ignores the constructor's arguments (Cython) */
@@ -4012,8 +4014,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
         }
         for (int k = 0; k < c->attrs.len; k++) {
             IrAttr *at = c->attrs.items[k];
-            if (is_obj(at->ty)) out(G, "Py_CLEAR(cy_o->%s);", at->name);
-            if (is_view(at->ty)) out(G, "cyrt_view_release(&cy_o->%s);", at->name);
+            if (is_obj(at->ty)) out(G, "Py_CLEAR(cy_o->a_%s);", at->name);
+            if (is_view(at->ty)) out(G, "cyrt_view_release(&cy_o->a_%s);", at->name);
         }
         out(G, "(void)cy_o;");
         out(G, "Py_TYPE(cy_self)->tp_free(cy_self);");
@@ -4028,7 +4030,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, "%s *cy_o = (%s *)cy_self;", cn, cn);
             for (int k = 0; k < c->attrs.len; k++) {
                 IrAttr *at = c->attrs.items[k];
-                if (is_obj(at->ty)) out(G, "Py_VISIT(cy_o->%s);", at->name);
+                if (is_obj(at->ty)) out(G, "Py_VISIT(cy_o->a_%s);", at->name);
             }
             out(G, "return 0;");
             G->e.ind = 0;
@@ -4041,7 +4043,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
                 IrAttr *at = c->attrs.items[k];
                 if (!is_obj(at->ty)) continue;
                 out(G, "Py_INCREF(Py_None);");
-                out(G, "Py_SETREF(cy_o->%s, Py_None);", at->name);
+                out(G, "Py_SETREF(cy_o->a_%s, Py_None);", at->name);
             }
             out(G, "return 0;");
             G->e.ind = 0;
@@ -4053,7 +4055,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
             IrAttr *at = c->attrs.items[k];
             if (!at->vis) continue;
             ngs++;
-            const char *f = FMT("((%s *)cy_o)->%s", cn, at->name);
+            const char *f = FMT("((%s *)cy_o)->a_%s", cn, at->name);
             out(G, "static PyObject *%s_get_%s(PyObject *cy_o, void *cy_c) {", cn, at->name);
             G->e.ind = 1;
             out(G, "(void)cy_c;");
