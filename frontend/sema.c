@@ -5633,6 +5633,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Directives saved = s->dir;
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
+        if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
         if (d->kind == A_CALL && directive_call(s, d, &s->dir, 1)) continue;
         /* silently dropping a decorator would change what the function does */
         err(s, d->pos, "this decorator is not supported (only cython directives such as "
@@ -6686,8 +6687,15 @@ static void declare_class(S *s, ANode *n) {
                 err(s, sp->pos, "a 'self' argument with a type, a default or after '*' is not supported by cyocl");
                 break;
             }
-            if (af->decorators.len) {
-                err(s, ((ANode *)af->decorators.items[0])->pos, "decorators on methods are not supported by cyocl");
+            ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
+            int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
+                       !lookup(s, "property") && af->kind == FN_DEF;
+            if (dec && !prop) {
+                err(s, dec->pos, "decorators on methods other than @property are not supported by cyocl");
+                break;
+            }
+            if (prop && af->params.len != 1) {
+                err(s, af->pos, "a @property takes no arguments other than self");
                 break;
             }
             if (class_attr(c, af->name) || class_method(c, af->name)) {
@@ -6705,6 +6713,7 @@ static void declare_class(S *s, ANode *n) {
             if (!strcmp(af->name, "__init__")) c->init = fn;
             if (!strcmp(af->name, "__cinit__")) c->cinit = fn;
             if (!strcmp(af->name, "__dealloc__")) c->dealloc = fn;
+            if (prop) cy_vec_push(s->a, &c->props, fn);
             cy_vec_push(s->a, &c->methods, fn);
             cy_vec_push(s->a, &s->m->funcs, fn);
             cy_vec_push(s->a, &s->methods, af);

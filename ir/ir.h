@@ -635,6 +635,7 @@ typedef struct IrClass {
     CyVec attrs;               /* IrAttr*, declared order */
     CyVec methods;             /* IrFunc*: def/cpdef (in tp_methods) and cdef, including the special ones */
     IrFunc *init, *cinit, *dealloc; /* __init__, __cinit__, __dealloc__ or NULL */
+    CyVec props;               /* IrFunc*: def methods decorated @property (getters, not in tp_methods) */
 } IrClass;
 
 typedef struct IrModule {

@@ -4078,6 +4078,15 @@ static void emit_classes(Gen *G, const IrModule *m) {
             if (at->vis == 1) emit_setter(G, c, at);
             out(G, "%s", "");
         }
+        for (int k = 0; k < c->props.len; k++) {
+            IrFunc *f = c->props.items[k];
+            ngs++;
+            out(G, "static PyObject *%s_prop_%s(PyObject *cy_o, void *cy_c) {", cn, f->name);
+            out(G, "    (void)cy_c;");
+            out(G, "    return cy_pw_%s(cy_o, NULL, 0, NULL);", f->cname);
+            out(G, "}");
+            out(G, "%s", "");
+        }
         if (ngs) {
             out(G, "static PyGetSetDef %s_getset[] = {", cn);
             G->e.ind = 1;
@@ -4086,6 +4095,11 @@ static void emit_classes(Gen *G, const IrModule *m) {
                 if (!at->vis) continue;
                 out(G, "{%s, %s_get_%s, %s, NULL, NULL},", c_strz(G, at->name), cn, at->name,
                     at->vis == 1 ? FMT("%s_set_%s", cn, at->name) : "NULL");
+            }
+            for (int k = 0; k < c->props.len; k++) {
+                IrFunc *f = c->props.items[k];
+                out(G, "{%s, %s_prop_%s, NULL, %s, NULL},", c_strz(G, f->name), cn, f->name,
+                    f->docstring ? c_strz(G, f->docstring) : "NULL");
             }
             out(G, "{NULL, NULL, NULL, NULL, NULL}");
             G->e.ind = 0;
@@ -4107,7 +4121,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
         G->e.ind = 1;
         for (int k = 0; k < c->methods.len; k++) {
             IrFunc *f = c->methods.items[k];
-            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc) continue;
+            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f)) continue;
             out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
                 f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
         }

@@ -28,6 +28,11 @@ cdef class Point:
     def get_weight(self):
         return self.weight
 
+    @property
+    def r2(self):
+        "the squared norm"
+        return self.x * self.x + self.y * self.y
+
 
 cdef class Counter:
     cdef public long n

@@ -11,6 +11,8 @@ def check(m):
     assert (p.x, p.y, p.moves, p.label) == (3.0, 4.0, 0, None)
     assert p.norm2() == 25.0
     assert p.get_weight() == 11.0
+    assert p.r2 == 25.0 and type(p).r2.__doc__ == "the squared norm"
+    expect(AttributeError, setattr, p, "r2", 1.0)
     assert m.Point(1.0).y == 0.0
     q = m.Point(y=2.0, x=1.0, label="q")
     assert (q.x, q.y, q.label) == (1.0, 2.0, "q")
