@@ -6673,10 +6673,6 @@ static void declare_class(S *s, ANode *n) {
                     err(s, p, "C attribute of type '%s' cannot be accessed from Python", at->name);
                     continue;
                 }
-                if (b->is_public == 1 && is_obj(at) && at->pyclass && !at->cls) {
-                    err(s, p, "a public attribute of type '%s' is not supported by cyocl (readonly is)", at->name);
-                    continue;
-                }
                 IrAttr *a = cy_alloc(s->a, sizeof *a);
                 a->owner = c;
                 a->name = name;

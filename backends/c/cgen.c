@@ -1109,6 +1109,17 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
     return (Val){r, 1};
 }
 
+/* The C type object of a builtin class sema types objects with, or NULL. */
+static const char *builtin_type_obj(const char *pyclass) {
+    static const char *const types[][2] = {
+        {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
+        {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
+        {"bytearray", "PyByteArray_Type"}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(pyclass, types[i][0])) return types[i][1];
+    return NULL;
+}
+
 static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
     for (int i = 0; i + 1 < G->subst.len; i += 2)
@@ -1331,13 +1342,7 @@ static Val gen(Gen *G, IrExpr *e) {
             goto_err_if(G, FMT("cyrt_ext_check(%s, &%s_type, %s, %d) < 0", a.c, e->ty->cls->cname, arg, (int)e->ival));
             return a;
         }
-        static const char *const types[][2] = {
-            {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
-            {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
-            {"bytearray", "PyByteArray_Type"}};
-        const char *tobj = NULL;
-        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-            if (!strcmp(e->ty->pyclass, types[i][0])) tobj = types[i][1];
+        const char *tobj = builtin_type_obj(e->ty->pyclass);
         if (!tobj) {
             cy_error(G->d, e->pos, "internal error: C backend: no type object for '%s'", e->ty->pyclass);
             return a;
@@ -3946,6 +3951,10 @@ static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
         out(G, "if (!cy_v) cy_v = Py_None;");
         if (at->ty->cls)
             goto_err_if(G, FMT("cyrt_ext_check(cy_v, &%s_type, NULL, 0) < 0", at->ty->cls->cname));
+        else if (at->ty->pyclass && !strcmp(at->ty->pyclass, "numpy.ndarray"))
+            goto_err_if(G, "cyrt_ndarray_check(cy_v, NULL, 0) < 0");
+        else if (at->ty->pyclass && builtin_type_obj(at->ty->pyclass))
+            goto_err_if(G, FMT("cyrt_builtin_check(cy_v, &%s, NULL, 0) < 0", builtin_type_obj(at->ty->pyclass)));
         out(G, "Py_INCREF(cy_v);");
         out(G, "Py_SETREF(%s, cy_v);", f);
     } else if (is_view(at->ty)) {
