@@ -728,10 +728,16 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * stored point only where that costs 1.5x at most */
         c->side = o;
         c->calibrating = 1;
-    } else if (r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 0.03 * r->credit)) {
+    } else if (r->since_explore >= 256 && (po + x[o] - pb <= 0.3 * pb || po + x[o] - pb <= 0.03 * r->credit)) {
         /* now and then the other side again, where that costs little
          * (within 1.3x, or 3% of the calls' time since the last recheck):
-         * a time measured in a bad moment does not stand for ever */
+         * a time measured in a bad moment does not stand for ever.  Where
+         * the run there moves data, the calls after it move it back (x[o]
+         * again): c03 jacobi 4096x4096, its data just moved to the device
+         * for the def's 200 calls, rechecked native at the next call
+         * (predicted 13.9 ms with the copy back against this call's 11.8
+         * ms with its own) and paid 10 ms of copies more for it every
+         * other def call */
         r->since_explore = 0;
         r->credit = 0;
         c->side = o;
@@ -989,6 +995,10 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev);
  * OpenCL meanwhile. */
 static void *opener(void *arg) {
     cyrt_rt *rt = arg;
+    /* named, as the driver's threads it starts are (top -H, /proc/PID/task);
+     * not the caller's thread, where no thread could be made */
+    if (!rt->disp->sync_open)
+        pthread_setname_np(pthread_self(), "cyocl-opener");
 
     struct cyrt_disp *d = rt->disp;
     uint64_t t0 = now_ns();

@@ -283,7 +283,10 @@ static void test_scope_loop(void) {
     feed(rt, r, CYRT_SIDE_OPENCL, 20000, 20.0, sizes, 2);  /* 0.1 ms */
     uint64_t a = 8ull * 4096 * 4096;                      /* 128 MiB per array */
     cyrt_dmove host = {2 * a, a, 0, 0, 3, 0};              /* 40 ms of copies */
-    cyrt_dmove dev = {0, 0, 2 * a, 0, 0, 2};               /* after the move */
+    /* after the move: the next call writes u, still valid on the host
+     * too (its copy back is to come), the calls after it find both
+     * arrays on the device only */
+    cyrt_dmove dev1 = {0, a, a, 0, 1, 1}, dev = {0, 0, 2 * a, 0, 0, 2};
     cyrt_dchoice c;
     int bought = 0;
     for (int i = 0; i < 300; i++) { /* jacobi_step: once per def call */
@@ -293,27 +296,33 @@ static void test_scope_loop(void) {
         in_scope(rt, 0);
     }
     CHECK(bought == 0, "one call per def: %d purchases in 300 calls", bought);
-    int first[4], ondev[4];
-    for (int k = 0; k < 4; k++) { /* jacobi: 200 region calls per def call */
+    int first[6], ondev[6];
+    for (int k = 0; k < 6; k++) { /* jacobi: 200 region calls per def call */
         int there = 0;
         first[k] = -1;
         ondev[k] = 0;
         in_scope(rt, 1);
         for (int i = 0; i < 200; i++) {
-            cyrt_dispatch_choose_moves(rt, r, n, there ? &dev : &host, &c);
+            cyrt_dispatch_choose_moves(rt, r, n, !there ? &host : there == 1 ? &dev1 : &dev, &c);
             if (c.side == CYRT_SIDE_OPENCL && !there) {
                 CHECK(c.moving || k == 0, "call %d of def call %d moves the data", i, k);
                 first[k] = i;
-                there = 1;
             }
+            if (c.side == CYRT_SIDE_OPENCL)
+                there++;
+            else if (there) /* a native run brings both arrays back */
+                there = 0;
             ondev[k] += c.side == CYRT_SIDE_OPENCL;
         }
         in_scope(rt, 0);
     }
     CHECK(first[0] >= 0 && first[0] <= 25, "the first def call moves after %d calls", first[0]);
     CHECK(ondev[0] >= 170, "and then stays: %d of 200 on the device", ondev[0]);
-    for (int k = 2; k < 4; k++)
-        CHECK(first[k] == 0 && ondev[k] >= 195, "def call %d: moved at call %d, %d on the device", k, first[k],
+    /* no recheck of native between the move and the def's return: the
+     * data would go back and forth (the call after the move costs its own
+     * copy back, which once made native look within 1.3x) */
+    for (int k = 2; k < 6; k++)
+        CHECK(first[k] == 0 && ondev[k] == 200, "def call %d: moved at call %d, %d on the device", k, first[k],
               ondev[k]);
     bought = 0;
     for (int i = 0; i < 20; i++) { /* jacobi_step again */
