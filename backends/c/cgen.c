@@ -2612,7 +2612,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         IrRegionArg *a = R->args.items[i];
         IrVar *v = a->var;
         const CyType *t = a->kind == RA_VIEW ? v->ty->base : v->ty;
-        char tk = t->kind == TY_FLOAT || t->kind == TY_DOUBLE ? 'f'
+        char tk = cy_type_is_complex(t) ? 'c' : t->kind == TY_FLOAT || t->kind == TY_DOUBLE ? 'f'
                   : (t->kind == TY_UCHAR || t->kind == TY_USHORT || t->kind == TY_UINT || t->kind == TY_ULONG ||
                      t->kind == TY_ULLONG || t->kind == TY_SIZE)
                       ? 'u'

@@ -1413,7 +1413,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 #define CYRT_OCL_API_VERSION 10
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
-    char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
+    char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
     char op;           /* reduction operator */
     int size;
     int read, written;
