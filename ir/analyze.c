@@ -606,6 +606,7 @@ static void region_args(CyArena *a, IrRegion *r) {
 }
 
 void cy_ir_analyze(CyArena *a, IrModule *m) {
+    cy_ir_flatten_parallel(m);
     CallGraph cg = {0};
     call_graph(a, m, &cg);
     propagate_external(a, m, &cg);
@@ -613,7 +614,10 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
         IrRegion *r = m->regions.items[i];
         IrStmt *x = r->func ? cy_ir_region_stmt(&r->func->body, r) : NULL;
         Elig g = {m, a, NULL, NULL, r, {0}, 0};
-        if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
+        if (r->as_prange)
+            g.why = cy_fmt(a, "parallel() block holding only a prange: that prange (region %d) runs in its place",
+                           r->as_prange->id);
+        else if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
         else if (r->parent) g.why = "prange inside a parallel() block";
         else if (r->has_with_gil) g.why = "with gil";
         else if (r->has_return) g.why = "return inside prange";
