@@ -972,9 +972,12 @@ static IrExpr *decay(S *s, IrExpr *e) {
 
 /* Converts e to type `to` for an assignment/argument/return; reports
  * "Cannot assign type 'X' to 'Y'" at e's position. */
+static int class_derives(const IrClass *c, const IrClass *base);
+
 static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
     CyType *from = e->ty;
     if (from == TY_ERR || to == TY_ERR) return e;
+    if (from->cls && to->cls && class_derives(from->cls, to->cls)) return e; /* an instance of a subclass */
     if (is_ndarray(to) && !is_ndarray(from) && e->kind != E_NONE) {
         static const struct { ExprKind k; const char *n; } lits[] = {
             {E_LIST, "list"}, {E_SET, "set"}, {E_TUPLE, "tuple"}, {E_DICT, "dict"}, {E_STR, "str"}, {E_BYTES, "bytes"},
@@ -1706,19 +1709,29 @@ static IrExpr *index_expr(S *s, ANode *n) {
 }
 
 static IrAttr *class_attr(const IrClass *c, const char *name) {
-    for (int i = 0; i < c->attrs.len; i++) {
-        IrAttr *at = c->attrs.items[i];
-        if (!strcmp(at->name, name)) return at;
-    }
+    for (; c; c = c->base)
+        for (int i = 0; i < c->attrs.len; i++) {
+            IrAttr *at = c->attrs.items[i];
+            if (!strcmp(at->name, name)) return at;
+        }
     return NULL;
 }
 
+/* A method by name, the class's own first, then its bases' (the special
+ * ones are each class's own). */
 static IrFunc *class_method(const IrClass *c, const char *name) {
-    for (int i = 0; i < c->methods.len; i++) {
-        IrFunc *f = c->methods.items[i];
-        if (!strcmp(f->name, name)) return f;
-    }
+    for (int own = 1; c; c = c->base, own = 0)
+        for (int i = 0; i < c->methods.len; i++) {
+            IrFunc *f = c->methods.items[i];
+            if (!strcmp(f->name, name) && (own || (f != c->init && f != c->cinit && f != c->dealloc))) return f;
+        }
     return NULL;
+}
+
+static int class_derives(const IrClass *c, const IrClass *base) {
+    for (; c; c = c->base)
+        if (c == base) return 1;
+    return 0;
 }
 
 /* o.name where o is an instance of a cdef class: its C attribute, or what
@@ -6596,15 +6609,23 @@ static int attr_type_ok(const CyType *t) {
 }
 
 static void declare_class(S *s, ANode *n) {
-    if (n->value) {
-        err(s, n->value->pos, "inheritance of cdef classes is not supported by cyocl");
-        return;
+    IrClass *base = NULL;
+    if (n->value && !(n->value->kind == A_NAME && !strcmp(n->value->name, "object") && !lookup(s, "object"))) {
+        Sym *by = n->value->kind == A_NAME ? lookup(s, n->value->name) : NULL;
+        if (!by || by->kind != SY_TYPE || !by->ty->cls) {
+            err(s, n->value->pos, "a base class other than a cdef class declared before in the module is not "
+                                  "supported by cyocl");
+            return;
+        }
+        base = by->ty->cls;
+        base->is_base = 1;
     }
     if (lookup_in(s->mscope, n->name)) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
     }
     IrClass *c = cy_alloc(s->a, sizeof *c);
+    c->base = base;
     c->name = n->name;
     c->cname = cident(s, "cy_obj_", n->name);
     c->pos = n->pos;
@@ -6657,6 +6678,7 @@ static void declare_class(S *s, ANode *n) {
                     continue;
                 }
                 IrAttr *a = cy_alloc(s->a, sizeof *a);
+                a->owner = c;
                 a->name = name;
                 a->ty = at;
                 a->vis = b->is_public;
@@ -6698,8 +6720,15 @@ static void declare_class(S *s, ANode *n) {
                 err(s, af->pos, "a @property takes no arguments other than self");
                 break;
             }
-            if (class_attr(c, af->name) || class_method(c, af->name)) {
+            IrFunc *prev = class_method(c, af->name);
+            if (class_attr(c, af->name) || (prev && prev->cls == c)) {
                 err(s, af->pos, "'%s' redeclared", af->name);
+                break;
+            }
+            if (prev && !special && (prev->kind != F_DEF || af->kind != FN_DEF)) {
+                /* Cython dispatches those through a table of the instance's class */
+                err(s, af->pos, "overriding the cdef/cpdef method '%s' of '%s' is not supported by cyocl", af->name,
+                    prev->cls->name);
                 break;
             }
             s->decl_method = 1;

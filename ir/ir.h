@@ -627,6 +627,7 @@ typedef struct IrAttr {
     CyType *ty;
     int vis;                   /* 0: C only, 1: cdef public, 2: cdef readonly */
     CyPos pos;
+    struct IrClass *owner;     /* the class that declares it (a base of the instance's, or its own) */
 } IrAttr;
 
 typedef struct IrClass {
@@ -635,7 +636,10 @@ typedef struct IrClass {
     CyPos pos;
     const char *docstring;
     CyType *ty;                /* an instance (TY_OBJECT, cls = this) */
-    CyVec attrs;               /* IrAttr*, declared order */
+    struct IrClass *base;      /* the cdef class it derives from, or NULL: its struct begins the
+                                  instance's, its attributes and methods are inherited */
+    int is_base;               /* another class of the module derives from it (Py_TPFLAGS_BASETYPE) */
+    CyVec attrs;               /* IrAttr*, declared order (its own, not its base's) */
     CyVec methods;             /* IrFunc*: def/cpdef (in tp_methods) and cdef, including the special ones */
     IrFunc *init, *cinit, *dealloc; /* __init__, __cinit__, __dealloc__ or NULL */
     CyVec props;               /* IrFunc*: def methods decorated @property (getters, not in tp_methods) */

@@ -571,7 +571,12 @@ static Val gen_call(Gen *G, IrExpr *e);
 /* The C field of a cdef class instance (E_SLOT): an lvalue, a borrowed value. */
 static const char *slot_lvalue(Gen *G, IrExpr *e) {
     const char *o = genc(G, e->args[0]);
-    return FMT("((%s *)%s)->a_%s", e->args[0]->ty->cls->cname, cy_c_paren(G->a, o), e->sval);
+    const IrClass *c = e->args[0]->ty->cls;
+    /* the class that declares it: a base's struct begins the instance's */
+    for (const IrClass *k = c; k; k = k->base)
+        for (int i = 0; i < k->attrs.len; i++)
+            if (!strcmp(((IrAttr *)k->attrs.items[i])->name, e->sval)) c = k;
+    return FMT("((%s *)%s)->a_%s", c->cname, cy_c_paren(G->a, o), e->sval);
 }
 
 static Val gen_view(Gen *G, IrExpr *e) {
@@ -3902,7 +3907,8 @@ static void emit_class_decls(Gen *G, const IrModule *m) {
         /* fields a_NAME: an attribute may be named as a C keyword (default) or a
            PyObject_HEAD field */
         out(G, "typedef struct {");
-        out(G, "    PyObject_HEAD");
+        if (c->base) out(G, "    %s cy_base;", c->base->cname);
+        else out(G, "    PyObject_HEAD");
         for (int k = 0; k < c->attrs.len; k++) {
             IrAttr *at = c->attrs.items[k];
             out(G, "    %s;", decl(G, at->ty, FMT("a_%s", at->name)));
@@ -3914,8 +3920,9 @@ static void emit_class_decls(Gen *G, const IrModule *m) {
 }
 
 static int class_has_gc(const IrClass *c) {
-    for (int k = 0; k < c->attrs.len; k++)
-        if (is_obj(((IrAttr *)c->attrs.items[k])->ty)) return 1;
+    for (; c; c = c->base)
+        for (int k = 0; k < c->attrs.len; k++)
+            if (is_obj(((IrAttr *)c->attrs.items[k])->ty)) return 1;
     return 0;
 }
 
@@ -3979,7 +3986,10 @@ static void emit_classes(Gen *G, const IrModule *m) {
         int gc = class_has_gc(c);
         out(G, "static PyObject *%s_new(PyTypeObject *cy_t, PyObject *cy_args, PyObject *cy_kw) {", cn);
         G->e.ind = 1;
-        out(G, "%s *cy_o = (%s *)cy_t->tp_alloc(cy_t, 0);", cn, cn);
+        if (c->base) /* the base's attributes and __cinit__ first, as Cython's */
+            out(G, "%s *cy_o = (%s *)%s_new(cy_t, cy_args, cy_kw);", cn, cn, c->base->cname);
+        else
+            out(G, "%s *cy_o = (%s *)cy_t->tp_alloc(cy_t, 0);", cn, cn);
         out(G, "(void)cy_args;");
         out(G, "(void)cy_kw;");
         out(G, "if (!cy_o) return NULL;");
@@ -4024,7 +4034,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
             if (is_view(at->ty)) out(G, "cyrt_view_release(&cy_o->a_%s);", at->name);
         }
         out(G, "(void)cy_o;");
-        out(G, "Py_TYPE(cy_self)->tp_free(cy_self);");
+        if (c->base) out(G, "%s_dealloc(cy_self);", c->base->cname);
+        else out(G, "Py_TYPE(cy_self)->tp_free(cy_self);");
         G->e.ind = 0;
         out(G, "}");
         out(G, "%s", "");
@@ -4034,6 +4045,11 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, "static int %s_traverse(PyObject *cy_self, visitproc visit, void *arg) {", cn);
             G->e.ind = 1;
             out(G, "%s *cy_o = (%s *)cy_self;", cn, cn);
+            out(G, "(void)cy_o;");
+            if (c->base && class_has_gc(c->base)) {
+                out(G, "int cy_e = %s_traverse(cy_self, visit, arg);", c->base->cname);
+                out(G, "if (cy_e) return cy_e;");
+            }
             for (int k = 0; k < c->attrs.len; k++) {
                 IrAttr *at = c->attrs.items[k];
                 if (is_obj(at->ty)) out(G, "Py_VISIT(cy_o->a_%s);", at->name);
@@ -4045,6 +4061,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, "static int %s_clear(PyObject *cy_self) {", cn);
             G->e.ind = 1;
             out(G, "%s *cy_o = (%s *)cy_self;", cn, cn);
+            out(G, "(void)cy_o;");
+            if (c->base && class_has_gc(c->base)) out(G, "%s_clear(cy_self);", c->base->cname);
             for (int k = 0; k < c->attrs.len; k++) {
                 IrAttr *at = c->attrs.items[k];
                 if (!is_obj(at->ty)) continue;
@@ -4135,7 +4153,9 @@ static void emit_classes(Gen *G, const IrModule *m) {
         out(G, ".tp_name = %s,", c_strz(G, FMT("%s.%s", m->name, c->name)));
         out(G, ".tp_basicsize = sizeof(%s),", cn);
         out(G, ".tp_dealloc = %s_dealloc,", cn);
-        out(G, ".tp_flags = Py_TPFLAGS_DEFAULT%s,", gc ? " | Py_TPFLAGS_HAVE_GC" : "");
+        out(G, ".tp_flags = Py_TPFLAGS_DEFAULT%s%s,", gc ? " | Py_TPFLAGS_HAVE_GC" : "",
+            c->is_base ? " | Py_TPFLAGS_BASETYPE" : "");
+        if (c->base) out(G, ".tp_base = &%s_type,", c->base->cname);
         if (c->docstring) out(G, ".tp_doc = %s,", c_strz(G, c->docstring));
         if (gc) {
             out(G, ".tp_traverse = %s_traverse,", cn);
