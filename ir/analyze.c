@@ -270,9 +270,8 @@ static int is_region_result_var(Elig *g, IrVar *v) {
     return 0;
 }
 
-/* The complex operations the OpenCL backend lowers (oclgen.c,
- * gen_complex): arithmetic but **, comparisons for equality, conversions,
- * the parts, conj() and abs(), and complex values moved as they are. */
+/* The C functions of complex values a kernel has (the f variants too):
+ * the parts, conj(), abs(), and z.real = x's CYRT_CMPLX(re, im). */
 static int complex_c(const IrExpr *e) {
     static const char *const ok[] = {"creal", "cimag", "conj", "cabs", "CYRT_CMPLX", NULL};
     if (e->kind != E_CALL_C || e->fn || !e->sval) return 0;
@@ -285,6 +284,9 @@ static int complex_c(const IrExpr *e) {
     return 0;
 }
 
+/* The complex operations the OpenCL backend lowers (oclgen.c,
+ * gen_complex): arithmetic but **, comparisons for equality, conversions,
+ * the functions above, and complex values moved as they are. */
 static int complex_ok(const IrExpr *e) {
     int here = e->ty && cy_type_is_complex(e->ty), arg = 0;
     for (int i = 0; i < e->nargs; i++) arg |= e->args[i]->ty && cy_type_is_complex(e->args[i]->ty);
