@@ -886,6 +886,13 @@ static const char *tg_loop_pop(void *g, void *loop) {
 }
 static void tg_range_end(void *g, CyRange *r) { ((Gen *)g)->checked.len = r->mark; }
 /* no folding of its own */
+/* native code is built with -fwrapv (cyocl build, as CPython's CFLAGS
+   build Cython's modules): signed C arithmetic wraps as written */
+static const char *tg_wrapv(void *g, const CyType *t, const char *op, const char *a, const char *b) {
+    (void)g, (void)t, (void)op, (void)a, (void)b;
+    return NULL;
+}
+
 static const char *tg_cast(void *g, IrExpr *e) {
     (void)g;
     (void)e;
