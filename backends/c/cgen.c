@@ -2519,9 +2519,15 @@ static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, in
  * (the plain body), the last row always among them. */
 static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, const char *n,
                                  const char *par, const char *idx, const char *body, const char *blocked) {
-    int id = R->id, mc = R->plan_native->mc;
+    int id = R->id, mc = R->plan_native->mc, mr = R->plan_native->mr;
     out(G, "const Py_ssize_t cy_rb%d = cy_blk%d ? %s - 1 : 0;", id, id, n);
-    out(G, "const Py_ssize_t cy_nb%d = (cy_rb%d + %d) / %d;", id, id, mc - 1, mc);
+    /* blocks of mc rows would leave most of the team idle on a few hundred
+       rows (100 rows: 4 blocks for 16 threads), so a block is a thread's
+       share of the rows, rounded up to the register tile, at most mc */
+    out(G, "Py_ssize_t cy_mb%d = (cy_rb%d + omp_get_num_threads() - 1) / omp_get_num_threads();", id, id);
+    out(G, "cy_mb%d = cy_mb%d > %d ? %d : cy_mb%d > %d ? (cy_mb%d + %d) / %d * %d : cy_mb%d < 1 ? 1 : cy_mb%d;", id, id,
+        mc, mc, id, mr, id, mr - 1, mr, mr, id, id);
+    out(G, "const Py_ssize_t cy_nb%d = (cy_rb%d + cy_mb%d - 1) / cy_mb%d;", id, id, id, id);
     out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
         clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
     out(G, "for (Py_ssize_t cy_u%d = 0; cy_u%d < cy_nb%d + (%s - cy_rb%d); cy_u%d++) {", id, id, id, n, id, id);
@@ -2529,8 +2535,8 @@ static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses
     if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
     out(G, "if (cy_u%d < cy_nb%d) {", id, id);
     G->e.ind++;
-    out(G, "const Py_ssize_t cy_r0 = cy_u%d * %d, cy_r1 = cy_rb%d - cy_r0 > %d ? cy_r0 + %d : cy_rb%d;", id, mc, id, mc,
-        mc, id);
+    out(G, "const Py_ssize_t cy_r0 = cy_u%d * cy_mb%d, cy_r1 = cy_rb%d - cy_r0 > cy_mb%d ? cy_r0 + cy_mb%d : cy_rb%d;", id,
+        id, id, id, id, id);
     put(G, blocked);
     out(G, "continue;");
     G->e.ind--;
