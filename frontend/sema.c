@@ -4212,6 +4212,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     IrExpr *start = npos == 1 ? mk_int(s, 0, TY_LONG, it->pos) : b[0];
     IrExpr *stop = npos == 1 ? b[0] : b[1];
     IrExpr *step = npos == 3 ? b[2] : NULL;
+    IrExpr *cstart = npos == 1 ? NULL : start, *cstop = stop, *cstep = step;
     start = coerce(s, start, v->ty);
     stop = coerce(s, stop, v->ty);
     if (step) step = coerce(s, step, v->ty);
@@ -4252,6 +4253,22 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     r->stop = stop;
     r->step = step;
     r->step_sign = step_sign_of(step);
+    if (cstop->ty != TY_ERR && (!cstart || cstart->ty != TY_ERR) && (!cstep || cstep->ty != TY_ERR)) {
+        CyType *ct = v->ty;
+        int uns = !v->ty->is_signed;
+        IrExpr *given[3] = {cstart, cstop, cstep};
+        for (int i = 0; i < 3; i++)
+            if (given[i]) {
+                ct = cy_type_span(ct, given[i]->ty);
+                uns |= !given[i]->ty->is_signed && given[i]->ty->kind != TY_BINT;
+            }
+        if (uns) {
+            r->cstart = cstart;
+            r->cstop = cstop;
+            r->cstep = cstep;
+            r->ctype = ct;
+        }
+    }
     int nogil_kw = 0;
     for (int i = 0; i < it->kwnames.len; i++) {
         const char *kw = it->kwnames.items[i];
