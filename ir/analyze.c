@@ -28,8 +28,9 @@ static void callees_stmts(const FuncMap *fm, CyVec *v, CyVec *out);
 static void callees_expr(const FuncMap *fm, IrExpr *e, CyVec *out) {
     if (!e) return;
     if (e->kind == E_STMTS) callees_stmts(fm, &e->stmts, out);
-    if (e->kind == E_CALL && e->fn) {
-        int k = func_index(fm, e->fn);
+    for (int j = -1; e->kind == E_CALL && e->fn && j < e->fn->overrides.len; j++) {
+        /* a method's overrides are called through it */
+        int k = func_index(fm, j < 0 ? e->fn : e->fn->overrides.items[j]);
         if (k >= 0) cy_vec_push(fm->a, out, (void *)(intptr_t)k);
     }
     for (int i = 0; i < e->nargs; i++) callees_expr(fm, e->args[i], out);

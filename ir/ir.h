@@ -613,6 +613,9 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    CyVec overrides;           /* a cdef/cpdef method: the same method of the classes deriving from
+                                  cls, in declaration order (a call picks by the instance's type) */
+    struct IrFunc *vroot;      /* an override: the method of the topmost class it overrides */
     /* F_EXTERN */
     const char *header;
     /* Fused types (sema): a function with fused arguments is one function
