@@ -6176,6 +6176,9 @@ static void compute_raises(IrModule *m) {
             int r = raises_stmts(&f->body) || f->kind == F_DEF;
             for (int j = 0; j < f->param_defaults.len; j++) raises_expr(f->param_defaults.items[j]);
             if (f->noexcept && f->kind != F_DEF) r = 0;
+            /* a method and its overrides share one C convention */
+            if (f->vroot) r |= f->vroot->can_raise;
+            for (int j = 0; j < f->overrides.len; j++) r |= ((IrFunc *)f->overrides.items[j])->can_raise;
             if (r != f->can_raise) {
                 f->can_raise = r;
                 changed = 1;
@@ -6608,6 +6611,19 @@ static int attr_type_ok(const CyType *t) {
     return 0;
 }
 
+/* An override of a cdef/cpdef method keeps its C signature: a call through
+ * the base's goes to it unchanged. */
+static int override_ok(S *s, IrFunc *base, IrFunc *fn) {
+    int ok = base->kind == fn->kind && base->params.len == fn->params.len && cy_type_equal(base->ret, fn->ret) &&
+             base->noexcept == fn->noexcept && base->is_nogil == fn->is_nogil && base->with_gil == fn->with_gil;
+    for (int i = 1; ok && i < fn->params.len; i++)
+        ok = cy_type_equal(((IrVar *)base->params.items[i])->ty, ((IrVar *)fn->params.items[i])->ty);
+    if (!ok)
+        err(s, fn->pos, "Signature not compatible with previous declaration (cyocl: an override keeps the kind, "
+                        "argument and result types, noexcept and nogil of '%s.%s')", base->cls->name, base->name);
+    return ok;
+}
+
 static void declare_class(S *s, ANode *n) {
     IrClass *base = NULL;
     if (n->value && !(n->value->kind == A_NAME && !strcmp(n->value->name, "object") && !lookup(s, "object"))) {
@@ -6673,10 +6689,6 @@ static void declare_class(S *s, ANode *n) {
                     err(s, p, "C attribute of type '%s' cannot be accessed from Python", at->name);
                     continue;
                 }
-                if (b->is_public == 1 && is_obj(at) && at->pyclass && !at->cls) {
-                    err(s, p, "a public attribute of type '%s' is not supported by cyocl (readonly is)", at->name);
-                    continue;
-                }
                 IrAttr *a = cy_alloc(s->a, sizeof *a);
                 a->owner = c;
                 a->name = name;
@@ -6725,10 +6737,9 @@ static void declare_class(S *s, ANode *n) {
                 err(s, af->pos, "'%s' redeclared", af->name);
                 break;
             }
-            if (prev && !special && (prev->kind != F_DEF || af->kind != FN_DEF)) {
-                /* Cython dispatches those through a table of the instance's class */
-                err(s, af->pos, "overriding the cdef/cpdef method '%s' of '%s' is not supported by cyocl", af->name,
-                    prev->cls->name);
+            if (prev && !special && (prev->kind == F_DEF) != (af->kind == FN_DEF)) {
+                err(s, af->pos, "'%s' of '%s' overridden by a %s method", af->name, prev->cls->name,
+                    af->kind == FN_DEF ? "def" : "cdef/cpdef");
                 break;
             }
             s->decl_method = 1;
@@ -6737,6 +6748,16 @@ static void declare_class(S *s, ANode *n) {
             fn->cls = c;
             fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s", c->name, af->name));
             ((IrVar *)fn->params.items[0])->ty = t;
+            if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
+            if (prev && !special && prev->kind != F_DEF) {
+                /* each class's version above it dispatches to this one for its instances */
+                fn->vroot = prev->vroot ? prev->vroot : prev;
+                for (IrClass *k = c->base; k; k = k->base)
+                    for (int j = 0; j < k->methods.len; j++) {
+                        IrFunc *km = k->methods.items[j];
+                        if (!strcmp(km->name, fn->name)) cy_vec_push(s->a, &km->overrides, fn);
+                    }
+            }
             if (!strcmp(af->name, "__dealloc__") && fn->params.len != 1)
                 err(s, af->pos, "__dealloc__ takes no arguments other than self");
             if (!strcmp(af->name, "__init__")) c->init = fn;

@@ -28,8 +28,9 @@ static void callees_stmts(const FuncMap *fm, CyVec *v, CyVec *out);
 static void callees_expr(const FuncMap *fm, IrExpr *e, CyVec *out) {
     if (!e) return;
     if (e->kind == E_STMTS) callees_stmts(fm, &e->stmts, out);
-    if (e->kind == E_CALL && e->fn) {
-        int k = func_index(fm, e->fn);
+    for (int j = -1; e->kind == E_CALL && e->fn && j < e->fn->overrides.len; j++) {
+        /* a method's overrides are called through it */
+        int k = func_index(fm, j < 0 ? e->fn : e->fn->overrides.items[j]);
         if (k >= 0) cy_vec_push(fm->a, out, (void *)(intptr_t)k);
     }
     for (int i = 0; i < e->nargs; i++) callees_expr(fm, e->args[i], out);
@@ -270,9 +271,8 @@ static int is_region_result_var(Elig *g, IrVar *v) {
     return 0;
 }
 
-/* The complex operations the OpenCL backend lowers (oclgen.c,
- * gen_complex): arithmetic but **, comparisons for equality, conversions,
- * the parts, conj() and abs(), and complex values moved as they are. */
+/* The C functions of complex values a kernel has (the f variants too):
+ * the parts, conj(), abs(), and z.real = x's CYRT_CMPLX(re, im). */
 static int complex_c(const IrExpr *e) {
     static const char *const ok[] = {"creal", "cimag", "conj", "cabs", "CYRT_CMPLX", NULL};
     if (e->kind != E_CALL_C || e->fn || !e->sval) return 0;
@@ -285,6 +285,9 @@ static int complex_c(const IrExpr *e) {
     return 0;
 }
 
+/* The complex operations the OpenCL backend lowers (oclgen.c,
+ * gen_complex): arithmetic but **, comparisons for equality, conversions,
+ * the functions above, and complex values moved as they are. */
 static int complex_ok(const IrExpr *e) {
     int here = e->ty && cy_type_is_complex(e->ty), arg = 0;
     for (int i = 0; i < e->nargs; i++) arg |= e->args[i]->ty && cy_type_is_complex(e->args[i]->ty);
@@ -606,6 +609,7 @@ static void region_args(CyArena *a, IrRegion *r) {
 }
 
 void cy_ir_analyze(CyArena *a, IrModule *m) {
+    cy_ir_flatten_parallel(m);
     CallGraph cg = {0};
     call_graph(a, m, &cg);
     propagate_external(a, m, &cg);
@@ -613,7 +617,10 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
         IrRegion *r = m->regions.items[i];
         IrStmt *x = r->func ? cy_ir_region_stmt(&r->func->body, r) : NULL;
         Elig g = {m, a, NULL, NULL, r, {0}, 0};
-        if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
+        if (r->as_prange)
+            g.why = cy_fmt(a, "parallel() block holding only a prange: that prange (region %d) runs in its place",
+                           r->as_prange->id);
+        else if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
         else if (r->parent) g.why = "prange inside a parallel() block";
         else if (r->has_with_gil) g.why = "with gil";
         else if (r->has_return) g.why = "return inside prange";

@@ -385,6 +385,9 @@ typedef struct IrRegion {
     CyVec vars;                /* IrVarUse*: every variable the body touches, classified */
     CyVec views;               /* IrViewUse*: every view variable read/written */
     struct IrRegion *parent;   /* a prange inside a parallel() block */
+    struct IrRegion *as_prange;/* a parallel() block that held only this prange (after assignments
+                                  every thread computes alike): ir/parallel.c made the block a plain
+                                  one and the prange a top-level region */
     int has_break, has_return, can_raise, has_with_gil;
     int calls_external, calls_recursive, uses_threadid, uses_objects, uses_complex;
     /* OpenCL eligibility and kernel ABI, decided by ir/analyze.c: */
@@ -599,6 +602,9 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    CyVec overrides;           /* a cdef/cpdef method: the same method of the classes deriving from
+                                  cls, in declaration order (a call picks by the instance's type) */
+    struct IrFunc *vroot;      /* an override: the method of the topmost class it overrides */
     /* F_EXTERN */
     const char *header;
     /* Fused types (sema): a function with fused arguments is one function
@@ -659,8 +665,12 @@ typedef struct IrModule {
     int nregions;
 } IrModule;
 
-/* Region facts and OpenCL eligibility (ir/analyze.c). */
+/* Region facts and OpenCL eligibility (ir/analyze.c); first it runs
+ * cy_ir_flatten_parallel. */
 void cy_ir_analyze(CyArena *a, IrModule *m);
+/* Every `with parallel():` block holding only a prange, after assignments
+ * of values every thread computes alike, becomes that prange (ir/parallel.c). */
+void cy_ir_flatten_parallel(IrModule *m);
 /* The ST_PRANGE / ST_PARALLEL statement of region r in body (nested at any depth), or NULL. */
 IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
 

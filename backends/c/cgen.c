@@ -963,7 +963,8 @@ static const char *tg_call(void *g, IrExpr *e, const char **args) {
     Gen *G = g;
     IrFunc *f = e->fn;
     int np = e->nargs;
-    const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
+    const char *fname = f->overrides.len ? FMT("cy_vd_%s", f->cname) : f->cname;
+    const char *call = FMT("%s(%s)", fname, join(G, args, np, ", "));
     if (fn_objret(f)) return new_obj(G, call);
     if (fn_status(f)) {
         if (f->ret->kind == TY_VOID) {
@@ -972,7 +973,7 @@ static const char *tg_call(void *g, IrExpr *e, const char **args) {
         }
         const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
         args[np] = FMT("&%s", r);
-        goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
+        goto_err_if(G, FMT("%s(%s) < 0", fname, join(G, args, np + 1, ", ")));
         return r;
     }
     if (is_view(f->ret)) {
@@ -1107,6 +1108,17 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
     G->e.ind--;
     out(G, "}");
     return (Val){r, 1};
+}
+
+/* The C type object of a builtin class sema types objects with, or NULL. */
+static const char *builtin_type_obj(const char *pyclass) {
+    static const char *const types[][2] = {
+        {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
+        {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
+        {"bytearray", "PyByteArray_Type"}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(pyclass, types[i][0])) return types[i][1];
+    return NULL;
 }
 
 static Val gen(Gen *G, IrExpr *e) {
@@ -1331,13 +1343,7 @@ static Val gen(Gen *G, IrExpr *e) {
             goto_err_if(G, FMT("cyrt_ext_check(%s, &%s_type, %s, %d) < 0", a.c, e->ty->cls->cname, arg, (int)e->ival));
             return a;
         }
-        static const char *const types[][2] = {
-            {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
-            {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
-            {"bytearray", "PyByteArray_Type"}};
-        const char *tobj = NULL;
-        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-            if (!strcmp(e->ty->pyclass, types[i][0])) tobj = types[i][1];
+        const char *tobj = builtin_type_obj(e->ty->pyclass);
         if (!tobj) {
             cy_error(G->d, e->pos, "internal error: C backend: no type object for '%s'", e->ty->pyclass);
             return a;
@@ -1718,11 +1724,13 @@ static void note_calls_in(Gen *G, CyMap *callers, IrFunc *caller, const CyVec *b
 static void note_calls(Gen *G, CyMap *callers, IrFunc *caller, const IrExpr *e) {
     if (!e) return;
     if (e->kind == E_STMTS) note_calls_in(G, callers, caller, &e->stmts);
-    if (e->kind == E_CALL && e->fn) {
-        CyVec *v = cy_pmap_get(callers, e->fn);
+    for (int k = -1; e->kind == E_CALL && e->fn && k < e->fn->overrides.len; k++) {
+        /* a call of a method with overrides may reach any of them */
+        IrFunc *f = k < 0 ? e->fn : e->fn->overrides.items[k];
+        CyVec *v = cy_pmap_get(callers, f);
         if (!v) {
             v = cy_alloc(G->a, sizeof *v);
-            cy_pmap_put(G->a, callers, e->fn, v);
+            cy_pmap_put(G->a, callers, f, v);
         }
         cy_vec_push(G->a, v, caller);
     }
@@ -3900,6 +3908,40 @@ static int emit_fused_objects(Gen *G) {
 
 /* ---- cdef classes ----------------------------------------------------------------- */
 
+/* The signature of the dispatcher of a cdef/cpdef method with overrides. */
+static const char *dispatch_sig(Gen *G, IrFunc *f) {
+    IrFunc d = *f;
+    d.cname = FMT("cy_vd_%s", f->cname);
+    d.is_inline = 0;
+    return func_sig(G, &d);
+}
+
+/* Calls of a method that subclasses override go through its dispatcher:
+ * the version of the instance's class, the deepest first (a subclass is
+ * declared after its base), as Cython's vtable would pick. */
+static void emit_dispatcher(Gen *G, IrFunc *f) {
+    int st = fn_status(f);
+    CyBuf args = {0};
+    for (int i = 0; i < f->params.len; i++)
+        cy_buf_printf(&args, "%s%s", i ? ", " : "", ((IrVar *)f->params.items[i])->cname);
+    if (st && f->ret->kind != TY_VOID) cy_buf_printf(&args, ", cy_ret");
+    const char *a = cy_strndup(G->a, args.s, args.len);
+    cy_buf_free(&args);
+    const char *self = ((IrVar *)f->params.items[0])->cname;
+    int ret = st || f->ret->kind != TY_VOID;
+    out(G, "%s {", dispatch_sig(G, f));
+    G->e.ind = 1;
+    for (int i = f->overrides.len - 1; i >= 0; i--) {
+        IrFunc *o = f->overrides.items[i];
+        out(G, "if (PyObject_TypeCheck(%s, &%s_type)) %s%s(%s);%s", self, o->cls->cname, ret ? "return " : "{ ",
+            o->cname, a, ret ? "" : " return; }");
+    }
+    out(G, "%s%s(%s);", ret ? "return " : "", f->cname, a);
+    G->e.ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+}
+
 /* The object struct of each class and its type object's declaration. */
 static void emit_class_decls(Gen *G, const IrModule *m) {
     for (int i = 0; i < m->classes.len; i++) {
@@ -3946,6 +3988,10 @@ static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
         out(G, "if (!cy_v) cy_v = Py_None;");
         if (at->ty->cls)
             goto_err_if(G, FMT("cyrt_ext_check(cy_v, &%s_type, NULL, 0) < 0", at->ty->cls->cname));
+        else if (at->ty->pyclass && !strcmp(at->ty->pyclass, "numpy.ndarray"))
+            goto_err_if(G, "cyrt_ndarray_check(cy_v, NULL, 0) < 0");
+        else if (at->ty->pyclass && builtin_type_obj(at->ty->pyclass))
+            goto_err_if(G, FMT("cyrt_builtin_check(cy_v, &%s, NULL, 0) < 0", builtin_type_obj(at->ty->pyclass)));
         out(G, "Py_INCREF(cy_v);");
         out(G, "Py_SETREF(%s, cy_v);", f);
     } else if (is_view(at->ty)) {
@@ -4196,6 +4242,10 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     if (opt->opencl && opt->opencl_source && *opt->opencl_source) find_launchers(G);
     for (int i = 0; i < m->funcs.len; i++)
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) emit_func(G, m->funcs.items[i], &funcs);
+    G->e.out = &funcs;
+    G->e.ind = 0;
+    for (int i = 0; i < m->funcs.len; i++)
+        if (((IrFunc *)m->funcs.items[i])->overrides.len) emit_dispatcher(G, m->funcs.items[i]);
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
         if (f->fused_specs.len) emit_fused_dispatch(G, f, &wraps);
@@ -4336,6 +4386,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "/* ---- functions ---- */");
     for (int i = 0; i < m->funcs.len; i++)
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < m->funcs.len; i++)
+        if (((IrFunc *)m->funcs.items[i])->overrides.len) out(G, "%s;", dispatch_sig(G, m->funcs.items[i]));
     for (int i = 0; i < G->own_called.len; i++)
         out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, "
                "PyObject *cy_kwnames);",

@@ -37,10 +37,14 @@ cdef class Point:
 cdef class Counter:
     cdef public long n
     cdef public Point last
+    cdef public list seen
 
     def add(self, Point p not None, long k=1):
         self.n += k
         self.last = p
+        if self.seen is None:
+            self.seen = []
+        self.seen.append(k)
         return self.n
 
 

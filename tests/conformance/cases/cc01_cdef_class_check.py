@@ -41,5 +41,8 @@ def check(m):
     assert "must not be None" in expect(TypeError, c.add, None) or "NoneType" in expect(TypeError, c.add, None)
     expect(TypeError, setattr, c, "last", 3)
     c.last = None
+    assert c.seen == [1, 5]
+    assert expect(TypeError, setattr, c, "seen", (1,)) == "Expected list, got tuple"
+    c.seen = None
     assert c.last is None
     return (p.x, p.y, p.moves, mid.x, c.n)

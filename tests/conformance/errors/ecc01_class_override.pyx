@@ -1,5 +1,4 @@
-# expect-error: 12:18 overriding the cdef/cpdef method 'area' of 'Shape' is not supported by cyocl
-# cyocl-limit: Cython dispatches cdef/cpdef methods through the instance's class (a vtable)
+# expect-error: 12:18 Signature not compatible with previous declaration
 cdef class Shape:
     cdef double w
 
@@ -8,6 +7,7 @@ cdef class Shape:
 
 
 cdef class Square(Shape):
+    cdef double side
 
-    cpdef double area(self):
-        return self.w * self.w
+    cpdef double area(self, double scale):
+        return self.w * self.w * scale
