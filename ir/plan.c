@@ -399,9 +399,11 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     q->vec[0] = 1;
     q->vec[1] = 2;
     q->dbuf = 1;
-    /* vector copies: f32 0.174 -> 0.154 ms, f64 0.137 -> 0.160 ms (kernel
-       alone, 128 rows at 2048, H100): for 4-byte types only */
-    q->gload = small;
+    /* element copies: vector ones took the f64 kernel from 0.137 to 0.160
+       ms (kernel alone, 128 rows at 2048, H100); f32 2 j x 4 i gained by
+       them (0.174 -> 0.154 ms), but its 2 x 2 here cannot split its tiles
+       into 16-byte runs evenly anyway */
+    q->gload = 0;
     shape_override(q, "CYOCL_GPU_TILE_SMALL");
     if (shape_fits(q)) p->small = q;
     return NULL;
