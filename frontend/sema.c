@@ -1781,6 +1781,7 @@ static IrExpr *slot_of(S *s, ANode *n, IrExpr *o) {
     }
     IrExpr *e = mk1(s, E_SLOT, at->ty, n->pos, o);
     e->sval = at->name;
+    e->ival = is_view(at->ty) && s->dir.initializedcheck;
     return e;
 }
 
@@ -4275,6 +4276,7 @@ static IrVar *hoist_attr(S *s, IrVar *obj, IrAttr *at, CyPos pos, CyVec *out) {
     h->local = synth_var(s, cy_fmt(s->a, "%s.%s$%d", obj->name, at->name, s->ntmp), at->ty, pos);
     IrExpr *sl = mk1(s, E_SLOT, at->ty, pos, mk_var(s, obj, pos));
     sl->sval = at->name;
+    sl->ival = 0; /* a region that never runs must not raise: its accesses are bounds-checked instead */
     cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, h->local, pos), sl, pos, OP_NONE));
     cy_vec_push(s->a, &s->hoists, h);
     return h->local;

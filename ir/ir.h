@@ -255,7 +255,9 @@ typedef enum {
                        refused too (a def argument declared 'not None') */
     E_SLOT,         /* attribute sval of the cdef class instance args[0] (type cls, never
                        None: Cython does not check either), of type ty: the C field of its
-                       object struct, an lvalue (object and view stores count references) */
+                       object struct, an lvalue (object and view stores count references);
+                       ival 1: a view read with the GIL raises Cython's AttributeError when the
+                       attribute was never set (initializedcheck) */
 } ExprKind;
 
 typedef struct IrSliceAxis {

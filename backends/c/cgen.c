@@ -582,7 +582,12 @@ static const char *slot_lvalue(Gen *G, IrExpr *e) {
 static Val gen_view(Gen *G, IrExpr *e) {
     switch (e->kind) {
     case E_VAR: return (Val){e->var->cname, 0};
-    case E_SLOT: return (Val){slot_lvalue(G, e), 0};
+    case E_SLOT: {
+        const char *f = slot_lvalue(G, e);
+        if (e->ival && G->gil == 1)
+            goto_err_if(G, FMT("!%s.owner && cyrt_err_view_uninit()", f));
+        return (Val){f, 0};
+    }
     case E_VIEW_SLICE: return gen_view_slice(G, e);
     case E_VIEW_T: {
         Val s = gen_view(G, e->args[0]);
@@ -4163,6 +4168,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
                 out(G, "Py_INCREF(%s);", f);
                 out(G, "return %s;", f);
             } else if (is_view(at->ty)) {
+                out(G, "if (!%s.owner) return (cyrt_err_view_uninit(), NULL);", f);
                 out(G, "return cyrt_view_to_obj(&%s, %d);", f, at->ty->ndim);
             } else {
                 out(G, "return %s;", box_call(G, at->ty, f));

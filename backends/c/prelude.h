@@ -823,6 +823,13 @@ CYRT_FN int cyrt_ext_check(PyObject *o, PyTypeObject *t, const char *arg, int no
     return -1;
 }
 
+/* A memoryview attribute of a cdef class read before it was set (Cython's
+ * initializedcheck); returns 1 for use in a condition. */
+CYRT_COLD int cyrt_err_view_uninit(void) {
+    PyErr_SetString(PyExc_AttributeError, "Memoryview is not initialized");
+    return 1;
+}
+
 typedef PyObject *(*cyrt_fastcall)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
 
 /* f(self, *args, **kw) for a METH_FASTCALL | METH_KEYWORDS function f: how

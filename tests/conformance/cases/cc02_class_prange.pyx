@@ -67,6 +67,12 @@ cdef class Layer:
             s += self.b[i]
         return s
 
+    def bias_total(self):
+        return self.bias_sum()
+
+    def nb(self):
+        return self.b.shape[0]
+
     def total(self):
         return self.wsum() + self.bias_sum()
 

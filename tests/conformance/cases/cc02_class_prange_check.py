@@ -40,6 +40,16 @@ def check(m):
         raise AssertionError("float32 accepted")
     except ValueError:
         pass
+    blank = m.Layer.__new__(m.Layer)
+    assert blank.scale == 1.0 and blank.n_out == 0
+    assert blank.bias_total() == 0.0 and len(m.run(blank, x)) == 0  # nothing read: no error
+    for f in (lambda: blank.b, lambda: blank.nb()):
+        try:
+            f()
+            raise AssertionError("an unset view attribute was read")
+        except AttributeError as e:
+            assert str(e) == "Memoryview is not initialized", e
+    del blank
     gc.collect()
     del layer
     gc.collect()
