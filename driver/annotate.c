@@ -726,6 +726,12 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
                       ri->calls.len == 1 ? "" : "s");
     cy_buf_puts(b, "</summary><div class=\"panel\"><div class=\"sides\">");
     const char *c = rep->region_code ? rep->region_code[r->id] : NULL;
+    /* a block that is its prange (ir/parallel.c) has no code of its own */
+    char none[96];
+    if (!c && r->as_prange) {
+        snprintf(none, sizeof none, "(none: the block runs as its prange, region %d)", r->as_prange->id);
+        c = none;
+    }
     code_block(b, "C (native: OpenMP, and the host side of a launch)", "c", c ? c : "(not generated)",
                strlen(c ? c : "(not generated)"));
     opencl_side(b, rep, r, &ri->kernels, p);
@@ -733,6 +739,10 @@ static void region_block(CyBuf *b, const CyReport *rep, const IrRegion *r, const
     if (rep->trace) {
         if (ri->calls.len)
             calls_table(b, ri, r->id);
+        else if (r->as_prange)
+            cy_buf_printf(b, "<p class=\"note callsum\" data-region=\"%d\" data-calls=\"0\">This parallel() block "
+                             "runs as its prange, region %d: the trace has that region's calls.</p>",
+                          r->id, r->as_prange->id);
         else if (r->parent)
             cy_buf_printf(b, "<p class=\"note callsum\" data-region=\"%d\" data-calls=\"0\">This prange runs inside "
                              "the parallel() block of region %d, on its side: the trace has that region's calls.</p>",

@@ -145,6 +145,8 @@ typedef enum {
                     or NULL) in inits; is_typedef, is_cpdef */
     S_STRUCT,    /* cdef/ctypedef [packed] struct name: fields as S_CDEF nodes in body;
                     name_pos[0] the name's; is_typedef, is_packed */
+    S_CDEF_CLASS,/* cdef class name[(base)]: body of S_CDEF attributes (is_public 1 public,
+                    2 readonly), S_FUNC methods, docstrings and pass; value the base or NULL */
     S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
@@ -226,7 +228,7 @@ typedef struct ANode {
     const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
     int is_cimport;
     int star;               /* S_FROMIMPORT: from m import * / cimport * (name_pos[0]: the '*') */
-    int is_public;          /* S_CDEF at module level: 'cdef public'/'readonly' ignored */
+    int is_public;          /* S_CDEF: 1 'cdef public', 2 'cdef readonly' (ignored at module level) */
     int is_typedef, is_cpdef, is_packed; /* S_ENUM, S_STRUCT */
     CyVec with_items;       /* S_WITH: AWithItem* */
     AFunc *func;            /* S_FUNC */

@@ -1392,6 +1392,25 @@ static ANode *parse_class(P *p, CyPos pos, const char *what) {
     return n;
 }
 
+/* cdef class Name[(Base)]: its body is parsed as statements; sema says
+ * which of them a class body may hold. */
+static ANode *parse_cdef_class(P *p, CyPos pos) {
+    adv(p); /* class */
+    const Token *nm = expect_name(p, "a class name");
+    ANode *n = new_node(p, S_CDEF_CLASS, pos);
+    n->name = nm->text;
+    CyPos *np = cy_alloc(p->a, sizeof *np);
+    *np = nm->pos;
+    push(p, &n->name_pos, np);
+    if (accept_punct(p, "(")) {
+        n->value = parse_test(p);
+        expect_punct(p, ")");
+    }
+    block_colon(p);
+    parse_suite(p, &n->body);
+    return n;
+}
+
 static const char *dotted_name(P *p, CyPos *pos) {
     const Token *t = expect_name(p, "a module name");
     if (pos)
@@ -2309,7 +2328,7 @@ static void parse_cdef(P *p, CyVec *decorators, CyVec *out) {
     int is_public = 0, is_inline = 0;
     for (;;) {
         if (at_name(p, "public") || at_name(p, "readonly") || at_name(p, "api")) {
-            is_public = 1;
+            is_public = at_name(p, "readonly") ? 2 : 1;
             adv(p);
         } else if (at_name(p, "inline")) {
             is_inline = 1;
@@ -2320,7 +2339,7 @@ static void parse_cdef(P *p, CyVec *decorators, CyVec *out) {
     }
     const Token *t = tok(p);
     if (is_kw(t, "class")) {
-        push(p, out, parse_class(p, kw->pos, "cdef classes"));
+        push(p, out, parse_cdef_class(p, kw->pos));
         return;
     }
     if (fkind == FN_CDEF && is_name(t, "fused") && ahead(p, 1)->kind == TK_NAME && is_punct(ahead(p, 2), ":")) {

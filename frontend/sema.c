@@ -131,7 +131,19 @@ typedef struct {
        once per specialisation), so lower_stmt puts them back after. */
     CyVec sum_undo;
     CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
+    CyVec methods;          /* pairs: AFunc*, IrFunc* of the cdef classes' methods, lowered after the functions */
+    CyVec hoists;           /* Hoist*: attributes of cdef class instances read through locals in
+                               the parallel region being lowered */
+    int decl_method;        /* declaring a method: its first parameter is the instance */
 } S;
+
+/* A parallel region reads `self.w` through a local loaded before it, so
+ * that the region's arguments (and an OpenCL kernel's) are variables. */
+typedef struct Hoist {
+    IrVar *obj;
+    const char *attr;
+    IrVar *local;
+} Hoist;
 
 /* A default argument value that is not a constant (`n=N`, `eps=1e-9 * SCALE`):
  * as in Python, evaluated once, when module init reaches the def, into a
@@ -968,9 +980,12 @@ static IrExpr *decay(S *s, IrExpr *e) {
 
 /* Converts e to type `to` for an assignment/argument/return; reports
  * "Cannot assign type 'X' to 'Y'" at e's position. */
+static int class_derives(const IrClass *c, const IrClass *base);
+
 static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
     CyType *from = e->ty;
     if (from == TY_ERR || to == TY_ERR) return e;
+    if (from->cls && to->cls && class_derives(from->cls, to->cls)) return e; /* an instance of a subclass */
     if (is_ndarray(to) && !is_ndarray(from) && e->kind != E_NONE) {
         static const struct { ExprKind k; const char *n; } lits[] = {
             {E_LIST, "list"}, {E_SET, "set"}, {E_TUPLE, "tuple"}, {E_DICT, "dict"}, {E_STR, "str"}, {E_BYTES, "bytes"},
@@ -1375,6 +1390,13 @@ static IrExpr *name_expr(S *s, ANode *n) {
         e->sval = y->ty->name;
         return e;
     }
+    if (y && y->kind == SY_TYPE && y->ty->cls) {
+        /* the extension type, which module init put in the module dict */
+        if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = y->ty->cls->name;
+        return e;
+    }
     if (y && y->kind == SY_TYPE) {
         err(s, n->pos, "type '%s' cannot be used as a value", n->name);
         return mk_err(s, n->pos);
@@ -1702,9 +1724,75 @@ static IrExpr *index_expr(S *s, ANode *n) {
     return mk_err(s, n->pos);
 }
 
+static IrAttr *class_attr(const IrClass *c, const char *name) {
+    for (; c; c = c->base)
+        for (int i = 0; i < c->attrs.len; i++) {
+            IrAttr *at = c->attrs.items[i];
+            if (!strcmp(at->name, name)) return at;
+        }
+    return NULL;
+}
+
+/* A method by name, the class's own first, then its bases' (the special
+ * ones are each class's own). */
+static IrFunc *class_method(const IrClass *c, const char *name) {
+    for (int own = 1; c; c = c->base, own = 0)
+        for (int i = 0; i < c->methods.len; i++) {
+            IrFunc *f = c->methods.items[i];
+            if (!strcmp(f->name, name) && (own || (f != c->init && f != c->cinit && f != c->dealloc))) return f;
+        }
+    return NULL;
+}
+
+static int class_derives(const IrClass *c, const IrClass *base) {
+    for (; c; c = c->base)
+        if (c == base) return 1;
+    return 0;
+}
+
+/* o.name where o is an instance of a cdef class: its C attribute, or what
+ * Python finds (a def method, a public attribute of another instance). */
+static IrExpr *slot_of(S *s, ANode *n, IrExpr *o) {
+    IrAttr *at = class_attr(o->ty->cls, n->name);
+    if (!at) {
+        IrFunc *f = class_method(o->ty->cls, n->name);
+        if (f && f->kind == F_CDEF) {
+            err(s, n->pos, "cdef method '%s' of '%s' used other than called is not supported by cyocl", n->name,
+                o->ty->cls->name);
+            return mk_err(s, n->pos);
+        }
+        if (!need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
+        IrExpr *e = mk1(s, E_OBJ_ATTR, cy_type_scalar(TY_OBJECT), n->pos, o);
+        e->sval = n->name;
+        return e;
+    }
+    if (is_obj(at->ty) && !need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
+    if (s->rctx) {
+        err(s, n->pos, "attribute '%s' of a cdef class instance inside a parallel region is supported by cyocl only "
+                       "as name.%s of a variable (self.%s)", n->name, n->name, n->name);
+        return mk_err(s, n->pos);
+    }
+    IrExpr *e = mk1(s, E_SLOT, at->ty, n->pos, o);
+    e->sval = at->name;
+    return e;
+}
+
 static IrExpr *attr_expr(S *s, ANode *n) {
     if (n->obj->kind == A_NAME) {
         Sym *y = lookup(s, n->obj->name);
+        if (y && y->kind == SY_VAR && y->var && y->var->ty->cls) {
+            /* self.x: reading the field needs no GIL (Cython's nogil methods do it) */
+            for (int i = s->hoists.len - 1; i >= 0; i--) {
+                Hoist *h = s->hoists.items[i];
+                if (h->obj == y->var && !strcmp(h->attr, n->name)) {
+                    if (!h->local) return mk_err(s, n->pos);
+                    record_read(s, h->local, n->pos);
+                    return mk_var(s, h->local, n->pos);
+                }
+            }
+            record_read(s, y->var, n->obj->pos);
+            return slot_of(s, n, mk_var(s, y->var, n->obj->pos));
+        }
         if (y && (y->kind == SY_CMOD || y->kind == SY_CNAME)) {
             const char *q = qual_of(s, n);
             IrExpr *c = const_expr(s, q, n->pos);
@@ -1735,6 +1823,7 @@ static IrExpr *attr_expr(S *s, ANode *n) {
     }
     IrExpr *o = lower_expr(s, n->obj);
     if (o->ty == TY_ERR) return o;
+    if (o->ty->cls) return slot_of(s, n, o);
     if (o->ty->kind == TY_PTR && o->ty->base->kind == TY_STRUCT) o = mk1(s, E_DEREF, o->ty->base, o->pos, o);
     if (o->ty->kind == TY_STRUCT) {
         /* p.x, and pp.x through a pointer, as Cython writes both */
@@ -2401,6 +2490,27 @@ static IrExpr *call_expr(S *s, ANode *n) {
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
     }
+    if (f->kind == A_ATTR && (f->obj->kind == A_NAME || !has_call(f->obj))) {
+        /* obj.m(...) of a cdef/cpdef method: a C call with obj first (a def
+           method is looked up as Python does) */
+        Sym *sy = f->obj->kind == A_NAME ? lookup(s, f->obj->name) : NULL;
+        int self = sy && sy->kind == SY_VAR && sy->var && sy->var->ty->cls;
+        CyType *ot = self ? sy->var->ty : probe_type(s, f->obj);
+        IrFunc *mf = ot->cls ? class_method(ot->cls, f->name) : NULL;
+        if (mf && mf->kind != F_DEF) {
+            /* self.f() in a nogil method passes self on, as Cython does */
+            IrExpr *o = self ? mk_var(s, sy->var, f->obj->pos) : lower_expr(s, f->obj);
+            if (o->ty == TY_ERR) return o;
+            ANode *c = an(s, A_CALL, n->pos);
+            *c = *n;
+            c->items = (CyVec){0};
+            ANode *self = an(s, A_IR, f->obj->pos);
+            self->ir = o;
+            cy_vec_push(s->a, &c->items, self);
+            for (int i = 0; i < n->items.len; i++) cy_vec_push(s->a, &c->items, n->items.items[i]);
+            return func_call(s, c, mf);
+        }
+    }
     if (f->kind == A_NAME && head && head->kind == SY_TYPE && head->ty->kind == TY_STRUCT)
         return struct_call(s, n, head->ty);
     if (f->kind == A_NAME) {
@@ -3041,6 +3151,11 @@ static IrExpr *lower_target(S *s, ANode *t, IrOp op) {
                 err(s, t->pos, "Assignment to non-lvalue '%s'", t->name);
                 return NULL;
             }
+            return e;
+        }
+        if (e->kind == E_SLOT) {
+            if ((is_obj(e->ty) || is_view(e->ty)) && !need_gil(s, t->pos, "Assigning to Python attribute"))
+                return NULL;
             return e;
         }
         if (e->kind != E_OBJ_ATTR) {
@@ -3847,7 +3962,8 @@ static void lower_augassign(S *s, ANode *n, CyVec *out) {
        converted back (Cython: PyNumber_InPlaceAdd and the C conversion) */
     CyType *rt = probe_type(s, n->rhs);
     CyType *ot = n->lhs->kind == A_ATTR ? probe_type(s, n->lhs->obj) : NULL;
-    int field = ot && (ot->kind == TY_STRUCT || (ot->kind == TY_PTR && ot->base->kind == TY_STRUCT));
+    int field = ot && (ot->kind == TY_STRUCT || (ot->kind == TY_PTR && ot->base->kind == TY_STRUCT) ||
+                       (ot->cls && class_attr(ot->cls, n->lhs->name)));
     if (is_cnum(tt) && c_inplace && !is_obj(rt) && (n->lhs->kind == A_NAME || n->lhs->kind == A_INDEX || field)) {
         IrExpr *v = lower_expr(s, n->rhs);
         IrExpr *tg = lower_target(s, n->lhs, op);
@@ -4104,6 +4220,65 @@ static void lower_for_from(S *s, ANode *n, CyVec *out) {
     cy_vec_push(s->a, out, x);
 }
 
+/* Before a parallel region (the outermost): each `v.attr` its body reads,
+ * v a variable of a cdef class type and attr a C attribute other than an
+ * object, is loaded into a local the region then reads instead.  Stores to
+ * such an attribute inside the region would not reach the instance. */
+static void hoist_walk(S *s, ANode *n, CyVec *out, int target);
+
+static void hoist_vec(S *s, CyVec *v, CyVec *out) {
+    for (int i = 0; i < v->len; i++) hoist_walk(s, v->items[i], out, 0);
+}
+
+static void hoist_walk(S *s, ANode *n, CyVec *out, int target) {
+    if (!n) return;
+    if (n->kind == A_ATTR && n->obj->kind == A_NAME) {
+        Sym *y = lookup(s, n->obj->name);
+        IrAttr *at = y && y->kind == SY_VAR && y->var && y->var->ty->cls ? class_attr(y->var->ty->cls, n->name) : NULL;
+        if (at && target) {
+            err(s, n->pos, "assignment to attribute '%s' of a cdef class instance inside a parallel region is not "
+                           "supported by cyocl (assign a local, then the attribute after the region)", n->name);
+            /* reported: its uses in the region are errors without another message */
+            Hoist *h = cy_alloc(s->a, sizeof *h);
+            h->obj = y->var;
+            h->attr = at->name;
+            cy_vec_push(s->a, &s->hoists, h);
+            return;
+        }
+        if (at && !is_obj(at->ty)) {
+            for (int i = 0; i < s->hoists.len; i++) {
+                Hoist *h = s->hoists.items[i];
+                if (h->obj == y->var && !strcmp(h->attr, at->name)) return;
+            }
+            Hoist *h = cy_alloc(s->a, sizeof *h);
+            h->obj = y->var;
+            h->attr = at->name;
+            h->local = synth_var(s, cy_fmt(s->a, "%s.%s$%d", y->var->name, at->name, s->ntmp), at->ty, n->pos);
+            IrExpr *sl = mk1(s, E_SLOT, at->ty, n->pos, mk_var(s, y->var, n->obj->pos));
+            sl->sval = at->name;
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, h->local, n->pos), sl, n->pos, OP_NONE));
+            cy_vec_push(s->a, &s->hoists, h);
+            return;
+        }
+    }
+    hoist_walk(s, n->obj, out, 0);
+    hoist_walk(s, n->lhs, out, n->kind == S_AUGASSIGN);
+    hoist_walk(s, n->rhs, out, 0);
+    hoist_walk(s, n->cond, out, 0);
+    hoist_walk(s, n->then, out, 0);
+    hoist_walk(s, n->other, out, 0);
+    hoist_walk(s, n->value, out, 0);
+    hoist_vec(s, &n->items, out);
+    hoist_vec(s, &n->values, out);
+    for (int i = 0; i < n->targets.len; i++) hoist_walk(s, n->targets.items[i], out, n->kind == S_ASSIGN);
+    hoist_vec(s, &n->inits, out);
+    hoist_vec(s, &n->body, out);
+    hoist_vec(s, &n->orelse, out);
+    hoist_vec(s, &n->handlers, out);
+    hoist_vec(s, &n->tryelse, out);
+    for (int i = 0; i < n->with_items.len; i++) hoist_walk(s, ((AWithItem *)n->with_items.items[i])->expr, out, 0);
+}
+
 static void lower_for(S *s, ANode *n, CyVec *out) {
     int is_prange;
     ANode *t = n->targets.items[0], *it = n->value;
@@ -4261,6 +4436,8 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         return;
     }
     /* prange: a parallel region */
+    int hoist_mark = s->hoists.len;
+    if (!s->rctx) hoist_vec(s, &n->body, out);
     IrRegion *r = new_region(s, n->pos, 1);
     r->from_slice = it->synthetic == 1;
     r->index = v;
@@ -4328,6 +4505,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     classify(s, &rc);
     if (n->orelse.len) lower_block(s, &n->orelse, &x->orelse);
     cy_vec_push(s->a, out, x);
+    s->hoists.len = hoist_mark;
 }
 
 /* ---- comprehensions and generator expressions ----------------------------------
@@ -4617,6 +4795,8 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
             }
         }
         if (e->items.len) err(s, e->pos, "parallel() takes only keyword arguments");
+        int hoist_mark = s->hoists.len;
+        if (!s->rctx) hoist_vec(s, &n->body, out);
         RegionCtx rc = {r, NULL, s->rctx, {0}};
         s->rctx = &rc;
         s->parallel_depth++;
@@ -4627,6 +4807,7 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
         s->rctx = rc.outer;
         classify(s, &rc);
         cy_vec_push(s->a, out, x);
+        s->hoists.len = hoist_mark;
         return;
     }
     Directives saved = s->dir;
@@ -4901,6 +5082,7 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         if (s->fn) err(s, n->pos, "nested functions are not supported");
         return;
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
+    case S_CDEF_CLASS: err(s, n->pos, "cdef statement not allowed here"); return;
     case S_DEL: err(s, n->pos, "'del' is not supported"); return;
     case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
     case S_CTYPEDEF: case S_EXTERN: case S_ENUM: case S_STRUCT:
@@ -5480,6 +5662,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Directives saved = s->dir;
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
+        if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
         if (d->kind == A_CALL && directive_call(s, d, &s->dir, 1)) continue;
         /* silently dropping a decorator would change what the function does */
         err(s, d->pos, "this decorator is not supported (only cython directives such as "
@@ -5495,6 +5678,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         }
         Sym *y = declare(s, &fsc, p->name, SY_VAR);
         y->var = p;
+        if (i == 0 && fn->cls) continue; /* the instance: Python's method descriptor tested it */
         if (!is_ndarray(p->ty) && !is_builtin_obj(p->ty)) continue;
         /* a def argument is type-tested on entry (cdef callers test what they pass) */
         if (fn->kind != F_CDEF) {
@@ -5580,7 +5764,7 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
             err(s, ap->pos, "argument '%s' cannot be void", ap->name);
             t = TY_ERR;
         }
-        if (af->is_nogil && is_obj(t) && !is_extern)
+        if (af->is_nogil && is_obj(t) && !is_extern && !(i == 0 && s->decl_method))
             err(s, ap->pos, "Function with Python argument '%s' cannot be declared nogil", ap->name);
         /* what Python calls must come from a Python object */
         if (af->kind != FN_CDEF && !is_extern && ((t->kind == TY_PTR && !is_char_ptr(t)) || t->kind == TY_ARRAY ||
@@ -6008,6 +6192,9 @@ static void compute_raises(IrModule *m) {
             int r = raises_stmts(&f->body) || f->kind == F_DEF;
             for (int j = 0; j < f->param_defaults.len; j++) raises_expr(f->param_defaults.items[j]);
             if (f->noexcept && f->kind != F_DEF) r = 0;
+            /* a method and its overrides share one C convention */
+            if (f->vroot) r |= f->vroot->can_raise;
+            for (int j = 0; j < f->overrides.len; j++) r |= ((IrFunc *)f->overrides.items[j])->can_raise;
             if (r != f->can_raise) {
                 f->can_raise = r;
                 changed = 1;
@@ -6427,6 +6614,185 @@ static void declare_def(S *s, ANode *n) {
 
 static void declare_module(S *s, AModule *am) { declare_block(s, &am->stmts); }
 
+/* cdef class: the instance type, its C attributes and its methods (each a
+ * function whose first parameter is the instance). */
+static int attr_type_ok(const CyType *t) {
+    if (is_cnum(t) || t->kind == TY_BINT || is_view(t) || t->kind == TY_PTR) return 1;
+    if (is_obj(t)) return !is_buffer(t);
+    if (t->kind == TY_STRUCT) {
+        for (int i = 0; i < t->nfields; i++)
+            if (is_obj(t->ftypes[i]) || is_view(t->ftypes[i])) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* An override of a cdef/cpdef method keeps its C signature: a call through
+ * the base's goes to it unchanged. */
+static int override_ok(S *s, IrFunc *base, IrFunc *fn) {
+    int ok = base->kind == fn->kind && base->params.len == fn->params.len && cy_type_equal(base->ret, fn->ret) &&
+             base->noexcept == fn->noexcept && base->is_nogil == fn->is_nogil && base->with_gil == fn->with_gil;
+    for (int i = 1; ok && i < fn->params.len; i++)
+        ok = cy_type_equal(((IrVar *)base->params.items[i])->ty, ((IrVar *)fn->params.items[i])->ty);
+    if (!ok)
+        err(s, fn->pos, "Signature not compatible with previous declaration (cyocl: an override keeps the kind, "
+                        "argument and result types, noexcept and nogil of '%s.%s')", base->cls->name, base->name);
+    return ok;
+}
+
+static void declare_class(S *s, ANode *n) {
+    IrClass *base = NULL;
+    if (n->value && !(n->value->kind == A_NAME && !strcmp(n->value->name, "object") && !lookup(s, "object"))) {
+        Sym *by = n->value->kind == A_NAME ? lookup(s, n->value->name) : NULL;
+        if (!by || by->kind != SY_TYPE || !by->ty->cls) {
+            err(s, n->value->pos, "a base class other than a cdef class declared before in the module is not "
+                                  "supported by cyocl");
+            return;
+        }
+        base = by->ty->cls;
+        base->is_base = 1;
+    }
+    if (lookup_in(s->mscope, n->name)) {
+        err(s, n->pos, "'%s' redeclared", n->name);
+        return;
+    }
+    IrClass *c = cy_alloc(s->a, sizeof *c);
+    c->base = base;
+    c->name = n->name;
+    c->cname = cident(s, "cy_obj_", n->name);
+    c->pos = n->pos;
+    CyType *t = cy_alloc(s->a, sizeof *t);
+    *t = *cy_type_scalar(TY_OBJECT);
+    t->pyclass = cy_fmt(s->a, "%s.%s", s->m->name, n->name);
+    t->name = n->name;
+    t->cls = c;
+    c->ty = t;
+    Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+    y->ty = t;
+    cy_vec_push(s->a, &s->m->classes, c);
+    for (int i = 0; i < n->body.len; i++) {
+        ANode *b = n->body.items[i];
+        switch (b->kind) {
+        case S_PASS: break;
+        case S_EXPR:
+            if (b->value->kind == A_STR) {
+                if (i == 0) c->docstring = b->value->sval;
+                break;
+            }
+            err(s, b->pos, "this statement in a cdef class body is not supported by cyocl (only attribute "
+                           "declarations, methods and a docstring)");
+            break;
+        case S_CDEF: {
+            CyType *at = resolve_type(s, b->type);
+            if (at != TY_ERR && !attr_type_ok(at)) {
+                err(s, b->type->pos, "an attribute of type '%s' in a cdef class is not supported by cyocl", at->name);
+                at = TY_ERR;
+            }
+            for (int k = 0; k < b->names.len; k++) {
+                const char *name = b->names.items[k];
+                CyPos p = *(CyPos *)b->name_pos.items[k];
+                if (b->inits.items[k]) {
+                    err(s, p,
+                        "Cannot assign default value to fields in cdef classes, structs or unions");
+                    continue;
+                }
+                if (class_attr(c, name) || class_method(c, name)) {
+                    err(s, p, "'%s' redeclared", name);
+                    continue;
+                }
+                if (at == TY_ERR) continue;
+                if (b->is_public && !(is_cnum(at) || at->kind == TY_BINT || is_view(at) || is_obj(at))) {
+                    err(s, p, "C attribute of type '%s' cannot be accessed from Python", at->name);
+                    continue;
+                }
+                IrAttr *a = cy_alloc(s->a, sizeof *a);
+                a->owner = c;
+                a->name = name;
+                a->ty = at;
+                a->vis = b->is_public;
+                a->pos = p;
+                cy_vec_push(s->a, &c->attrs, a);
+            }
+            break;
+        }
+        case S_FUNC: {
+            AFunc *af = b->func;
+            int special = !strncmp(af->name, "__", 2) && strlen(af->name) > 4 &&
+                          !strcmp(af->name + strlen(af->name) - 2, "__");
+            if (special && strcmp(af->name, "__init__") && strcmp(af->name, "__cinit__") &&
+                strcmp(af->name, "__dealloc__")) {
+                err(s, af->pos, "special method '%s' of a cdef class is not supported by cyocl", af->name);
+                break;
+            }
+            if (special && af->kind != FN_DEF) {
+                err(s, af->pos, "Special methods must be declared with 'def', not 'cdef'");
+                break;
+            }
+            if (!af->params.len) {
+                err(s, af->pos, "method '%s' has no 'self' argument", af->name);
+                break;
+            }
+            AParam *sp = af->params.items[0];
+            if (sp->type || sp->deflt || sp->kwonly) {
+                err(s, sp->pos, "a 'self' argument with a type, a default or after '*' is not supported by cyocl");
+                break;
+            }
+            ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
+            int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
+                       !lookup(s, "property") && af->kind == FN_DEF;
+            if (dec && !prop) {
+                err(s, dec->pos, "decorators on methods other than @property are not supported by cyocl");
+                break;
+            }
+            if (prop && af->params.len != 1) {
+                err(s, af->pos, "a @property takes no arguments other than self");
+                break;
+            }
+            IrFunc *prev = class_method(c, af->name);
+            if (class_attr(c, af->name) || (prev && prev->cls == c)) {
+                err(s, af->pos, "'%s' redeclared", af->name);
+                break;
+            }
+            if (prev && !special && (prev->kind == F_DEF) != (af->kind == FN_DEF)) {
+                err(s, af->pos, "'%s' of '%s' overridden by a %s method", af->name, prev->cls->name,
+                    af->kind == FN_DEF ? "def" : "cdef/cpdef");
+                break;
+            }
+            s->decl_method = 1;
+            IrFunc *fn = declare_function(s, af, 0);
+            s->decl_method = 0;
+            fn->cls = c;
+            fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s", c->name, af->name));
+            ((IrVar *)fn->params.items[0])->ty = t;
+            if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
+            if (prev && !special && prev->kind != F_DEF) {
+                /* each class's version above it dispatches to this one for its instances */
+                fn->vroot = prev->vroot ? prev->vroot : prev;
+                for (IrClass *k = c->base; k; k = k->base)
+                    for (int j = 0; j < k->methods.len; j++) {
+                        IrFunc *km = k->methods.items[j];
+                        if (!strcmp(km->name, fn->name)) cy_vec_push(s->a, &km->overrides, fn);
+                    }
+            }
+            if (!strcmp(af->name, "__dealloc__") && fn->params.len != 1)
+                err(s, af->pos, "__dealloc__ takes no arguments other than self");
+            if (!strcmp(af->name, "__init__")) c->init = fn;
+            if (!strcmp(af->name, "__cinit__")) c->cinit = fn;
+            if (!strcmp(af->name, "__dealloc__")) c->dealloc = fn;
+            if (prop) cy_vec_push(s->a, &c->props, fn);
+            cy_vec_push(s->a, &c->methods, fn);
+            cy_vec_push(s->a, &s->m->funcs, fn);
+            cy_vec_push(s->a, &s->methods, af);
+            cy_vec_push(s->a, &s->methods, fn);
+            break;
+        }
+        default:
+            err(s, b->pos, "this statement in a cdef class body is not supported by cyocl (only attribute "
+                           "declarations, methods and a docstring)");
+        }
+    }
+}
+
 static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
     for (int i = 0; i < stmts->len; i++) {
@@ -6506,6 +6872,7 @@ static void declare_block(S *s, CyVec *stmts) {
         }
         case S_ENUM: declare_enum(s, n); break;
         case S_STRUCT: declare_struct(s, n); break;
+        case S_CDEF_CLASS: declare_class(s, n); break;
         case S_EXTERN:
             if (n->header) cy_vec_push(s->a, &m->headers, (void *)n->header);
             if (n->verbatim) cy_vec_push(s->a, &m->verbatim, (void *)n->verbatim);
@@ -6670,6 +7037,7 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         if (!ff) lower_function(s, n->func, y->fn);
         fi++;
     }
+    for (int i = 0; i + 1 < s->methods.len; i += 2) lower_function(s, s->methods.items[i], s->methods.items[i + 1]);
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         switch (n->kind) {
@@ -6682,6 +7050,16 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
             break;
         case S_ENUM:
             if (n->is_cpdef) lower_cpdef_enum(s, n, &s->m->init);
+            break;
+        case S_CDEF_CLASS:
+            for (int j = 0; j < n->body.len; j++) {
+                ANode *b = n->body.items[j];
+                for (int k = 0; b->kind == S_FUNC && k < s->late_defaults.len; k++) {
+                    LateDefault *ld = s->late_defaults.items[k];
+                    if (ld->af == b->func)
+                        cy_vec_push(s->a, &s->m->init, assign_stmt(s, mk_var(s, ld->var, ld->pos), ld->value, n->pos, OP_NONE));
+                }
+            }
             break;
         case S_CTYPEDEF: case S_FUSED: case S_EXTERN: case S_CIMPORT: case S_STRUCT: break;
         case S_FROMIMPORT:

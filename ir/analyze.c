@@ -28,8 +28,9 @@ static void callees_stmts(const FuncMap *fm, CyVec *v, CyVec *out);
 static void callees_expr(const FuncMap *fm, IrExpr *e, CyVec *out) {
     if (!e) return;
     if (e->kind == E_STMTS) callees_stmts(fm, &e->stmts, out);
-    if (e->kind == E_CALL && e->fn) {
-        int k = func_index(fm, e->fn);
+    for (int j = -1; e->kind == E_CALL && e->fn && j < e->fn->overrides.len; j++) {
+        /* a method's overrides are called through it */
+        int k = func_index(fm, j < 0 ? e->fn : e->fn->overrides.items[j]);
         if (k >= 0) cy_vec_push(fm->a, out, (void *)(intptr_t)k);
     }
     for (int i = 0; i < e->nargs; i++) callees_expr(fm, e->args[i], out);
@@ -185,8 +186,7 @@ static const char *type_problem(const CyType *t) {
     case TY_STRUCT: return "a C struct";
     case TY_ARRAY: return type_problem(t->base); /* a private array is private memory on the device */
     case TY_LDOUBLE: return "long double";
-    case TY_CFLOAT: case TY_CDOUBLE: return "complex numbers";
-    default: return NULL;
+    default: return NULL; /* complex numbers are double2 / float2 in a kernel */
     }
 }
 
@@ -271,6 +271,37 @@ static int is_region_result_var(Elig *g, IrVar *v) {
     return 0;
 }
 
+/* The C functions of complex values a kernel has (the f variants too):
+ * the parts, conj(), abs(), and z.real = x's CYRT_CMPLX(re, im). */
+static int complex_c(const IrExpr *e) {
+    static const char *const ok[] = {"creal", "cimag", "conj", "cabs", "CYRT_CMPLX", NULL};
+    if (e->kind != E_CALL_C || e->fn || !e->sval) return 0;
+    for (int i = 0; ok[i]; i++) {
+        size_t n = strlen(ok[i]);
+        if (!strncmp(e->sval, ok[i], n) &&
+            (!e->sval[n] || ((e->sval[n] == 'f' || e->sval[n] == 'F') && !e->sval[n + 1])))
+            return 1;
+    }
+    return 0;
+}
+
+/* The complex operations the OpenCL backend lowers (oclgen.c,
+ * gen_complex): arithmetic but **, comparisons for equality, conversions,
+ * the functions above, and complex values moved as they are. */
+static int complex_ok(const IrExpr *e) {
+    int here = e->ty && cy_type_is_complex(e->ty), arg = 0;
+    for (int i = 0; i < e->nargs; i++) arg |= e->args[i]->ty && cy_type_is_complex(e->args[i]->ty);
+    if (!here && !arg) return 1;
+    switch (e->kind) {
+    case E_IMAG: case E_VAR: case E_VIEW_ELEM: case E_CAST: case E_COND: case E_CALL: return 1;
+    case E_BINOP: return e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL || e->op == OP_DIV;
+    case E_UNOP: return e->op == OP_NEG || e->op == OP_POS;
+    case E_CMP: return e->op == OP_EQ || e->op == OP_NE;
+    case E_CALL_C: return complex_c(e);
+    default: return 0;
+    }
+}
+
 static void elig_expr(Elig *g, IrExpr *e) {
     if (!e || g->why) return;
     const char *t = e->ty ? type_problem(e->ty) : NULL;
@@ -286,6 +317,10 @@ static void elig_expr(Elig *g, IrExpr *e) {
         return;
     }
     if (raises_here(e)) g->raises = 1;
+    if (!complex_ok(e)) {
+        uses(g, e->kind == E_POW ? "a complex power" : "complex numbers");
+        return;
+    }
     switch (e->kind) {
     case E_CALL_PTR:
         why(g, "calls through a C function pointer");
@@ -295,7 +330,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
             why(g, cy_fmt(g->a, "calls external C function %s()", e->fn->name));
             return;
         }
-        if (!e->sval || !cy_ir_known_c(e->sval)) {
+        if (!e->sval || (!cy_ir_known_c(e->sval) && !complex_c(e))) {
             why(g, cy_fmt(g->a, "calls C function %s(), which has no OpenCL equivalent", e->sval ? e->sval : "?"));
             return;
         }
@@ -415,7 +450,8 @@ static void elig_stmts(Elig *g, CyVec *v) {
 
 static int is_double(const CyType *t) {
     if (t && t->kind == TY_ARRAY) t = cy_type_array_scalar(t);
-    return t && (t->kind == TY_DOUBLE || (t->kind == TY_VIEW && t->base->kind == TY_DOUBLE));
+    if (t && t->kind == TY_VIEW) t = t->base;
+    return t && (t->kind == TY_DOUBLE || t->kind == TY_CDOUBLE);
 }
 
 static int fp64_stmts(CyVec *v, CyVec *seen, CyArena *a);
@@ -573,6 +609,7 @@ static void region_args(CyArena *a, IrRegion *r) {
 }
 
 void cy_ir_analyze(CyArena *a, IrModule *m) {
+    cy_ir_flatten_parallel(m);
     CallGraph cg = {0};
     call_graph(a, m, &cg);
     propagate_external(a, m, &cg);
@@ -580,12 +617,14 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
         IrRegion *r = m->regions.items[i];
         IrStmt *x = r->func ? cy_ir_region_stmt(&r->func->body, r) : NULL;
         Elig g = {m, a, NULL, NULL, r, {0}, 0};
-        if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
+        if (r->as_prange)
+            g.why = cy_fmt(a, "parallel() block holding only a prange: that prange (region %d) runs in its place",
+                           r->as_prange->id);
+        else if (!r->is_prange) g.why = "parallel() block (threads are explicit)";
         else if (r->parent) g.why = "prange inside a parallel() block";
         else if (r->has_with_gil) g.why = "with gil";
         else if (r->has_return) g.why = "return inside prange";
         else if (r->uses_objects) g.why = "Python objects";
-        else if (r->uses_complex) g.why = "complex numbers";
         else if (r->uses_threadid) g.why = "threadid()";
         /* one thread runs the iterations in order (natively, as in Cython):
            a program may lean on that, and a device would not keep it */
@@ -614,6 +653,12 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 IrVarUse *u = r->vars.items[k];
                 const char *t = type_problem(u->var->ty);
                 if (t && u->var->ty->kind != TY_VIEW) g.why = t;
+                /* the launch's result slots hold 8 bytes (oclgen.h) */
+                else if (cy_type_is_complex(u->var->ty) && u->cls == RC_REDUCTION)
+                    g.why = cy_fmt(a, "a reduction of the complex '%s'", u->var->name);
+                else if (cy_type_is_complex(u->var->ty) && u->cls == RC_LASTPRIVATE && r->func &&
+                         used_outside(&r->func->body, r, u->var))
+                    g.why = cy_fmt(a, "the last value of the complex '%s' (used after the loop)", u->var->name);
                 else if (u->cls == RC_PRIVATE || u->cls == RC_FIRSTPRIVATE) g.why = "private variables of a parallel() block";
                 /* a C array the iterations share, or whose last value is
                    used after the loop, would have to travel to the device

@@ -69,6 +69,8 @@ typedef struct CyType {
     struct CyType **ftypes;
     const char *cname;
     int packed;
+    struct IrClass *cls; /* TY_OBJECT: an instance of this cdef class of the module (pyclass is
+                            its qualified name "mod.Name") */
     /* A TY_FUNC made by cy_type_func (the target of a function pointer type):
        base is its result, nfields/ftypes its argument types. */
 } CyType;
@@ -251,6 +253,9 @@ typedef enum {
                        ty->pyclass; sval: the def argument it is ("Argument 'a' has incorrect
                        type ...") or NULL ("Cannot convert list to numpy.ndarray"); ival 1: None is
                        refused too (a def argument declared 'not None') */
+    E_SLOT,         /* attribute sval of the cdef class instance args[0] (type cls, never
+                       None: Cython does not check either), of type ty: the C field of its
+                       object struct, an lvalue (object and view stores count references) */
 } ExprKind;
 
 typedef struct IrSliceAxis {
@@ -380,6 +385,9 @@ typedef struct IrRegion {
     CyVec vars;                /* IrVarUse*: every variable the body touches, classified */
     CyVec views;               /* IrViewUse*: every view variable read/written */
     struct IrRegion *parent;   /* a prange inside a parallel() block */
+    struct IrRegion *as_prange;/* a parallel() block that held only this prange (after assignments
+                                  every thread computes alike): ir/parallel.c made the block a plain
+                                  one and the prange a top-level region */
     int has_break, has_return, can_raise, has_with_gil;
     int calls_external, calls_recursive, uses_threadid, uses_objects, uses_complex;
     /* OpenCL eligibility and kernel ABI, decided by ir/analyze.c: */
@@ -593,6 +601,10 @@ struct IrFunc {
                                   keyword-only, after a bare '*') */
     int calls_external;
     const char *docstring;
+    struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    CyVec overrides;           /* a cdef/cpdef method: the same method of the classes deriving from
+                                  cls, in declaration order (a call picks by the instance's type) */
+    struct IrFunc *vroot;      /* an override: the method of the topmost class it overrides */
     /* F_EXTERN */
     const char *header;
     /* Fused types (sema): a function with fused arguments is one function
@@ -610,6 +622,32 @@ struct IrFunc {
                                   when the argument is missing (-1: none, -3: the argument has no default) */
 };
 
+/* A cdef class of the module: an extension type whose instances are a C
+ * struct of its attributes.  Its methods are in IrModule.funcs with cls set,
+ * their first parameter the instance. */
+typedef struct IrAttr {
+    const char *name;
+    CyType *ty;
+    int vis;                   /* 0: C only, 1: cdef public, 2: cdef readonly */
+    CyPos pos;
+    struct IrClass *owner;     /* the class that declares it (a base of the instance's, or its own) */
+} IrAttr;
+
+typedef struct IrClass {
+    const char *name;          /* Python name */
+    const char *cname;         /* C name stem: the struct is cname, the type object cname_type */
+    CyPos pos;
+    const char *docstring;
+    CyType *ty;                /* an instance (TY_OBJECT, cls = this) */
+    struct IrClass *base;      /* the cdef class it derives from, or NULL: its struct begins the
+                                  instance's, its attributes and methods are inherited */
+    int is_base;               /* another class of the module derives from it (Py_TPFLAGS_BASETYPE) */
+    CyVec attrs;               /* IrAttr*, declared order (its own, not its base's) */
+    CyVec methods;             /* IrFunc*: def/cpdef (in tp_methods) and cdef, including the special ones */
+    IrFunc *init, *cinit, *dealloc; /* __init__, __cinit__, __dealloc__ or NULL */
+    CyVec props;               /* IrFunc*: def methods decorated @property (getters, not in tp_methods) */
+} IrClass;
+
 typedef struct IrModule {
     const char *name;          /* extension module name */
     const CySource *src;
@@ -619,6 +657,7 @@ typedef struct IrModule {
     CyVec verbatim;            /* const char*: C code blocks from 'cdef extern from *' */
     CyVec module_vars;         /* IrVar* V_MODULE (static C globals) */
     CyVec structs;             /* CyType* TY_STRUCT in declaration order (a field's struct first) */
+    CyVec classes;             /* IrClass*: cdef classes, in source order */
     CyVec init;                /* IrStmt*: module-level statements, run at import */
     CyVec init_locals;         /* IrVar*: temporaries of the module init code */
     CyVec regions;             /* every IrRegion, by id */
@@ -626,8 +665,12 @@ typedef struct IrModule {
     int nregions;
 } IrModule;
 
-/* Region facts and OpenCL eligibility (ir/analyze.c). */
+/* Region facts and OpenCL eligibility (ir/analyze.c); first it runs
+ * cy_ir_flatten_parallel. */
 void cy_ir_analyze(CyArena *a, IrModule *m);
+/* Every `with parallel():` block holding only a prange, after assignments
+ * of values every thread computes alike, becomes that prange (ir/parallel.c). */
+void cy_ir_flatten_parallel(IrModule *m);
 /* The ST_PRANGE / ST_PARALLEL statement of region r in body (nested at any depth), or NULL. */
 IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
 

@@ -148,6 +148,11 @@ typedef struct {
 static void operands(Scan *s, IrExpr *e) {
     if (!e || s->why) return;
     if (e->kind == E_VIEW_ELEM) {
+        /* tiles hold scalars (the vector loads of a run of them too) */
+        if (cy_type_is_complex(e->ty)) {
+            s->why = "the reduction loop reads complex numbers";
+            return;
+        }
         const IrAccess *x = e->args[0]->kind == E_VAR ? access_of(s->n, e) : NULL;
         if (!x) {
             s->why = "an element the reduction loop reads is not a known access";

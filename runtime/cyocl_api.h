@@ -15,7 +15,8 @@ enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
 /* One kernel argument group, in IrRegion.args order (oclgen.h). */
 typedef struct {
     int kind;       /* CYOCL_A_* */
-    char tkind;     /* element / variable type: 'i' signed, 'u' unsigned, 'f' real */
+    char tkind;     /* element / variable type: 'i' signed, 'u' unsigned, 'f' real, 'c' complex
+                       (two reals, size 8 or 16; never a reduction) */
     char op;        /* CYOCL_A_RED: '+', '-', '*', '&', '|', '^' */
     int size;       /* bytes of the element / variable */
     int read, written; /* CYOCL_A_VIEW */

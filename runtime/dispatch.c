@@ -136,9 +136,18 @@ struct cyrt_dregion {
     int regret_b;       /* at this octave of n (another size starts again) */
     int owner;          /* the side a purchase moved the data to, -1 none */
     double paid, gained; /* that purchase's transfers, and what it saved since */
-    int fails[2];       /* -6..10: a purchase costs x * 2^fails of regret; plain
-                           calls and resident views learn apart */
+    int fails;          /* 0..4: a purchase for resident views costs x * 2^(fails-4)
+                           of regret (none at 0) */
     int owner_res;      /* the purchase was for resident views */
+    /* calls per epoch (rt->scope_seq: between two def calls' returns,
+     * which bring data back to the host, data stays where regions leave
+     * it): a def that loops over the region calls it many times per
+     * epoch, so one upload serves them all; a plain call of a def that
+     * runs it once pays its copies every time */
+    uint64_t ep;          /* the epoch of the last call */
+    uint32_t ep_calls;    /* calls in it so far */
+    uint32_t ep_hist[2];  /* the last two finished epochs' counts (0: none yet) */
+    uint64_t regret_ep;   /* plain calls: the epoch their regret was lost in */
     /* the hot path (decide) */
     dfast fast[DB];
     uint32_t ncalls;    /* atomic: calls that found a settled decision (sampling) */
@@ -509,13 +518,49 @@ static void set_dev(struct cyrt_disp *d, double up, double down, double launch) 
 
 /* ---- choosing ------------------------------------------------------------------------- */
 
+/* A call of the region in epoch ep (r->spin held): counts it. */
+static void epoch_tick_locked(struct cyrt_dregion *r, uint64_t ep) {
+    if (ep != r->ep || !r->ep_calls) {
+        if (r->ep_calls) {
+            r->ep_hist[1] = r->ep_hist[0];
+            r->ep_hist[0] = r->ep_calls;
+        }
+        r->ep = ep;
+        r->ep_calls = 0;
+    }
+    if (r->ep_calls < UINT32_MAX)
+        r->ep_calls++;
+}
+
+static void epoch_tick(cyrt_rt *rt, struct cyrt_dregion *r) {
+    uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
+    spin_lock(&r->spin);
+    epoch_tick_locked(r, ep);
+    spin_unlock(&r->spin);
+}
+
+/* The calls of the region still to come in this epoch after this one, as
+ * the last two epochs went (the fewer of them: a region called from two
+ * defs in turn, once by one and 200 times by the other, expects the once
+ * and learns the rest within the epoch); 0 before any epoch ended. */
+static double epoch_rest(const struct cyrt_dregion *r) {
+    uint32_t a = r->ep_hist[0], b = r->ep_hist[1];
+    uint32_t est = b && b < a ? b : a;
+    return est > r->ep_calls ? (double)(est - r->ep_calls) : 0;
+}
+
 /* Rent or buy: the calls that ran where the data is while the other side
  * would be faster once the data were there add up what they lost; once
  * that reaches the cost of moving it (a quarter of it for resident views,
- * which the user said will be used again), the data moves.  A purchase is
- * settled when the data has moved away again: one that saved less than it
- * cost doubles the next one's price (plain calls, whose data goes back to
- * the host at the end of each call), one that paid off halves it. */
+ * which the user said will be used again), the data moves.  Plain calls
+ * (no resident view): their data goes back to the host when the def
+ * returns, so what they lost counts within one epoch only, and the calls
+ * the epoch is expected to hold still (epoch_rest) count as lost ahead: a
+ * def that calls the region 200 times moves its data at the first call,
+ * one that calls it once never does (its call alone decides).  For
+ * resident views a purchase is settled when the data has moved away
+ * again: one that saved less than it cost doubles the next one's price,
+ * one that paid off halves it. */
 static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const double comp[2], const double x[2],
                        const int away[2], int now, int resident, int b, double w) {
     if (r->owner >= 0) {
@@ -525,35 +570,32 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
             /* resident views: the scope ended before the purchase paid
              * off, but the user said the data stays: their price stays a
              * quarter of the copy at most */
-            int *f = &r->fails[r->owner_res], top = r->owner_res ? 4 : 10;
-            if (r->gained < r->paid)
-                *f = *f < top ? *f + 1 : top;
-            else
-                *f -= *f > (r->owner_res ? 0 : -6) ? (r->gained >= 8 * r->paid && *f > -5 ? 2 : 1) : 0;
-            if (r->owner_res && *f < 0)
-                *f = 0;
+            if (r->owner_res && r->gained < r->paid)
+                r->fails += r->fails < 4;
+            else if (r->owner_res)
+                r->fails -= r->fails > 1 && r->gained >= 8 * r->paid ? 2 : r->fails > 0;
             r->owner = -1;
         } else {
             r->gained += w * (comp[!r->owner] - comp[r->owner]);
         }
     }
     int steady = comp[1] < comp[0];
-    if (steady == now || !(x[steady] > 0) || b != r->regret_b) {
+    if (steady == now || !(x[steady] > 0) || b != r->regret_b || (!resident && r->regret_ep != r->ep)) {
         r->regret = 0;
         r->regret_b = b;
+        r->regret_ep = r->ep;
         if (steady == now || !(x[steady] > 0))
             return now;
     }
-    r->regret += cost[now] - comp[steady];
-    /* x * 2^fails, without libm; resident views (the user said the data
-     * stays): at once, or after x/8 .. x once scopes ended too soon */
-    double price = resident && r->fails[1] <= 0 ? 0 : x[steady];
-    int f = resident ? r->fails[1] - 4 : r->fails[0];
-    for (int k = 0; k < f; k++)
-        price *= 2;
-    for (int k = 0; k > f; k--)
+    double loss = cost[now] - comp[steady];
+    r->regret += loss;
+    /* resident views (the user said the data stays): at once, or after
+     * x/8 .. x (x * 2^fails, without libm) once scopes ended too soon;
+     * plain calls: x, with what the epoch's calls to come would lose */
+    double price = resident && r->fails <= 0 ? 0 : x[steady], ahead = resident ? 0 : loss * epoch_rest(r);
+    for (int k = resident ? r->fails - 4 : 0; k < 0; k++)
         price *= 0.5;
-    if (r->regret < price)
+    if (r->regret + ahead < price)
         return now;
     r->regret = 0;
     r->owner = steady;
@@ -686,10 +728,16 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * stored point only where that costs 1.5x at most */
         c->side = o;
         c->calibrating = 1;
-    } else if (r->since_explore >= 256 && (po <= 1.3 * pb || po - pb <= 0.03 * r->credit)) {
+    } else if (r->since_explore >= 256 && (po + x[o] - pb <= 0.3 * pb || po + x[o] - pb <= 0.03 * r->credit)) {
         /* now and then the other side again, where that costs little
          * (within 1.3x, or 3% of the calls' time since the last recheck):
-         * a time measured in a bad moment does not stand for ever */
+         * a time measured in a bad moment does not stand for ever.  Where
+         * the run there moves data, the calls after it move it back (x[o]
+         * again): c03 jacobi 4096x4096, its data just moved to the device
+         * for the def's 200 calls, rechecked native at the next call
+         * (predicted 13.9 ms with the copy back against this call's 11.8
+         * ms with its own) and paid 10 ms of copies more for it every
+         * other def call */
         r->since_explore = 0;
         r->credit = 0;
         c->side = o;
@@ -725,6 +773,7 @@ void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const
         return;
     int stable;
     spin_lock(&r->spin);
+    epoch_tick_locked(r, __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE));
     choose_locked(d, r, n, m, c, 0, 1, &stable);
     spin_unlock(&r->spin);
 }
@@ -946,6 +995,10 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev);
  * OpenCL meanwhile. */
 static void *opener(void *arg) {
     cyrt_rt *rt = arg;
+    /* named, as the driver's threads it starts are (top -H, /proc/PID/task);
+     * not the caller's thread, where no thread could be made */
+    if (!rt->disp->sync_open)
+        pthread_setname_np(pthread_self(), "cyocl-opener");
 
     struct cyrt_disp *d = rt->disp;
     uint64_t t0 = now_ns();
@@ -1250,6 +1303,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (fside == 0)
                 __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
             __atomic_add_fetch(&hd->fast_calls, 1, __ATOMIC_RELAXED);
+            epoch_tick(rt, hot);
             if (hds == 2) {
                 cyrt_dispatch_idle_check(rt);
                 memcpy(L->reason, "auto", 5);
@@ -1276,6 +1330,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         if (L->dslot)
             __atomic_store_n((struct cyrt_dregion **)L->dslot, r, __ATOMIC_RELEASE);
     }
+    epoch_tick(rt, r);
     struct cyrt_disp *d = rt->disp;
     const char *why = "auto";
     int side = 0, waited = 0;

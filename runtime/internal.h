@@ -140,6 +140,11 @@ struct cyrt_rt {
      * dispatcher's settled decisions hold while it stays (dispatch.c) */
     uint64_t res_seq;
     uint64_t res_fp; /* the tops' fingerprint behind the last change (cyrt_restate_locked) */
+    /* atomic: counts def calls' returns (cyrt_scope_leave*, any thread).
+     * Each brings every region without a resident view back to the host,
+     * so between two of them data stays where regions leave it: the
+     * dispatcher counts a region's calls per such epoch (dispatch.c) */
+    uint64_t scope_seq;
     /* launch.c: programs built in this process, by (source text, device);
      * prog_lock is never held during a build (prog_cond: one finished) */
     pthread_mutex_t prog_lock;

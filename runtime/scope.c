@@ -71,6 +71,7 @@ int cyrt_scope_leave_quick(cyrt_rt *rt) {
         if (s->v[i].level >= s->depth)
             quick = 0;
     if (quick) {
+        __atomic_add_fetch(&rt->scope_seq, 1, __ATOMIC_RELEASE);
         s->depth--;
         slot_drop_if_idle(rt, s);
     }
@@ -87,6 +88,7 @@ cyrt_status cyrt_scope_leave(cyrt_rt *rt, cyrt_xfer *acc, cyrt_err *err) {
         return CYRT_EINVAL;
     }
     cyrt_status st = cyrt_host_range_locked(rt, 0, 0, 1, 1, acc, err);
+    __atomic_add_fetch(&rt->scope_seq, 1, __ATOMIC_RELEASE);
     /* that may have waited (unlocked) for other threads' kernels, and their
      * enter/leave move the slots */
     s = find(rt);

@@ -568,9 +568,21 @@ static Val gen_view_slice(Gen *G, IrExpr *e) {
 
 static Val gen_call(Gen *G, IrExpr *e);
 
+/* The C field of a cdef class instance (E_SLOT): an lvalue, a borrowed value. */
+static const char *slot_lvalue(Gen *G, IrExpr *e) {
+    const char *o = genc(G, e->args[0]);
+    const IrClass *c = e->args[0]->ty->cls;
+    /* the class that declares it: a base's struct begins the instance's */
+    for (const IrClass *k = c; k; k = k->base)
+        for (int i = 0; i < k->attrs.len; i++)
+            if (!strcmp(((IrAttr *)k->attrs.items[i])->name, e->sval)) c = k;
+    return FMT("((%s *)%s)->a_%s", c->cname, cy_c_paren(G->a, o), e->sval);
+}
+
 static Val gen_view(Gen *G, IrExpr *e) {
     switch (e->kind) {
     case E_VAR: return (Val){e->var->cname, 0};
+    case E_SLOT: return (Val){slot_lvalue(G, e), 0};
     case E_VIEW_SLICE: return gen_view_slice(G, e);
     case E_VIEW_T: {
         Val s = gen_view(G, e->args[0]);
@@ -951,7 +963,8 @@ static const char *tg_call(void *g, IrExpr *e, const char **args) {
     Gen *G = g;
     IrFunc *f = e->fn;
     int np = e->nargs;
-    const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
+    const char *fname = f->overrides.len ? FMT("cy_vd_%s", f->cname) : f->cname;
+    const char *call = FMT("%s(%s)", fname, join(G, args, np, ", "));
     if (fn_objret(f)) return new_obj(G, call);
     if (fn_status(f)) {
         if (f->ret->kind == TY_VOID) {
@@ -960,7 +973,7 @@ static const char *tg_call(void *g, IrExpr *e, const char **args) {
         }
         const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
         args[np] = FMT("&%s", r);
-        goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
+        goto_err_if(G, FMT("%s(%s) < 0", fname, join(G, args, np + 1, ", ")));
         return r;
     }
     if (is_view(f->ret)) {
@@ -1097,6 +1110,17 @@ static Val gen_obj_cond(Gen *G, IrExpr *e) {
     return (Val){r, 1};
 }
 
+/* The C type object of a builtin class sema types objects with, or NULL. */
+static const char *builtin_type_obj(const char *pyclass) {
+    static const char *const types[][2] = {
+        {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
+        {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
+        {"bytearray", "PyByteArray_Type"}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(pyclass, types[i][0])) return types[i][1];
+    return NULL;
+}
+
 static Val gen(Gen *G, IrExpr *e) {
     Val v = {"0", 0};
     for (int i = 0; i + 1 < G->subst.len; i += 2)
@@ -1142,6 +1166,7 @@ static Val gen(Gen *G, IrExpr *e) {
     }
     case E_DEREF: v.c = FMT("(*%s)", cy_c_paren(G->a, genc(G, e->args[0]))); return v;
     case E_FIELD: v.c = FMT("%s.%s", cy_c_paren(G->a, genc(G, e->args[0])), e->sval); return v;
+    case E_SLOT: v.c = slot_lvalue(G, e); return v;
     case E_STRUCT_LIT: {
         const char **f = cy_alloc(G->a, (size_t)(e->nargs ? e->nargs : 1) * sizeof *f);
         for (int i = 0; i < e->nargs; i++) f[i] = genc(G, e->args[i]);
@@ -1314,13 +1339,11 @@ static Val gen(Gen *G, IrExpr *e) {
             goto_err_if(G, FMT("cyrt_ndarray_check(%s, %s, %d) < 0", a.c, arg, (int)e->ival));
             return a;
         }
-        static const char *const types[][2] = {
-            {"list", "PyList_Type"}, {"tuple", "PyTuple_Type"}, {"dict", "PyDict_Type"}, {"set", "PySet_Type"},
-            {"frozenset", "PyFrozenSet_Type"}, {"str", "PyUnicode_Type"}, {"bytes", "PyBytes_Type"},
-            {"bytearray", "PyByteArray_Type"}};
-        const char *tobj = NULL;
-        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-            if (!strcmp(e->ty->pyclass, types[i][0])) tobj = types[i][1];
+        if (e->ty->cls) {
+            goto_err_if(G, FMT("cyrt_ext_check(%s, &%s_type, %s, %d) < 0", a.c, e->ty->cls->cname, arg, (int)e->ival));
+            return a;
+        }
+        const char *tobj = builtin_type_obj(e->ty->pyclass);
         if (!tobj) {
             cy_error(G->d, e->pos, "internal error: C backend: no type object for '%s'", e->ty->pyclass);
             return a;
@@ -1387,6 +1410,17 @@ static int tg_assign(void *g, IrStmt *s) {
         goto_err_if(G, FMT("PyObject_SetAttr(%s, %s, %s) < 0", o.c, name_const(G, t->sval), r.c));
         return 1;
     }
+    case E_SLOT:
+        if (is_obj(t->ty)) {
+            Val r = gen(G, v);
+            assign_obj(G, slot_lvalue(G, t), r);
+        } else if (is_view(t->ty)) {
+            Val r = gen_view(G, v);
+            out(G, r.owned ? "cyrt_view_move(&%s, &%s);" : "cyrt_view_copy(&%s, &%s);", slot_lvalue(G, t), r.c);
+        } else {
+            return 0;
+        }
+        return 1;
     case E_OBJ_INDEX: {
         Val r = gen(G, v);
         Val o = gen(G, t->args[0]), k = gen(G, t->args[1]);
@@ -1690,11 +1724,13 @@ static void note_calls_in(Gen *G, CyMap *callers, IrFunc *caller, const CyVec *b
 static void note_calls(Gen *G, CyMap *callers, IrFunc *caller, const IrExpr *e) {
     if (!e) return;
     if (e->kind == E_STMTS) note_calls_in(G, callers, caller, &e->stmts);
-    if (e->kind == E_CALL && e->fn) {
-        CyVec *v = cy_pmap_get(callers, e->fn);
+    for (int k = -1; e->kind == E_CALL && e->fn && k < e->fn->overrides.len; k++) {
+        /* a call of a method with overrides may reach any of them */
+        IrFunc *f = k < 0 ? e->fn : e->fn->overrides.items[k];
+        CyVec *v = cy_pmap_get(callers, f);
         if (!v) {
             v = cy_alloc(G->a, sizeof *v);
-            cy_pmap_put(G->a, callers, e->fn, v);
+            cy_pmap_put(G->a, callers, f, v);
         }
         cy_vec_push(G->a, v, caller);
     }
@@ -2592,7 +2628,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
         IrRegionArg *a = R->args.items[i];
         IrVar *v = a->var;
         const CyType *t = a->kind == RA_VIEW ? v->ty->base : v->ty;
-        char tk = t->kind == TY_FLOAT || t->kind == TY_DOUBLE ? 'f'
+        char tk = cy_type_is_complex(t) ? 'c' : t->kind == TY_FLOAT || t->kind == TY_DOUBLE ? 'f'
                   : (t->kind == TY_UCHAR || t->kind == TY_USHORT || t->kind == TY_UINT || t->kind == TY_ULONG ||
                      t->kind == TY_ULLONG || t->kind == TY_SIZE)
                       ? 'u'
@@ -3504,10 +3540,22 @@ static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
 
 /* A specialisation of a fused function is reached through its group's. */
 static const char *wrapper_name(Gen *G, const IrFunc *f) {
-    return f->fused_of ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
+    return f->fused_of || f->cls ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
 }
 
 static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
+    IrFunc *orig = f;
+    if (f->cls) {
+        /* a method: Python passes the instance as cy_self, the rest as a def's */
+        IrFunc *g = cy_alloc(G->a, sizeof *g);
+        *g = *f;
+        g->params = (CyVec){f->params.items + 1, f->params.len - 1, 0};
+        g->param_defaults = (CyVec){f->param_defaults.items + 1, f->param_defaults.len - 1, 0};
+        g->param_not_none = (CyVec){f->param_not_none.items + 1, f->param_not_none.len - 1, 0};
+        g->npos = f->npos - 1;
+        f = g;
+    }
+    int off = f != orig;
     reset_func(G);
     G->fname = f->name;
     G->ret = cy_type_scalar(TY_OBJECT);
@@ -3542,7 +3590,7 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         int not_none = (int)(intptr_t)f->param_not_none.items[i];
         const char *v = FMT("cy_vals[%d]", i);
         const char *cd = const_default(G, d);
-        const char *od = default_obj(defaults, f, i);
+        const char *od = default_obj(defaults, orig, i + off);
         if (d && !cd && od) out(G, "if (!%s) %s = %s;", v, v, od);
         if (d && is_view(p->ty) && d->kind == E_VIEW_FROM_OBJ && d->args[0]->kind == E_NONE && !od)
             out(G, "if (!%s) %s = Py_None;", v, v);
@@ -3582,11 +3630,12 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
             out(G, "}");
         }
     }
-    const char **args = cy_alloc(G->a, (size_t)(np + 1) * sizeof(char *));
-    for (int i = 0; i < np; i++) args[i] = ((IrVar *)f->params.items[i])->cname;
-    const char *call = FMT("%s(%s)", f->cname, join(G, args, np, ", "));
+    const char **args = cy_alloc(G->a, (size_t)(np + 2) * sizeof(char *));
+    if (off) args[0] = "cy_self";
+    for (int i = 0; i < np; i++) args[off + i] = ((IrVar *)f->params.items[i])->cname;
+    const char *call = FMT("%s(%s)", f->cname, join(G, args, np + off, ", "));
     /* a call that may leave data on a device brings it back before Python sees it */
-    int scoped = is_launcher(G, f);
+    int scoped = is_launcher(G, orig);
     const char *leave = FMT("cyrt_call_leave(%s, %d)", c_strz(G, f->name), f->pos.line);
     if (scoped) {
         out(G, "if (cyrt_call_enter() < 0) goto L_end;");
@@ -3604,8 +3653,8 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
                 val = NULL;
             } else {
                 const char *r = is_view(f->ret) ? vtmp(G) : stmp(G, f->ret, NULL);
-                args[np] = FMT("&%s", r);
-                goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + 1, ", ")));
+                args[np + off] = FMT("&%s", r);
+                goto_err_if(G, FMT("%s(%s) < 0", f->cname, join(G, args, np + off + 1, ", ")));
                 val = r;
             }
         } else if (f->ret->kind == TY_VOID) {
@@ -3635,7 +3684,7 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     G->e.out = dst;
     G->e.ind = 0;
     out(G, "static PyObject *%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, PyObject *cy_kwnames) {",
-        wrapper_name(G, f));
+        wrapper_name(G, orig));
     G->e.ind = 1;
     CyBuf names = {0};
     for (int i = 0; i < np; i++)
@@ -3860,6 +3909,317 @@ static int emit_fused_objects(Gen *G) {
     return n;
 }
 
+/* ---- cdef classes ----------------------------------------------------------------- */
+
+/* The signature of the dispatcher of a cdef/cpdef method with overrides. */
+static const char *dispatch_sig(Gen *G, IrFunc *f) {
+    IrFunc d = *f;
+    d.cname = FMT("cy_vd_%s", f->cname);
+    d.is_inline = 0;
+    return func_sig(G, &d);
+}
+
+/* Calls of a method that subclasses override go through its dispatcher:
+ * the version of the instance's class, the deepest first (a subclass is
+ * declared after its base), as Cython's vtable would pick. */
+static void emit_dispatcher(Gen *G, IrFunc *f) {
+    int st = fn_status(f);
+    CyBuf args = {0};
+    for (int i = 0; i < f->params.len; i++)
+        cy_buf_printf(&args, "%s%s", i ? ", " : "", ((IrVar *)f->params.items[i])->cname);
+    if (st && f->ret->kind != TY_VOID) cy_buf_printf(&args, ", cy_ret");
+    const char *a = cy_strndup(G->a, args.s, args.len);
+    cy_buf_free(&args);
+    const char *self = ((IrVar *)f->params.items[0])->cname;
+    int ret = st || f->ret->kind != TY_VOID;
+    out(G, "%s {", dispatch_sig(G, f));
+    G->e.ind = 1;
+    for (int i = f->overrides.len - 1; i >= 0; i--) {
+        IrFunc *o = f->overrides.items[i];
+        out(G, "if (PyObject_TypeCheck(%s, &%s_type)) %s%s(%s);%s", self, o->cls->cname, ret ? "return " : "{ ",
+            o->cname, a, ret ? "" : " return; }");
+    }
+    out(G, "%s%s(%s);", ret ? "return " : "", f->cname, a);
+    G->e.ind = 0;
+    out(G, "}");
+    out(G, "%s", "");
+}
+
+/* The object struct of each class and its type object's declaration. */
+static void emit_class_decls(Gen *G, const IrModule *m) {
+    for (int i = 0; i < m->classes.len; i++) {
+        IrClass *c = m->classes.items[i];
+        /* fields a_NAME: an attribute may be named as a C keyword (default) or a
+           PyObject_HEAD field */
+        out(G, "typedef struct {");
+        if (c->base) out(G, "    %s cy_base;", c->base->cname);
+        else out(G, "    PyObject_HEAD");
+        for (int k = 0; k < c->attrs.len; k++) {
+            IrAttr *at = c->attrs.items[k];
+            out(G, "    %s;", decl(G, at->ty, FMT("a_%s", at->name)));
+        }
+        out(G, "} %s;", c->cname);
+        out(G, "static PyTypeObject %s_type;", c->cname);
+        out(G, "%s", "");
+    }
+}
+
+static int class_has_gc(const IrClass *c) {
+    for (; c; c = c->base)
+        for (int k = 0; k < c->attrs.len; k++)
+            if (is_obj(((IrAttr *)c->attrs.items[k])->ty)) return 1;
+    return 0;
+}
+
+/* A setter's conversion of cy_v to the attribute's C type, in a function
+ * whose error exit is L_error. */
+static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
+    reset_func(G);
+    G->fname = at->name;
+    G->ret = cy_type_scalar(TY_VOID);
+    G->gil = 1;
+    TScope fs = {0};
+    G->scope = &fs;
+    Frame *ff = push_frame(G, FR_FUNC);
+    ff->err_label = "L_error";
+    CyBuf text = {0};
+    CyBuf *dst = G->e.out;
+    G->e.out = &text;
+    G->e.ind = 1;
+    const char *f = FMT("((%s *)cy_o)->a_%s", c->cname, at->name);
+    if (is_obj(at->ty)) {
+        out(G, "if (!cy_v) cy_v = Py_None;");
+        if (at->ty->cls)
+            goto_err_if(G, FMT("cyrt_ext_check(cy_v, &%s_type, NULL, 0) < 0", at->ty->cls->cname));
+        else if (at->ty->pyclass && !strcmp(at->ty->pyclass, "numpy.ndarray"))
+            goto_err_if(G, "cyrt_ndarray_check(cy_v, NULL, 0) < 0");
+        else if (at->ty->pyclass && builtin_type_obj(at->ty->pyclass))
+            goto_err_if(G, FMT("cyrt_builtin_check(cy_v, &%s, NULL, 0) < 0", builtin_type_obj(at->ty->pyclass)));
+        out(G, "Py_INCREF(cy_v);");
+        out(G, "Py_SETREF(%s, cy_v);", f);
+    } else if (is_view(at->ty)) {
+        out(G, "if (!cy_v) { PyErr_SetString(PyExc_NotImplementedError, \"__del__\"); goto L_error; }");
+        out(G, "cy_view cy_t;");
+        out(G, "memset(&cy_t, 0, sizeof cy_t);");
+        goto_err_if(G, FMT("cyrt_view_from_obj(cy_v, &cy_t, &%s, NULL, 0) < 0", view_spec(G, at->ty)));
+        out(G, "cyrt_view_move(&%s, &cy_t);", f);
+    } else {
+        out(G, "if (!cy_v) { PyErr_SetString(PyExc_NotImplementedError, \"__del__\"); goto L_error; }");
+        const char *v = unbox(G, at->ty, "cy_v");
+        out(G, "%s = %s;", f, v);
+    }
+    G->e.out = dst;
+    G->e.ind = 0;
+    out(G, "static int %s_set_%s(PyObject *cy_o, PyObject *cy_v, void *cy_c) {", c->cname, at->name);
+    G->e.ind = 1;
+    out(G, "(void)cy_c;");
+    scope_decls(G, &fs);
+    cy_buf_put(G->e.out, text.s ? text.s : "", text.len);
+    cy_buf_free(&text);
+    out(G, "return 0;");
+    out(G, "L_error:");
+    out(G, "return -1;");
+    G->e.ind = 0;
+    out(G, "}");
+    pop_frame(G);
+}
+
+/* Each class's slots: allocation (objects None, views empty, then
+ * __cinit__), deallocation (__dealloc__, then the references), the GC's
+ * traversal of object attributes, getters and setters of public/readonly
+ * ones, the method table and the type object. */
+static void emit_classes(Gen *G, const IrModule *m) {
+    for (int i = 0; i < m->classes.len; i++) {
+        IrClass *c = m->classes.items[i];
+        const char *cn = c->cname;
+        int gc = class_has_gc(c);
+        out(G, "static PyObject *%s_new(PyTypeObject *cy_t, PyObject *cy_args, PyObject *cy_kw) {", cn);
+        G->e.ind = 1;
+        if (c->base) /* the base's attributes and __cinit__ first, as Cython's */
+            out(G, "%s *cy_o = (%s *)%s_new(cy_t, cy_args, cy_kw);", cn, cn, c->base->cname);
+        else
+            out(G, "%s *cy_o = (%s *)cy_t->tp_alloc(cy_t, 0);", cn, cn);
+        out(G, "(void)cy_args;");
+        out(G, "(void)cy_kw;");
+        out(G, "if (!cy_o) return NULL;");
+        for (int k = 0; k < c->attrs.len; k++) {
+            IrAttr *at = c->attrs.items[k];
+            if (is_obj(at->ty)) out(G, "cy_o->a_%s = Py_None;\n    Py_INCREF(Py_None);", at->name);
+        }
+        if (c->cinit) {
+            /* a __cinit__ of self alone ignores the constructor's arguments (Cython) */
+            if (c->cinit->params.len == 1)
+                out(G, "PyObject *cy_r = cy_pw_%s((PyObject *)cy_o, NULL, 0, NULL);", c->cinit->cname);
+            else
+                out(G, "PyObject *cy_r = cyrt_call_tuple(cy_pw_%s, (PyObject *)cy_o, cy_args, cy_kw);", c->cinit->cname);
+            out(G, "if (!cy_r) {");
+            out(G, "    Py_DECREF(cy_o);");
+            out(G, "    return NULL;");
+            out(G, "}");
+            out(G, "Py_DECREF(cy_r);");
+        }
+        out(G, "return (PyObject *)cy_o;");
+        G->e.ind = 0;
+        out(G, "}");
+        out(G, "%s", "");
+        out(G, "static void %s_dealloc(PyObject *cy_self) {", cn);
+        G->e.ind = 1;
+        out(G, "%s *cy_o = (%s *)cy_self;", cn, cn);
+        if (gc) out(G, "PyObject_GC_UnTrack(cy_self);");
+        if (c->dealloc) {
+            /* as Cython: the pending exception kept, the object alive during the call */
+            out(G, "PyObject *cy_et, *cy_ev, *cy_tb, *cy_r;");
+            out(G, "PyErr_Fetch(&cy_et, &cy_ev, &cy_tb);");
+            out(G, "Py_SET_REFCNT(cy_self, Py_REFCNT(cy_self) + 1);");
+            out(G, "cy_r = %s(cy_self);", c->dealloc->cname);
+            out(G, "if (!cy_r) PyErr_WriteUnraisable(cy_self);");
+            out(G, "Py_XDECREF(cy_r);");
+            out(G, "Py_SET_REFCNT(cy_self, Py_REFCNT(cy_self) - 1);");
+            out(G, "PyErr_Restore(cy_et, cy_ev, cy_tb);");
+        }
+        for (int k = 0; k < c->attrs.len; k++) {
+            IrAttr *at = c->attrs.items[k];
+            if (is_obj(at->ty)) out(G, "Py_CLEAR(cy_o->a_%s);", at->name);
+            if (is_view(at->ty)) out(G, "cyrt_view_release(&cy_o->a_%s);", at->name);
+        }
+        out(G, "(void)cy_o;");
+        if (c->base) out(G, "%s_dealloc(cy_self);", c->base->cname);
+        else out(G, "Py_TYPE(cy_self)->tp_free(cy_self);");
+        G->e.ind = 0;
+        out(G, "}");
+        out(G, "%s", "");
+        if (gc) {
+            /* views are not visited: their buffers' exporters are held once per
+               shared owner, not per view, so the GC could not count them */
+            out(G, "static int %s_traverse(PyObject *cy_self, visitproc visit, void *arg) {", cn);
+            G->e.ind = 1;
+            out(G, "%s *cy_o = (%s *)cy_self;", cn, cn);
+            out(G, "(void)cy_o;");
+            if (c->base && class_has_gc(c->base)) {
+                out(G, "int cy_e = %s_traverse(cy_self, visit, arg);", c->base->cname);
+                out(G, "if (cy_e) return cy_e;");
+            }
+            for (int k = 0; k < c->attrs.len; k++) {
+                IrAttr *at = c->attrs.items[k];
+                if (is_obj(at->ty)) out(G, "Py_VISIT(cy_o->a_%s);", at->name);
+            }
+            out(G, "return 0;");
+            G->e.ind = 0;
+            out(G, "}");
+            out(G, "%s", "");
+            out(G, "static int %s_clear(PyObject *cy_self) {", cn);
+            G->e.ind = 1;
+            out(G, "%s *cy_o = (%s *)cy_self;", cn, cn);
+            out(G, "(void)cy_o;");
+            if (c->base && class_has_gc(c->base)) out(G, "%s_clear(cy_self);", c->base->cname);
+            for (int k = 0; k < c->attrs.len; k++) {
+                IrAttr *at = c->attrs.items[k];
+                if (!is_obj(at->ty)) continue;
+                out(G, "Py_INCREF(Py_None);");
+                out(G, "Py_SETREF(cy_o->a_%s, Py_None);", at->name);
+            }
+            out(G, "return 0;");
+            G->e.ind = 0;
+            out(G, "}");
+            out(G, "%s", "");
+        }
+        int ngs = 0;
+        for (int k = 0; k < c->attrs.len; k++) {
+            IrAttr *at = c->attrs.items[k];
+            if (!at->vis) continue;
+            ngs++;
+            const char *f = FMT("((%s *)cy_o)->a_%s", cn, at->name);
+            out(G, "static PyObject *%s_get_%s(PyObject *cy_o, void *cy_c) {", cn, at->name);
+            G->e.ind = 1;
+            out(G, "(void)cy_c;");
+            if (is_obj(at->ty)) {
+                out(G, "Py_INCREF(%s);", f);
+                out(G, "return %s;", f);
+            } else if (is_view(at->ty)) {
+                out(G, "return cyrt_view_to_obj(&%s, %d);", f, at->ty->ndim);
+            } else {
+                out(G, "return %s;", box_call(G, at->ty, f));
+            }
+            G->e.ind = 0;
+            out(G, "}");
+            if (at->vis == 1) emit_setter(G, c, at);
+            out(G, "%s", "");
+        }
+        for (int k = 0; k < c->props.len; k++) {
+            IrFunc *f = c->props.items[k];
+            ngs++;
+            out(G, "static PyObject *%s_prop_%s(PyObject *cy_o, void *cy_c) {", cn, f->name);
+            out(G, "    (void)cy_c;");
+            out(G, "    return cy_pw_%s(cy_o, NULL, 0, NULL);", f->cname);
+            out(G, "}");
+            out(G, "%s", "");
+        }
+        if (ngs) {
+            out(G, "static PyGetSetDef %s_getset[] = {", cn);
+            G->e.ind = 1;
+            for (int k = 0; k < c->attrs.len; k++) {
+                IrAttr *at = c->attrs.items[k];
+                if (!at->vis) continue;
+                out(G, "{%s, %s_get_%s, %s, NULL, NULL},", c_strz(G, at->name), cn, at->name,
+                    at->vis == 1 ? FMT("%s_set_%s", cn, at->name) : "NULL");
+            }
+            for (int k = 0; k < c->props.len; k++) {
+                IrFunc *f = c->props.items[k];
+                out(G, "{%s, %s_prop_%s, NULL, %s, NULL},", c_strz(G, f->name), cn, f->name,
+                    f->docstring ? c_strz(G, f->docstring) : "NULL");
+            }
+            out(G, "{NULL, NULL, NULL, NULL, NULL}");
+            G->e.ind = 0;
+            out(G, "};");
+            out(G, "%s", "");
+        }
+        if (c->init) {
+            out(G, "static int %s_init(PyObject *cy_self, PyObject *cy_args, PyObject *cy_kw) {", cn);
+            G->e.ind = 1;
+            out(G, "PyObject *cy_r = cyrt_call_tuple(cy_pw_%s, cy_self, cy_args, cy_kw);", c->init->cname);
+            out(G, "if (!cy_r) return -1;");
+            out(G, "Py_DECREF(cy_r);");
+            out(G, "return 0;");
+            G->e.ind = 0;
+            out(G, "}");
+            out(G, "%s", "");
+        }
+        out(G, "static PyMethodDef %s_methods[] = {", cn);
+        G->e.ind = 1;
+        for (int k = 0; k < c->methods.len; k++) {
+            IrFunc *f = c->methods.items[k];
+            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f)) continue;
+            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
+                f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
+        }
+        out(G, "{NULL, NULL, 0, NULL}");
+        G->e.ind = 0;
+        out(G, "};");
+        out(G, "%s", "");
+        out(G, "static PyTypeObject %s_type = {", cn);
+        G->e.ind = 1;
+        out(G, "PyVarObject_HEAD_INIT(NULL, 0)");
+        out(G, ".tp_name = %s,", c_strz(G, FMT("%s.%s", m->name, c->name)));
+        out(G, ".tp_basicsize = sizeof(%s),", cn);
+        out(G, ".tp_dealloc = %s_dealloc,", cn);
+        out(G, ".tp_flags = Py_TPFLAGS_DEFAULT%s%s,", gc ? " | Py_TPFLAGS_HAVE_GC" : "",
+            c->is_base ? " | Py_TPFLAGS_BASETYPE" : "");
+        if (c->base) out(G, ".tp_base = &%s_type,", c->base->cname);
+        if (c->docstring) out(G, ".tp_doc = %s,", c_strz(G, c->docstring));
+        if (gc) {
+            out(G, ".tp_traverse = %s_traverse,", cn);
+            out(G, ".tp_clear = %s_clear,", cn);
+        }
+        out(G, ".tp_methods = %s_methods,", cn);
+        if (ngs) out(G, ".tp_getset = %s_getset,", cn);
+        if (c->init) out(G, ".tp_init = %s_init,", cn);
+        out(G, ".tp_new = %s_new,", cn);
+        G->e.ind = 0;
+        out(G, "};");
+        out(G, "%s", "");
+    }
+}
+
 int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, CyBuf *out_buf) {
     Gen G0 = {0}, *G = &G0;
     G->a = G->e.a = a;
@@ -3885,10 +4245,14 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     if (opt->opencl && opt->opencl_source && *opt->opencl_source) find_launchers(G);
     for (int i = 0; i < m->funcs.len; i++)
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) emit_func(G, m->funcs.items[i], &funcs);
+    G->e.out = &funcs;
+    G->e.ind = 0;
+    for (int i = 0; i < m->funcs.len; i++)
+        if (((IrFunc *)m->funcs.items[i])->overrides.len) emit_dispatcher(G, m->funcs.items[i]);
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
         if (f->fused_specs.len) emit_fused_dispatch(G, f, &wraps);
-        else if (is_def_like(f)) emit_wrapper(G, f, &defaults, &wraps);
+        else if (is_def_like(f) && !(f->cls && f == f->cls->dealloc)) emit_wrapper(G, f, &defaults, &wraps);
     }
 
     /* module init */
@@ -3957,6 +4321,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "/* ---- cyocl prelude end ---- */");
     out(G, "%s", "");
     emit_structs(G, m);
+    emit_class_decls(G, m);
     out(G, "/* ---- module data ---- */");
     for (int i = 0; i < G->consts.len; i++) out(G, "static PyObject *%s;", ((Const *)G->consts.items[i])->cname);
     for (int i = 0; i < defaults.len; i++) out(G, "static PyObject *%s;", ((Default *)defaults.items[i])->cname);
@@ -4024,6 +4389,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     out(G, "/* ---- functions ---- */");
     for (int i = 0; i < m->funcs.len; i++)
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < m->funcs.len; i++)
+        if (((IrFunc *)m->funcs.items[i])->overrides.len) out(G, "%s;", dispatch_sig(G, m->funcs.items[i]));
     for (int i = 0; i < G->own_called.len; i++)
         out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, "
                "PyObject *cy_kwnames);",
@@ -4035,11 +4402,12 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     cy_buf_put(out_buf, wraps.s ? wraps.s : "", wraps.len);
     cy_buf_free(&hdr);
     G->e.out = out_buf;
+    emit_classes(G, m);
     out(G, "static PyMethodDef cy_methods[] = {");
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f) || f->fused_of) continue;
+        if (!is_def_like(f) || f->fused_of || f->cls) continue;
         out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }
@@ -4056,6 +4424,14 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     G->e.ind = 1;
     out(G, "PyObject *m = PyModule_Create(&cy_moduledef);");
     out(G, "if (!m) return NULL;");
+    for (int i = 0; i < m->classes.len; i++) {
+        IrClass *c = m->classes.items[i];
+        out(G, "if (PyType_Ready(&%s_type) < 0 || PyModule_AddObject(m, %s, (Py_NewRef((PyObject *)&%s_type))) < 0) {",
+            c->cname, c_strz(G, c->name), c->cname);
+        out(G, "    Py_DECREF(m);");
+        out(G, "    return NULL;");
+        out(G, "}");
+    }
     if (nfused) {
         out(G, "if (cy_fused_objects(m) < 0) {");
         out(G, "    Py_DECREF(m);");

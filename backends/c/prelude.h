@@ -811,6 +811,45 @@ CYRT_FN int cyrt_builtin_check(PyObject *o, PyTypeObject *t, const char *arg, in
     return -1;
 }
 
+/* An instance of the module's cdef class t (or a subclass), or None unless
+ * not_none; the messages are Cython's. */
+CYRT_FN int cyrt_ext_check(PyObject *o, PyTypeObject *t, const char *arg, int not_none) {
+    if (PyObject_TypeCheck(o, t) || (o == Py_None && !not_none)) return 0;
+    if (arg)
+        PyErr_Format(PyExc_TypeError, "Argument '%s' has incorrect type (expected %s, got %.200s)", arg, t->tp_name,
+                     Py_TYPE(o)->tp_name);
+    else
+        PyErr_Format(PyExc_TypeError, "Cannot convert %.200s to %s", Py_TYPE(o)->tp_name, t->tp_name);
+    return -1;
+}
+
+typedef PyObject *(*cyrt_fastcall)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
+
+/* f(self, *args, **kw) for a METH_FASTCALL | METH_KEYWORDS function f: how
+ * tp_new and tp_init reach __cinit__ and __init__. */
+CYRT_FN PyObject *cyrt_call_tuple(cyrt_fastcall f, PyObject *self, PyObject *args, PyObject *kw) {
+    Py_ssize_t n = PyTuple_GET_SIZE(args), nk = kw ? PyDict_GET_SIZE(kw) : 0, i, pos = 0;
+    PyObject **v, *kn, *key, *val, *r;
+    if (!nk) return f(self, ((PyTupleObject *)args)->ob_item, n, NULL);
+    v = (PyObject **)PyMem_Malloc((size_t)(n + nk) * sizeof *v);
+    kn = PyTuple_New(nk);
+    if (!v || !kn) {
+        PyMem_Free(v);
+        Py_XDECREF(kn);
+        return PyErr_NoMemory();
+    }
+    for (i = 0; i < n; i++) v[i] = PyTuple_GET_ITEM(args, i);
+    for (i = 0; PyDict_Next(kw, &pos, &key, &val); i++) {
+        Py_INCREF(key);
+        PyTuple_SET_ITEM(kn, i, key);
+        v[n + i] = val;
+    }
+    r = f(self, v, n, kn);
+    PyMem_Free(v);
+    Py_DECREF(kn);
+    return r;
+}
+
 /* Acquires obj's buffer as a view of spec's type, with Cython's checks and
  * messages.  arg names the def argument for the message, or NULL. */
 CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp, const char *arg, int not_none) {
@@ -1374,7 +1413,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 #define CYRT_OCL_API_VERSION 10
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
-    char tkind;        /* 'i' signed, 'u' unsigned, 'f' real */
+    char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
     char op;           /* reduction operator */
     int size;
     int read, written;

@@ -43,6 +43,10 @@ enum {
     NEED_MOD_F = 1 << 8,
     NEED_IPOW_L = 1 << 9,
     NEED_IPOW_UL = 1 << 10,
+    NEED_CMUL_D = 1 << 11,
+    NEED_CMUL_F = 1 << 12,
+    NEED_CDIV_D = 1 << 13,
+    NEED_CDIV_F = 1 << 14,
 };
 
 typedef struct Loop {
@@ -96,6 +100,9 @@ static const char *ocl_type(const CyType *t) {
     case TY_BINT: return "int";
     case TY_FLOAT: return "float";
     case TY_DOUBLE: return "double";
+    /* the layout of C's complex: the real part, then the imaginary one */
+    case TY_CFLOAT: return "float2";
+    case TY_CDOUBLE: return "double2";
     default: break;
     }
     if (!cy_type_is_int(t)) return NULL;
@@ -466,11 +473,104 @@ static const char *tg_call(void *g, IrExpr *e, const char **args) {
     return r;
 }
 
+/* ---- complex numbers ------------------------------------------------------------
+ * A complex value is a double2 / float2 (x the real part, y the imaginary
+ * one).  + and - are the vector operations, as C's complex + and - are
+ * part by part; * and / are the support functions cy_cmul_* / cy_cdiv_*,
+ * which compute what GCC's code does natively (the inline product with
+ * libgcc's __muldc3 recovery of infinities, and libgcc's __divdc3 /
+ * __divsc3), so that results agree bit for bit; abs() is hypot, as glibc's
+ * cabs, but within OpenCL's ULP bound. */
+
+static const char *cpart(OG *G, const char *c, int imag) { return FMT("%s.%c", cy_c_paren(G->a, c), imag ? 'y' : 'x'); }
+
+/* a complex operand: C's conversion of a real or integer one */
+static const char *as_complex(OG *G, const CyType *t, const CyType *from, const char *c, CyPos p) {
+    const char *T = oty(G, t, p), *part = t->kind == TY_CFLOAT ? "float" : "double";
+    if (cy_type_is_complex(from)) return from->kind == t->kind ? c : FMT("convert_%s(%s)", T, c);
+    const char *re = from->kind == (t->kind == TY_CFLOAT ? TY_FLOAT : TY_DOUBLE) ? c : FMT("(%s)%s", part, cy_c_paren(G->a, c));
+    return FMT("((%s)(%s, %s))", T, re, t->kind == TY_CFLOAT ? "0.0f" : "0.0");
+}
+
+/* a op b on complex values of type t (already of that type) */
+static const char *complex_op(OG *G, IrOp op, const CyType *t, const char *a, const char *b, int check, CyPos p) {
+    int f = t->kind == TY_CFLOAT;
+    switch (op) {
+    case OP_ADD: case OP_SUB: return FMT("(%s %s %s)", a, cy_op_name(op), b);
+    case OP_MUL:
+        G->need |= f ? NEED_CMUL_F : NEED_CMUL_D;
+        return FMT("cy_cmul_%c(%s, %s)", f ? 'f' : 'd', a, b);
+    case OP_DIV:
+        if (check) {
+            b = once(G, t, b, p);
+            tg_check(G, FMT("%s == 0 && %s == 0", cpart(G, b, 0), cpart(G, b, 1)), CY_FAIL_ZERODIV_FLOAT, p);
+        }
+        G->need |= f ? NEED_CDIV_F : NEED_CDIV_D;
+        return FMT("cy_cdiv_%c(%s, %s)", f ? 'f' : 'd', a, b);
+    default:
+        internal(G, p, cy_fmt(G->a, "complex operator '%s' in a kernel", cy_op_name(op)));
+        return "0";
+    }
+}
+
+/* The expressions whose operands or result are complex (NULL: none of
+ * those); analyze.c lets only these into a kernel. */
+static const char *gen_complex(OG *G, IrExpr *e) {
+    const CyType *t = e->ty;
+    switch (e->kind) {
+    case E_IMAG:
+        return FMT("((double2)(0.0, %s))", float_lit(G, cy_type_scalar(TY_DOUBLE), e->fval));
+    case E_BINOP:
+        if (!cy_type_is_complex(t)) return NULL;
+        {
+            const char *a = gen(G, e->args[0]), *b = gen(G, e->args[1]);
+            return complex_op(G, e->op, t, a, b, !e->cdivision && !cy_nonzero_const(e->args[1]), e->pos);
+        }
+    case E_UNOP:
+        if (!cy_type_is_complex(t)) return NULL;
+        return FMT("(%s%s)", cy_op_name(e->op), cy_c_paren(G->a, gen(G, e->args[0])));
+    case E_CMP:
+        if (!cy_type_is_complex(e->args[0]->ty)) return NULL;
+        {
+            const char *a = once(G, e->args[0]->ty, gen(G, e->args[0]), e->pos);
+            const char *b = once(G, e->args[1]->ty, gen(G, e->args[1]), e->pos);
+            const char *eq = FMT("(%s == %s && %s == %s)", cpart(G, a, 0), cpart(G, b, 0), cpart(G, a, 1), cpart(G, b, 1));
+            return e->op == OP_EQ ? eq : FMT("(!%s)", eq);
+        }
+    case E_CAST: {
+        const CyType *from = e->args[0]->ty;
+        if (cy_type_is_complex(t)) return as_complex(G, t, from, gen(G, e->args[0]), e->pos);
+        if (!cy_type_is_complex(from)) return NULL;
+        const char *z = once(G, from, gen(G, e->args[0]), e->pos);
+        if (t->kind == TY_BINT) return FMT("(%s != 0 || %s != 0)", cpart(G, z, 0), cpart(G, z, 1));
+        return FMT("((%s)%s)", oty(G, t, e->pos), cpart(G, z, 0));
+    }
+    case E_CALL_C: {
+        const char *n = e->fn ? NULL : e->sval;
+        if (!n) return NULL;
+        if (!strcmp(n, "CYRT_CMPLX") || !strcmp(n, "CYRT_CMPLXF"))
+            return FMT("((%s)(%s, %s))", oty(G, t, e->pos), gen(G, e->args[0]), gen(G, e->args[1]));
+        if (e->nargs != 1 || !cy_type_is_complex(e->args[0]->ty)) return NULL;
+        const char *z = gen(G, e->args[0]);
+        if (!strcmp(n, "creal") || !strcmp(n, "crealf")) return cpart(G, z, 0);
+        if (!strcmp(n, "cimag") || !strcmp(n, "cimagf")) return cpart(G, z, 1);
+        z = once(G, e->args[0]->ty, z, e->pos);
+        if (!strcmp(n, "conj") || !strcmp(n, "conjf"))
+            return FMT("((%s)(%s, -%s))", oty(G, t, e->pos), cpart(G, z, 0), cpart(G, z, 1));
+        if (!strcmp(n, "cabs") || !strcmp(n, "cabsf")) return FMT("hypot(%s, %s)", cpart(G, z, 0), cpart(G, z, 1));
+        return NULL;
+    }
+    default: return NULL;
+    }
+}
+
 static const char *gen(OG *G, IrExpr *e) {
     for (int i = 0; i + 1 < G->subst.len; i += 2)
         if (G->subst.items[i] == e) return G->subst.items[i + 1];
+    const char *c = gen_complex(G, e);
+    if (c) return c;
     CyTarget T = target(G);
-    const char *c = cy_lower_expr(&G->e, &T, e);
+    c = cy_lower_expr(&G->e, &T, e);
     if (c) return c;
     switch (e->kind) {
     case E_CNAME: return cname_const(G, e->sval, e->ty->kind == TY_FLOAT);
@@ -549,6 +649,18 @@ static void tg_copy_array(void *g, const CyType *t, const char *lv, const char *
 }
 
 static void gen_assign(OG *G, IrStmt *s) {
+    if (s->op && cy_type_is_complex(s->target->ty)) {
+        /* z *= w is z = z * w (a vector's *= is part by part); the
+           target's indices are evaluated once.  Sema keeps an in-place /
+           only under cdivision: no zero check */
+        const char *rv = gen(G, s->value);
+        const char *lv = tg_lvalue(G, s->target);
+        if (!lv) return;
+        rv = as_complex(G, s->target->ty, s->value->ty, rv, s->pos);
+        out(G, "%s = %s;", lv,
+            complex_op(G, s->op, s->target->ty, lv, rv, 0, s->pos));
+        return;
+    }
     CyTarget T = target(G);
     cy_lower_assign(&G->e, &T, s);
 }
@@ -1707,6 +1819,159 @@ static const char SUPPORT_IPOW_UL[] =
     "    return r;\n"
     "}\n";
 
+/* Complex products and quotients as GCC computes them natively (C99
+ * Annex G; -ffp-contract=off on both sides): the product inline, libgcc's
+ * __muldc3 only where both parts came out NaN; libgcc's __divdc3 (GCC 12:
+ * Smith's method with scaling), and __divsc3, which works in double.  The
+ * float versions are those of single precision. */
+static const char SUPPORT_CMUL_D[] =
+    "double2 cy_cmul_d(double2 z, double2 w)\n"
+    "{\n"
+    "    double a = z.x, b = z.y, c = w.x, d = w.y, ac = a * c, bd = b * d, ad = a * d, bc = b * c;\n"
+    "    double x = ac - bd, y = ad + bc;\n"
+    "    if (isnan(x) && isnan(y)) {\n"
+    "        int re = 0;\n"
+    "        if (isinf(a) || isinf(b)) {\n"
+    "            a = copysign(isinf(a) ? 1.0 : 0.0, a);\n"
+    "            b = copysign(isinf(b) ? 1.0 : 0.0, b);\n"
+    "            if (isnan(c)) c = copysign(0.0, c);\n"
+    "            if (isnan(d)) d = copysign(0.0, d);\n"
+    "            re = 1;\n"
+    "        }\n"
+    "        if (isinf(c) || isinf(d)) {\n"
+    "            c = copysign(isinf(c) ? 1.0 : 0.0, c);\n"
+    "            d = copysign(isinf(d) ? 1.0 : 0.0, d);\n"
+    "            if (isnan(a)) a = copysign(0.0, a);\n"
+    "            if (isnan(b)) b = copysign(0.0, b);\n"
+    "            re = 1;\n"
+    "        }\n"
+    "        if (!re && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {\n"
+    "            if (isnan(a)) a = copysign(0.0, a);\n"
+    "            if (isnan(b)) b = copysign(0.0, b);\n"
+    "            if (isnan(c)) c = copysign(0.0, c);\n"
+    "            if (isnan(d)) d = copysign(0.0, d);\n"
+    "            re = 1;\n"
+    "        }\n"
+    "        if (re) {\n"
+    "            x = (double)INFINITY * (a * c - b * d);\n"
+    "            y = (double)INFINITY * (a * d + b * c);\n"
+    "        }\n"
+    "    }\n"
+    "    return (double2)(x, y);\n"
+    "}\n";
+static const char SUPPORT_CMUL_F[] =
+    "float2 cy_cmul_f(float2 z, float2 w)\n"
+    "{\n"
+    "    float a = z.x, b = z.y, c = w.x, d = w.y, ac = a * c, bd = b * d, ad = a * d, bc = b * c;\n"
+    "    float x = ac - bd, y = ad + bc;\n"
+    "    if (isnan(x) && isnan(y)) {\n"
+    "        int re = 0;\n"
+    "        if (isinf(a) || isinf(b)) {\n"
+    "            a = copysign(isinf(a) ? 1.0f : 0.0f, a);\n"
+    "            b = copysign(isinf(b) ? 1.0f : 0.0f, b);\n"
+    "            if (isnan(c)) c = copysign(0.0f, c);\n"
+    "            if (isnan(d)) d = copysign(0.0f, d);\n"
+    "            re = 1;\n"
+    "        }\n"
+    "        if (isinf(c) || isinf(d)) {\n"
+    "            c = copysign(isinf(c) ? 1.0f : 0.0f, c);\n"
+    "            d = copysign(isinf(d) ? 1.0f : 0.0f, d);\n"
+    "            if (isnan(a)) a = copysign(0.0f, a);\n"
+    "            if (isnan(b)) b = copysign(0.0f, b);\n"
+    "            re = 1;\n"
+    "        }\n"
+    "        if (!re && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {\n"
+    "            if (isnan(a)) a = copysign(0.0f, a);\n"
+    "            if (isnan(b)) b = copysign(0.0f, b);\n"
+    "            if (isnan(c)) c = copysign(0.0f, c);\n"
+    "            if (isnan(d)) d = copysign(0.0f, d);\n"
+    "            re = 1;\n"
+    "        }\n"
+    "        if (re) {\n"
+    "            x = INFINITY * (a * c - b * d);\n"
+    "            y = INFINITY * (a * d + b * c);\n"
+    "        }\n"
+    "    }\n"
+    "    return (float2)(x, y);\n"
+    "}\n";
+/* the recovery of infinities and zeros that came out NaN + NaN i, shared
+ * by both quotients (T the part type, a b c d x y its variables) */
+#define CY_CDIV_RECOVER(ONE, ZERO, INF)                                                    \
+    "    if (isnan(x) && isnan(y)) {\n"                                                   \
+    "        if (c == 0 && d == 0 && (!isnan(a) || !isnan(b))) {\n"                       \
+    "            x = copysign(" INF ", c) * a;\n"                                          \
+    "            y = copysign(" INF ", c) * b;\n"                                          \
+    "        } else if ((isinf(a) || isinf(b)) && isfinite(c) && isfinite(d)) {\n"        \
+    "            a = copysign(isinf(a) ? " ONE " : " ZERO ", a);\n"                         \
+    "            b = copysign(isinf(b) ? " ONE " : " ZERO ", b);\n"                         \
+    "            x = " INF " * (a * c + b * d);\n"                                         \
+    "            y = " INF " * (b * c - a * d);\n"                                         \
+    "        } else if ((isinf(c) || isinf(d)) && isfinite(a) && isfinite(b)) {\n"        \
+    "            c = copysign(isinf(c) ? " ONE " : " ZERO ", c);\n"                         \
+    "            d = copysign(isinf(d) ? " ONE " : " ZERO ", d);\n"                         \
+    "            x = " ZERO " * (a * c + b * d);\n"                                        \
+    "            y = " ZERO " * (b * c - a * d);\n"                                        \
+    "        }\n"                                                                         \
+    "    }\n"
+static const char SUPPORT_CDIV_D[] =
+    "double2 cy_cdiv_d(double2 z, double2 w)\n"
+    "{\n"
+    "    const double RBIG = DBL_MAX / 2, RMIN = DBL_MIN, RMIN2 = DBL_EPSILON, RMINSCAL = 1 / DBL_EPSILON;\n"
+    "    const double RMAX2 = RBIG * RMIN2;\n"
+    "    double a = z.x, b = z.y, c = w.x, d = w.y, ratio, denom, x, y;\n"
+    "    if (fabs(c) < fabs(d)) {\n"
+    "        if (fabs(d) >= RBIG) { a = a / 2; b = b / 2; c = c / 2; d = d / 2; }\n"
+    "        if (fabs(d) < RMIN2 || (fabs(a) < RMIN && fabs(b) < RMAX2 && fabs(d) < RMAX2) ||\n"
+    "            (fabs(b) < RMIN && fabs(a) < RMAX2 && fabs(d) < RMAX2)) {\n"
+    "            a = a * RMINSCAL; b = b * RMINSCAL; c = c * RMINSCAL; d = d * RMINSCAL;\n"
+    "        }\n"
+    "        ratio = c / d;\n"
+    "        denom = (c * ratio) + d;\n"
+    "        if (fabs(ratio) > RMIN) {\n"
+    "            x = ((a * ratio) + b) / denom;\n"
+    "            y = ((b * ratio) - a) / denom;\n"
+    "        } else {\n"
+    "            x = ((c * (a / d)) + b) / denom;\n"
+    "            y = ((c * (b / d)) - a) / denom;\n"
+    "        }\n"
+    "    } else {\n"
+    "        if (fabs(c) >= RBIG) { a = a / 2; b = b / 2; c = c / 2; d = d / 2; }\n"
+    "        if (fabs(c) < RMIN2 || (fabs(a) < RMIN && fabs(b) < RMAX2 && fabs(c) < RMAX2) ||\n"
+    "            (fabs(b) < RMIN && fabs(a) < RMAX2 && fabs(c) < RMAX2)) {\n"
+    "            a = a * RMINSCAL; b = b * RMINSCAL; c = c * RMINSCAL; d = d * RMINSCAL;\n"
+    "        }\n"
+    "        ratio = d / c;\n"
+    "        denom = (d * ratio) + c;\n"
+    "        if (fabs(ratio) > RMIN) {\n"
+    "            x = ((b * ratio) + a) / denom;\n"
+    "            y = (b - (a * ratio)) / denom;\n"
+    "        } else {\n"
+    "            x = (a + (d * (b / c))) / denom;\n"
+    "            y = (b - (d * (a / c))) / denom;\n"
+    "        }\n"
+    "    }\n"
+    CY_CDIV_RECOVER("1.0", "0.0", "(double)INFINITY")
+    "    return (double2)(x, y);\n"
+    "}\n";
+/* a device without doubles divides in float (closer than nothing: the
+ * same formula, rounded differently) */
+static const char SUPPORT_CDIV_F[] =
+    "float2 cy_cdiv_f(float2 z, float2 w)\n"
+    "{\n"
+    "    float a = z.x, b = z.y, c = w.x, d = w.y, x, y;\n"
+    "#ifdef cl_khr_fp64\n"
+    "    double aa = a, bb = b, cc = c, dd = d, denom = (cc * cc) + (dd * dd);\n"
+    "    x = (float)(((aa * cc) + (bb * dd)) / denom);\n"
+    "    y = (float)(((bb * cc) - (aa * dd)) / denom);\n"
+    "#else\n"
+    "    float denom = (c * c) + (d * d);\n"
+    "    x = ((a * c) + (b * d)) / denom;\n"
+    "    y = ((b * c) - (a * d)) / denom;\n"
+    "#endif\n"
+    CY_CDIV_RECOVER("1.0f", "0.0f", "INFINITY")
+    "    return (float2)(x, y);\n"
+    "}\n";
+
 /* Lines of the program so far, counted incrementally: recounting the whole
  * program per kernel made emission quadratic in the number of kernels. */
 static int count_lines(OG *G, const CyBuf *b) {
@@ -1805,7 +2070,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         return 0;
     }
 
-    int any64 = (G->need & (NEED_FDIV_D | NEED_MOD_D)) != 0;
+    int any64 = (G->need & (NEED_FDIV_D | NEED_MOD_D | NEED_CMUL_D | NEED_CDIV_D | NEED_CDIV_F)) != 0;
     for (int i = 0; i < kregions.len; i++) any64 |= ((IrRegion *)kregions.items[i])->uses_fp64;
     for (int i = 0; i < G->helpers.len; i++) any64 |= helper_fp64(G, G->helpers.items[i]);
 
@@ -1820,6 +2085,8 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         {NEED_MOD_I, SUPPORT_MOD_I, 0},   {NEED_MOD_L, SUPPORT_MOD_L, 0},   {NEED_FDIV_D, SUPPORT_FDIV_D, 1},
         {NEED_MOD_D, SUPPORT_MOD_D, 1},   {NEED_FDIV_F, SUPPORT_FDIV_F, 0}, {NEED_MOD_F, SUPPORT_MOD_F, 0},
         {NEED_IPOW_L, SUPPORT_IPOW_L, 0}, {NEED_IPOW_UL, SUPPORT_IPOW_UL, 0},
+        {NEED_CMUL_D, SUPPORT_CMUL_D, 1}, {NEED_CMUL_F, SUPPORT_CMUL_F, 0}, {NEED_CDIV_D, SUPPORT_CDIV_D, 1},
+        {NEED_CDIV_F, SUPPORT_CDIV_F, 0},
     };
     for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++) {
         if (!(G->need & sup[i].bit)) continue;

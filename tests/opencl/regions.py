@@ -35,7 +35,7 @@ NATIVE = {
         23: "opencl",
         28: "native only: calls recursive function fib()",
         33: "native only: calls external C function ext_scale()",
-        38: "native only: complex numbers",
+        38: "opencl",
     },
 }
 SKIP = set()

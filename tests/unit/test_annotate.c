@@ -16,15 +16,17 @@
 #include "check.h"
 
 static const char SRC[] =
-    "from cython.parallel import prange, parallel\n"
+    "from cython.parallel import prange, parallel, threadid\n"
     "def f(double[:] x, double[:] y):\n"
     "    cdef Py_ssize_t i\n"
     "    for i in prange(x.shape[0], nogil=True):\n"
     "        y[i] = 2 * x[i]\n"
     "    y[:] = x[:] + 1.0\n"
+    "    cdef int t\n"
     "    with nogil, parallel():\n"
+    "        t = threadid()\n"
     "        for i in prange(x.shape[0]):\n"
-    "            y[i] += 1\n";
+    "            y[i] += 1 + 0 * t\n";
 
 static const char LINE0[] =
     "{\"module\":\"m\",\"function\":\"f\",\"line\":4,\"region\":0,\"impl\":\"opencl\",\"device\":\"dev \\\"A\\\" \\u00e9\","

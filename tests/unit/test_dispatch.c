@@ -221,9 +221,19 @@ static void test_resident_moves(void) {
     drop(rt);
 }
 
-/* The same device, plain calls: the data goes back to the host after every
- * call, so a purchase never pays off.  After each failed one the next
- * costs twice as much: few purchases in many calls. */
+/* Calls of a def in a scope (cyrt_scope_enter .. leave, as generated code
+ * makes them): its return brings the data back to the host. */
+static void in_scope(cyrt_rt *rt, int enter) {
+    cyrt_xfer acc = {0};
+    if (enter)
+        CHECK(cyrt_scope_enter(rt, NULL) == CYRT_OK);
+    else
+        CHECK(cyrt_scope_leave(rt, &acc, NULL) == CYRT_OK);
+}
+
+/* The same device, plain calls: the data goes back to the host when each
+ * def call returns, and each def runs the region once, so a purchase
+ * never pays off: none is made. */
 static void test_plain_stops_buying(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_set_device(rt, 6.0, 10.0, 20000);
@@ -235,12 +245,16 @@ static void test_plain_stops_buying(void) {
     feed(rt, r, CYRT_SIDE_OPENCL, 20000, 0.003, sizes, 2); /* 50 us */
     cyrt_dmove m = {2ull * 8 * (uint64_t)n, 0, 0, 0, 2, 0}; /* 160 MB: 27 ms */
     cyrt_dchoice c;
-    int bought = 0;
+    int bought = 0, ran = 0;
     for (int i = 0; i < 2000; i++) {
+        in_scope(rt, 1);
         cyrt_dispatch_choose_moves(rt, r, n, &m, &c);
-        bought += c.side == CYRT_SIDE_OPENCL;
+        bought += c.moving;
+        ran += c.side == CYRT_SIDE_OPENCL;
+        in_scope(rt, 0);
     }
-    CHECK(bought >= 1 && bought <= 8, "%d purchases in 2000 calls", bought);
+    /* a recheck now and then (once the calls took 32x its cost) */
+    CHECK(bought == 0 && ran <= 2, "%d purchases, %d device runs in 2000 calls", bought, ran);
     /* the same region inside cyocl.resident learns apart: its data stays */
     m.resident = 1;
     int calls = 0;
@@ -250,6 +264,74 @@ static void test_plain_stops_buying(void) {
             break;
     }
     CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls <= 12, "resident: moved after %d calls", calls);
+    drop(rt);
+}
+
+/* One region run by two defs (c03: jacobi_step(u, out) runs it once,
+ * jacobi(u, tmp, 100) 200 times, its data staying on the device between
+ * the calls): plain calls of the first never move the data; the second's
+ * first call learns its count within the call (rent or buy, then the
+ * calls stay on the device) and from the next call on moves the data at
+ * its first region call, whatever the first def taught before; back to
+ * the first def, at most one purchase is lost. */
+static void test_scope_loop(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000); /* 10 GB/s, 20 us */
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 26);
+    long long n = 4094, sizes[] = {1022, 4094};
+    feed(rt, r, CYRT_SIDE_NATIVE, 3000, 488.0, sizes, 2);  /* 2 ms */
+    feed(rt, r, CYRT_SIDE_OPENCL, 20000, 20.0, sizes, 2);  /* 0.1 ms */
+    uint64_t a = 8ull * 4096 * 4096;                      /* 128 MiB per array */
+    cyrt_dmove host = {2 * a, a, 0, 0, 3, 0};              /* 40 ms of copies */
+    /* after the move: the next call writes u, still valid on the host
+     * too (its copy back is to come), the calls after it find both
+     * arrays on the device only */
+    cyrt_dmove dev1 = {0, a, a, 0, 1, 1}, dev = {0, 0, 2 * a, 0, 0, 2};
+    cyrt_dchoice c;
+    int bought = 0;
+    for (int i = 0; i < 300; i++) { /* jacobi_step: once per def call */
+        in_scope(rt, 1);
+        cyrt_dispatch_choose_moves(rt, r, n, &host, &c);
+        bought += c.moving;
+        in_scope(rt, 0);
+    }
+    CHECK(bought == 0, "one call per def: %d purchases in 300 calls", bought);
+    int first[6], ondev[6];
+    for (int k = 0; k < 6; k++) { /* jacobi: 200 region calls per def call */
+        int there = 0;
+        first[k] = -1;
+        ondev[k] = 0;
+        in_scope(rt, 1);
+        for (int i = 0; i < 200; i++) {
+            cyrt_dispatch_choose_moves(rt, r, n, !there ? &host : there == 1 ? &dev1 : &dev, &c);
+            if (c.side == CYRT_SIDE_OPENCL && !there) {
+                CHECK(c.moving || k == 0, "call %d of def call %d moves the data", i, k);
+                first[k] = i;
+            }
+            if (c.side == CYRT_SIDE_OPENCL)
+                there++;
+            else if (there) /* a native run brings both arrays back */
+                there = 0;
+            ondev[k] += c.side == CYRT_SIDE_OPENCL;
+        }
+        in_scope(rt, 0);
+    }
+    CHECK(first[0] >= 0 && first[0] <= 25, "the first def call moves after %d calls", first[0]);
+    CHECK(ondev[0] >= 170, "and then stays: %d of 200 on the device", ondev[0]);
+    /* no recheck of native between the move and the def's return: the
+     * data would go back and forth (the call after the move costs its own
+     * copy back, which once made native look within 1.3x) */
+    for (int k = 2; k < 6; k++)
+        CHECK(first[k] == 0 && ondev[k] == 200, "def call %d: moved at call %d, %d on the device", k, first[k],
+              ondev[k]);
+    bought = 0;
+    for (int i = 0; i < 20; i++) { /* jacobi_step again */
+        in_scope(rt, 1);
+        cyrt_dispatch_choose_moves(rt, r, n, &host, &c);
+        bought += c.moving;
+        in_scope(rt, 0);
+    }
+    CHECK(bought <= 1, "back to one call per def: %d purchases in 20 calls", bought);
     drop(rt);
 }
 
@@ -898,6 +980,7 @@ int main(void) {
     test_cliff();
     test_resident_moves();
     test_plain_stops_buying();
+    test_scope_loop();
     test_back_to_host();
     test_timed_copies();
     test_bad_moment();

@@ -261,7 +261,7 @@ static void dump_stmt(Out *o, const ANode *s) {
         put(o, ")");
         break;
     case S_CDEF:
-        put(o, "(cdef%s ", s->is_public ? " public" : "");
+        put(o, "(cdef%s ", s->is_public == 2 ? " readonly" : s->is_public ? " public" : "");
         dump_type(o, s->type);
         for (int k = 0; k < s->names.len; k++) {
             put(o, " %s", (const char *)s->names.items[k]);
@@ -392,6 +392,12 @@ static void dump_stmt(Out *o, const ANode *s) {
         put(o, ")");
         break;
     case S_CLASS: put(o, "(class %s: %s)", s->name ? s->name : "_", s->what); break;
+    case S_CDEF_CLASS:
+        put(o, "(cdef class %s", s->name);
+        if (s->value) put(o, " base");
+        dump_block(o, "body", &s->body);
+        put(o, ")");
+        break;
     case S_GLOBAL:
         put(o, "(global");
         for (int k = 0; k < s->names.len; k++)
@@ -647,7 +653,9 @@ static void test_statements(void) {
     SHAPE("x = 1 + \\\n    2\n", "(= x (+ 1 2))");
     SHAPE("class A(B):\n    x = 1\n    def f(self):\n        pass\ny = 2\n",
           "(class A: class definitions) (= y 2)");
-    SHAPE("cdef class A:\n    cdef int x\n", "(class A: cdef classes)");
+    SHAPE("cdef class A:\n    cdef int x\n", "(cdef class A (body (cdef int x)))");
+    SHAPE("cdef class A(B):\n    cdef readonly double y\n    def f(self):\n        pass\n",
+          "(cdef class A base (body (cdef readonly double y) (def f (self) -> _ (body (pass)))))");
     SHAPE("cdef union P:\n    double x\ncdef int y\n", "(unsupported: a union definition) (cdef int y)");
     SHAPE("cdef struct P:\n    double x, y\ncdef int y\n", "(struct P (fields (cdef double x y))) (cdef int y)");
     SHAPE("ctypedef packed struct P:\n    int[3] v\n", "(ctypedef packed struct P (fields (cdef int v)))");
@@ -681,7 +689,7 @@ static void test_cdef(void) {
     SHAPE("cdef object o\ncdef bint flag = True\n", "(cdef object o) (cdef bint flag=True)");
     SHAPE("cdef x = 1\n", "(cdef object x=1)");
     SHAPE("cdef public double x\n", "(cdef public double x)");
-    SHAPE("cdef readonly int y\n", "(cdef public int y)");
+    SHAPE("cdef readonly int y\n", "(cdef readonly int y)");
     SHAPE("cdef:\n    int a\n    double b = 2, c\n", "(cdef int a) (cdef double b=2 c)");
     SHAPE("ctypedef double real\nctypedef unsigned char* bytes_t\n",
           "(ctypedef double real) (ctypedef unsigned char* bytes_t)");
