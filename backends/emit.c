@@ -213,6 +213,18 @@ static void zero_check(const CyTarget *T, IrExpr *divisor, const char *b, CyFail
     T->check(T->G, cy_fmt(a, "%s == 0", b), f, divisor->pos);
 }
 
+int cy_arith_wraps(const CyType *t, IrOp op) {
+    return (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_NEG) && cy_type_is_int(t) && t->is_signed &&
+           t->kind != TY_BINT && t->size >= 4;
+}
+
+const char *cy_lower_arith(CyEmit *E, const CyTarget *T, const CyType *t, IrOp op, const char *a, const char *b) {
+    const char *w = cy_arith_wraps(t, op) ? T->wrapv(T->G, t, cy_op_name(op), a, b) : NULL;
+    if (w) return w;
+    if (!b) return cy_fmt(E->a, "(%s%s)", cy_op_name(op), cy_c_paren(E->a, a));
+    return cy_fmt(E->a, "(%s %s %s)", a, cy_op_name(op), b);
+}
+
 const char *cy_lower_binop(CyEmit *E, const CyTarget *T, IrExpr *e) {
     const CyType *t = e->ty;
     IrOp op = e->op;
@@ -226,7 +238,7 @@ const char *cy_lower_binop(CyEmit *E, const CyTarget *T, IrExpr *e) {
         }
         if (op == OP_MOD && cy_type_is_float(t)) return cy_fmt(E->a, "%s(%s, %s)", T->libm(T->G, "fmod", t), a, b);
     }
-    return cy_fmt(E->a, "(%s %s %s)", a, cy_op_name(op), b);
+    return cy_lower_arith(E, T, t, op, a, b);
 }
 
 const char *cy_lower_divmod(CyEmit *E, const CyTarget *T, IrExpr *e) {
@@ -466,13 +478,30 @@ void cy_lower_view_index(CyEmit *E, const CyTarget *T, IrExpr *e, void *view, co
 
 /* ---- assignments ------------------------------------------------------------ */
 
+static int calls(const IrExpr *e, const void *arg) {
+    (void)arg;
+    return e->kind == E_CALL || e->kind == E_CALL_PTR || e->kind == E_CALL_C;
+}
+
 void cy_lower_assign(CyEmit *E, const CyTarget *T, IrStmt *s) {
     if (T->assign(T->G, s)) return;
     IrExpr *t = s->target;
     const char *rv = T->expr(T->G, s->value);
     const char *lv = T->lvalue(T->G, t);
     if (!lv) return;
-    if (s->op) cy_emit_line(E, "%s %s= %s;", lv, cy_op_name(T->update_op(T->G, s)), rv);
+    if (s->op) {
+        IrOp op = T->update_op(T->G, s);
+        /* a wrapping `x op= v`: the target's text is repeated, so only
+           where evaluating it twice is evaluating it once (no calls) */
+        if (cy_arith_wraps(t->ty, op) && cy_type_is_int(s->value->ty) && !cy_ir_expr_any(t, calls, NULL)) {
+            const char *w = T->wrapv(T->G, t->ty, cy_op_name(op), lv, rv);
+            if (w) {
+                cy_emit_line(E, "%s = %s;", lv, w);
+                return;
+            }
+        }
+        cy_emit_line(E, "%s %s= %s;", lv, cy_op_name(op), rv);
+    }
     else if (t->ty->kind == TY_ARRAY) T->copy_array(T->G, t->ty, lv, rv, s->pos);
     else cy_emit_line(E, "%s = %s;", lv, rv);
 }
@@ -486,7 +515,7 @@ const char *cy_lower_expr(CyEmit *E, const CyTarget *T, IrExpr *e) {
     case E_FLOAT: return T->float_lit(T->G, e->ty, e->fval);
     case E_BINOP: return cy_lower_binop(E, T, e);
     case E_PYFLOORDIV: case E_PYMOD: return cy_lower_divmod(E, T, e);
-    case E_UNOP: return cy_fmt(a, "(%s%s)", cy_op_name(e->op), cy_c_paren(a, T->expr(T->G, e->args[0])));
+    case E_UNOP: return cy_lower_arith(E, T, e->ty, e->op, T->expr(T->G, e->args[0]), NULL);
     case E_NOT: return cy_fmt(a, "(!%s)", cy_c_paren(a, T->expr(T->G, e->args[0])));
     case E_AND: case E_OR: case E_VAND: case E_VOR: case E_COND: return cy_lower_shortcircuit(E, T, e);
     case E_CMP: {

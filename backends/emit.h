@@ -143,6 +143,9 @@ typedef struct {
     /* Python's // (fdiv) or % of a and b on signed integers and floats (no checks) */
     const char *(*pydivmod)(void *G, const CyType *t, int fdiv, const char *a, const char *b);
     const char *(*cast)(void *G, IrExpr *e);   /* the target's own folding of a cast, or NULL */
+    /* a op b (b NULL: the unary op a) in the signed type t, wrapping as
+       -fwrapv defines it; NULL where the target's C compiler wraps already */
+    const char *(*wrapv)(void *G, const CyType *t, const char *op, const char *a, const char *b);
     void (*check)(void *G, const char *cond, CyFail f, CyPos pos); /* if (cond) raise f */
     int int_cond;                              /* `?:` takes an integer condition only (OpenCL) */
     CyVec *subst;                              /* (IrExpr*, text) pairs: values computed already,
@@ -191,6 +194,7 @@ typedef struct {
     static const char *tg_int_min(const CyType *t);                                                  \
     static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a, const char *b); \
     static const char *tg_cast(void *g, IrExpr *e);                                                  \
+    static const char *tg_wrapv(void *g, const CyType *t, const char *op, const char *a, const char *b); \
     static void tg_check(void *g, const char *cond, CyFail f, CyPos pos);                            \
     static void tg_block(void *g, CyVec *body);                                                      \
     static void tg_orelse(void *g, CyVec *body);                                                     \
@@ -223,7 +227,8 @@ typedef struct {
         return (CyTarget){.G = G, .expr = tg_expr, .live = tg_live, .temp = tg_temp, .once = tg_once, \
                           .name = tg_name, .type = tg_type, .int_lit = tg_int_lit,                   \
                           .float_lit = tg_float_lit, .libm = tg_libm, .int_min = tg_int_min,         \
-                          .pydivmod = tg_pydivmod, .cast = tg_cast, .check = tg_check,               \
+                          .pydivmod = tg_pydivmod, .cast = tg_cast, .wrapv = tg_wrapv,             \
+                          .check = tg_check,                                                         \
                           .int_cond = INT_COND, .block = tg_block, .orelse = tg_orelse,              \
                           .cond = tg_cond, .loop_cond = tg_loop_cond, .loop_push = tg_loop_push,     \
                           .loop_pop = tg_loop_pop, .range_prepare = tg_range_prepare,                \
@@ -233,6 +238,14 @@ typedef struct {
                           .copy_array = tg_copy_array, .index_fact = tg_index_fact,                  \
                           .view_shape = tg_view_shape};                                              \
     }
+
+/* a op b in type t, C's integer or floating operation; for + - * on a
+ * signed integer of int's rank or more (narrower ones compute in int and
+ * cannot overflow), the target's wrapping form (wrapv hook): the meaning
+ * -fwrapv gives native code and Cython's modules.  b NULL: unary op a. */
+const char *cy_lower_arith(CyEmit *E, const CyTarget *T, const CyType *t, IrOp op, const char *a, const char *b);
+/* Is op in t one that cy_lower_arith gives the wrapping form? */
+int cy_arith_wraps(const CyType *t, IrOp op);
 
 /* The expressions lowered alike on every target: constants, C arithmetic
  * and comparisons, casts, short-circuit and conditional expressions,

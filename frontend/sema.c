@@ -4403,6 +4403,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     IrExpr *start = npos == 1 ? mk_int(s, 0, TY_LONG, it->pos) : b[0];
     IrExpr *stop = npos == 1 ? b[0] : b[1];
     IrExpr *step = npos == 3 ? b[2] : NULL;
+    IrExpr *cstart = npos == 1 ? NULL : start, *cstop = stop, *cstep = step;
     start = coerce(s, start, v->ty);
     stop = coerce(s, stop, v->ty);
     if (step) step = coerce(s, step, v->ty);
@@ -4445,6 +4446,22 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     r->stop = stop;
     r->step = step;
     r->step_sign = step_sign_of(step);
+    if (cstop->ty != TY_ERR && (!cstart || cstart->ty != TY_ERR) && (!cstep || cstep->ty != TY_ERR)) {
+        CyType *ct = v->ty;
+        int uns = !v->ty->is_signed;
+        IrExpr *given[3] = {cstart, cstop, cstep};
+        for (int i = 0; i < 3; i++)
+            if (given[i]) {
+                ct = cy_type_span(ct, given[i]->ty);
+                uns |= !given[i]->ty->is_signed && given[i]->ty->kind != TY_BINT;
+            }
+        if (uns) {
+            r->cstart = cstart;
+            r->cstop = cstop;
+            r->cstep = cstep;
+            r->ctype = ct;
+        }
+    }
     int nogil_kw = 0;
     for (int i = 0; i < it->kwnames.len; i++) {
         const char *kw = it->kwnames.items[i];
@@ -4479,6 +4496,14 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         err(s, r->chunksize->pos, "Must provide schedule with chunksize other than 'runtime'");
     if (r->chunksize && r->schedule == SCHED_DEFAULT)
         err(s, r->chunksize->pos, "Must provide schedule with chunksize");
+    /* a prange directly in a parallel() block runs on the block's team
+       (Cython's ParallelStatNode; "must de declared" is its spelling) */
+    if (s->rctx && !s->rctx->r->is_prange) {
+        if (r->use_threads_if) err(s, it->pos, "'use_threads_if' must de declared in the parent parallel section");
+        if (r->num_threads)
+            err(s, it->pos, s->rctx->r->num_threads ? "num_threads already declared in outer section"
+                                                    : "num_threads must be declared in the parent parallel section");
+    }
     /* a nogil function's body may say nogil=True; a `with nogil:` block may not */
     if (nogil_kw && s->nogil_block) err(s, it->pos, "Trying to release the GIL while it was previously released.");
     if (!nogil_kw && !s->nogil) {
@@ -5655,6 +5680,144 @@ static void infer_untyped(Pre *pr) {
     s->nogil = saved;
 }
 
+/* ---- privates of a parallel() block read after it ----------------------
+ * Cython's flow analysis (FlowControl) leaves a variable assigned in a
+ * `with parallel():` block (outside its pranges: theirs are lastprivate)
+ * unbound after it, and a read where it is unbound on every path is its
+ * error "local variable 'x' referenced before assignment".  cyocl follows
+ * the statements after the block in order and reports where Cython surely
+ * does: a read before any statement that may assign the variable, leave,
+ * or take its address (there it stops: Cython may see a path that binds
+ * it, and then it only warns). */
+
+typedef struct {
+    const IrVar *v;
+    const IrExpr **hit;
+} VarFind;
+
+static int is_var_ref(const IrExpr *e, const void *arg) {
+    const VarFind *f = arg;
+    if (e->kind == E_ADDR && e->nargs > 0 && e->args[0]->kind == E_VAR && e->args[0]->var == f->v) return 1;
+    if (e->kind != E_VAR || e->var != f->v) return 0;
+    *f->hit = e;
+    return 1;
+}
+
+/* 1: e reads v (*at: where); -1: e takes v's address; 0: neither */
+static int expr_reads(const IrExpr *e, const IrVar *v, const IrExpr **at) {
+    if (!e) return 0;
+    const IrExpr *hit = NULL;
+    VarFind f = {v, &hit};
+    if (!cy_ir_expr_any(e, is_var_ref, &f)) return 0;
+    if (!hit) return -1;
+    *at = hit;
+    return 1;
+}
+
+/* May s (and what it holds) assign v? */
+static int stmt_assigns(const IrStmt *x, const IrVar *v, int in_prange) {
+    if (x->kind == ST_ASSIGN && x->target && x->target->kind == E_VAR && x->target->var == v) return 1;
+    if (x->kind == ST_FOR_RANGE && x->var == v) return 1;
+    if (x->kind == ST_PRANGE && x->region && x->region->index == v) return in_prange;
+    for (int i = 0; i < x->ntargets; i++)
+        if (x->targets[i] && x->targets[i]->kind == E_VAR && x->targets[i]->var == v) return 1;
+    if (x->kind == ST_FOR_ITER && x->var == v) return 1;
+    if (x->kind == ST_PRANGE && !in_prange) return 0;
+    for (int i = 0; i < x->body.len; i++)
+        if (stmt_assigns(x->body.items[i], v, in_prange)) return 1;
+    for (int i = 0; i < x->orelse.len; i++)
+        if (stmt_assigns(x->orelse.items[i], v, in_prange)) return 1;
+    return 0;
+}
+
+/* The first read of v in s, in evaluation order; -1 where s takes its address */
+static int stmt_reads(const IrStmt *x, const IrVar *v, const IrExpr **at) {
+    const IrExpr *es[] = {x->value, x->cond, x->start, x->stop, x->step,
+                          x->region ? x->region->start : NULL, x->region ? x->region->stop : NULL,
+                          x->region ? x->region->step : NULL, x->region ? x->region->num_threads : NULL,
+                          x->region ? x->region->chunksize : NULL, x->region ? x->region->use_threads_if : NULL};
+    for (size_t i = 0; i < sizeof es / sizeof es[0]; i++) {
+        int r = expr_reads(es[i], v, at);
+        if (r) return r;
+    }
+    if (x->target) {
+        if (x->target->kind == E_VAR && x->target->var == v) {
+            if (x->op) {
+                *at = x->target;
+                return 1;
+            }
+        } else {
+            int r = expr_reads(x->target, v, at);
+            if (r) return r;
+        }
+    }
+    for (int i = 0; i < x->ntargets; i++) {
+        int r = x->targets[i] && x->targets[i]->kind != E_VAR ? expr_reads(x->targets[i], v, at) : 0;
+        if (r) return r;
+    }
+    for (int i = 0; i < x->body.len; i++) {
+        int r = stmt_reads(x->body.items[i], v, at);
+        if (r) return r;
+    }
+    for (int i = 0; i < x->orelse.len; i++) {
+        int r = stmt_reads(x->orelse.items[i], v, at);
+        if (r) return r;
+    }
+    return 0;
+}
+
+/* The statements body[from..] with v unbound: 1 when that is settled
+ * (a read reported, or a statement after which Cython may see v bound),
+ * 0 when the end of body is reached with v still unbound. */
+static int unbound_after(S *s, const CyVec *body, int from, const IrVar *v) {
+    for (int k = from; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        const IrExpr *at = NULL;
+        int assigns = stmt_assigns(x, v, 1);
+        int simple = x->kind == ST_ASSIGN || x->kind == ST_EXPR || x->kind == ST_RETURN || x->kind == ST_RAISE ||
+                     x->kind == ST_ASSERT;
+        /* a compound statement that assigns v may bind it before a read */
+        if (assigns && !simple) return 1;
+        int r = stmt_reads(x, v, &at);
+        if (r > 0) {
+            err(s, at->pos, "local variable '%s' referenced before assignment", v->name);
+            return 1;
+        }
+        if (r < 0 || assigns) return 1;
+        if (x->kind == ST_RETURN || x->kind == ST_RAISE || x->kind == ST_BREAK || x->kind == ST_CONTINUE) return 1;
+    }
+    return 0;
+}
+
+/* Checks every parallel() block in body; returns the privates still
+ * unbound at body's end (in *pend), for a `with nogil:` around it. */
+static void check_parallel_privates(S *s, const CyVec *body, CyVec *pend) {
+    for (int k = 0; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        CyVec inner = {0};
+        if (x->kind == ST_PARALLEL && x->region) {
+            for (int i = 0; i < x->region->vars.len; i++) {
+                IrVarUse *u = x->region->vars.items[i];
+                if (u->cls != RC_PRIVATE || u->var->kind != V_LOCAL) continue;
+                int direct = 0;
+                for (int j = 0; j < x->body.len && !direct; j++) direct = stmt_assigns(x->body.items[j], u->var, 0);
+                if (direct) cy_vec_push(s->a, &inner, u->var);
+            }
+            /* a nested block's own privates: settled inside it */
+            CyVec none = {0};
+            check_parallel_privates(s, &x->body, &none);
+        } else {
+            CyVec sub = {0};
+            check_parallel_privates(s, &x->body, &sub);
+            check_parallel_privates(s, &x->orelse, &sub);
+            /* only a straight-line wrapper carries them on */
+            if (x->kind == ST_NOGIL || x->kind == ST_GIL || x->kind == ST_BLOCK) inner = sub;
+        }
+        for (int i = 0; i < inner.len; i++)
+            if (!unbound_after(s, body, k + 1, inner.items[i])) cy_vec_push(s->a, pend, inner.items[i]);
+    }
+}
+
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
@@ -5702,6 +5865,8 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     s->nogil_block = 0;
     s->loop_depth = 0;
     lower_block(s, &af->body, &fn->body);
+    CyVec pend = {0};
+    check_parallel_privates(s, &fn->body, &pend);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
     s->dir = saved;
     s->scope = s->mscope;

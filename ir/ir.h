@@ -375,6 +375,17 @@ typedef struct IrRegion {
     IrVar *index;
     struct IrExpr *start, *stop, *step;
     int step_sign;             /* +1, -1, or 0 when only known at run time */
+    /* Where the index or a bound is unsigned, Cython's count is its C
+       formula (stop - start + step - step/abs(step)) / step on the bounds
+       in their own types (literals as Cython spells them: 0 an int, -1 a
+       long), held in ctype, Cython's widest type of the index and the
+       bounds given: prange(n, 0, -1) over an unsigned int n runs no
+       iteration, prange(n - 1, -1, -1) with an int n runs n.  cstart,
+       cstop, cstep are then those bounds (start, stop, step their
+       conversions; NULL where not given); ctype is NULL elsewhere (the
+       count is max(0, ceil((stop - start) / step))). */
+    struct IrExpr *cstart, *cstop, *cstep;
+    struct CyType *ctype;
     Schedule schedule;
     struct IrExpr *chunksize;  /* or NULL */
     struct IrExpr *num_threads;/* or NULL */

@@ -898,6 +898,13 @@ static const char *tg_loop_pop(void *g, void *loop) {
 }
 static void tg_range_end(void *g, CyRange *r) { ((Gen *)g)->checked.len = r->mark; }
 /* no folding of its own */
+/* native code is built with -fwrapv (cyocl build, as CPython's CFLAGS
+   build Cython's modules): signed C arithmetic wraps as written */
+static const char *tg_wrapv(void *g, const CyType *t, const char *op, const char *a, const char *b) {
+    (void)g, (void)t, (void)op, (void)a, (void)b;
+    return NULL;
+}
+
 static const char *tg_cast(void *g, IrExpr *e) {
     (void)g;
     (void)e;
@@ -2972,7 +2979,24 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     if (prange) {
         const CyType *it = R->index->ty;
         /* evaluated once, into temporaries of our own (the body may assign
-           the variables they mention) */
+           the variables they mention); Cython's bounds in their own types
+           first, which the converted ones then read */
+        const char *cb[3] = {0};
+        int nsub = G->subst.len;
+        if (R->ctype) {
+            IrExpr *given[3] = {R->cstart, R->cstop, R->cstep};
+            for (int i = 0; i < 3; i++) {
+                int64_t v;
+                if (!given[i]) cb[i] = i == 2 ? "1" : "0";
+                else if (given[i]->kind == E_INT && cy_const_int(given[i], &v))
+                    cb[i] = v < 0 ? FMT("%" PRId64 "L", v) : FMT("%" PRId64, v); /* Cython's spelling */
+                else {
+                    cb[i] = stmp(G, given[i]->ty, genc(G, given[i]));
+                    cy_vec_push(G->a, &G->subst, given[i]);
+                    cy_vec_push(G->a, &G->subst, (void *)cb[i]);
+                }
+            }
+        }
         start = genc(G, R->start);
         if (!cy_c_simple(start) || is_ident(start)) start = stmp(G, it, start);
         const char *stop = genc(G, R->stop);
@@ -2990,6 +3014,12 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         const char *la = ssize ? start : FMT("(Py_ssize_t)%s", start), *lb = ssize ? stop : FMT("(Py_ssize_t)%s", stop);
         const char *count = cy_trip_count(G->a, start, stop, la, lb, sconst ? sv : 0,
                                           ssize ? step : FMT("(Py_ssize_t)%s", step), start0, "", "0");
+        if (R->ctype) {
+            /* Cython's count, as its C computes it (ParallelRangeNode) */
+            const char *ns = stmp(G, R->ctype, FMT("(%s - %s + %s - %s / abs((int)%s)) / %s", cb[1], cb[0], cb[2], cb[2], cb[2], cb[2]));
+            count = FMT("%s > 0 ? (Py_ssize_t)%s : 0", ns, ns);
+        }
+        G->subst.len = nsub;
         out(G, "const Py_ssize_t %s = %s;", n, count);
     }
     const char *nt = NULL, *chunk = NULL;

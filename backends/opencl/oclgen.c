@@ -359,6 +359,17 @@ static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a
     return FMT("%s(%s, %s)", f ? (fdiv ? "cy_fdiv_f" : "cy_mod_f") : (fdiv ? "cy_fdiv_d" : "cy_mod_d"), a, b);
 }
 
+/* OpenCL C leaves signed overflow undefined (LLVM folds `x + 1 > x`):
+   the operation in the unsigned type of t's width, whose overflow is
+   modular, reinterpreted by as_int/as_long, which the specification
+   defines bit for bit */
+static const char *tg_wrapv(void *g, const CyType *t, const char *op, const char *a, const char *b) {
+    OG *G = g;
+    const char *u = t->size == 8 ? "ulong" : "uint", *sg = t->size == 8 ? "long" : "int";
+    if (!b) return FMT("as_%s(%s(%s)%s)", sg, op, u, cy_c_paren(G->a, a));
+    return FMT("as_%s((%s)%s %s (%s)%s)", sg, u, cy_c_paren(G->a, a), op, u, cy_c_paren(G->a, b));
+}
+
 /* a double constant converted to an integer: folded (no double in a
    float-only kernel) when the value is in range; a libc.math constant
    spelled as the type wants it */
@@ -946,8 +957,14 @@ static const char *identity(OG *G, IrOp op, const CyType *t) {
     return f ? (t->kind == TY_FLOAT ? "0.0f" : "0.0") : "0";
 }
 
-/* the partial results of a `-` reduction are sums: the host subtracts their total */
-static const char *combine_op(IrOp op) { return cy_op_name(op == OP_SUB ? OP_ADD : op); }
+/* `acc op= x` of two partial results (those of a `-` reduction are sums:
+   the host subtracts their total), wrapping as the body's operators do */
+static const char *combine(OG *G, const IrRegionArg *ra, const char *acc, const char *x) {
+    IrOp op = ra->redop == OP_SUB ? OP_ADD : ra->redop;
+    if (!cy_arith_wraps(ra->var->ty, op)) return FMT("%s %s= %s;", acc, cy_op_name(op), x);
+    CyTarget T = target(G);
+    return FMT("%s = %s;", acc, cy_lower_arith(&G->e, &T, ra->var->ty, op, acc, x));
+}
 
 /* Parameter-name prefixes: the variable's C name, unless NAME_base (or
  * another generated name) would be a C name already in use. */
@@ -981,7 +998,8 @@ static void emit_tree(OG *G, IrRegion *R) {
     for (int i = 0; i < R->args.len; i++) {
         IrRegionArg *ra = R->args.items[i];
         const char *p = ((Param *)G->params.items[i])->pfx;
-        if (ra->kind == RA_REDUCTION) out(G, "%s_loc[cy_lid] %s= %s_loc[cy_lid + cy_h];", p, combine_op(ra->redop), p);
+        if (ra->kind == RA_REDUCTION)
+            out(G, "%s", combine(G, ra, FMT("%s_loc[cy_lid]", p), FMT("%s_loc[cy_lid + cy_h]", p)));
     }
     G->e.ind = ind + 1;
     out(G, "}");
@@ -1643,8 +1661,8 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
             const char *p = ((Param *)G->params.items[i])->pfx;
             const char *T = oty(G, ra->var->ty, ra->var->pos);
             out(G, "%s cy_a%d = %s;", T, i, identity(G, ra->redop, ra->var->ty));
-            out(G, "for (uint cy_g = cy_lid; cy_g < cy_ng; cy_g += get_local_size(0)) cy_a%d %s= ((volatile __global %s *)%s_part)[cy_g];",
-                i, combine_op(ra->redop), T, p);
+            out(G, "for (uint cy_g = cy_lid; cy_g < cy_ng; cy_g += get_local_size(0)) %s",
+                combine(G, ra, FMT("cy_a%d", i), FMT("((volatile __global %s *)%s_part)[cy_g]", T, p)));
             out(G, "%s_loc[cy_lid] = cy_a%d;", p, i);
         }
         emit_tree(G, R);
