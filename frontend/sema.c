@@ -135,7 +135,25 @@ typedef struct {
     CyVec hoists;           /* Hoist*: attributes of cdef class instances read through locals in
                                the parallel region being lowered */
     int decl_method;        /* declaring a method: its first parameter is the instance */
+    CyMap flats;            /* IrFunc* method -> Flat* (its ok says whether it has a flat version) */
+    CyVec flat_todo;        /* Flat*: flat versions to lower after the methods */
+    struct Flat *flat;      /* the flat version being lowered */
 } S;
+
+/* A nogil cdef method called on an instance variable inside a parallel
+ * region is called there through its flat version: a function of the C
+ * attributes it reads (loaded before the region as the region's own reads
+ * are) and of its arguments, with no object left, so that the region can
+ * still have an OpenCL kernel.  Only for a method that uses self for
+ * nothing else and that no subclass overrides. */
+typedef struct Flat {
+    CyArena *a;
+    IrFunc *m;
+    AFunc *af;
+    IrFunc *fn;
+    CyVec attrs;            /* IrAttr*: the first parameters of fn, in this order */
+    int ok;
+} Flat;
 
 /* A parallel region reads `self.w` through a local loaded before it, so
  * that the region's arguments (and an OpenCL kernel's) are variables. */
@@ -2333,6 +2351,8 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
     return struct_lit(s, t, vals, d->pos);
 }
 
+static struct Flat *flat_of(S *s, IrFunc *m);
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
     if (f->kind == A_NAME || f->kind == A_INDEX || f->kind == A_ATTR) {
@@ -2497,6 +2517,31 @@ static IrExpr *call_expr(S *s, ANode *n) {
         int self = sy && sy->kind == SY_VAR && sy->var && sy->var->ty->cls;
         CyType *ot = self ? sy->var->ty : probe_type(s, f->obj);
         IrFunc *mf = ot->cls ? class_method(ot->cls, f->name) : NULL;
+        Flat *fl = self && s->rctx && mf && mf->kind != F_DEF ? flat_of(s, mf) : NULL;
+        if (fl) {
+            /* in a parallel region: its flat version, with the attributes it reads */
+            ANode *c = an(s, A_CALL, n->pos);
+            *c = *n;
+            c->items = (CyVec){0};
+            for (int i = 0; i < fl->attrs.len; i++) {
+                IrAttr *at = fl->attrs.items[i];
+                IrVar *lv = NULL;
+                for (int k = 0; k < s->hoists.len; k++) {
+                    Hoist *h = s->hoists.items[k];
+                    if (h->obj == sy->var && !strcmp(h->attr, at->name)) lv = h->local;
+                }
+                if (!lv) {
+                    fl = NULL;
+                    break;
+                }
+                record_read(s, lv, n->pos);
+                ANode *arg = an(s, A_IR, n->pos);
+                arg->ir = mk_var(s, lv, n->pos);
+                cy_vec_push(s->a, &c->items, arg);
+            }
+            for (int i = 0; fl && i < n->items.len; i++) cy_vec_push(s->a, &c->items, n->items.items[i]);
+            if (fl) return func_call(s, c, fl->fn);
+        }
         if (mf && mf->kind != F_DEF) {
             /* self.f() in a nogil method passes self on, as Cython does */
             IrExpr *o = self ? mk_var(s, sy->var, f->obj->pos) : lower_expr(s, f->obj);
@@ -4230,8 +4275,119 @@ static void hoist_vec(S *s, CyVec *v, CyVec *out) {
     for (int i = 0; i < v->len; i++) hoist_walk(s, v->items[i], out, 0);
 }
 
+static IrVar *hoist_attr(S *s, IrVar *obj, IrAttr *at, CyPos pos, CyVec *out) {
+    for (int i = 0; i < s->hoists.len; i++) {
+        Hoist *h = s->hoists.items[i];
+        if (h->obj == obj && !strcmp(h->attr, at->name)) return h->local;
+    }
+    Hoist *h = cy_alloc(s->a, sizeof *h);
+    h->obj = obj;
+    h->attr = at->name;
+    h->local = synth_var(s, cy_fmt(s->a, "%s.%s$%d", obj->name, at->name, s->ntmp), at->ty, pos);
+    IrExpr *sl = mk1(s, E_SLOT, at->ty, pos, mk_var(s, obj, pos));
+    sl->sval = at->name;
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, h->local, pos), sl, pos, OP_NONE));
+    cy_vec_push(s->a, &s->hoists, h);
+    return h->local;
+}
+
+static void flat_scan(Flat *f, ANode *n, const char *self, const IrClass *c, int target);
+
+static void flat_vec(Flat *f, CyVec *v, const char *self, const IrClass *c) {
+    for (int i = 0; i < v->len; i++) flat_scan(f, v->items[i], self, c, 0);
+}
+
+static void flat_scan(Flat *f, ANode *n, const char *self, const IrClass *c, int target) {
+    if (!n || !f->ok) return;
+    if (n->kind == A_ATTR && n->obj->kind == A_NAME && !strcmp(n->obj->name, self)) {
+        IrAttr *at = class_attr(c, n->name);
+        if (!at || is_obj(at->ty) || target) {
+            f->ok = 0;
+            return;
+        }
+        for (int i = 0; i < f->attrs.len; i++)
+            if (f->attrs.items[i] == at) return;
+        cy_vec_push(f->a, &f->attrs, at);
+        return;
+    }
+    if (n->kind == A_NAME && !strcmp(n->name, self)) {
+        f->ok = 0;
+        return;
+    }
+    flat_scan(f, n->obj, self, c, 0);
+    flat_scan(f, n->lhs, self, c, n->kind == S_AUGASSIGN);
+    flat_scan(f, n->rhs, self, c, 0);
+    flat_scan(f, n->cond, self, c, 0);
+    flat_scan(f, n->then, self, c, 0);
+    flat_scan(f, n->other, self, c, 0);
+    flat_scan(f, n->value, self, c, 0);
+    flat_vec(f, &n->items, self, c);
+    flat_vec(f, &n->values, self, c);
+    for (int i = 0; i < n->targets.len; i++) flat_scan(f, n->targets.items[i], self, c, n->kind == S_ASSIGN);
+    flat_vec(f, &n->inits, self, c);
+    flat_vec(f, &n->body, self, c);
+    flat_vec(f, &n->orelse, self, c);
+    flat_vec(f, &n->handlers, self, c);
+    flat_vec(f, &n->tryelse, self, c);
+    for (int i = 0; i < n->with_items.len; i++) flat_scan(f, ((AWithItem *)n->with_items.items[i])->expr, self, c, 0);
+}
+
+static Flat *flat_of(S *s, IrFunc *m) {
+    Flat *f = cy_pmap_get(&s->flats, m);
+    if (f) return f->ok ? f : NULL;
+    f = cy_alloc(s->a, sizeof *f);
+    f->a = s->a;
+    f->m = m;
+    cy_pmap_put(s->a, &s->flats, m, f);
+    for (int i = 0; i + 1 < s->methods.len; i += 2)
+        if (s->methods.items[i + 1] == m) f->af = s->methods.items[i];
+    f->ok = f->af && m->kind != F_DEF && m->is_nogil && !m->with_gil && !m->overrides.len && m->cls;
+    if (!f->ok) return NULL;
+    flat_vec(f, &f->af->body, ((IrVar *)m->params.items[0])->name, m->cls);
+    if (!f->ok) return NULL;
+    IrFunc *g = cy_alloc(s->a, sizeof *g);
+    *g = *m;
+    g->params = g->param_defaults = g->param_not_none = g->locals = g->body = g->regions = g->overrides = (CyVec){0};
+    g->cls = NULL;
+    g->vroot = NULL;
+    g->kind = F_CDEF;
+    g->cname = cy_fmt(s->a, "%s_flat", m->cname);
+    for (int i = 0; i < f->attrs.len; i++) {
+        IrAttr *at = f->attrs.items[i];
+        IrVar *p = new_var(s, cy_fmt(s->a, "self.%s", at->name), at->ty, V_PARAM, m->pos);
+        p->cname = cy_fmt(s->a, "v_self_%s", at->name);
+        cy_vec_push(s->a, &g->params, p);
+        cy_vec_push(s->a, &g->param_defaults, NULL);
+        cy_vec_push(s->a, &g->param_not_none, NULL);
+    }
+    for (int i = 1; i < m->params.len; i++) {
+        IrVar *op = m->params.items[i];
+        cy_vec_push(s->a, &g->params, new_var(s, op->name, op->ty, V_PARAM, op->pos));
+        cy_vec_push(s->a, &g->param_defaults, m->param_defaults.items[i]);
+        cy_vec_push(s->a, &g->param_not_none, m->param_not_none.items[i]);
+    }
+    g->npos = g->params.len;
+    f->fn = g;
+    cy_vec_push(s->a, &s->m->funcs, g);
+    cy_vec_push(s->a, &s->flat_todo, f);
+    return f;
+}
+
 static void hoist_walk(S *s, ANode *n, CyVec *out, int target) {
     if (!n) return;
+    if (n->kind == A_CALL && n->obj->kind == A_ATTR && n->obj->obj->kind == A_NAME) {
+        /* self.f(...) of a method with a flat version: what it reads of self too */
+        Sym *y = lookup(s, n->obj->obj->name);
+        IrFunc *mf = y && y->kind == SY_VAR && y->var && y->var->ty->cls ? class_method(y->var->ty->cls, n->obj->name)
+                                                                         : NULL;
+        Flat *fl = mf && mf->kind != F_DEF ? flat_of(s, mf) : NULL;
+        if (fl) {
+            for (int i = 0; i < fl->attrs.len; i++) hoist_attr(s, y->var, fl->attrs.items[i], n->pos, out);
+            hoist_vec(s, &n->items, out);
+            hoist_vec(s, &n->values, out);
+            return;
+        }
+    }
     if (n->kind == A_ATTR && n->obj->kind == A_NAME) {
         Sym *y = lookup(s, n->obj->name);
         IrAttr *at = y && y->kind == SY_VAR && y->var && y->var->ty->cls ? class_attr(y->var->ty->cls, n->name) : NULL;
@@ -4246,18 +4402,7 @@ static void hoist_walk(S *s, ANode *n, CyVec *out, int target) {
             return;
         }
         if (at && !is_obj(at->ty)) {
-            for (int i = 0; i < s->hoists.len; i++) {
-                Hoist *h = s->hoists.items[i];
-                if (h->obj == y->var && !strcmp(h->attr, at->name)) return;
-            }
-            Hoist *h = cy_alloc(s->a, sizeof *h);
-            h->obj = y->var;
-            h->attr = at->name;
-            h->local = synth_var(s, cy_fmt(s->a, "%s.%s$%d", y->var->name, at->name, s->ntmp), at->ty, n->pos);
-            IrExpr *sl = mk1(s, E_SLOT, at->ty, n->pos, mk_var(s, y->var, n->obj->pos));
-            sl->sval = at->name;
-            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, h->local, n->pos), sl, n->pos, OP_NONE));
-            cy_vec_push(s->a, &s->hoists, h);
+            hoist_attr(s, y->var, at, n->pos, out);
             return;
         }
     }
@@ -5857,6 +6002,21 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         y->buf = buffer_view(s, p);
         cy_vec_push(s->a, &fn->body, buffer_acquire(s, p, p->pos));
     }
+    int hoist_mark = s->hoists.len;
+    if (s->flat) {
+        /* self is only its attributes' parameters here */
+        Flat *f = s->flat;
+        IrVar *self = f->m->params.items[0];
+        IrVar *dummy = new_var(s, self->name, self->ty, V_LOCAL, self->pos);
+        declare(s, &fsc, self->name, SY_VAR)->var = dummy;
+        for (int i = 0; i < f->attrs.len; i++) {
+            Hoist *h = cy_alloc(s->a, sizeof *h);
+            h->obj = dummy;
+            h->attr = ((IrAttr *)f->attrs.items[i])->name;
+            h->local = fn->params.items[i];
+            cy_vec_push(s->a, &s->hoists, h);
+        }
+    }
     Pre pr = {s, NULL, &fsc, {0}};
     pre_block(&pr, &af->body);
     mo_block(&pr, &af->body, af->is_nogil);
@@ -5868,6 +6028,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     CyVec pend = {0};
     check_parallel_privates(s, &fn->body, &pend);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
+    s->hoists.len = hoist_mark;
     s->dir = saved;
     s->scope = s->mscope;
     s->fn = NULL;
@@ -7203,6 +7364,11 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         fi++;
     }
     for (int i = 0; i + 1 < s->methods.len; i += 2) lower_function(s, s->methods.items[i], s->methods.items[i + 1]);
+    for (int i = 0; i < s->flat_todo.len; i++) {
+        s->flat = s->flat_todo.items[i];
+        lower_function(s, s->flat->af, s->flat->fn);
+        s->flat = NULL;
+    }
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         switch (n->kind) {

@@ -47,8 +47,35 @@ static int same_in_every_thread(const IrExpr *e) {
     return 1;
 }
 
-/* The prange statement x's block may be replaced by, or NULL. */
-static IrStmt *lone_prange(IrStmt *x) {
+static int is_ref(const IrExpr *e, const void *v) { return e->kind == E_VAR && e->var == v; }
+
+/* Does a statement of body other than skip read v (a plain assignment to
+ * it is no read; an in-place one is)? */
+static int read_elsewhere(const CyVec *body, const IrStmt *skip, const IrVar *v) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        if (x == skip) continue;
+        const IrRegion *r = x->region;
+        const IrExpr *es[] = {x->value, x->cond, x->start, x->stop, x->step, r ? r->start : NULL, r ? r->stop : NULL,
+                              r ? r->step : NULL, r ? r->num_threads : NULL, r ? r->chunksize : NULL,
+                              r ? r->use_threads_if : NULL};
+        for (size_t k = 0; k < sizeof es / sizeof es[0]; k++)
+            if (es[k] && cy_ir_expr_any(es[k], is_ref, v)) return 1;
+        if (x->target && !(x->target->kind == E_VAR && !x->op) && cy_ir_expr_any(x->target, is_ref, v)) return 1;
+        for (int k = 0; k < x->ntargets; k++)
+            if (x->targets[k] && x->targets[k]->kind != E_VAR && cy_ir_expr_any(x->targets[k], is_ref, v)) return 1;
+        if (read_elsewhere(&x->body, skip, v) || read_elsewhere(&x->orelse, skip, v)) return 1;
+    }
+    return 0;
+}
+
+/* The prange statement x's block may be replaced by, or NULL.  A private
+ * the block assigns keeps, outside the block, the value it had before it
+ * (OpenMP's private copy is discarded; Cython reports a read only where
+ * the variable is unbound on every path): hoisting its assignment out of
+ * the block is exact only where nothing else in the function (fbody)
+ * reads it. */
+static IrStmt *lone_prange(const CyVec *fbody, IrStmt *x) {
     IrRegion *r = x->region;
     if (!r || r->is_prange || !x->body.len) return NULL;
     IrStmt *last = x->body.items[x->body.len - 1];
@@ -59,14 +86,15 @@ static IrStmt *lone_prange(IrStmt *x) {
         if (y->kind != ST_ASSIGN || y->op != OP_NONE || y->target->kind != E_VAR) return NULL;
         IrVar *v = y->target->var;
         if (v->kind != V_LOCAL || !cy_type_is_numeric(v->ty) || !same_in_every_thread(y->value)) return NULL;
+        if (read_elsewhere(fbody, x, v)) return NULL;
     }
     return last;
 }
 
-static void flatten(CyVec *body) {
+static void flatten(const CyVec *fbody, CyVec *body) {
     for (int i = 0; i < body->len; i++) {
         IrStmt *x = body->items[i];
-        IrStmt *p = x->kind == ST_PARALLEL ? lone_prange(x) : NULL;
+        IrStmt *p = x->kind == ST_PARALLEL ? lone_prange(fbody, x) : NULL;
         if (p) {
             IrRegion *r = x->region, *q = p->region;
             q->parent = NULL;
@@ -78,11 +106,14 @@ static void flatten(CyVec *body) {
             x->region = NULL;
             continue;
         }
-        flatten(&x->body);
-        flatten(&x->orelse);
+        flatten(fbody, &x->body);
+        flatten(fbody, &x->orelse);
     }
 }
 
 void cy_ir_flatten_parallel(IrModule *m) {
-    for (int i = 0; i < m->funcs.len; i++) flatten(&((IrFunc *)m->funcs.items[i])->body);
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        flatten(&f->body, &f->body);
+    }
 }
