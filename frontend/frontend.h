@@ -181,6 +181,9 @@ typedef struct AFunc {
     CyVec decorators;       /* ANode* expressions after '@' */
     CyVec body;             /* ANode* statements */
     const char *docstring;  /* or NULL */
+    /* __cinit__ only: the names of *args and **kwargs (or NULL), star_pos the first '*' */
+    const char *star_args, *star_kwargs;
+    CyPos star_pos;
 } AFunc;
 
 typedef struct AWithItem {

@@ -1764,6 +1764,18 @@ static AParam *parse_param(P *p, int mode) {
 static void parse_params(P *p, AFunc *f, int mode) {
     int seen_default = 0, kwonly = 0;
     while (!at_punct(p, ")")) {
+        if (mode == PM_DEF && f->name && !strcmp(f->name, "__cinit__") && (at_punct(p, "*") || at_punct(p, "**")) &&
+            ahead(p, 1)->kind == TK_NAME) {
+            /* a cdef class's __cinit__(self, *args, **kwargs): sema allows it when they go unused */
+            const Token *st = adv(p);
+            if (!f->star_pos.line) f->star_pos = st->pos;
+            if (is_punct(st, "*")) f->star_args = adv(p)->text;
+            else f->star_kwargs = adv(p)->text;
+            kwonly = 1;
+            if (!accept_punct(p, ","))
+                break;
+            continue;
+        }
         if (mode == PM_DEF && !kwonly && at_punct(p, "*") && is_punct(ahead(p, 1), ",")) {
             /* def f(x, *, scale=1.0): the rest by keyword only */
             adv(p);

@@ -6035,6 +6035,28 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     s->nogil = 0;
 }
 
+static int uses_name(ANode *n, const char *name);
+
+static int uses_vec(CyVec *v, const char *name) {
+    for (int i = 0; i < v->len; i++)
+        if (uses_name(v->items[i], name)) return 1;
+    return 0;
+}
+
+/* Does the statement or expression n mention name (as a name)? */
+static int uses_name(ANode *n, const char *name) {
+    if (!n) return 0;
+    if (n->kind == A_NAME) return !strcmp(n->name, name);
+    if (n->kind == S_FUNC) return 0;
+    for (int i = 0; i < n->with_items.len; i++)
+        if (uses_name(((AWithItem *)n->with_items.items[i])->expr, name)) return 1;
+    return uses_name(n->obj, name) || uses_name(n->lhs, name) || uses_name(n->rhs, name) || uses_name(n->cond, name) ||
+           uses_name(n->then, name) || uses_name(n->other, name) || uses_name(n->value, name) ||
+           uses_vec(&n->items, name) || uses_vec(&n->values, name) || uses_vec(&n->targets, name) ||
+           uses_vec(&n->inits, name) || uses_vec(&n->body, name) || uses_vec(&n->orelse, name) ||
+           uses_vec(&n->handlers, name) || uses_vec(&n->tryelse, name);
+}
+
 static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     IrFunc *fn = cy_alloc(s->a, sizeof *fn);
     fn->kind = is_extern ? F_EXTERN : af->kind == FN_DEF ? F_DEF : af->kind == FN_CDEF ? F_CDEF : F_CPDEF;
@@ -6046,6 +6068,8 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     fn->with_gil = af->with_gil;
     fn->noexcept = af->is_noexcept || is_extern;
     fn->docstring = af->docstring;
+    if ((af->star_args || af->star_kwargs) && !s->decl_method)
+        err(s, af->star_pos, "'*' parameters (*args, **kwargs, keyword-only) are not supported");
     if (af->kind == FN_DEF) {
         fn->ret = cy_type_scalar(TY_OBJECT);
         if (af->is_nogil) err(s, af->pos, "def functions cannot be nogil");
@@ -7082,6 +7106,13 @@ static void declare_class(S *s, ANode *n) {
             if (prev && !special && (prev->kind == F_DEF) != (af->kind == FN_DEF)) {
                 err(s, af->pos, "'%s' of '%s' overridden by a %s method", af->name, prev->cls->name,
                     af->kind == FN_DEF ? "def" : "cdef/cpdef");
+                break;
+            }
+            if ((af->star_args || af->star_kwargs) &&
+                (af->params.len != 1 || (af->star_args && uses_vec(&af->body, af->star_args)) ||
+                 (af->star_kwargs && uses_vec(&af->body, af->star_kwargs)))) {
+                err(s, af->star_pos, "'*' parameters (*args, **kwargs, keyword-only) are not supported (cyocl: only "
+                                     "as __cinit__(self, *args, **kwargs) that does not use them)");
                 break;
             }
             s->decl_method = 1;

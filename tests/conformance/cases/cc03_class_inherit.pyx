@@ -12,7 +12,7 @@ cdef class Shape:
     cdef double[::1] w
     cdef readonly int sides
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         log.append("Shape.cinit")
 
     def __init__(self, name, double[::1] w):
@@ -42,7 +42,7 @@ cdef class Shape:
 cdef class Rect(Shape):
     cdef public double wd, ht
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         log.append("Rect.cinit")
         self.sides = 4
 
