@@ -520,6 +520,11 @@ typedef struct IrPlanOperand {
     IrExpr *elem;
     int side;
     int twin;                  /* an earlier operand with the same element, whose tile it reads, or -1 */
+    int gdir;                  /* the loop along which its element's address may move by one element
+                                  (the index of the last axis is that loop's variable plus invariants, the
+                                  loop counting by 1): 1 the tile's wide one (i for rows, j for columns),
+                                  2 k, 0 none.  The kernel checks per run that it does (strides,
+                                  alignment, bounds) before it loads a run as one vector */
 } IrPlanOperand;
 
 /* PLAN_BLOCK: a bounds-checked index on one axis of a view element, of
@@ -559,6 +564,7 @@ typedef struct IrPlan {
                                   vec[1] adjacent i), runs LOCAL*vec apart: its operands of one k
                                   are then vector loads from local memory (16 bytes, no bank
                                   conflict); 1: elements LOCAL apart */
+    int gload;                 /* copy an operand with gdir in runs of 16 bytes (cy_ir_plan_gvec) */
     struct IrPlan *small;      /* the same schedule with fewer elements per work-item (its own
                                   kernel), for calls whose grid of work-groups would not fill the
                                   device (a batch of 128 rows through a layer); NULL none */
@@ -583,6 +589,10 @@ IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc);
 /* The native schedule of prange region r, whose statement is x: a
  * PLAN_BLOCK, or a PLAN_LINEAR saying why not.  Needs the nest (loops.c). */
 IrPlan *cy_ir_plan_native(CyArena *a, IrRegion *r, IrStmt *x);
+/* PLAN_TILE2D: the elements of operand o one work-item copies into its
+ * tile as one vector load from global memory where the kernel finds them
+ * adjacent and aligned (else one by one), or 0: loads of single elements. */
+int cy_ir_plan_gvec(const IrPlan *p, const IrPlanOperand *o);
 /* One line describing p, for `cyocl compile -v`. */
 void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p);
 

@@ -111,6 +111,11 @@ static int plain(const IrExpr *e) {
     return 1;
 }
 
+static int step_one(const IrExpr *step) {
+    int64_t v;
+    return !step || (cy_const_int(step, &v) && v == 1);
+}
+
 static IrLoop *loop_of_stmt(const IrNest *n, const IrStmt *x) {
     for (int i = 0; i < n->loops.len; i++)
         if (((IrLoop *)n->loops.items[i])->stmt == x) return n->loops.items[i];
@@ -140,6 +145,7 @@ typedef struct {
     int li, lj, lk;         /* loop numbers of i, j, k in the nest */
     const IrVar *vi, *vj;
     const CyVec *assigned;  /* what the region assigns */
+    int step1[3];           /* i, j, k count by 1 */
     const char *why;
 } Scan;
 
@@ -175,6 +181,13 @@ static void operands(Scan *s, IrExpr *e) {
         o->elem = e;
         o->side = di ? 0 : 1;
         o->twin = -1;
+        /* a run of adjacent elements in memory, most likely along the last
+           axis (C order); the kernel checks that it is, run by run */
+        const IrAffine *last = &x->idx[x->ndim - 1];
+        int wide = o->side ? s->lj : s->li;
+        if (e->boundscheck) o->gdir = 0; /* each element's check is code of its own */
+        else if (x->ndim && last->coef[wide] == 1 && s->step1[o->side ? 1 : 0]) o->gdir = 1;
+        else if (x->ndim && last->coef[s->lk] == 1 && s->step1[2]) o->gdir = 2;
         for (int q = 0; q < s->p->operands.len && o->twin < 0; q++) {
             const IrPlanOperand *y = s->p->operands.items[q];
             if (y->twin < 0 && cy_ir_expr_eq(y->elem, e)) o->twin = q;
@@ -197,23 +210,38 @@ static void operands(Scan *s, IrExpr *e) {
     for (int i = 0; i < e->nargs; i++) operands(s, e->args[i]);
 }
 
-/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM[,DB]] replaces the shape chosen below
+/* CYOCL_GPU_TILE=LX,LY,RN,RM,TK[,VN,VM[,DB[,GV]]] replaces the shape chosen below
  * (work-group LX x LY, RN x RM elements per work-item in runs of VN x VM,
- * TK k per tile, DB 1: two local copies of each tile, 0: one),
- * CYOCL_GPU_TILE_SMALL the small grids' one: for measuring other shapes on
+ * TK k per tile, DB 1: two local copies of each tile, 0: one, GV 1: tiles
+ * copied in vector loads where they can be, 0: element by element),
+ * CYOCL_GPU_TILE_F32 (F64) that of kernels of 4-byte types (wider ones)
+ * only, CYOCL_GPU_TILE_SMALL the small grids' one: for measuring other shapes on
  * a device (bench/gpu_tiles.py).  Shapes the kernel cannot take are
  * ignored. */
 static void shape_override(IrPlan *p, const char *var) {
     const char *e = getenv(var);
-    int v[8] = {0, 0, 0, 0, 0, 1, 1, p->dbuf};
-    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5) return;
+    int v[9] = {0, 0, 0, 0, 0, 1, 1, p->dbuf, p->gload};
+    if (!e || sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) < 5)
+        return;
     for (int i = 0; i < 7; i++)
         if (v[i] < 1 || v[i] > 1024 || (v[i] & (v[i] - 1))) return;
     if (v[0] * v[1] > 1024 || v[2] * v[3] > 64 || v[2] % v[5] || v[3] % v[6] || v[5] > 4 || v[6] > 4 || v[7] < 0 ||
-        v[7] > 1)
+        v[7] > 1 || v[8] < 0 || v[8] > 1)
         return;
     p->local[0] = v[0], p->local[1] = v[1], p->reg[0] = v[2], p->reg[1] = v[3], p->tk = v[4];
-    p->vec[0] = v[5], p->vec[1] = v[6], p->dbuf = v[7];
+    p->vec[0] = v[5], p->vec[1] = v[6], p->dbuf = v[7], p->gload = v[8];
+}
+
+int cy_ir_plan_gvec(const IrPlan *p, const IrPlanOperand *o) {
+    const CyType *t = o->elem->ty;
+    if (!p->gload || !o->gdir || o->twin >= 0 || (t->size != 4 && t->size != 8) ||
+        (!cy_type_is_float(t) && !cy_type_is_int(t)) || t->kind == TY_BINT)
+        return 0;
+    int w = 16 / t->size, W = o->side ? p->local[0] * p->reg[0] : p->local[1] * p->reg[1];
+    int nt = p->local[0] * p->local[1];
+    /* the runs tile the tile and divide evenly among the work-items */
+    if ((o->gdir == 1 ? W : p->tk) % w || (p->tk * W) % (w * nt)) return 0;
+    return w;
 }
 
 /* The rest of p's shape, and whether its tiles fit the 48 KiB of local
@@ -314,7 +342,8 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     for (int i = 0; i < sp.ranged.len; i++)
         if (has(&so.used, sp.ranged.items[i]) || has(&sk.used, sp.ranged.items[i]))
             return "post reads a variable pre assigns";
-    Scan s = {a, p, r->nest, 0, loop_index(r->nest, lj), loop_index(r->nest, lk), r->index, J->var, &assigned, NULL};
+    Scan s = {a, p, r->nest, 0, loop_index(r->nest, lj), loop_index(r->nest, lk), r->index, J->var, &assigned,
+              {step_one(r->step), step_one(J->step), step_one(K->step)}, NULL};
     for (int i = 0; i < K->body.len && !s.why; i++) operands(&s, ((IrStmt *)K->body.items[i])->value);
     if (s.why) return s.why;
     if (!p->operands.len) return "the reduction loop reads no view";
@@ -327,9 +356,13 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
        kernel is bound by its FP64 multiplies and adds, not by occupancy);
        else 4 j x 8 i, 16 k per tile.  A work-item
        takes runs of 16 bytes along i (its operands of one k from a row tile
-       are then 16-byte loads); not along j: PoCL miscompiles the kernel
-       with runs along j (wrong indices where the grid's last column block
-       is partial), and on the H100 they gained nothing over runs along i.
+       are then 16-byte loads), and for 4-byte types runs of 2 along j (8-
+       byte loads from a column tile: f32 0.740 -> 0.724 ms, runs of 4
+       0.726 and 3x slower on PoCL; doubles gained nothing from them).
+       Every operand whose last index moves with a loop is copied into its
+       tile in 16-byte runs where the call's strides and alignment allow
+       (IrPlan.gload, checked run by run in the kernel): f32 0.804 -> 0.740
+       ms, f64 1.332 -> 1.320 ms (kernel alone, H100, 2048^2).
        For grids of fewer work-groups than the device has compute units,
        2 j x 4 i elements of doubles, 2 x 2 of floats (a batch of 128 rows
        through a layer: 2.6x faster than the large shape), with two copies
@@ -350,10 +383,12 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->reg[0] = small ? 8 : 4;
     p->reg[1] = 8;
     p->tk = wide ? 8 : 16;
-    p->vec[0] = 1;
+    p->vec[0] = small ? 2 : 1;
     p->vec[1] = small ? 4 : wide ? 2 : 1;
     p->dbuf = 0;
+    p->gload = 1;
     shape_override(p, "CYOCL_GPU_TILE");
+    shape_override(p, small ? "CYOCL_GPU_TILE_F32" : "CYOCL_GPU_TILE_F64");
     if (!shape_fits(p)) return "the tiles of its operands would not fit local memory";
     IrPlan *q = cy_alloc(a, sizeof *q);
     *q = *p;
@@ -364,6 +399,11 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     q->vec[0] = 1;
     q->vec[1] = 2;
     q->dbuf = 1;
+    /* element copies: vector ones took the f64 kernel from 0.137 to 0.160
+       ms (kernel alone, 128 rows at 2048, H100); f32 2 j x 4 i gained by
+       them (0.174 -> 0.154 ms), but its 2 x 2 here cannot split its tiles
+       into 16-byte runs evenly anyway */
+    q->gload = 0;
     shape_override(q, "CYOCL_GPU_TILE_SMALL");
     if (shape_fits(q)) p->small = q;
     return NULL;
@@ -405,6 +445,15 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
     cy_buf_printf(out, "), local-memory tiles of %d %s along %s (%d by rows, %d by columns%s), %d accumulator(s) per element",
                   p->tk, p->kloop->var->name, p->kloop->var->name, na, nb,
                   p->dbuf ? ", prefetched, double-buffered" : p->prefetch ? ", prefetched" : "", p->reds.len);
+    int nv = 0;
+    for (int i = 0; i < p->operands.len; i++) {
+        const IrPlanOperand *o = p->operands.items[i];
+        int w = cy_ir_plan_gvec(p, o);
+        if (!w) continue;
+        cy_buf_printf(out, "%s%s in runs of %d along %s", nv++ ? ", " : "; copied where adjacent and aligned: ",
+                      o->elem->args[0]->var->name, w,
+                      o->gdir == 2 ? p->kloop->var->name : o->side ? p->jloop->var->name : r->index ? r->index->name : "?");
+    }
     if (p->small)
         cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group%s)",
                       p->small->reg[0], p->small->reg[1], p->small->local[0] * p->small->reg[0],

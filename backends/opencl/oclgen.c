@@ -1090,6 +1090,121 @@ static void element_head(OG *G, const IrPlan *P, const char *iv, const char *ix_
     out(G, "%s = %s;", jv, jx_e);
 }
 
+/* PLAN_TILE2D, an operand copied in runs of w elements (cy_ir_plan_gvec):
+ * where run cy_l of this tile starts, as (cy_kk, cy_rr) for a row tile or
+ * (cy_kk, cy_jj) for a column tile; the run goes along k (gdir 2) or along
+ * the other coordinate.  Neighbouring work-items take neighbouring runs. */
+static void run_place(OG *G, const IrPlan *P, const IrPlanOperand *o, int w) {
+    int W = o->side ? P->local[0] * P->reg[0] : P->local[1] * P->reg[1];
+    const char *x = o->side ? "cy_jj" : "cy_rr";
+    if (o->gdir == 2) out(G, "const int cy_kk = cy_l %% %d * %d, %s = cy_l / %d;", P->tk / w, w, x, P->tk / w);
+    else out(G, "const int %s = cy_l %% %d * %d, cy_kk = cy_l / %d;", x, W / w, w, W / w);
+}
+
+/* Stores run cy_l's w values (src: a format of the element's number in
+ * the run) into its tile. */
+static void run_store(OG *G, const IrPlan *P, const IrPlanOperand *o, int q, int w, const char *kb0, const char *src) {
+    run_place(G, P, o, w);
+    const char *x = o->side ? "cy_jj" : "cy_rr";
+    for (int e = 0; e < w; e++)
+        out(G, "cy_t%d[%scy_kk%s][%s%s] = %s;", q, kb0, o->gdir == 2 ? FMT(" + %d", e) : "", x,
+            o->gdir == 2 ? "" : FMT(" + %d", e), FMT(src, e));
+}
+
+/* The loop variables i, j, k of a tiled kernel, the code that sets each
+ * for the element at cy_oi, cy_ij, cy_ok, and what at_iter needs for j and
+ * k at other coordinates. */
+typedef struct {
+    const char *iv, *jv, *kv, *ix_e, *jx_e, *kx_e;
+    int use_index;
+    const char *ja, *ka;
+    int64_t js, ks;
+} RunVars;
+
+/* The copy of operand q's next tile in runs of w elements: a run whose
+ * elements are all in range, adjacent in memory and 16-byte aligned is
+ * one vector load (the kernel checks each run: a view's strides and
+ * offset are the call's), any other one element by element as before.
+ * With prefetch the values go to registers cy_g, else to the tile. */
+static void run_load(OG *G, IrRegion *R, const IrPlan *P, const IrPlanOperand *o, int q, int w, const char *k1, int pf,
+                     const char *kb0, const char *val, const RunVars *v) {
+    int W = o->side ? P->local[0] * P->reg[0] : P->local[1] * P->reg[1], NT = P->local[0] * P->local[1];
+    const char *T = oty(G, o->elem->ty, o->elem->pos);
+    int d = G->e.ind;
+    /* the run's coordinate along its direction, its bound, the variable
+       that follows it and that variable at a coordinate */
+    const char *xc = o->gdir == 2 ? "cy_ok" : o->side ? "cy_ij" : "cy_oi";
+    const char *xn = o->gdir == 2 ? "cy_K" : o->side ? "cy_m" : "cy_n";
+    const char *xv = o->gdir == 2 ? v->kv : o->side ? v->jv : v->iv;
+    out(G, "#pragma unroll");
+    out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", P->tk * W / (w * NT));
+    G->e.ind = d + 1;
+    out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
+    run_place(G, P, o, w);
+    if (!o->side) out(G, "const long cy_oi = cy_i0 + cy_rr, cy_ok = %s + cy_kk;", k1);
+    else out(G, "const long cy_ij = cy_j0 + cy_jj, cy_ok = %s + cy_kk;", k1);
+    out(G, "%s cy_v[%d];", T, w);
+    out(G, "int cy_vd = 0;");
+    out(G, "if (%s < %s && %s < %s) {", o->side ? "cy_ij" : "cy_oi", o->side ? "cy_m" : "cy_n", "cy_ok", "cy_K");
+    G->e.ind = d + 2;
+    out(G, "if (%s + %d < %s) {", xc, w - 1, xn);
+    G->e.ind = d + 3;
+    if (!o->side && v->use_index) out(G, "%s = %s;", v->iv, v->ix_e);
+    if (o->side) out(G, "%s = %s;", v->jv, v->jx_e);
+    out(G, "%s = %s;", v->kv, v->kx_e);
+    out(G, "const __global %s *const cy_q = &%s;", T, val);
+    out(G, "int cy_adj = ((ulong)cy_q & 15) == 0;");
+    for (int e = 1; e < w; e++) {
+        const char *at = FMT("(%s + %d)", xc, e);
+        out(G, "%s = %s;", xv,
+            o->gdir == 2 ? at_iter(G, P->kloop->var, P->kloop->start, v->ka, v->ks, at)
+            : o->side    ? at_iter(G, P->jloop->var, P->jloop->start, v->ja, v->js, at)
+                         : index_at(G, R, at));
+        out(G, "cy_adj &= &%s == cy_q + %d;", val, e);
+    }
+    out(G, "if (cy_adj) {");
+    out(G, "    const %s%d cy_w = *(const __global %s%d *)cy_q;", T, w, T, w);
+    for (int e = 0; e < w; e++) out(G, "    cy_v[%d] = cy_w.s%d;", e, e);
+    out(G, "    cy_vd = 1;");
+    out(G, "}");
+    G->e.ind = d + 2;
+    out(G, "}");
+    G->e.ind = d + 1;
+    out(G, "}");
+    out(G, "if (!cy_vd) {");
+    G->e.ind = d + 2;
+    out(G, "#pragma unroll");
+    out(G, "for (int cy_e = 0; cy_e < %d; cy_e++) {", w);
+    G->e.ind = d + 3;
+    out(G, "const long %s = %s + cy_e;", o->gdir == 2 ? "cy_ok" : o->side ? "cy_ij" : "cy_oi",
+        o->gdir == 2 ? FMT("%s + cy_kk", k1) : o->side ? "cy_j0 + cy_jj" : "cy_i0 + cy_rr");
+    out(G, "%s cy_x = 0;", T);
+    out(G, "if (%s < %s && cy_ok < cy_K) {", o->side ? "cy_ij" : "cy_oi", o->side ? "cy_m" : "cy_n");
+    G->e.ind = d + 4;
+    if (!o->side && v->use_index) out(G, "%s = %s;", v->iv, v->ix_e);
+    if (o->side) out(G, "%s = %s;", v->jv, v->jx_e);
+    out(G, "%s = %s;", v->kv, v->kx_e);
+    out(G, "cy_x = %s;", val);
+    G->e.ind = d + 3;
+    out(G, "}");
+    out(G, "cy_v[cy_e] = cy_x;");
+    G->e.ind = d + 2;
+    out(G, "}");
+    G->e.ind = d + 1;
+    out(G, "}");
+    if (pf) {
+        for (int e = 0; e < w; e++) out(G, "cy_g%d[cy_u * %d + %d] = cy_v[%d];", q, w, e, e);
+    } else {
+        out(G, "{");
+        G->e.ind = d + 2;
+        run_store(G, P, o, q, w, kb0, "cy_v[%d]");
+        G->e.ind = d + 1;
+        out(G, "}");
+    }
+    G->e.ind = d;
+    out(G, "}");
+}
+
 /* PLAN_TILE2D (ir/plan.c): everything after cy_m, at indentation 1.  A
  * work-group of LX x LY work-items computes the BM x BN elements from
  * (cy_i0, cy_j0); work-item (lx, ly) the elements (ly + r*LY, lx + c*LX),
@@ -1123,6 +1238,7 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
     int pre_skip, post_next, bad[2] = {0, 0};
     const char *pre_s = element_text(G, &pre, "cy_pskip", 4, &pre_skip);
     const char *post_s = element_text(G, &post, "cy_next", 4, &post_next);
+    int *gw = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *gw);
     const char **stage = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage);
     const char **stage_v = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_v);
     int *stage_f = cy_alloc(G->a, (size_t)(P->operands.len + 1) * sizeof *stage_f);
@@ -1138,6 +1254,8 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         G->next_used = 0;
         G->next_label = "cy_next";
         stage[q] = cap_end(G, &cap);
+        /* a run as one load needs the element's address alone, no code */
+        gw[q] = !*stage[q] && !stage_f[q] ? cy_ir_plan_gvec(P, o) : 0;
     }
     G->e.ind = ind;
 
@@ -1204,10 +1322,11 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
             IrPlanOperand *o = P->operands.items[q];
             if (o->twin >= 0) continue;
             out(G, "#pragma unroll");
-            out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
+            out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT / (gw[q] ? gw[q] : 1));
             G->e.ind = 4;
             out(G, "const int cy_l = cy_tid + cy_u * %d;", NT);
-            if (!o->side) out(G, "cy_t%d[%scy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, kb0, TK, TK, q);
+            if (gw[q]) run_store(G, P, o, q, gw[q], kb0, FMT("cy_g%d[cy_u * %d + %%d]", q, gw[q]));
+            else if (!o->side) out(G, "cy_t%d[%scy_l %% %d][cy_l / %d] = cy_g%d[cy_u];", q, kb0, TK, TK, q);
             else out(G, "cy_t%d[%scy_l / %d][cy_l %% %d] = cy_g%d[cy_u];", q, kb0, BN, BN, q);
             G->e.ind = 3;
             out(G, "}");
@@ -1224,6 +1343,11 @@ static void tile2d_body(OG *G, IrRegion *R, const IrPlan *P, const char *ja, int
         if (o->twin >= 0) continue;
         const char *T = oty(G, o->elem->ty, o->elem->pos);
         int d = G->e.ind;
+        if (gw[q]) {
+            RunVars rv = {iv, jv, kv, ix_e, jx_e, kx_e, use_index, ja, ka, js, ks};
+            run_load(G, R, P, o, q, gw[q], k1, pf, kb0, stage_v[q], &rv);
+            continue;
+        }
         if (pf) {
             out(G, "#pragma unroll");
             out(G, "for (int cy_u = 0; cy_u < %d; cy_u++) {", TK * (o->side ? BN : BM) / NT);
