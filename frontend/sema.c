@@ -6990,6 +6990,27 @@ static int override_ok(S *s, IrFunc *base, IrFunc *fn) {
     return ok;
 }
 
+/* Every cdef class of a block is a type from the start of the block (a
+ * method or function may name a class declared after it, as in Cython). */
+static void declare_class_names(S *s, CyVec *stmts) {
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        if (n->kind != S_CDEF_CLASS || lookup_in(s->mscope, n->name)) continue;
+        IrClass *c = cy_alloc(s->a, sizeof *c);
+        c->name = n->name;
+        c->cname = cident(s, "cy_obj_", n->name);
+        c->pos = n->pos;
+        CyType *t = cy_alloc(s->a, sizeof *t);
+        *t = *cy_type_scalar(TY_OBJECT);
+        t->pyclass = cy_fmt(s->a, "%s.%s", s->m->name, n->name);
+        t->name = n->name;
+        t->cls = c;
+        c->shell = t;
+        Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
+        y->ty = t;
+    }
+}
+
 static void declare_class(S *s, ANode *n) {
     IrClass *base = NULL;
     if (n->value && !(n->value->kind == A_NAME && !strcmp(n->value->name, "object") && !lookup(s, "object"))) {
@@ -7002,23 +7023,19 @@ static void declare_class(S *s, ANode *n) {
         base = by->ty->cls;
         base->is_base = 1;
     }
-    if (lookup_in(s->mscope, n->name)) {
+    Sym *y = lookup_in(s->mscope, n->name);
+    IrClass *c = y && y->kind == SY_TYPE && y->ty->cls && y->ty->cls->pos.line == n->pos.line &&
+                         y->ty->cls->pos.col == n->pos.col ? y->ty->cls : NULL;
+    if (!c) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
     }
-    IrClass *c = cy_alloc(s->a, sizeof *c);
+    if (base && !base->ty) {
+        err(s, n->value->pos, "the base class '%s' must be declared before '%s' (cyocl)", base->name, n->name);
+        return;
+    }
     c->base = base;
-    c->name = n->name;
-    c->cname = cident(s, "cy_obj_", n->name);
-    c->pos = n->pos;
-    CyType *t = cy_alloc(s->a, sizeof *t);
-    *t = *cy_type_scalar(TY_OBJECT);
-    t->pyclass = cy_fmt(s->a, "%s.%s", s->m->name, n->name);
-    t->name = n->name;
-    t->cls = c;
-    c->ty = t;
-    Sym *y = declare(s, s->mscope, n->name, SY_TYPE);
-    y->ty = t;
+    CyType *t = c->ty = c->shell;
     cy_vec_push(s->a, &s->m->classes, c);
     for (int i = 0; i < n->body.len; i++) {
         ANode *b = n->body.items[i];
@@ -7152,6 +7169,7 @@ static void declare_class(S *s, ANode *n) {
 
 static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
+    declare_class_names(s, stmts);
     for (int i = 0; i < stmts->len; i++) {
         ANode *n = stmts->items[i];
         if (n->kind == S_DEF) {

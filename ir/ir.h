@@ -660,6 +660,7 @@ typedef struct IrClass {
     CyPos pos;
     const char *docstring;
     CyType *ty;                /* an instance (TY_OBJECT, cls = this) */
+    CyType *shell;             /* sema: the same type, from before the class is declared */
     struct IrClass *base;      /* the cdef class it derives from, or NULL: its struct begins the
                                   instance's, its attributes and methods are inherited */
     int is_base;               /* another class of the module derives from it (Py_TPFLAGS_BASETYPE) */

@@ -2,6 +2,11 @@
 # default and keyword arguments, def methods, instances typed as the class in
 # def functions, and the errors Python sees.
 
+def origin():
+    # a class used before its declaration, as Cython allows
+    return Point(0.0, 0.0, label="o")
+
+
 cdef class Point:
     """A point in the plane."""
     cdef public double x, y

@@ -7,6 +7,8 @@ def expect(exc, fn, *a, **k):
 
 
 def check(m):
+    o = m.origin()
+    assert (o.x, o.y, o.label) == (0.0, 0.0, "o")
     p = m.Point(3.0, 4.0)
     assert (p.x, p.y, p.moves, p.label) == (3.0, 4.0, 0, None)
     assert p.norm2() == 25.0
