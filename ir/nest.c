@@ -370,6 +370,11 @@ IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs
     }
     int64_t step = 1;
     if (!L || L->orelse.len || (L->step && (!cy_const_int(L->step, &step) || step == 0))) return NULL;
+    /* an unsigned variable counted down runs as Cython's loop shifted by
+       the step (backends/emit.c): range(n - 1, -1, -1) ends where the stop
+       converted to the type (the maximum) would end the collapsed count
+       at once, so such a loop stays serial */
+    if (step < 0 && !L->var->ty->is_signed) return NULL;
     if (!plain_bound(L->start) || !plain_bound(L->stop)) return NULL;
     IrScan sc = {0};
     cy_ir_scan(a, &sc, &x->body);

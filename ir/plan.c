@@ -284,7 +284,9 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     p->jloop = J;
     p->kloop = K;
     if (K->orelse.len) return "the reduction loop has an else clause";
+    step = 1;
     if (K->step && (!cy_const_int(K->step, &step) || step == 0)) return "the reduction loop's step is not constant";
+    if (step < 0 && !K->var->ty->is_signed) return "the reduction loop counts an unsigned variable down";
     IrLoop *lk = loop_of_stmt(r->nest, K), *lj = loop_of_stmt(r->nest, J);
     if (!lk || !lj || lk->parent != lj) return "no loop nest";
     if (!lk->invariant_bounds || !plain(K->start) || !plain(K->stop))
