@@ -1769,6 +1769,11 @@ static IrExpr *slot_of(S *s, ANode *n, IrExpr *o) {
         return e;
     }
     if (is_obj(at->ty) && !need_gil(s, n->pos, "Accessing Python attribute")) return mk_err(s, n->pos);
+    if (s->rctx && at->ty->kind == TY_ARRAY) {
+        err(s, n->pos, "the C array attribute '%s' of a cdef class inside a parallel region is not supported by "
+                       "cyocl (copy it to a local array before the region)", n->name);
+        return mk_err(s, n->pos);
+    }
     if (s->rctx) {
         err(s, n->pos, "attribute '%s' of a cdef class instance inside a parallel region is supported by cyocl only "
                        "as name.%s of a variable (self.%s)", n->name, n->name, n->name);
@@ -4349,7 +4354,7 @@ static void flat_scan(Flat *f, ANode *n, const char *self, const IrClass *c, int
     if (!n || !f->ok) return;
     if (n->kind == A_ATTR && n->obj->kind == A_NAME && !strcmp(n->obj->name, self)) {
         IrAttr *at = class_attr(c, n->name);
-        if (!at || is_obj(at->ty) || target) {
+        if (!at || is_obj(at->ty) || at->ty->kind == TY_ARRAY || target) {
             f->ok = 0;
             return;
         }
@@ -4449,7 +4454,7 @@ static void hoist_walk(S *s, ANode *n, CyVec *out, int target) {
             cy_vec_push(s->a, &s->hoists, h);
             return;
         }
-        if (at && !is_obj(at->ty)) {
+        if (at && !is_obj(at->ty) && at->ty->kind != TY_ARRAY) {
             hoist_attr(s, y->var, at, n->pos, out);
             return;
         }
@@ -7015,6 +7020,7 @@ static void declare_module(S *s, AModule *am) { declare_block(s, &am->stmts); }
  * function whose first parameter is the instance). */
 static int attr_type_ok(const CyType *t) {
     if (is_cnum(t) || t->kind == TY_BINT || is_view(t) || t->kind == TY_PTR) return 1;
+    if (t->kind == TY_ARRAY) return is_cnum(cy_type_array_scalar(t));
     if (is_obj(t)) return !is_buffer(t);
     if (t->kind == TY_STRUCT) {
         for (int i = 0; i < t->nfields; i++)

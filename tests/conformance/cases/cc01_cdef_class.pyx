@@ -43,6 +43,7 @@ cdef class Counter:
     cdef public long n
     cdef public Point last
     cdef public list seen
+    cdef int hist[4]
 
     def add(self, Point p not None, long k=1):
         self.n += k
@@ -50,7 +51,11 @@ cdef class Counter:
         if self.seen is None:
             self.seen = []
         self.seen.append(k)
+        self.hist[k % 4] += 1
         return self.n
+
+    def histogram(self):
+        return [self.hist[i] for i in range(4)]
 
 
 def midpoint(Point a, Point b):

@@ -44,6 +44,7 @@ def check(m):
     expect(TypeError, setattr, c, "last", 3)
     c.last = None
     assert c.seen == [1, 5]
+    assert c.histogram() == [0, 2, 0, 0]
     assert expect(TypeError, setattr, c, "seen", (1,)) == "Expected list, got tuple"
     c.seen = None
     assert c.last is None
