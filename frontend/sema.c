@@ -678,6 +678,8 @@ static int const_dim(S *s, ANode *n, long long *v) {
     return 0;
 }
 
+static const char *qual_of_dotted(S *s, const char *name);
+
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
     if (t->fn_ret) {
@@ -701,6 +703,12 @@ static CyType *resolve_type(S *s, ATypeSyn *t) {
     }
     CyType *base = names_ndarray(s, t->name) ? ndarray_type(s, NULL) : scalar_by_name(s, t->name);
     if (!base && !lookup(s, t->name)) base = builtin_obj_type(s, t->name);
+    if (!base && !t->ptr && !t->ndim && !t->narr && !t->buf_dtype) {
+        /* `cdef view.array a = view.array(...)`: the object view_array()
+           makes (a Python memoryview, whose buffer is the same) */
+        const char *q = qual_of_dotted(s, t->name);
+        if (q && !strcmp(q, "cython.view.array")) base = cy_type_scalar(TY_OBJECT);
+    }
     if (base && is_builtin_obj(base) && (t->ptr || t->ndim || t->narr || t->buf_dtype)) {
         err(s, t->pos, "'%s' of a Python object type is not supported", t->ptr ? "pointers" : "arrays or buffers");
         return TY_ERR;
@@ -1240,6 +1248,14 @@ static const char *qual_of(S *s, ANode *n) {
         if (q) return cy_fmt(s->a, "%s.%s", q, n->name);
     }
     return NULL;
+}
+
+/* qual_of for a dotted name written as one string (a type: "view.array") */
+static const char *qual_of_dotted(S *s, const char *name) {
+    const char *dot = strchr(name, '.');
+    Sym *y = lookup(s, dot ? cy_strndup(s->a, name, (size_t)(dot - name)) : name);
+    if (!y || !y->qual || (y->kind != SY_CMOD && y->kind != SY_CNAME)) return NULL;
+    return dot ? cy_fmt(s->a, "%s%s", y->qual, dot) : y->qual;
 }
 
 /* libc.math.NAME: the table is ir/'s (libm.c), shared with the OpenCL side */

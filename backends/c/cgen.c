@@ -2536,11 +2536,14 @@ static const char *sched_clause(Gen *G, IrRegion *R, const char *chunk) {
 }
 
 /* The work-sharing loop of a prange: one iteration per cy_it, the index
- * assigned at the top; `par` (or NULL) is the stop flag of break/return/errors. */
+ * assigned at the top; `par` (or NULL) is the stop flag of break/return/errors.
+ * Lastprivates are firstprivate too, as Cython declares them: a thread
+ * whose iterations leave one unassigned hands on the value from before the
+ * loop, not an uninitialised copy. */
 static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, int id, const char *n,
                          const char *par, const char *idx, const char *body) {
-    out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
-        clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
+    out(G, "#pragma omp for%s%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
+        clause(G, "firstprivate", &cl->lastp), clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
     out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
     G->e.ind++;
     if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
@@ -2564,8 +2567,8 @@ static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses
     out(G, "cy_mb%d = cy_mb%d > %d ? %d : cy_mb%d > %d ? (cy_mb%d + %d) / %d * %d : cy_mb%d < 1 ? 1 : cy_mb%d;", id, id,
         mc, mc, id, mr, id, mr - 1, mr, mr, id, id);
     out(G, "const Py_ssize_t cy_nb%d = (cy_rb%d + cy_mb%d - 1) / cy_mb%d;", id, id, id, id);
-    out(G, "#pragma omp for%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
-        clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
+    out(G, "#pragma omp for%s%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
+        clause(G, "firstprivate", &cl->lastp), clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
     out(G, "for (Py_ssize_t cy_u%d = 0; cy_u%d < cy_nb%d + (%s - cy_rb%d); cy_u%d++) {", id, id, id, n, id, id);
     G->e.ind++;
     if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);

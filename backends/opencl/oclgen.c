@@ -1663,6 +1663,12 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
         IrVar *v = decls.items[i];
         IrOp rop;
         const char *init = is_reduction(G, v, &rop) ? identity(G, rop, v->ty) : "0";
+        /* Cython's lastprivates are also firstprivate: an iteration n - 1
+           that does not assign one leaves the value from before the loop.
+           The runtime put that value in both slots; slot 1 changes only on
+           a break, after which slot 0 is not used */
+        for (int k = 0; k < G->lastp.len; k++)
+            if (G->lastp.items[k] == v) init = last_slot(G, k, 1);
         out(G, "%s;", odecl(G, v, init));
     }
     const char *it = "cy_it";
