@@ -4089,6 +4089,70 @@ static int is_zero_const(IrExpr *e) {
     return e && e->kind == E_INT && e->ival == 0;
 }
 
+/* Where prange's variable or a bound (NULL: not given) is unsigned,
+ * Cython's count differs from the mathematical one (IrRegion.ctype): 1
+ * and *ct, Cython's widest type of them. */
+static int cython_count_type(IrVar *v, IrExpr *const b[3], CyType **ct) {
+    *ct = v->ty;
+    int uns = !v->ty->is_signed;
+    for (int i = 0; i < 3; i++) {
+        if (!b[i]) continue;
+        if (b[i]->ty == TY_ERR) return 0;
+        *ct = cy_type_span(*ct, b[i]->ty);
+        uns |= !b[i]->ty->is_signed && b[i]->ty->kind != TY_BINT;
+    }
+    return uns;
+}
+
+/* l op r as C computes it: the usual arithmetic conversions made explicit
+ * (C's / on integers) */
+static IrExpr *c_op(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
+    CyType *t = cy_type_arith(l->ty, r->ty);
+    IrExpr *e = mk2(s, E_BINOP, t, p, op, coerce(s, l, t), coerce(s, r, t));
+    e->cdivision = 1;
+    return e;
+}
+
+/* A prange nested in a prange runs serially (OpenMP's nested region has
+ * one thread), with Cython's count where it is not range()'s: the bounds
+ * once (a literal as Cython spells it: 0 an int, -1 a long), nsteps =
+ * (stop - start + step - step/abs(step)) / step in ct, and a loop over k in
+ * [0, nsteps) that sets v = start + step * k converted to v's type. */
+static IrStmt *nested_prange(S *s, CyPos p, IrVar *v, IrExpr *const given[3], CyType *ct, CyVec *out) {
+    IrExpr *bv[3];
+    for (int i = 0; i < 3; i++) {
+        IrExpr *g = given[i];
+        int64_t c;
+        if (!g) bv[i] = mk_int(s, i == 2, TY_INT, p);
+        else if (g->kind == E_INT && cy_const_int(g, &c)) bv[i] = mk_int(s, c, c >= 0 && c <= 0x7fffffff ? TY_INT : TY_LONG, p);
+        else {
+            IrVar *t = new_temp(s, g->ty, p);
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, t, p), g, p, OP_NONE));
+            record_assign(s, t, p, OP_NONE);
+            bv[i] = mk_var(s, t, p);
+        }
+    }
+    CyType *it = cy_type_scalar(TY_INT);
+    IrExpr *ab = mk1(s, E_CALL_C, it, p, coerce(s, bv[2], it));
+    ab->sval = "cyrt_abs";
+    IrExpr *cnt = c_op(s, p, OP_DIV,
+                       c_op(s, p, OP_SUB, c_op(s, p, OP_ADD, c_op(s, p, OP_SUB, bv[1], bv[0]), bv[2]),
+                            c_op(s, p, OP_DIV, bv[2], ab)),
+                       bv[2]);
+    IrVar *tn = new_temp(s, ct, p), *k = new_temp(s, ct, p);
+    cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tn, p), coerce(s, cnt, ct), p, OP_NONE));
+    record_assign(s, tn, p, OP_NONE);
+    record_assign(s, k, p, OP_NONE);
+    IrStmt *x = st(s, ST_FOR_RANGE, p);
+    x->var = k;
+    x->start = coerce(s, mk_int(s, 0, TY_LONG, p), ct);
+    x->stop = mk_var(s, tn, p);
+    x->step_sign = 1;
+    IrExpr *idx = c_op(s, p, OP_ADD, bv[0], c_op(s, p, OP_MUL, bv[2], mk_var(s, k, p)));
+    cy_vec_push(s->a, &x->body, assign_stmt(s, mk_var(s, v, p), coerce(s, idx, v->ty), p, OP_NONE));
+    return x;
+}
+
 /* Loop target of range()/prange(): a C integer variable. */
 static IrVar *loop_var(S *s, ANode *t, const char *what) {
     if (t->kind != A_NAME) {
@@ -4572,12 +4636,19 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
                 s->nogil_block)
                 err(s, it->pos, "Trying to release the GIL while it was previously released.");
         }
-        IrStmt *x = st(s, ST_FOR_RANGE, n->pos);
-        x->var = v;
-        x->start = start;
-        x->stop = stop;
-        x->step = step;
-        x->step_sign = step_sign_of(step);
+        IrExpr *given[3] = {cstart, cstop, cstep};
+        CyType *ct;
+        IrStmt *x;
+        if (is_prange && cython_count_type(v, given, &ct)) {
+            x = nested_prange(s, n->pos, v, given, ct, out);
+        } else {
+            x = st(s, ST_FOR_RANGE, n->pos);
+            x->var = v;
+            x->start = start;
+            x->stop = stop;
+            x->step = step;
+            x->step_sign = step_sign_of(step);
+        }
         record_assign(s, v, t->pos, OP_NONE);
         s->loop_depth++;
         s->serial_prange += is_prange;
@@ -4598,21 +4669,13 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
     r->stop = stop;
     r->step = step;
     r->step_sign = step_sign_of(step);
-    if (cstop->ty != TY_ERR && (!cstart || cstart->ty != TY_ERR) && (!cstep || cstep->ty != TY_ERR)) {
-        CyType *ct = v->ty;
-        int uns = !v->ty->is_signed;
-        IrExpr *given[3] = {cstart, cstop, cstep};
-        for (int i = 0; i < 3; i++)
-            if (given[i]) {
-                ct = cy_type_span(ct, given[i]->ty);
-                uns |= !given[i]->ty->is_signed && given[i]->ty->kind != TY_BINT;
-            }
-        if (uns) {
-            r->cstart = cstart;
-            r->cstop = cstop;
-            r->cstep = cstep;
-            r->ctype = ct;
-        }
+    IrExpr *given[3] = {cstart, cstop, cstep};
+    CyType *ct;
+    if (cython_count_type(v, given, &ct)) {
+        r->cstart = cstart;
+        r->cstop = cstop;
+        r->cstep = cstep;
+        r->ctype = ct;
     }
     int nogil_kw = 0;
     for (int i = 0; i < it->kwnames.len; i++) {

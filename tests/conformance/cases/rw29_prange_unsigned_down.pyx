@@ -60,3 +60,24 @@ def step_var(unsigned int a, long b, long s, long[:] out):
         out[i] = 10 * i + 6
         c += 1
     return c
+
+
+# a prange nested in a prange runs serially, with the same count
+def nested(unsigned int n, int m, long[:, :] out):
+    cdef unsigned int j
+    cdef int i, c = 0
+    for i in prange(m, nogil=True):
+        for j in prange(n, 0, -1):
+            out[i, j] = 1
+            c += 1
+    return c
+
+
+def nested_int(int n, int m, long[:, :] out):
+    cdef unsigned int j
+    cdef int i, c = 0
+    for i in prange(m, nogil=True):
+        for j in prange(n - 1, -1, -1):
+            out[i, j] = 10 * j + i
+            c += 1
+    return c

@@ -35,3 +35,8 @@ def check(m):
     assert (out == expect(range(1, 11, 4), 6)).all(), out
     # a negative step from below the stop: no iteration
     assert m.step_var(2, 11, -1, np.zeros(12, dtype=np.int_)) == 0
+    o = np.zeros((3, 6), dtype=np.int_)
+    assert m.nested(5, 3, o) == 0 and not o.any()
+    assert m.nested_int(6, 3, o) == 18
+    assert (o == np.array([[10 * j + i for j in range(6)] for i in range(3)])).all(), o
+    assert m.nested_int(0, 3, o) == 0
