@@ -749,6 +749,9 @@ int cy_ir_assigns(const CyVec *body, const IrVar *v);
 /* Does e or a subexpression (keyword arguments and slice bounds included,
  * not an E_STMTS's statements) satisfy pred? */
 int cy_ir_expr_any(const IrExpr *e, int (*pred)(const IrExpr *e, const void *arg), const void *arg);
+/* Does a statement of body (recursively) other than skip read v?  A plain
+ * assignment to v is no read; an in-place one is (ir/parallel.c). */
+int cy_ir_read_elsewhere(const CyVec *body, const struct IrStmt *skip, const IrVar *v);
 
 /* Same tree: kinds, types, variables, constants, operators and flags. */
 int cy_ir_expr_eq(const IrExpr *a, const IrExpr *b);

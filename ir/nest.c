@@ -330,13 +330,15 @@ static int view_arg(const IrRegion *R, const IrVar *v) {
 /* ---- the collapse decision ------------------------------------------------ */
 
 /* Every variable the range() loop L assigns is a lastprivate of the prange
- * (Cython's rule), and after the loop it must hold what the sequentially
- * last (i, j) left in it.  Collapsed, only the pair (n - 1, m - 1) reports
- * it, so each such variable must be set in every j: by an unconditional
- * assignment at L's top level, or as the variable of a top-level range()
- * loop whose trip count is the same for every j.  Reductions combine
- * instead; L's own variable is m - 1 either way. */
-static int lastprivates_definite(CyArena *a, IrRegion *R, IrStmt *L, const CyVec *assigned) {
+ * (Cython's rule), and where the function reads it after the loop it must
+ * hold what the sequentially last (i, j) left in it.  Collapsed, only the
+ * pair (n - 1, m - 1) reports it, so each such variable must be set in
+ * every j: by an unconditional assignment at L's top level, or as the
+ * variable of a top-level range() loop whose trip count is the same for
+ * every j.  Reductions combine instead; L's own variable is m - 1 either
+ * way; a local no statement outside the prange x reads (mandelbrot's
+ * temporaries) has no value to keep. */
+static int lastprivates_definite(CyArena *a, IrRegion *R, IrStmt *x, IrStmt *L, const CyVec *assigned) {
     IrScan sc = {0};
     cy_ir_scan(a, &sc, &L->body);
     CyVec vs = vcopy(a, &sc.assigned);
@@ -353,7 +355,9 @@ static int lastprivates_definite(CyArena *a, IrRegion *R, IrStmt *L, const CyVec
                 definite = !mentions(y->start, assigned, L->var) && !mentions(y->stop, assigned, L->var) &&
                            !mentions(y->step, assigned, L->var);
         }
-        if (!definite) return 0;
+        if (!definite && (v->kind == V_MODULE || v->kind == V_PYGLOBAL || !R->func ||
+                          cy_ir_read_elsewhere(&R->func->body, x, v)))
+            return 0;
     }
     return 1;
 }
@@ -388,7 +392,7 @@ IrStmt *cy_ir_inner_independent(CyArena *a, IrRegion *R, IrStmt *x, CyVec *pairs
     cy_vec_push(a, &D, L->var);
     dep_stmts(&d, &L->body, &D, 1);
     if (!d.ok) return NULL;
-    if (!lastprivates_definite(a, R, L, &assigned)) return NULL;
+    if (!lastprivates_definite(a, R, x, L, &assigned)) return NULL;
     CyVec w = {0}, seen = {0};
     find_writes(a, &L->body, &w);
     for (int k = 0; k < w.len; k++) {

@@ -49,9 +49,7 @@ static int same_in_every_thread(const IrExpr *e) {
 
 static int is_ref(const IrExpr *e, const void *v) { return e->kind == E_VAR && e->var == v; }
 
-/* Does a statement of body other than skip read v (a plain assignment to
- * it is no read; an in-place one is)? */
-static int read_elsewhere(const CyVec *body, const IrStmt *skip, const IrVar *v) {
+int cy_ir_read_elsewhere(const CyVec *body, const IrStmt *skip, const IrVar *v) {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *x = body->items[i];
         if (x == skip) continue;
@@ -64,7 +62,7 @@ static int read_elsewhere(const CyVec *body, const IrStmt *skip, const IrVar *v)
         if (x->target && !(x->target->kind == E_VAR && !x->op) && cy_ir_expr_any(x->target, is_ref, v)) return 1;
         for (int k = 0; k < x->ntargets; k++)
             if (x->targets[k] && x->targets[k]->kind != E_VAR && cy_ir_expr_any(x->targets[k], is_ref, v)) return 1;
-        if (read_elsewhere(&x->body, skip, v) || read_elsewhere(&x->orelse, skip, v)) return 1;
+        if (cy_ir_read_elsewhere(&x->body, skip, v) || cy_ir_read_elsewhere(&x->orelse, skip, v)) return 1;
     }
     return 0;
 }
@@ -86,7 +84,7 @@ static IrStmt *lone_prange(const CyVec *fbody, IrStmt *x) {
         if (y->kind != ST_ASSIGN || y->op != OP_NONE || y->target->kind != E_VAR) return NULL;
         IrVar *v = y->target->var;
         if (v->kind != V_LOCAL || !cy_type_is_numeric(v->ty) || !same_in_every_thread(y->value)) return NULL;
-        if (read_elsewhere(fbody, x, v)) return NULL;
+        if (cy_ir_read_elsewhere(fbody, x, v)) return NULL;
     }
     return last;
 }
