@@ -2540,15 +2540,20 @@ static const char *sched_clause(Gen *G, IrRegion *R, const char *chunk) {
     return FMT(" schedule(%s)", names[R->schedule]);
 }
 
-/* The work-sharing loop of a prange: one iteration per cy_it, the index
- * assigned at the top; `par` (or NULL) is the stop flag of break/return/errors.
- * Lastprivates are firstprivate too, as Cython declares them: a thread
- * whose iterations leave one unassigned hands on the value from before the
- * loop, not an uninitialised copy. */
-static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, int id, const char *n,
-                         const char *par, const char *idx, const char *body) {
+/* The `omp for` of a prange, plain or blocked.  Lastprivates are
+ * firstprivate too, as Cython declares them: a thread whose iterations
+ * leave one unassigned hands on the value from before the loop, not an
+ * uninitialised copy. */
+static void emit_omp_for_pragma(Gen *G, IrRegion *R, const char *chunk, Clauses *cl) {
     out(G, "#pragma omp for%s%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
         clause(G, "firstprivate", &cl->lastp), clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
+}
+
+/* The work-sharing loop of a prange: one iteration per cy_it, the index
+ * assigned at the top; `par` (or NULL) is the stop flag of break/return/errors. */
+static void emit_omp_for(Gen *G, IrRegion *R, const char *chunk, Clauses *cl, int id, const char *n,
+                         const char *par, const char *idx, const char *body) {
+    emit_omp_for_pragma(G, R, chunk, cl);
     out(G, "for (Py_ssize_t cy_it%d = 0; cy_it%d < %s; cy_it%d++) {", id, id, n, id);
     G->e.ind++;
     if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
@@ -2572,8 +2577,7 @@ static void emit_omp_for_blocked(Gen *G, IrRegion *R, const char *chunk, Clauses
     out(G, "cy_mb%d = cy_mb%d > %d ? %d : cy_mb%d > %d ? (cy_mb%d + %d) / %d * %d : cy_mb%d < 1 ? 1 : cy_mb%d;", id, id,
         mc, mc, id, mr, id, mr - 1, mr, mr, id, id);
     out(G, "const Py_ssize_t cy_nb%d = (cy_rb%d + cy_mb%d - 1) / cy_mb%d;", id, id, id, id);
-    out(G, "#pragma omp for%s%s%s%s%s", sched_clause(G, R, chunk), clause(G, "private", &cl->priv),
-        clause(G, "firstprivate", &cl->lastp), clause(G, "lastprivate", &cl->lastp), clause(G, "reduction", &cl->red));
+    emit_omp_for_pragma(G, R, chunk, cl);
     out(G, "for (Py_ssize_t cy_u%d = 0; cy_u%d < cy_nb%d + (%s - cy_rb%d); cy_u%d++) {", id, id, id, n, id, id);
     G->e.ind++;
     if (par) out(G, "if (cyrt_par_stopped(&%s)) continue;", par);
