@@ -171,6 +171,7 @@ typedef struct AParam {
 typedef struct AFunc {
     FuncKind kind;
     const char *name;
+    const char *cname;      /* extern: the C name of `double c_sqrt "sqrt"(double)`, else NULL */
     CyPos pos;              /* of the name */
     CyVec params;           /* AParam* */
     ATypeSyn *ret;          /* cdef/cpdef return type; NULL = object */
@@ -227,6 +228,8 @@ typedef struct ANode {
     CyVec names;            /* S_CDEF names, S_FROMIMPORT names, S_GLOBAL, S_CTYPEDEF new name in name */
     CyVec inits;            /* S_CDEF initialisers (ANode* or NULL), parallel to names */
     CyVec name_pos;         /* S_CDEF / S_FROMIMPORT positions (CyPos*) */
+    CyVec cnames;           /* S_CDEF in an extern block: the C names (`double X "C_X"`; const char* or
+                               NULL), parallel to names */
     CyVec aliases;          /* S_FROMIMPORT / S_IMPORT aliases (const char* or NULL) */
     const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
     int is_cimport;

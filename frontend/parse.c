@@ -1958,6 +1958,19 @@ static ANode *parse_def(P *p, CyVec *decorators) {
 
 enum { DM_CDEF, DM_BLOCK, DM_EXTERN };
 
+/* In an extern block, a string after the declared name is the C name
+ * Cython writes for it (`double c_sqrt "sqrt"(double x)`). */
+static const char *extern_cname(P *p, int mode) {
+    const Token *t = tok(p);
+    if (mode != DM_EXTERN || t->kind != TK_STR) return NULL;
+    if (t->str_prefix[0] || t->slen == 0 || memchr(t->sval, '\0', (size_t)t->slen)) {
+        err_at(p, t->pos, "invalid C name string");
+        return NULL;
+    }
+    adv(p);
+    return t->sval;
+}
+
 /* The rest of a C declaration once the base type is known: either a
  * function (name '(' ...) or variables "name [= init], *name2 ...".
  * Variables whose '*'s differ go into separate S_CDEF nodes, since a node
@@ -1982,11 +1995,13 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
         return;
     }
     const Token *name = expect_name(p, "a name to declare");
+    const char *cname = extern_cname(p, mode);
     if (at_punct(p, "(")) {
         if (mode == DM_BLOCK)
             err_at(p, name->pos, "functions cannot be declared in a 'cdef:' block");
         ANode *n = new_func(p, fkind, pos, name, decorators);
         AFunc *f = n->func;
+        f->cname = cname;
         f->ret = base ? type_with_stars(p, base, stars) : NULL;
         adv(p);
         parse_params(p, f, mode == DM_EXTERN ? PM_EXTERN : PM_CDEF);
@@ -2048,10 +2063,12 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
         push(p, &cur->names, (void *)name->text);
         push(p, &cur->name_pos, pos_dup(p, name->pos));
         push(p, &cur->inits, init);
+        push(p, &cur->cnames, (void *)cname);
         if (!accept_punct(p, ","))
             break;
         stars = count_stars(p);
         name = expect_name(p, "a name to declare");
+        cname = extern_cname(p, mode);
     }
     accept_punct(p, ";");
     expect_newline(p);

@@ -361,7 +361,13 @@ static const LibcFn libc_fns[] = {
     {"libc.stdlib", "bsearch", "VVVzzF"},
     {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
     {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
+    {"libc.string", "strncmp", "iccz"}, {"libc.string", "strcpy", "ccc"}, {"libc.string", "strncpy", "cccz"},
+    {"libc.string", "strcat", "ccc"}, {"libc.string", "strchr", "cci"},
     {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
+    {"cpython.mem", "PyMem_Malloc", "Vz"}, {"cpython.mem", "PyMem_Calloc", "Vzz"},
+    {"cpython.mem", "PyMem_Realloc", "VVz"}, {"cpython.mem", "PyMem_Free", "vV"},
+    {"cpython.mem", "PyMem_RawMalloc", "Vz"}, {"cpython.mem", "PyMem_RawCalloc", "Vzz"},
+    {"cpython.mem", "PyMem_RawRealloc", "VVz"}, {"cpython.mem", "PyMem_RawFree", "vV"},
     {"openmp", "omp_get_max_threads", "i"}, {"openmp", "omp_get_thread_num", "i"},
     {"openmp", "omp_get_num_threads", "i"}, {"openmp", "omp_set_num_threads", "vi"},
     {"openmp", "omp_get_num_procs", "i"}, {"openmp", "omp_in_parallel", "i"}, {"openmp", "omp_get_wtime", "d"},
@@ -427,7 +433,7 @@ static int is_known_module(const char *q) {
     static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "cython.view", "libc", "libc.math",
                                  "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
-                                 "numpy", "openmp", "cpython", "libcpp", NULL};
+                                 "numpy", "openmp", "cpython", "cpython.mem", "libcpp", NULL};
     for (int i = 0; mods[i]; i++)
         if (!strcmp(mods[i], q)) return 1;
     return 0;
@@ -1281,12 +1287,18 @@ static int is_libm_extern(const IrFunc *fn) {
     return 1;
 }
 
-static int is_math_const(const char *q) {
-    if (strncmp(q, "libc.math.", 10)) return 0;
+/* libc.math's constant q names, as the C name (math.pxd's `pi "M_PI"`
+ * and `e "M_E"` are Python's spellings of two of them), or NULL. */
+static const char *math_const_cname(const char *q) {
+    if (strncmp(q, "libc.math.", 10)) return NULL;
+    if (!strcmp(q + 10, "pi")) return "M_PI";
+    if (!strcmp(q + 10, "e")) return "M_E";
     for (int i = 0; math_consts[i]; i++)
-        if (!strcmp(math_consts[i], q + 10)) return 1;
-    return 0;
+        if (!strcmp(math_consts[i], q + 10)) return math_consts[i];
+    return NULL;
 }
+
+static int is_math_const(const char *q) { return math_const_cname(q) != NULL; }
 
 /* The C library's other constants, typed as Cython's .pxd files declare
  * them (stdlib.pxd's anonymous enums are int). */
@@ -1325,7 +1337,7 @@ static IrExpr *const_expr(S *s, const char *q, CyPos pos) {
     if (!q) return NULL;
     if (is_math_const(q)) {
         IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), pos);
-        e->sval = q + 10;
+        e->sval = math_const_cname(q);
         return e;
     }
     const CConst *c = c_const(q);
@@ -1362,7 +1374,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
     }
     if (y && y->kind == SY_CNAME && y->ty) {
         IrExpr *e = mk(s, E_CNAME, y->ty, n->pos);
-        e->sval = y->name;
+        e->sval = y->qual; /* the C name */
         return e;
     }
     if (y && y->kind == SY_CNAME) {
@@ -2614,6 +2626,9 @@ static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
             n->items.len + n->kwnames.len);
         return mk_err(s, n->pos);
     }
+    /* cpython.mem declares PyMem_Malloc & co. without nogil (the Raw ones with it) */
+    int gil = !strncmp(f->name, "PyMem_", 6) && strncmp(f->name, "PyMem_Raw", 9);
+    if (gil && !need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
     IrExpr *e = mk(s, E_CALL_C, libc_type(s, f->sig[0]), n->pos);
     e->sval = f->name;
     e->nargs = n->items.len;
@@ -5119,6 +5134,48 @@ static IrStmt *lower_try_except(S *s, ANode *n) {
     return ok ? x : NULL;
 }
 
+/* del a, d[k], o.x, ...: each target in turn, as Python does.  A name is
+ * an object local (bound afterwards no more: reads check it, as for an
+ * 'except ... as' name) or a module global; an item or attribute of an
+ * object is PyObject_DelItem / PyObject_DelAttr.  C variables, view
+ * elements and cdef attributes are Cython's error. */
+static void lower_del(S *s, ANode *n, CyVec *out) {
+    for (int i = 0; i < n->targets.len; i++) {
+        ANode *t = n->targets.items[i];
+        IrExpr *e = NULL;
+        if (t->kind == A_NAME) {
+            Sym *y = lookup(s, t->name);
+            IrVar *v = y && (y->kind == SY_VAR || y->kind == SY_PYVAR) ? y->var : NULL;
+            if (v && v->kind != V_PYGLOBAL && !is_obj(v->ty)) {
+                err(s, t->pos, "Deletion of non-Python, non-C++ object");
+                continue;
+            }
+            if (v && (v->kind == V_PARAM || v->kind == V_MODULE)) {
+                err(s, t->pos, "'del' of a %s is not supported by cyocl (only of locals and module globals)",
+                    v->kind == V_PARAM ? "function argument" : "module-level cdef variable");
+                continue;
+            }
+            if (!need_gil(s, t->pos, "Deleting Python object")) continue;
+            e = lower_target(s, t, OP_NONE);
+            if (e && e->kind == E_VAR && e->var->kind == V_LOCAL) e->var->is_deleted = 1;
+        } else if (t->kind == A_INDEX || t->kind == A_ATTR) {
+            e = lower_expr(s, t);
+            if (e->ty == TY_ERR) continue;
+            if (e->kind != E_OBJ_INDEX && e->kind != E_OBJ_ATTR) {
+                err(s, t->pos, "Deletion of non-Python, non-C++ object");
+                continue;
+            }
+        } else {
+            err(s, t->pos, "cannot delete this expression");
+            continue;
+        }
+        if (!e) continue;
+        IrStmt *x = st(s, ST_DEL, t->pos);
+        x->target = e;
+        cy_vec_push(s->a, out, x);
+    }
+}
+
 static void lower_stmt1(S *s, ANode *n, CyVec *out);
 
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
@@ -5323,7 +5380,7 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         return;
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_CDEF_CLASS: err(s, n->pos, "cdef statement not allowed here"); return;
-    case S_DEL: err(s, n->pos, "'del' is not supported"); return;
+    case S_DEL: lower_del(s, n, out); return;
     case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
     case S_CTYPEDEF: case S_EXTERN: case S_ENUM: case S_STRUCT:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
@@ -5662,6 +5719,13 @@ static void pre_stmt(Pre *pr, ANode *n) {
         return;
     case S_WITH:
         pre_block(pr, &n->body);
+        return;
+    case S_DEL:
+        /* a deleted name is an object (Cython infers no C type for it) */
+        for (int i = 0; i < n->targets.len; i++) {
+            ANode *t = n->targets.items[i];
+            if (t->kind == A_NAME) pre_target(pr, t, NULL, 2);
+        }
         return;
     default:
         return;
@@ -6131,7 +6195,7 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     IrFunc *fn = cy_alloc(s->a, sizeof *fn);
     fn->kind = is_extern ? F_EXTERN : af->kind == FN_DEF ? F_DEF : af->kind == FN_CDEF ? F_CDEF : F_CPDEF;
     fn->name = af->name;
-    fn->cname = is_extern ? af->name : cident(s, "cy_f_", af->name);
+    fn->cname = is_extern ? (af->cname ? af->cname : af->name) : cident(s, "cy_f_", af->name);
     fn->pos = af->pos;
     fn->is_nogil = af->is_nogil;
     fn->is_inline = af->is_inline;
@@ -6578,7 +6642,7 @@ static int raises_stmt(IrStmt *x) {
     for (int i = 0; i < x->ntargets; i++) r |= raises_expr(x->targets[i]);
     r |= raises_stmts(&x->body) | raises_stmts(&x->orelse);
     switch (x->kind) {
-    case ST_RAISE: case ST_ASSERT: case ST_UNPACK: case ST_FOR_ITER: r = 1; break;
+    case ST_RAISE: case ST_ASSERT: case ST_UNPACK: case ST_FOR_ITER: case ST_DEL: r = 1; break;
     case ST_FOR_RANGE: if (x->step_sign == 0) r = 1; break; /* a zero step raises */
     case ST_PRANGE: case ST_PARALLEL: {
         IrRegion *g = x->region;
@@ -6662,7 +6726,8 @@ static void cimport_names(S *s, ANode *n) {
     int known = is_known_module(mod);
     if (!known && cimp) {
         err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
-                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp)",
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp, "
+                       "cpython.mem)",
             mod);
         return;
     }
@@ -6727,6 +6792,11 @@ static void cimport_names(S *s, ANode *n) {
             ok = math_fn(q, &f) || is_math_const(q);
         } else {
             for (int j = 0; special_names[j]; j++) ok |= !strcmp(special_names[j], q);
+        }
+        if (!ok && is_py_builtin(name) && !strcmp(alias, name) && strncmp(mod, "cython", 6)) {
+            /* Cython looks a name the .pxd lacks up among the builtins:
+               `from libc.math cimport abs` (scikit-image does) is abs() */
+            continue;
         }
         if (!ok) {
             err(s, p, "'%s' from %s is not supported by cyocl", name, mod);
@@ -7352,7 +7422,7 @@ static void declare_block(S *s, CyVec *stmts) {
                         } else {
                             Sym *y = declare(s, s->mscope, name, SY_CNAME);
                             y->ty = t;
-                            y->qual = name;
+                            y->qual = j < d->cnames.len && d->cnames.items[j] ? d->cnames.items[j] : name;
                         }
                     }
                 } else {

@@ -126,6 +126,7 @@ typedef struct IrVar {
     CyPos pos;
     int id;
     int is_assigned;     /* assigned anywhere after its declaration (params: reassigned) */
+    int is_deleted;      /* an object local some `del x` unbinds: every read checks it is bound */
 } IrVar;
 
 typedef struct IrFunc IrFunc;
@@ -336,6 +337,10 @@ typedef enum {
                        "cy_caught"); target (E_VAR or E_PYGLOBAL) is deleted when it ends */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
+    ST_DEL,         /* del target: an object local (E_VAR: unbound after; UnboundLocalError if
+                       it is not bound), a module global (E_VAR V_PYGLOBAL or E_PYGLOBAL:
+                       NameError if absent), E_OBJ_INDEX (delitem) or E_OBJ_ATTR (delattr);
+                       needs the GIL */
 } StmtKind;
 
 typedef enum { RC_SHARED, RC_PRIVATE, RC_LASTPRIVATE, RC_REDUCTION, RC_FIRSTPRIVATE } VarClass;

@@ -400,7 +400,8 @@ static void exit_to(Gen *G, Frame *target) {
         for (int i = hi - 1; i >= target->live_depth; i--) clear_temp(G, G->live.items[i]);
 }
 
-static int is_assigned_here(Gen *G, IrVar *v) { return vec_has(&G->assigned, v); }
+/* A local some `del` unbinds is never taken as bound: each read checks it. */
+static int is_assigned_here(Gen *G, IrVar *v) { return !v->is_deleted && vec_has(&G->assigned, v); }
 
 static void line_directive(Gen *G, CyPos p) {
     if (G->opt->line_directives && p.line > 0)
@@ -2280,6 +2281,34 @@ static const char *del_target(Gen *G, IrExpr *t) {
     return FMT(" cyrt_del_global(%s);", name_const(G, name));
 }
 
+/* del: the errors of Cython's code for what is not there (UnboundLocalError;
+ * for a module global, which Cython deletes as a module attribute, its
+ * AttributeError; the object's own KeyError/AttributeError). */
+static void gen_del(Gen *G, IrExpr *t) {
+    if (t->kind == E_VAR && t->var->kind == V_LOCAL) {
+        IrVar *x = t->var;
+        if (!is_assigned_here(G, x))
+            out(G, "if (cyrt_unlikely(!%s)) { cyrt_err_unbound(%s); goto %s; }", x->cname, c_strz(G, x->name),
+                errlbl(G));
+        out(G, "Py_CLEAR(%s);", x->cname);
+    } else if (t->kind == E_VAR || t->kind == E_PYGLOBAL) {
+        const char *k = name_const(G, t->kind == E_VAR ? t->var->name : t->sval);
+        out(G, "if (cyrt_unlikely(PyDict_DelItem(cyrt_mdict, %s) < 0)) {", k);
+        out(G, "    if (PyErr_ExceptionMatches(PyExc_KeyError)) {");
+        out(G, "        PyErr_Clear();");
+        out(G, "        PyErr_Format(PyExc_AttributeError, \"'module' object has no attribute '%%U'\", %s);", k);
+        out(G, "    }");
+        out(G, "    goto %s;", errlbl(G));
+        out(G, "}");
+    } else if (t->kind == E_OBJ_INDEX) {
+        Val o = gen(G, t->args[0]), k = gen(G, t->args[1]);
+        goto_err_if(G, FMT("PyObject_DelItem(%s, %s) < 0", o.c, k.c));
+    } else {
+        Val o = gen(G, t->args[0]);
+        goto_err_if(G, FMT("PyObject_SetAttr(%s, %s, NULL) < 0", o.c, name_const(G, t->sval)));
+    }
+}
+
 static void gen_try_except(Gen *G, IrStmt *s) {
     int id = ++G->nid;
     int n_assigned = G->assigned.len;
@@ -3403,6 +3432,7 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_TRY_EXCEPT: gen_try_except(G, s); break;
     case ST_EXCEPT: break; /* gen_try_except's */
     case ST_DECLARE: break;
+    case ST_DEL: gen_del(G, s->target); break;
     }
     G->hoisted -= hoist;
     if (s->kind == ST_RETURN || s->kind == ST_RAISE || s->kind == ST_BREAK || s->kind == ST_CONTINUE) {

@@ -758,6 +758,22 @@ static void test_extern(void) {
           "(cdef const char* name) (ctypedef int myint)))");
     SHAPE("cdef extern from \"x.h\": pass\n", "(extern x.h (decls))");
     Run r;
+    /* C names: `double c_sqrt "sqrt"(double)`, `int K "X_K", L "X_L"` */
+    const char *cn = "cdef extern from \"math.h\":\n    double c_sqrt \"sqrt\"(double x) nogil\n"
+                     "    int K \"X_K\", L, M \"X_M\"\n";
+    run(&r, cn, strlen(cn));
+    CHECK(r.m && r.m->stmts.len == 1, "extern cname parses");
+    if (r.m && r.m->stmts.len == 1) {
+        ANode *ext = r.m->stmts.items[0];
+        ANode *fd = ext->decls.items[0], *vd = ext->decls.items[1];
+        CHECK(fd->func->cname && !strcmp(fd->func->cname, "sqrt") && !strcmp(fd->func->name, "c_sqrt"),
+              "function cname");
+        CHECK(vd->cnames.len == 3 && !strcmp(vd->cnames.items[0], "X_K") && !vd->cnames.items[1] &&
+                  !strcmp(vd->cnames.items[2], "X_M"),
+              "variable cnames");
+    }
+    done(&r);
+    ERROR("cdef extern from \"x.h\":\n    int f b\"g\"(int)\n", 2, 11, "invalid C name string");
     const char *t = "cdef extern from *:\n    \"\"\"int a;\n\"\"\"\n    int a\n";
     run(&r, t, strlen(t));
     CHECK(r.m && !strcmp(((ANode *)r.m->stmts.items[0])->verbatim, "int a;\n"), "verbatim text");
