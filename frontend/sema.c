@@ -3063,6 +3063,16 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (lit) return lit;
         IrExpr *o = lower_expr(s, n->obj);
         if (t == TY_ERR || o->ty == TY_ERR) return mk_err(s, n->pos);
+        if (is_obj(t) && t->cls && is_obj(o->ty) && o->ty->cls != t->cls) {
+            /* <Node>obj: the object as an instance of the cdef class, so that
+               (<Node>obj).x is its C attribute; unchecked, as in Cython
+               (<Node?>obj tests the type) */
+            if (n->checked_cast) return coerce(s, o, t);
+            IrExpr *c = cy_alloc(s->a, sizeof *c);
+            *c = *o;
+            c->ty = t;
+            return c;
+        }
         if (is_obj(t)) return box(s, o);
         if (is_obj(o->ty)) return coerce(s, o, t);
         if (is_view(t) || is_view(o->ty)) {
@@ -7227,9 +7237,16 @@ static void declare_class(S *s, ANode *n) {
             AFunc *af = b->func;
             int special = !strncmp(af->name, "__", 2) && strlen(af->name) > 4 &&
                           !strcmp(af->name + strlen(af->name) - 2, "__");
-            if (special && strcmp(af->name, "__init__") && strcmp(af->name, "__cinit__") &&
+            int sargs = special ? cy_special_method_args(af->name) : 0;
+            if (special && sargs == -2 && strcmp(af->name, "__init__") && strcmp(af->name, "__cinit__") &&
                 strcmp(af->name, "__dealloc__")) {
                 err(s, af->pos, "special method '%s' of a cdef class is not supported by cyocl", af->name);
+                break;
+            }
+            if (special && sargs >= 0 && af->kind == FN_DEF && af->params.len != sargs) {
+                /* the slot's C signature fixes the arguments (Cython: "wrong number of arguments") */
+                err(s, af->pos, "Special method %s has wrong number of arguments (%d declared, %d expected)", af->name,
+                    af->params.len, sargs);
                 break;
             }
             if (special && af->kind != FN_DEF) {

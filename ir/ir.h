@@ -703,6 +703,15 @@ void cy_ir_flatten_parallel(IrModule *m);
 /* The ST_PRANGE / ST_PARALLEL statement of region r in body (nested at any depth), or NULL. */
 IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
 
+/* The special methods a cdef class may define (besides __init__, __cinit__
+ * and __dealloc__): the number of arguments (self included) a type slot's
+ * method takes, -1 for any (__call__; __reduce__ and the others that are
+ * plain methods), -2 for a name cyocl does not support. */
+int cy_special_method_args(const char *name);
+/* 1 when the method fills a type slot (tp_repr, mp_subscript ...) rather
+ * than an entry of tp_methods. */
+int cy_special_method_is_slot(const char *name);
+
 /* Loop-nest facts of region r, whose statement is x (ir/nest.c): sets
  * r->collapse and r->collapse_pairs.  Needs r->args (call after the
  * eligibility analysis). */

@@ -4097,6 +4097,187 @@ static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
  * __cinit__), deallocation (__dealloc__, then the references), the GC's
  * traversal of object attributes, getters and setters of public/readonly
  * ones, the method table and the type object. */
+static IrFunc *own_method(const IrClass *c, const char *name) {
+    for (int k = 0; k < c->methods.len; k++) {
+        IrFunc *f = c->methods.items[k];
+        if (!strcmp(f->name, name) && is_def_like(f)) return f;
+    }
+    return NULL;
+}
+
+/* The type slots of a class's special methods: each calls the method's
+ * def wrapper (so arguments convert and errors propagate as for a call)
+ * and converts its result as the slot needs (Cython's slot functions).
+ * Fills as_number/as_sequence/as_mapping with the tables it defined ("" if
+ * none) and returns the PyTypeObject lines for the other slots. */
+static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, const char **seq, const char **map) {
+    const char *cn = c->cname, *tp = "";
+    IrFunc *f;
+    *num = *seq = *map = "";
+#define SLOT_CALL0(fn) FMT("cy_pw_%s(cy_o, NULL, 0, NULL)", (fn)->cname)
+    if ((f = own_method(c, "__repr__"))) {
+        out(G, "static PyObject *%s_repr(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_repr = %s_repr,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__str__"))) {
+        out(G, "static PyObject *%s_str(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_str = %s_str,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__iter__"))) {
+        out(G, "static PyObject *%s_iter(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_iter = %s_iter,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__next__"))) {
+        out(G, "static PyObject *%s_next(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_iternext = %s_next,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__call__"))) {
+        out(G, "static PyObject *%s_call(PyObject *cy_o, PyObject *cy_a, PyObject *cy_k) {", cn);
+        out(G, "    return cyrt_call_tuple(cy_pw_%s, cy_o, cy_a, cy_k);", f->cname);
+        out(G, "}");
+        tp = FMT("%s.tp_call = %s_call,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__hash__"))) {
+        out(G, "static Py_hash_t %s_hash(PyObject *cy_o) {", cn);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(f));
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    Py_hash_t cy_h = (Py_hash_t)PyLong_AsSsize_t(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    if (cy_h == -1 && !PyErr_Occurred()) cy_h = -2;");
+        out(G, "    return cy_h;");
+        out(G, "}");
+        tp = FMT("%s.tp_hash = %s_hash,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__bool__"))) {
+        out(G, "static int %s_bool(PyObject *cy_o) {", cn);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(f));
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return cy_t;");
+        out(G, "}");
+        out(G, "static PyNumberMethods %s_as_number = {.nb_bool = %s_bool};", cn, cn);
+        *num = FMT("&%s_as_number", cn);
+    }
+    IrFunc *len = own_method(c, "__len__"), *gi = own_method(c, "__getitem__"), *si = own_method(c, "__setitem__"),
+           *di = own_method(c, "__delitem__"), *ct = own_method(c, "__contains__");
+    if (len) {
+        out(G, "static Py_ssize_t %s_len(PyObject *cy_o) {", cn);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(len));
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    Py_ssize_t cy_n = PyLong_AsSsize_t(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return cy_n;");
+        out(G, "}");
+    }
+    if (gi) {
+        out(G, "static PyObject *%s_getitem(PyObject *cy_o, PyObject *cy_k) {", cn);
+        out(G, "    PyObject *cy_a[1] = {cy_k};");
+        out(G, "    return cy_pw_%s(cy_o, cy_a, 1, NULL);", gi->cname);
+        out(G, "}");
+        /* sq_item: what iteration falls back to without __iter__ */
+        out(G, "static PyObject *%s_sq_item(PyObject *cy_o, Py_ssize_t cy_i) {", cn);
+        out(G, "    PyObject *cy_k = PyLong_FromSsize_t(cy_i), *cy_r;");
+        out(G, "    if (!cy_k) return NULL;");
+        out(G, "    cy_r = %s_getitem(cy_o, cy_k);", cn);
+        out(G, "    Py_DECREF(cy_k);");
+        out(G, "    return cy_r;");
+        out(G, "}");
+    }
+    if (si || di) {
+        out(G, "static int %s_setitem(PyObject *cy_o, PyObject *cy_k, PyObject *cy_v) {", cn);
+        out(G, "    PyObject *cy_r;");
+        out(G, "    if (cy_v) {");
+        if (si) {
+            out(G, "        PyObject *cy_a[2] = {cy_k, cy_v};");
+            out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 2, NULL);", si->cname);
+        } else {
+            out(G, "        PyErr_Format(PyExc_NotImplementedError, \"Subscript assignment not supported by %%.200s\", "
+                   "Py_TYPE(cy_o)->tp_name);");
+            out(G, "        return -1;");
+        }
+        out(G, "    } else {");
+        if (di) {
+            out(G, "        PyObject *cy_a[1] = {cy_k};");
+            out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", di->cname);
+        } else {
+            out(G, "        PyErr_Format(PyExc_NotImplementedError, \"Subscript deletion not supported by %%.200s\", "
+                   "Py_TYPE(cy_o)->tp_name);");
+            out(G, "        return -1;");
+        }
+        out(G, "    }");
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return 0;");
+        out(G, "}");
+    }
+    if (ct) {
+        out(G, "static int %s_contains(PyObject *cy_o, PyObject *cy_k) {", cn);
+        out(G, "    PyObject *cy_a[1] = {cy_k};");
+        out(G, "    PyObject *cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", ct->cname);
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return cy_t;");
+        out(G, "}");
+    }
+    if (len || gi || ct) {
+        out(G, "static PySequenceMethods %s_as_sequence = {%s%s%s};", cn, len ? FMT(".sq_length = %s_len, ", cn) : "",
+            gi ? FMT(".sq_item = %s_sq_item, ", cn) : "", ct ? FMT(".sq_contains = %s_contains", cn) : "");
+        *seq = FMT("&%s_as_sequence", cn);
+    }
+    if (len || gi || si || di) {
+        out(G, "static PyMappingMethods %s_as_mapping = {%s%s%s};", cn, len ? FMT(".mp_length = %s_len, ", cn) : "",
+            gi ? FMT(".mp_subscript = %s_getitem, ", cn) : "", si || di ? FMT(".mp_ass_subscript = %s_setitem", cn) : "");
+        *map = FMT("&%s_as_mapping", cn);
+    }
+    static const char *const cmp_names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+    static const char *const cmp_ops[] = {"Py_LT", "Py_LE", "Py_EQ", "Py_NE", "Py_GT", "Py_GE"};
+    IrFunc *rc = own_method(c, "__richcmp__"), *cmp[6];
+    int ncmp = 0;
+    for (int k = 0; k < 6; k++) ncmp += (cmp[k] = own_method(c, cmp_names[k])) != NULL;
+    if (rc || ncmp) {
+        /* __richcmp__(self, other, op) takes every operator; else each of
+           __eq__ ... its own, __ne__ the inverse of __eq__ where only that
+           is defined (as object's), the others NotImplemented */
+        out(G, "static PyObject *%s_richcmp(PyObject *cy_o, PyObject *cy_w, int cy_op) {", cn);
+        G->e.ind = 1;
+        if (rc) {
+            out(G, "PyObject *cy_opo = PyLong_FromLong(cy_op), *cy_r;");
+            out(G, "if (!cy_opo) return NULL;");
+            out(G, "PyObject *cy_a[2] = {cy_w, cy_opo};");
+            out(G, "cy_r = cy_pw_%s(cy_o, cy_a, 2, NULL);", rc->cname);
+            out(G, "Py_DECREF(cy_opo);");
+            out(G, "return cy_r;");
+        } else {
+            out(G, "PyObject *cy_a[1] = {cy_w};");
+            out(G, "switch (cy_op) {");
+            for (int k = 0; k < 6; k++) {
+                if (cmp[k]) {
+                    out(G, "case %s: return cy_pw_%s(cy_o, cy_a, 1, NULL);", cmp_ops[k], cmp[k]->cname);
+                } else if (k == 3 && cmp[2]) {
+                    out(G, "case Py_NE: {");
+                    out(G, "    PyObject *cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", cmp[2]->cname);
+                    out(G, "    if (!cy_r || cy_r == Py_NotImplemented) return cy_r;");
+                    out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
+                    out(G, "    Py_DECREF(cy_r);");
+                    out(G, "    if (cy_t < 0) return NULL;");
+                    out(G, "    return PyBool_FromLong(!cy_t);");
+                    out(G, "}");
+                }
+            }
+            out(G, "default: break;");
+            out(G, "}");
+            out(G, "Py_RETURN_NOTIMPLEMENTED;");
+        }
+        G->e.ind = 0;
+        out(G, "}");
+        tp = FMT("%s.tp_richcompare = %s_richcmp,\n", tp, cn);
+    }
+#undef SLOT_CALL0
+    return tp;
+}
+
 static void emit_classes(Gen *G, const IrModule *m) {
     for (int i = 0; i < m->classes.len; i++) {
         IrClass *c = m->classes.items[i];
@@ -4258,7 +4439,9 @@ static void emit_classes(Gen *G, const IrModule *m) {
         G->e.ind = 1;
         for (int k = 0; k < c->methods.len; k++) {
             IrFunc *f = c->methods.items[k];
-            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f)) continue;
+            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
+                cy_special_method_is_slot(f->name))
+                continue;
             out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
                 f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
@@ -4266,6 +4449,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
         G->e.ind = 0;
         out(G, "};");
         out(G, "%s", "");
+        const char *num, *seq, *map;
+        const char *slots = emit_class_slots(G, c, &num, &seq, &map);
         out(G, "static PyTypeObject %s_type = {", cn);
         G->e.ind = 1;
         out(G, "PyVarObject_HEAD_INIT(NULL, 0)");
@@ -4281,6 +4466,13 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, ".tp_clear = %s_clear,", cn);
         }
         out(G, ".tp_methods = %s_methods,", cn);
+        if (*num) out(G, ".tp_as_number = %s,", num);
+        if (*seq) out(G, ".tp_as_sequence = %s,", seq);
+        if (*map) out(G, ".tp_as_mapping = %s,", map);
+        for (const char *p = slots, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            out(G, "%.*s", (int)(nl - p), p);
+        }
         if (ngs) out(G, ".tp_getset = %s_getset,", cn);
         if (c->init) out(G, ".tp_init = %s_init,", cn);
         out(G, ".tp_new = %s_new,", cn);
