@@ -29,6 +29,7 @@ typedef struct {
     const Token *toks;
     int n, i;
     int depth;
+    int class_body;   /* the statements of a cdef class body are being parsed (not a method's) */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
 } P;
@@ -1407,8 +1408,56 @@ static ANode *parse_cdef_class(P *p, CyPos pos) {
         expect_punct(p, ")");
     }
     block_colon(p);
+    int saved = p->class_body;
+    p->class_body = 1;
     parse_suite(p, &n->body);
+    p->class_body = saved;
     return n;
+}
+
+/* Cython's older property syntax in a cdef class body:
+ *     property x:
+ *         def __get__(self): ...
+ *         def __set__(self, value): ...
+ *         def __del__(self): ...
+ * is the methods @property x, @x.setter x and @x.deleter x. */
+static void parse_property_block(P *p, CyVec *out) {
+    adv(p); /* property */
+    const Token *nm = expect_name(p, "a property name");
+    block_colon(p);
+    CyVec body = {0};
+    int saved = p->class_body;
+    p->class_body = 0;
+    parse_suite(p, &body);
+    p->class_body = saved;
+    const char *doc = NULL;
+    for (int i = 0; i < body.len; i++) {
+        ANode *d = body.items[i];
+        if (d->kind == S_EXPR && d->value && d->value->kind == A_STR && i == 0) {
+            doc = d->value->sval;
+            continue;
+        }
+        if (d->kind == S_PASS) continue;
+        const char *fn = d->kind == S_FUNC && d->func->kind == FN_DEF && !d->func->decorators.len ? d->func->name : "";
+        int which = !strcmp(fn, "__get__") ? 1 : !strcmp(fn, "__set__") ? 2 : !strcmp(fn, "__del__") ? 3 : 0;
+        if (!which)
+            err_at(p, d->pos, "a property block holds only def __get__, __set__ and __del__");
+        ANode *dec;
+        if (which == 1) {
+            dec = new_node(p, A_NAME, d->pos);
+            dec->name = "property";
+        } else {
+            dec = new_node(p, A_ATTR, d->pos);
+            dec->obj = new_node(p, A_NAME, d->pos);
+            dec->obj->name = nm->text;
+            dec->name = which == 2 ? "setter" : "deleter";
+        }
+        push(p, &d->func->decorators, dec);
+        d->func->name = nm->text;
+        d->name = nm->text;
+        if (which == 1 && !d->func->docstring) d->func->docstring = doc;
+        push(p, out, d);
+    }
 }
 
 static const char *dotted_name(P *p, CyPos *pos) {
@@ -2597,6 +2646,11 @@ static void parse_stmt(P *p, CyVec *out) {
     const Token *t = tok(p);
     if (is_punct(t, "@")) {
         parse_decorated(p, out);
+        return;
+    }
+    if (p->class_body && t->kind == TK_NAME && !strcmp(t->text, "property") && ahead(p, 1)->kind == TK_NAME &&
+        is_punct(ahead(p, 2), ":")) {
+        parse_property_block(p, out);
         return;
     }
     if (t->kind != TK_KW) {

@@ -6115,6 +6115,9 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
         if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
+        if (fn->cls && d->kind == A_ATTR && d->obj->kind == A_NAME && !strcmp(d->obj->name, fn->name) &&
+            (!strcmp(d->name, "setter") || !strcmp(d->name, "deleter")))
+            continue; /* a property's setter or deleter: declare_class's */
         if (d->kind == A_CALL && directive_call(s, d, &s->dir, 1)) continue;
         /* silently dropping a decorator would change what the function does */
         err(s, d->pos, "this decorator is not supported (only cython directives such as "
@@ -7265,8 +7268,36 @@ static void declare_class(S *s, ANode *n) {
             ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
             int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
                        !lookup(s, "property") && af->kind == FN_DEF;
-            if (dec && !prop) {
-                err(s, dec->pos, "decorators on methods other than @property are not supported by cyocl");
+            /* @x.setter / @x.deleter of a property x of this class (also
+               what a `property x:` block's __set__ / __del__ become) */
+            int accessor = 0;
+            if (dec && af->decorators.len == 1 && dec->kind == A_ATTR && dec->obj->kind == A_NAME &&
+                !strcmp(dec->obj->name, af->name) && af->kind == FN_DEF &&
+                (!strcmp(dec->name, "setter") || !strcmp(dec->name, "deleter"))) {
+                IrFunc *g = NULL;
+                for (int k = 0; k < c->props.len; k++)
+                    if (!strcmp(((IrFunc *)c->props.items[k])->name, af->name)) g = c->props.items[k];
+                if (!g) {
+                    err(s, dec->pos, "'%s' is not a property of '%s' declared above", af->name, c->name);
+                    break;
+                }
+                accessor = dec->name[0] == 's' ? 2 : 3;
+                CyVec *acc = accessor == 2 ? &c->setters : &c->deleters;
+                for (int k = 0; k < acc->len; k++)
+                    if (!strcmp(((IrFunc *)acc->items[k])->name, af->name)) {
+                        err(s, af->pos, "'%s' redeclared", af->name);
+                        accessor = -1;
+                    }
+                if (accessor < 0) break;
+                if (af->params.len != (accessor == 2 ? 2 : 1)) {
+                    err(s, af->pos, "a property %s takes %s", accessor == 2 ? "setter" : "deleter",
+                        accessor == 2 ? "self and the value" : "no arguments other than self");
+                    break;
+                }
+            }
+            if (dec && !prop && !accessor) {
+                err(s, dec->pos, "decorators on methods other than @property (and its setter and deleter) are not "
+                                 "supported by cyocl");
                 break;
             }
             if (prop && af->params.len != 1) {
@@ -7274,7 +7305,7 @@ static void declare_class(S *s, ANode *n) {
                 break;
             }
             IrFunc *prev = class_method(c, af->name);
-            if (class_attr(c, af->name) || (prev && prev->cls == c)) {
+            if (!accessor && (class_attr(c, af->name) || (prev && prev->cls == c))) {
                 err(s, af->pos, "'%s' redeclared", af->name);
                 break;
             }
@@ -7294,7 +7325,8 @@ static void declare_class(S *s, ANode *n) {
             IrFunc *fn = declare_function(s, af, 0);
             s->decl_method = 0;
             fn->cls = c;
-            fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s", c->name, af->name));
+            fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s%s", c->name, af->name,
+                                                  accessor == 2 ? "_set" : accessor == 3 ? "_del" : ""));
             ((IrVar *)fn->params.items[0])->ty = t;
             if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
             if (prev && !special && prev->kind != F_DEF) {
@@ -7312,6 +7344,7 @@ static void declare_class(S *s, ANode *n) {
             if (!strcmp(af->name, "__cinit__")) c->cinit = fn;
             if (!strcmp(af->name, "__dealloc__")) c->dealloc = fn;
             if (prop) cy_vec_push(s->a, &c->props, fn);
+            if (accessor) cy_vec_push(s->a, accessor == 2 ? &c->setters : &c->deleters, fn);
             cy_vec_push(s->a, &c->methods, fn);
             cy_vec_push(s->a, &s->m->funcs, fn);
             cy_vec_push(s->a, &s->methods, af);

@@ -675,6 +675,8 @@ typedef struct IrClass {
     CyVec methods;             /* IrFunc*: def/cpdef (in tp_methods) and cdef, including the special ones */
     IrFunc *init, *cinit, *dealloc; /* __init__, __cinit__, __dealloc__ or NULL */
     CyVec props;               /* IrFunc*: def methods decorated @property (getters, not in tp_methods) */
+    CyVec setters, deleters;   /* IrFunc*: @x.setter / @x.deleter of those (named as the property; not in
+                                  tp_methods) */
 } IrClass;
 
 typedef struct IrModule {

@@ -4097,6 +4097,12 @@ static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
  * __cinit__), deallocation (__dealloc__, then the references), the GC's
  * traversal of object attributes, getters and setters of public/readonly
  * ones, the method table and the type object. */
+static IrFunc *prop_accessor(const CyVec *v, const char *name) {
+    for (int k = 0; k < v->len; k++)
+        if (!strcmp(((IrFunc *)v->items[k])->name, name)) return v->items[k];
+    return NULL;
+}
+
 static IrFunc *own_method(const IrClass *c, const char *name) {
     for (int k = 0; k < c->methods.len; k++) {
         IrFunc *f = c->methods.items[k];
@@ -4403,6 +4409,36 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, "    (void)cy_c;");
             out(G, "    return cy_pw_%s(cy_o, NULL, 0, NULL);", f->cname);
             out(G, "}");
+            IrFunc *set = prop_accessor(&c->setters, f->name), *del = prop_accessor(&c->deleters, f->name);
+            if (set || del) {
+                /* Cython's property setter: a missing half is NotImplementedError("__set__"/"__del__") */
+                out(G, "static int %s_propset_%s(PyObject *cy_o, PyObject *cy_v, void *cy_c) {", cn, f->name);
+                out(G, "    (void)cy_c;");
+                out(G, "    PyObject *cy_r;");
+                if (set) {
+                    out(G, "    if (cy_v) {");
+                    out(G, "        PyObject *cy_a[1] = {cy_v};");
+                    out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", set->cname);
+                    out(G, "    } else");
+                } else {
+                    out(G, "    if (cy_v) {");
+                    out(G, "        PyErr_SetString(PyExc_NotImplementedError, \"__set__\");");
+                    out(G, "        return -1;");
+                    out(G, "    } else");
+                }
+                if (del) {
+                    out(G, "        cy_r = cy_pw_%s(cy_o, NULL, 0, NULL);", del->cname);
+                } else {
+                    out(G, "    {");
+                    out(G, "        PyErr_SetString(PyExc_NotImplementedError, \"__del__\");");
+                    out(G, "        return -1;");
+                    out(G, "    }");
+                }
+                out(G, "    if (!cy_r) return -1;");
+                out(G, "    Py_DECREF(cy_r);");
+                out(G, "    return 0;");
+                out(G, "}");
+            }
             out(G, "%s", "");
         }
         if (ngs) {
@@ -4416,8 +4452,9 @@ static void emit_classes(Gen *G, const IrModule *m) {
             }
             for (int k = 0; k < c->props.len; k++) {
                 IrFunc *f = c->props.items[k];
-                out(G, "{%s, %s_prop_%s, NULL, %s, NULL},", c_strz(G, f->name), cn, f->name,
-                    f->docstring ? c_strz(G, f->docstring) : "NULL");
+                int rw = prop_accessor(&c->setters, f->name) || prop_accessor(&c->deleters, f->name);
+                out(G, "{%s, %s_prop_%s, %s, %s, NULL},", c_strz(G, f->name), cn, f->name,
+                    rw ? FMT("%s_propset_%s", cn, f->name) : "NULL", f->docstring ? c_strz(G, f->docstring) : "NULL");
             }
             out(G, "{NULL, NULL, NULL, NULL, NULL}");
             G->e.ind = 0;
@@ -4440,7 +4477,7 @@ static void emit_classes(Gen *G, const IrModule *m) {
         for (int k = 0; k < c->methods.len; k++) {
             IrFunc *f = c->methods.items[k];
             if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
-                cy_special_method_is_slot(f->name))
+                vec_has(&c->setters, f) || vec_has(&c->deleters, f) || cy_special_method_is_slot(f->name))
                 continue;
             out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
                 f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");

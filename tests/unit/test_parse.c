@@ -774,6 +774,26 @@ static void test_extern(void) {
     }
     done(&r);
     ERROR("cdef extern from \"x.h\":\n    int f b\"g\"(int)\n", 2, 11, "invalid C name string");
+    /* a cdef class's `property x:` block is @property x and @x.setter x */
+    const char *pb = "cdef class A:\n    property x:\n        \"doc\"\n        def __get__(self): return 1\n"
+                     "        def __set__(self, v): pass\n";
+    run(&r, pb, strlen(pb));
+    CHECK(r.m && r.m->stmts.len == 1, "property block parses");
+    if (r.m && r.m->stmts.len == 1) {
+        ANode *cls = r.m->stmts.items[0];
+        CHECK(cls->body.len == 2, "two accessors");
+        if (cls->body.len == 2) {
+            AFunc *g = ((ANode *)cls->body.items[0])->func, *st = ((ANode *)cls->body.items[1])->func;
+            ANode *gd = g->decorators.items[0], *sd = st->decorators.items[0];
+            CHECK(!strcmp(g->name, "x") && gd->kind == A_NAME && !strcmp(gd->name, "property") && g->docstring &&
+                      !strcmp(g->docstring, "doc"),
+                  "getter");
+            CHECK(!strcmp(st->name, "x") && sd->kind == A_ATTR && !strcmp(sd->name, "setter") &&
+                      !strcmp(sd->obj->name, "x"),
+                  "setter");
+        }
+    }
+    done(&r);
     const char *t = "cdef extern from *:\n    \"\"\"int a;\n\"\"\"\n    int a\n";
     run(&r, t, strlen(t));
     CHECK(r.m && !strcmp(((ANode *)r.m->stmts.items[0])->verbatim, "int a;\n"), "verbatim text");
