@@ -1774,6 +1774,16 @@ static IrFunc *class_method(const IrClass *c, const char *name) {
     return NULL;
 }
 
+/* A @staticmethod of c or of a class it derives from. */
+static IrFunc *class_static(const IrClass *c, const char *name) {
+    for (; c; c = c->base)
+        for (int i = 0; i < c->statics.len; i++) {
+            IrFunc *f = c->statics.items[i];
+            if (!strcmp(f->name, name)) return f;
+        }
+    return NULL;
+}
+
 static int class_derives(const IrClass *c, const IrClass *base) {
     for (; c; c = c->base)
         if (c == base) return 1;
@@ -2527,6 +2537,13 @@ static IrExpr *call_expr(S *s, ANode *n) {
             IrFunc *sp = fused_index(s, f, y->fn);
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
+    }
+    if (f->kind == A_ATTR && f->obj->kind == A_NAME) {
+        /* Cls.f(...) of a cdef @staticmethod: a direct C call (a def one is
+           Python's attribute of the type) */
+        Sym *cy = lookup(s, f->obj->name);
+        IrFunc *sf = cy && cy->kind == SY_TYPE && cy->ty->cls ? class_static(cy->ty->cls, f->name) : NULL;
+        if (sf && sf->kind != F_DEF) return func_call(s, n, sf);
     }
     if (f->kind == A_ATTR && (f->obj->kind == A_NAME || !has_call(f->obj))) {
         /* obj.m(...) of a cdef/cpdef method: a C call with obj first (a def
@@ -6115,6 +6132,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
         if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
+        if (fn->static_of && d->kind == A_NAME && !strcmp(d->name, "staticmethod")) continue;
         if (fn->cls && d->kind == A_ATTR && d->obj->kind == A_NAME && !strcmp(d->obj->name, fn->name) &&
             (!strcmp(d->name, "setter") || !strcmp(d->name, "deleter")))
             continue; /* a property's setter or deleter: declare_class's */
@@ -7254,6 +7272,28 @@ static void declare_class(S *s, ANode *n) {
             }
             if (special && af->kind != FN_DEF) {
                 err(s, af->pos, "Special methods must be declared with 'def', not 'cdef'");
+                break;
+            }
+            ANode *sdec = af->decorators.len == 1 ? af->decorators.items[0] : NULL;
+            if (sdec && sdec->kind == A_NAME && !strcmp(sdec->name, "staticmethod") && !lookup(s, "staticmethod") &&
+                !special) {
+                /* a function in the class's namespace: Cls.f(...) (a cdef one is a
+                   direct C call), def ones also through instances */
+                if (af->kind == FN_CPDEF) {
+                    err(s, sdec->pos, "a cpdef @staticmethod is not supported by cyocl (def or cdef)");
+                    break;
+                }
+                if (class_attr(c, af->name) || class_method(c, af->name) || class_static(c, af->name)) {
+                    err(s, af->pos, "'%s' redeclared", af->name);
+                    break;
+                }
+                IrFunc *fn = declare_function(s, af, 0);
+                fn->static_of = c;
+                fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s", c->name, af->name));
+                cy_vec_push(s->a, &c->statics, fn);
+                cy_vec_push(s->a, &s->m->funcs, fn);
+                cy_vec_push(s->a, &s->methods, af);
+                cy_vec_push(s->a, &s->methods, fn);
                 break;
             }
             if (!af->params.len) {

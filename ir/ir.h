@@ -630,6 +630,8 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    struct IrClass *static_of; /* a @staticmethod of this class: a plain function (cls NULL) in the
+                                  class's namespace, not the module's */
     CyVec overrides;           /* a cdef/cpdef method: the same method of the classes deriving from
                                   cls, in declaration order (a call picks by the instance's type) */
     struct IrFunc *vroot;      /* an override: the method of the topmost class it overrides */
@@ -677,6 +679,7 @@ typedef struct IrClass {
     CyVec props;               /* IrFunc*: def methods decorated @property (getters, not in tp_methods) */
     CyVec setters, deleters;   /* IrFunc*: @x.setter / @x.deleter of those (named as the property; not in
                                   tp_methods) */
+    CyVec statics;             /* IrFunc*: @staticmethod def (METH_STATIC in tp_methods) and cdef ones */
 } IrClass;
 
 typedef struct IrModule {

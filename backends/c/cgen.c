@@ -3609,7 +3609,7 @@ static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
 
 /* A specialisation of a fused function is reached through its group's. */
 static const char *wrapper_name(Gen *G, const IrFunc *f) {
-    return f->fused_of || f->cls ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
+    return f->fused_of || f->cls || f->static_of ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
 }
 
 static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
@@ -4482,6 +4482,12 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
                 f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
+        for (int k = 0; k < c->statics.len; k++) {
+            IrFunc *f = c->statics.items[k];
+            if (!is_def_like(f)) continue;
+            out(G, "{%s, (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS | METH_STATIC, %s},",
+                c_strz(G, f->name), wrapper_name(G, f), f->docstring ? c_strz(G, f->docstring) : "NULL");
+        }
         out(G, "{NULL, NULL, 0, NULL}");
         G->e.ind = 0;
         out(G, "};");
@@ -4706,7 +4712,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f) || f->fused_of || f->cls) continue;
+        if (!is_def_like(f) || f->fused_of || f->cls || f->static_of) continue;
         out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }
