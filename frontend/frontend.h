@@ -114,6 +114,8 @@ typedef enum {
                     then = element (dict: key), other = dict value; items = clauses in order:
                     S_FOR (lhs target, obj iterable) or S_IF (cond) */
     A_IR,        /* made by sema only: an expression already lowered (ir) */
+    A_STARRED,   /* f(*obj): a positional argument unpacked (only in a call's items); f(**m) is
+                    the keyword name "**" with value m */
 
     /* statements */
     S_EXPR,      /* the expression in value */
@@ -166,6 +168,7 @@ typedef struct AParam {
     int not_none;           /* "double[:] a not None" */
     int or_none;
     int kwonly;             /* after a bare '*': passed by keyword only */
+    int star;               /* def f(*args) 1, (**kwargs) 2: the tuple / dict of the rest */
 } AParam;
 
 typedef struct AFunc {
@@ -182,9 +185,7 @@ typedef struct AFunc {
     CyVec decorators;       /* ANode* expressions after '@' */
     CyVec body;             /* ANode* statements */
     const char *docstring;  /* or NULL */
-    /* __cinit__ only: the names of *args and **kwargs (or NULL), star_pos the first '*' */
-    const char *star_args, *star_kwargs;
-    CyPos star_pos;
+    CyPos star_pos;         /* the first '*' of *args / **kwargs (AParam.star), if any */
 } AFunc;
 
 typedef struct AWithItem {

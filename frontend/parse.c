@@ -967,9 +967,21 @@ static ANode *parse_call(P *p, ANode *callee) {
     c->obj = callee;
     while (!at_punct(p, ")")) {
         const Token *t = tok(p);
-        if (is_punct(t, "*") || is_punct(t, "**"))
-            err_at(p, t->pos, "'%s' argument unpacking is not supported", t->text);
-        if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
+        if (is_punct(t, "**")) {
+            /* f(**kwargs): merged into the keywords, in order */
+            adv(p);
+            push(p, &c->kwnames, (void *)"**");
+            push(p, &c->kwpos, pos_dup(p, t->pos));
+            push(p, &c->values, parse_test(p));
+        } else if (is_punct(t, "*")) {
+            adv(p);
+            for (int k = 0; k < c->kwnames.len; k++)
+                if (!strcmp(c->kwnames.items[k], "**"))
+                    err_at(p, t->pos, "iterable argument unpacking follows keyword argument unpacking");
+            ANode *st = new_node(p, A_STARRED, t->pos);
+            st->obj = parse_test(p);
+            push(p, &c->items, st);
+        } else if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
             for (int k = 0; k < c->kwnames.len; k++)
                 if (!strcmp(c->kwnames.items[k], t->text))
                     err_at(p, t->pos, "keyword argument repeated: %s", t->text);
@@ -979,8 +991,11 @@ static ANode *parse_call(P *p, ANode *callee) {
             push(p, &c->kwpos, pos_dup(p, t->pos));
             push(p, &c->values, parse_test(p));
         } else {
+            int unpack = 0;
+            for (int k = 0; k < c->kwnames.len; k++) unpack |= !strcmp(c->kwnames.items[k], "**");
             if (c->kwnames.len)
-                err_at(p, t->pos, "positional argument follows keyword argument");
+                err_at(p, t->pos, unpack ? "positional argument follows keyword argument unpacking"
+                                         : "positional argument follows keyword argument");
             ANode *arg = parse_test(p);
             if (at_kw(p, "for") || at_kw(p, "async")) {
                 /* f(x for x in a): the generator expression must be the only argument */
@@ -1813,14 +1828,23 @@ static AParam *parse_param(P *p, int mode) {
 static void parse_params(P *p, AFunc *f, int mode) {
     int seen_default = 0, kwonly = 0;
     while (!at_punct(p, ")")) {
-        if (mode == PM_DEF && f->name && !strcmp(f->name, "__cinit__") && (at_punct(p, "*") || at_punct(p, "**")) &&
-            ahead(p, 1)->kind == TK_NAME) {
-            /* a cdef class's __cinit__(self, *args, **kwargs): sema allows it when they go unused */
+        if (mode == PM_DEF && (at_punct(p, "*") || at_punct(p, "**")) && ahead(p, 1)->kind == TK_NAME) {
+            /* def f(a, *args, b=1, **kwargs): the rest of the positional
+               arguments as a tuple, of the keywords as a dict */
             const Token *st = adv(p);
+            int two = is_punct(st, "**");
+            if (!two && kwonly)
+                err_at(p, st->pos, "invalid syntax");
             if (!f->star_pos.line) f->star_pos = st->pos;
-            if (is_punct(st, "*")) f->star_args = adv(p)->text;
-            else f->star_kwargs = adv(p)->text;
+            AParam *a = cy_alloc(p->a, sizeof *a);
+            a->pos = tok(p)->pos;
+            a->name = adv(p)->text;
+            a->star = two ? 2 : 1;
+            a->kwonly = 1;
             kwonly = 1;
+            push(p, &f->params, a);
+            if (two && at_punct(p, ",") && !is_punct(ahead(p, 1), ")"))
+                err_at(p, ahead(p, 1)->pos, "arguments cannot follow var-keyword argument");
             if (!accept_punct(p, ","))
                 break;
             continue;

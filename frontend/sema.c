@@ -1996,12 +1996,19 @@ static IrExpr *py_call(S *s, ANode *n, IrExpr *callee) {
     e->nargs = 1 + n->items.len;
     e->args = cy_alloc(s->a, e->nargs * sizeof(IrExpr *));
     e->args[0] = callee;
-    for (int i = 0; i < n->items.len; i++) e->args[1 + i] = box(s, lower_expr(s, n->items.items[i]));
+    for (int i = 0; i < n->items.len; i++) {
+        ANode *a = n->items.items[i];
+        if (a->kind == A_STARRED) /* *it: unpacked by the call */
+            e->args[1 + i] = mk1(s, E_STARRED, cy_type_scalar(TY_OBJECT), a->pos, box(s, lower_expr(s, a->obj)));
+        else
+            e->args[1 + i] = box(s, lower_expr(s, a));
+    }
     e->nkw = n->kwnames.len;
     e->kwnames = cy_alloc(s->a, (e->nkw + 1) * sizeof(char *));
     e->kwargs = cy_alloc(s->a, (e->nkw + 1) * sizeof(IrExpr *));
     for (int i = 0; i < e->nkw; i++) {
-        e->kwnames[i] = n->kwnames.items[i];
+        const char *kn = n->kwnames.items[i];
+        e->kwnames[i] = strcmp(kn, "**") ? kn : NULL; /* NULL: **mapping */
         e->kwargs[i] = box(s, lower_expr(s, n->values.items[i]));
     }
     region_flag(s, 2);
@@ -2381,8 +2388,34 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static struct Flat *flat_of(S *s, IrFunc *m);
 
+/* f(*args, **kwargs) anywhere in a call: only Python's call does it. */
+static int call_unpacks(const ANode *n) {
+    for (int i = 0; i < n->items.len; i++)
+        if (((ANode *)n->items.items[i])->kind == A_STARRED) return 1;
+    for (int i = 0; i < n->kwnames.len; i++)
+        if (!strcmp(n->kwnames.items[i], "**")) return 1;
+    return 0;
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (call_unpacks(n)) {
+        Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
+        if (fy && fy->kind == SY_FUNC && fy->fn->kind != F_DEF) {
+            err(s, n->pos, "argument unpacking ('*', '**') in a call of the C function '%s' is not supported by cyocl",
+                f->name);
+            return mk_err(s, n->pos);
+        }
+        if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
+        IrExpr *callee;
+        if (fy && fy->kind == SY_FUNC) {
+            callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+            callee->sval = fy->fn->name;
+        } else {
+            callee = box(s, lower_expr(s, f));
+        }
+        return py_call(s, n, callee);
+    }
     if (f->kind == A_NAME || f->kind == A_INDEX || f->kind == A_ATTR) {
         Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
         CyType *ft = (f->kind == A_NAME && (!fy || fy->kind == SY_FUNC || fy->kind == SY_CNAME)) ? NULL
@@ -2902,6 +2935,9 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     switch (n->kind) {
     case A_NAME: return name_expr(s, n);
     case A_IR: return n->ir;
+    case A_STARRED:
+        err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
+        return mk_err(s, n->pos);
     case A_COMP:
         if (!strcmp(n->op, "generator") && !n->synthetic) {
             err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
@@ -6233,8 +6269,6 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     fn->with_gil = af->with_gil;
     fn->noexcept = af->is_noexcept || is_extern;
     fn->docstring = af->docstring;
-    if ((af->star_args || af->star_kwargs) && !s->decl_method)
-        err(s, af->star_pos, "'*' parameters (*args, **kwargs, keyword-only) are not supported");
     if (af->kind == FN_DEF) {
         fn->ret = cy_type_scalar(TY_OBJECT);
         if (af->is_nogil) err(s, af->pos, "def functions cannot be nogil");
@@ -6288,6 +6322,13 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
             t = TY_ERR;
         }
         IrVar *p = new_var(s, pname ? pname : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
+        if (ap->star) {
+            if (af->kind != FN_DEF || is_extern)
+                err(s, ap->pos, "'%s' parameters are only supported by cyocl in def functions",
+                    ap->star == 1 ? "*args" : "**kwargs");
+            if (ap->star == 1) fn->star_arg = i + 1;
+            else fn->kwstar_arg = i + 1;
+        }
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
         if (ap->deflt) {
@@ -7352,13 +7393,6 @@ static void declare_class(S *s, ANode *n) {
             if (prev && !special && (prev->kind == F_DEF) != (af->kind == FN_DEF)) {
                 err(s, af->pos, "'%s' of '%s' overridden by a %s method", af->name, prev->cls->name,
                     af->kind == FN_DEF ? "def" : "cdef/cpdef");
-                break;
-            }
-            if ((af->star_args || af->star_kwargs) &&
-                (af->params.len != 1 || (af->star_args && uses_vec(&af->body, af->star_args)) ||
-                 (af->star_kwargs && uses_vec(&af->body, af->star_kwargs)))) {
-                err(s, af->star_pos, "'*' parameters (*args, **kwargs, keyword-only) are not supported (cyocl: only "
-                                     "as __cinit__(self, *args, **kwargs) that does not use them)");
                 break;
             }
             s->decl_method = 1;

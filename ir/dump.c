@@ -49,7 +49,7 @@ static void expr(CyBuf *b, const IrExpr *e) {
             expr(b, e->args[i]);
         }
         for (int i = 0; i < e->nkw; i++) {
-            cy_buf_printf(b, " %s=", e->kwnames[i]);
+            cy_buf_printf(b, " %s=", e->kwnames[i] ? e->kwnames[i] : "**");
             expr(b, e->kwargs[i]);
         }
         if (e->kind == E_STMTS) {

@@ -231,7 +231,9 @@ typedef enum {
     E_OBJ_CMP,      /* op: < <= > >= == != in "not in" is "is not" -> object (rich compare) */
     E_OBJ_CMP_BINT, /* same, directly as bint (in conditions) */
     E_OBJ_ATTR,     /* args[0].name */
-    E_OBJ_CALL,     /* args[0](args[1..nargs], kwnames[i]=kwargs[i]) */
+    E_OBJ_CALL,     /* args[0](args[1..nargs], kwnames[i]=kwargs[i]); an argument E_STARRED is
+                       unpacked (*it), a NULL kwnames[i] merges the mapping kwargs[i] (**m) */
+    E_STARRED,      /* args[0] unpacked: only as an argument of E_OBJ_CALL */
     E_OBJ_INDEX,    /* args[0][args[1]] */
     E_OBJ_SLICE,    /* slice object from args[0..2] (each may be E_NONE) */
     E_TUPLE, E_LIST,/* from args */
@@ -630,6 +632,8 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:
+                                  the tuple / dict its wrapper makes), 0 for none */
     struct IrClass *static_of; /* a @staticmethod of this class: a plain function (cls NULL) in the
                                   class's namespace, not the module's */
     CyVec overrides;           /* a cdef/cpdef method: the same method of the classes deriving from

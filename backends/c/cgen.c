@@ -1073,6 +1073,25 @@ static Val gen_obj_call(Gen *G, IrExpr *e) {
         out(G, "    CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), e->pos.line);
     }
     if (npos + nkw == 0) return (Val){new_obj(G, FMT("PyObject_CallNoArgs(%s)", f.c)), 1};
+    int unpack = 0;
+    for (int i = 0; i < npos; i++) unpack |= e->args[1 + i]->kind == E_STARRED;
+    for (int i = 0; i < nkw; i++) unpack |= !e->kwnames[i];
+    if (unpack) {
+        /* f(a, *it, k=v, **m): Python's call of a tuple and a dict built in order */
+        const char *pl = new_obj(G, "PyList_New(0)");
+        for (int i = 0; i < npos; i++)
+            goto_err_if(G, e->args[1 + i]->kind == E_STARRED ? FMT("cyrt_list_extend(%s, %s) < 0", pl, items[1 + i])
+                                                            : FMT("PyList_Append(%s, %s) < 0", pl, items[1 + i]));
+        const char *tup = new_obj(G, FMT("PyList_AsTuple(%s)", pl)), *kd = "NULL";
+        if (nkw) {
+            kd = new_obj(G, "PyDict_New()");
+            for (int i = 0; i < nkw; i++)
+                goto_err_if(G, e->kwnames[i] ? FMT("cyrt_kw_add(%s, %s, %s, %s) < 0", f.c, kd,
+                                                   name_const(G, e->kwnames[i]), items[1 + npos + i])
+                                             : FMT("cyrt_kw_merge(%s, %s, %s) < 0", f.c, kd, items[1 + npos + i]));
+        }
+        return (Val){new_obj(G, FMT("PyObject_Call(%s, %s, %s)", f.c, tup, kd)), 1};
+    }
     const char *kwt = "NULL";
     if (nkw) {
         CyBuf b = {0};
@@ -1263,6 +1282,7 @@ static Val gen(Gen *G, IrExpr *e) {
         return (Val){new_obj(G, FMT("PyObject_GetAttr(%s, %s)", a.c, name_const(G, e->sval))), 1};
     }
     case E_OBJ_CALL: return gen_obj_call(G, e);
+    case E_STARRED: return gen(G, e->args[0]); /* gen_obj_call unpacks it */
     case E_OBJ_INDEX: {
         Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
         return (Val){new_obj(G, FMT("PyObject_GetItem(%s, %s)", a.c, b.c)), 1};
@@ -3639,7 +3659,18 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     CyBuf text = {0}, arglabels = {0};
     G->e.out = &text;
     G->e.ind = 1;
-    if (f->npos < np) {
+    int star = orig->star_arg - 1 - off, kwstar = orig->kwstar_arg - 1 - off;
+    if (orig->star_arg || orig->kwstar_arg) {
+        char *req = cy_alloc(G->a, (size_t)np + 1);
+        int nreq_pos = 0;
+        for (int i = 0; i < np; i++) {
+            req[i] = f->param_defaults.items[i] || i == star || i == kwstar ? '0' : '1';
+            if (i < f->npos && req[i] == '1') nreq_pos = i + 1;
+        }
+        out(G, "if (cyrt_parse_args_star(%s, cy_names, %d, %d, %d, \"%s\", %d, %d, cy_args, cy_nargs, cy_kwnames, "
+               "cy_vals) < 0) return NULL;", c_strz(G, f->name), np, f->npos, nreq_pos, req,
+            orig->star_arg ? star : -1, orig->kwstar_arg ? kwstar : -1);
+    } else if (f->npos < np) {
         /* keyword-only parameters: which ones must be given */
         char *req = cy_alloc(G->a, (size_t)np + 1);
         int nreq_pos = 0;
@@ -3786,6 +3817,9 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         IrVar *p = f->params.items[i];
         if (is_view(p->ty)) out(G, "cyrt_view_release(&%s);", p->cname);
     }
+    /* the tuple and dict cyrt_parse_args_star made */
+    if (orig->star_arg) out(G, "Py_DECREF(cy_vals[%d]);", star);
+    if (orig->kwstar_arg) out(G, "Py_DECREF(cy_vals[%d]);", kwstar);
     out(G, "return cy_r;");
     G->e.ind = 0;
     out(G, "}");
