@@ -30,6 +30,7 @@ typedef struct {
     int n, i;
     int depth;
     int class_body;   /* the statements of a cdef class body are being parsed (not a method's) */
+    int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
 } P;
@@ -1268,10 +1269,56 @@ static ANode *parse_or(P *p) {
     return e;
 }
 
+/* lambda a, b=1, *args: expr -- a def (named as Cython names it) returning expr. */
+static ANode *parse_lambda(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, A_LAMBDA, kw->pos);
+    AFunc *f = cy_alloc(p->a, sizeof *f);
+    f->kind = FN_DEF;
+    f->name = p->nlambda ? cy_fmt(p->a, "lambda%d", p->nlambda) : "lambda";
+    p->nlambda++;
+    f->pos = kw->pos;
+    int kwonly = 0;
+    while (!at_punct(p, ":")) {
+        if ((at_punct(p, "*") || at_punct(p, "**")) && ahead(p, 1)->kind == TK_NAME) {
+            const Token *st = adv(p);
+            AParam *a = cy_alloc(p->a, sizeof *a);
+            a->pos = tok(p)->pos;
+            a->name = adv(p)->text;
+            a->star = is_punct(st, "**") ? 2 : 1;
+            a->kwonly = kwonly = 1;
+            push(p, &f->params, a);
+        } else if (at_punct(p, "*") && is_punct(ahead(p, 1), ",")) {
+            adv(p);
+            kwonly = 1;
+        } else {
+            const Token *t = expect_name(p, "a parameter name");
+            AParam *a = cy_alloc(p->a, sizeof *a);
+            a->pos = t->pos;
+            a->name = t->text;
+            a->kwonly = kwonly;
+            if (accept_punct(p, "=")) a->deflt = parse_test(p);
+            push(p, &f->params, a);
+        }
+        if (!accept_punct(p, ","))
+            break;
+    }
+    expect_punct(p, ":");
+    ANode *body = parse_test(p);
+    ANode *r = new_node(p, S_RETURN, body->pos);
+    r->value = body;
+    push(p, &f->body, r);
+    n->func = f;
+    return n;
+}
+
 static ANode *parse_test(P *p) {
     enter(p);
-    if (at_kw(p, "lambda"))
-        unsupported_expr(p, tok(p));
+    if (at_kw(p, "lambda")) {
+        ANode *l = parse_lambda(p);
+        leave(p);
+        return l;
+    }
     ANode *e = parse_or(p);
     if (at_kw(p, "if")) {
         adv(p);

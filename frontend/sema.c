@@ -132,6 +132,7 @@ typedef struct {
     CyVec sum_undo;
     CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
     CyVec methods;          /* pairs: AFunc*, IrFunc* of the cdef classes' methods, lowered after the functions */
+    CyVec lambdas;          /* pairs: AFunc*, IrFunc* of lambdas, lowered after the module's code */
     CyVec hoists;           /* Hoist*: attributes of cdef class instances read through locals in
                                the parallel region being lowered */
     int decl_method;        /* declaring a method: its first parameter is the instance */
@@ -2388,6 +2389,101 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static struct Flat *flat_of(S *s, IrFunc *m);
 
+/* The first name n reads that the enclosing function binds (a closure
+ * variable), NULL if none: bound names are the lambda's parameters and the
+ * comprehensions' targets inside it. */
+static ANode *closure_name(S *s, ANode *n, CyVec *bound) {
+    if (!n) return NULL;
+    if (n->kind == A_NAME) {
+        for (int i = 0; i < bound->len; i++)
+            if (!strcmp(bound->items[i], n->name)) return NULL;
+        Sym *y = lookup(s, n->name);
+        return y && y != lookup_in(s->mscope, n->name) ? n : NULL;
+    }
+    if (n->kind == A_LAMBDA) {
+        int mark = bound->len;
+        for (int i = 0; i < n->func->params.len; i++)
+            cy_vec_push(s->a, bound, (void *)((AParam *)n->func->params.items[i])->name);
+        ANode *r = closure_name(s, ((ANode *)n->func->body.items[0])->value, bound);
+        bound->len = mark;
+        return r;
+    }
+    if (n->kind == A_COMP) {
+        int mark = bound->len;
+        for (int i = 0; i < n->items.len; i++) {
+            ANode *c = n->items.items[i];
+            if (c->kind == S_FOR) {
+                ANode *r = closure_name(s, c->obj, bound);
+                if (r) return r;
+                CyVec tg = {0};
+                cy_vec_push(s->a, &tg, c->lhs);
+                for (int k = 0; k < tg.len; k++) {
+                    ANode *t = tg.items[k];
+                    if (t->kind == A_NAME) cy_vec_push(s->a, bound, (void *)t->name);
+                    else for (int j = 0; j < t->items.len; j++) cy_vec_push(s->a, &tg, t->items.items[j]);
+                }
+            } else {
+                ANode *r = closure_name(s, c->cond, bound);
+                if (r) return r;
+            }
+        }
+        ANode *r = closure_name(s, n->then, bound);
+        if (!r) r = closure_name(s, n->other, bound);
+        bound->len = mark;
+        return r;
+    }
+    ANode *r = NULL;
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7 && !r; i++) r = closure_name(s, kids[i], bound);
+    for (int i = 0; i < n->items.len && !r; i++) r = closure_name(s, n->items.items[i], bound);
+    for (int i = 0; i < n->values.len && !r; i++) r = closure_name(s, n->values.items[i], bound);
+    return r;
+}
+
+static IrFunc *declare_function(S *s, AFunc *af, int is_extern);
+
+/* lambda: a def of its own, whose function object the module
+ * makes once at import (Cython's lambda is a closure; cyocl's reads only
+ * its arguments and module globals, so one object serves every
+ * evaluation). */
+static IrExpr *lower_lambda(S *s, ANode *n) {
+    AFunc *af = n->func;
+    CyVec bound = {0};
+    for (int i = 0; i < af->params.len; i++) {
+        AParam *ap = af->params.items[i];
+        ANode *d = ap->deflt;
+        if (d && d->kind == A_UNOP && !strcmp(d->op, "-")) d = d->obj;
+        if (d && !(d->kind == A_NONE || d->kind == A_TRUE || d->kind == A_FALSE || d->kind == A_INT ||
+                   d->kind == A_FLOAT || (d->kind == A_STR && !d->is_fstring))) {
+            /* evaluated where the lambda is: only a constant is the same each time */
+            err(s, ap->deflt->pos, "a default value of a lambda argument that is not a constant is not supported by "
+                                   "cyocl");
+            return mk_err(s, n->pos);
+        }
+        cy_vec_push(s->a, &bound, (void *)ap->name);
+    }
+    if (s->fn) {
+        ANode *c = closure_name(s, ((ANode *)af->body.items[0])->value, &bound);
+        if (c) {
+            err(s, c->pos, "a lambda that uses the enclosing function's variable '%s' (a closure) is not supported "
+                           "by cyocl", c->name);
+            return mk_err(s, n->pos);
+        }
+    }
+    if (!need_gil(s, n->pos, "Creating a Python function")) return mk_err(s, n->pos);
+    IrFunc *saved = s->fn;
+    IrFunc *fn = declare_function(s, af, 0);
+    s->fn = saved;
+    fn->is_lambda = 1;
+    fn->cname = cy_fmt(s->a, "cy_lam%d", s->ntmp++);
+    cy_vec_push(s->a, &s->m->funcs, fn);
+    cy_vec_push(s->a, &s->lambdas, af);
+    cy_vec_push(s->a, &s->lambdas, fn);
+    IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), n->pos);
+    e->sval = cy_fmt(s->a, "%s_obj", fn->cname);
+    return e;
+}
+
 /* f(*args, **kwargs) anywhere in a call: only Python's call does it. */
 static int call_unpacks(const ANode *n) {
     for (int i = 0; i < n->items.len; i++)
@@ -2938,6 +3034,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     case A_STARRED:
         err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
         return mk_err(s, n->pos);
+    case A_LAMBDA: return lower_lambda(s, n);
     case A_COMP:
         if (!strcmp(n->op, "generator") && !n->synthetic) {
             err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
@@ -7738,6 +7835,8 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         }
     }
     (void)fi;
+    /* a lambda met in them adds its own (nested lambdas too) */
+    for (int i = 0; i + 1 < s->lambdas.len; i += 2) lower_function(s, s->lambdas.items[i], s->lambdas.items[i + 1]);
     if (d->nerrors) return NULL;
     compute_raises(s->m);
     check_fn_addrs(s);

@@ -632,6 +632,8 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    int is_lambda;             /* a lambda: a def ("lambda", "lambda1" ...) whose function object (cname "_obj") the
+                                  module makes at import, in no namespace */
     int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:
                                   the tuple / dict its wrapper makes), 0 for none */
     struct IrClass *static_of; /* a @staticmethod of this class: a plain function (cls NULL) in the

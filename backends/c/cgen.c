@@ -3629,7 +3629,8 @@ static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
 
 /* A specialisation of a fused function is reached through its group's. */
 static const char *wrapper_name(Gen *G, const IrFunc *f) {
-    return f->fused_of || f->cls || f->static_of ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
+    return f->fused_of || f->cls || f->static_of || f->is_lambda ? FMT("cy_pw_%s", f->cname)
+                                                                 : FMT("cy_pw_%s", f->name);
 }
 
 static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
@@ -4730,6 +4731,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
     for (int i = 0; i < m->funcs.len; i++)
         if (((IrFunc *)m->funcs.items[i])->overrides.len) out(G, "%s;", dispatch_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < m->funcs.len; i++) /* a lambda's function object, made at import */
+        if (((IrFunc *)m->funcs.items[i])->is_lambda) out(G, "static PyObject *%s_obj;", ((IrFunc *)m->funcs.items[i])->cname);
     for (int i = 0; i < G->own_called.len; i++)
         out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, "
                "PyObject *cy_kwnames);",
@@ -4746,7 +4749,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f) || f->fused_of || f->cls || f->static_of) continue;
+        if (!is_def_like(f) || f->fused_of || f->cls || f->static_of || f->is_lambda) continue;
         out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }
@@ -4769,6 +4772,21 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
             c->cname, c_strz(G, c->name), c->cname);
         out(G, "    Py_DECREF(m);");
         out(G, "    return NULL;");
+        out(G, "}");
+    }
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        if (!f->is_lambda) continue;
+        out(G, "{");
+        out(G, "    static PyMethodDef cy_d = {%s, (PyCFunction)(void (*)(void))%s, "
+               "METH_FASTCALL | METH_KEYWORDS, NULL};", c_strz(G, f->name), wrapper_name(G, f));
+        out(G, "    PyObject *cy_mn = PyModule_GetNameObject(m);");
+        out(G, "    %s_obj = cy_mn ? PyCFunction_NewEx(&cy_d, NULL, cy_mn) : NULL;", f->cname);
+        out(G, "    Py_XDECREF(cy_mn);");
+        out(G, "    if (!%s_obj) {", f->cname);
+        out(G, "        Py_DECREF(m);");
+        out(G, "        return NULL;");
+        out(G, "    }");
         out(G, "}");
     }
     if (nfused) {
