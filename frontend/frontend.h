@@ -114,6 +114,8 @@ typedef enum {
                     then = element (dict: key), other = dict value; items = clauses in order:
                     S_FOR (lhs target, obj iterable) or S_IF (cond) */
     A_IR,        /* made by sema only: an expression already lowered (ir) */
+    A_ELLIPSIS,  /* `...`: in a memoryview's index, the axes not given (sema expands it); else Python's
+                    Ellipsis */
     A_LAMBDA,    /* lambda params: body -- func (FN_DEF named as Cython names it, "lambda", "lambda1"
                     ... in source order; body [S_RETURN expr]) */
     A_STARRED,   /* f(*obj): a positional argument unpacked (only in a call's items); f(**m) is

@@ -956,6 +956,10 @@ static ANode *parse_atom(P *p) {
             return parse_list(p);
         if (is_punct(t, "{"))
             return parse_dict(p);
+        if (is_punct(t, "...")) {
+            adv(p);
+            return new_node(p, A_ELLIPSIS, t->pos);
+        }
         unsupported_expr(p, t);
     default:
         err_unexpected(p);
@@ -2370,6 +2374,10 @@ static ANode *parse_ctypedef(P *p) {
     if (at_punct(p, "("))
         err_at(p, tok(p)->pos, "this function pointer declarator is not supported by cyocl");
     const Token *name = expect_name(p, "the new type's name");
+    if (tok(p)->kind == TK_STR)
+        /* `ctypedef void const_void "const void"` (a C name, in extern blocks):
+           cyocl's C spells the type by its definition, so the name goes unused */
+        adv(p);
     if (at_punct(p, "["))
         err_at(p, tok(p)->pos, "C array types are not supported");
     n->type = type_with_stars(p, base, stars);

@@ -3035,6 +3035,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
         return mk_err(s, n->pos);
     case A_LAMBDA: return lower_lambda(s, n);
+    case A_ELLIPSIS: {
+        if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = "Ellipsis";
+        return e;
+    }
     case A_COMP:
         if (!strcmp(n->op, "generator") && !n->synthetic) {
             err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
@@ -5338,8 +5344,42 @@ static void lower_del(S *s, ANode *n, CyVec *out) {
 
 static void lower_stmt1(S *s, ANode *n, CyVec *out);
 
+/* v[...] and v[..., 0] of a memoryview: the Ellipsis stands for as many
+ * full slices as the axes not given (numpy's and Cython's meaning),
+ * written into the statement's expressions before anything reads them. */
+static void expand_ellipsis(S *s, ANode *n) {
+    if (!n || n->kind == S_FUNC || n->kind == A_LAMBDA) return;
+    if (n->kind == A_INDEX) {
+        int at = -1, count = 0;
+        for (int i = 0; i < n->items.len; i++)
+            if (((ANode *)n->items.items[i])->kind == A_ELLIPSIS) at = i, count++;
+        CyType *t = count == 1 ? probe_type(s, n->obj) : NULL;
+        if (t && is_view(t) && n->items.len - 1 <= t->ndim) {
+            CyVec items = {0};
+            for (int i = 0; i < n->items.len; i++) {
+                if (i != at) {
+                    cy_vec_push(s->a, &items, n->items.items[i]);
+                    continue;
+                }
+                for (int k = 0; k < t->ndim - (n->items.len - 1); k++) {
+                    ANode *sl = an(s, A_SLICE, ((ANode *)n->items.items[i])->pos);
+                    cy_vec_push(s->a, &items, sl);
+                }
+            }
+            n->items = items;
+        }
+    }
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) expand_ellipsis(s, kids[i]);
+    for (int i = 0; i < n->items.len; i++) expand_ellipsis(s, n->items.items[i]);
+    for (int i = 0; i < n->values.len; i++) expand_ellipsis(s, n->values.items[i]);
+    for (int i = 0; i < n->targets.len; i++) expand_ellipsis(s, n->targets.items[i]);
+    for (int i = 0; i < n->inits.len; i++) expand_ellipsis(s, n->inits.items[i]);
+}
+
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     int mark = s->sum_undo.len;
+    expand_ellipsis(s, n); /* its expressions only: nested blocks are their statements' */
     lower_stmt1(s, n, out);
     for (int i = s->sum_undo.len - 2; i >= mark; i -= 2)
         *(ANode *)s->sum_undo.items[i] = *(ANode *)s->sum_undo.items[i + 1];

@@ -27,3 +27,17 @@ def consts(int x):
     with nogil:
         r = twice(x) + K + K2
     return r, PI_
+
+# older code's qsort declaration: a ctypedef with a C name
+cdef extern from "stdlib.h":
+    ctypedef void const_void "const void"
+    void c_qsort "qsort"(void *base, size_t nmemb, size_t size,
+                         int (*compar)(const_void *, const_void *)) nogil
+
+cdef int cmp_desc(const_void *a, const_void *b) noexcept nogil:
+    cdef double x = (<double *> a)[0], y = (<double *> b)[0]
+    return (x < y) - (x > y)
+
+def sort_desc(double[::1] a):
+    if a.shape[0]:
+        c_qsort(&a[0], a.shape[0], sizeof(double), cmp_desc)

@@ -10,3 +10,7 @@ def check(mod):
         mod.roots(a)
         assert np.array_equal(a, ref), n
     assert mod.consts(5) == (24, math.pi)
+    a = np.array([3.0, -1.0, 2.5, 7.0])
+    mod.sort_desc(a)
+    assert a.tolist() == [7.0, 3.0, 2.5, -1.0]
+    mod.sort_desc(np.zeros(0))
