@@ -1465,7 +1465,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    if (d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000) {
+    int stalled = d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
+    if (stalled) {
         /* stalled: a team of every core waited at its barrier for a thread
          * that shared a core with some other busy thread (a driver's, seen
          * on the H100 for 100-250 ms after large copies and frees: every
@@ -1492,8 +1493,14 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         int first = 1;
         for (int b = 0; b < DB && first; b++)
             first = !r->side[0].b[b].cnt;
+        /* and a stalled run at a size without a point yet: the others
+         * predicted a fraction of its time (H100, c03 stencil 998x998 plain
+         * after the device's copies: 12.2, 7.5 and 4.8 ms predicted 35 us,
+         * 96 us in a process of its own; three such runs made the point,
+         * and the device ran the size at 20-34x) */
+        int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
         spin_unlock(&r->spin);
-        int prov = first || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+        int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
     }
