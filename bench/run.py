@@ -485,10 +485,6 @@ def main():
     build_cyocl(os.path.abspath(a.cyocl), cases, moddir)
     fma_kernels = [k for k in kernels if k.name in FMA_KERNELS]
     fmadir = os.path.join(work, "cyocl-fma")
-    if any(w.startswith("opencl+fma") for w in want) and fma_kernels:
-        fcases = sorted({k.case for k in fma_kernels})
-        say("building %s with cyocl --fp-contract" % ", ".join(fcases))
-        build_cyocl(os.path.abspath(a.cyocl), fcases, fmadir, ["--fp-contract"])
     cydir = None
     if "cython" in want:
         try:
@@ -541,6 +537,10 @@ def main():
                                  for o in only)) or (
                     not only and d["type"] != "gpu"):
                 continue
+            if not os.path.isdir(fmadir):
+                fcases = sorted({k.case for k in fma_kernels})
+                say("building %s with cyocl --fp-contract" % ", ".join(fcases))
+                build_cyocl(os.path.abspath(a.cyocl), fcases, fmadir, ["--fp-contract"])
             plan.append((dev_names[d["index"]] + "+fma", "cyocl", fmadir,
                          dict(base, CYOCL_FORCE="opencl", CYOCL_DEVICE=str(d["index"]),
                               CYOCL_CACHE_DIR=forced_cache), 2, fma_kernels))
