@@ -5,11 +5,13 @@ native call within 1.05x of Cython's at 10^2 elements, native code within
 1.02x at the largest sizes), for one or more cyocl builds side by side
 (before/after a change) in one run.
 
-    python3 bench/native_side.py [--cyocl [NAME=]PATH ...] [--kernels triad,...]
-                                 [--sizes small|large|all] [--rounds 7] [--batch-ms 20]
+    python3 bench/native_side.py [--cyocl [NAME=]PATH[,FLAG...] ...] [--kernels triad,...]
+                                 [--sizes small|large|all] [--rounds 7] [--batch-ms 20] [--solo]
 
-Each cyocl build is a default build (OpenCL included) run with
-CYOCL_FORCE=native, as bench/run.py's `native` column.  Every cyocl build is
+    e.g. --cyocl before=../main/build/cyocl --cyocl after=build/cyocl --cyocl bare=build/cyocl,--no-opencl
+
+Each cyocl build is a default build (OpenCL included, unless FLAGs say
+otherwise) run with CYOCL_FORCE=native, as bench/run.py's `native` column.  Every cyocl build is
 timed in processes of its own (the runtime module `cyocl` is one per
 process), each beside its own import of the Cython module on the very same
 arrays (where an array lands in memory changes a kernel's speed by several
@@ -92,7 +94,8 @@ def fmt_t(s):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cyocl", action="append", default=None, help="[NAME=]PATH of a cyocl binary (repeatable)")
+    ap.add_argument("--cyocl", action="append", default=None,
+                    help="[NAME=]PATH[,FLAG...] of a cyocl binary and its build flags (repeatable)")
     ap.add_argument("--kernels", default="all")
     ap.add_argument("--sizes", default="all", choices=["small", "large", "all"])
     ap.add_argument("--rounds", type=int, default=7, help="batches per implementation in a process")
@@ -107,9 +110,13 @@ def main():
     if a.child:
         return child(a)
     builds = []
+    flags = {}
     for spec in a.cyocl or [os.path.join(ROOT, "build", "cyocl")]:
         name, _, path = spec.rpartition("=")
-        builds.append((name or "cyocl%d" % len(builds), os.path.abspath(path)))
+        path, *fl = path.split(",")
+        name = name or "cyocl%d" % len(builds)
+        builds.append((name, os.path.abspath(path)))
+        flags[name] = fl
     work = a.work or tempfile.mkdtemp(prefix="cyocl-native-side-")
     cases = sorted({k.case for k, _ in points(a.sizes, a.kernels)})
     cy_dir = os.path.join(work, "cython")
@@ -121,7 +128,7 @@ def main():
         env = dict(os.environ, CYOCL_PYTHON=sys.executable)
         import concurrent.futures as cf
         with cf.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-            for p in ex.map(lambda c: subprocess.run([path, "build", "-o", d, os.path.join(CASES, c + ".pyx")],
+            for p in ex.map(lambda c: subprocess.run([path, "build"] + flags[name] + ["-o", d, os.path.join(CASES, c + ".pyx")],
                                                      env=env, capture_output=True, text=True), cases):
                 if p.returncode:
                     raise SystemExit("cyocl build failed:\n" + p.stderr)
