@@ -89,6 +89,8 @@
 #define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
 #define RING 8                /* and of those of the last YOUNG ns, up to RING */
 #define YOUNG 250000000u
+#define RETRY_GAP 200000000u  /* ns: a provisional point is retried no sooner than this after its last run */
+#define RETRY_SHARE 20.0      /* nor before RETRY_SHARE times what the retry is predicted to cost */
 
 typedef struct {
     double n, t;  /* the lowest of the recent (n, ns) pairs in this octave */
@@ -346,6 +348,16 @@ static double unproven_floor(const dside *s, double n, double po) {
         return po;
     double t = s->b[best].t, lo = t > STALL_SLACK ? t - STALL_SLACK : 0;
     return po * lo / t;
+}
+
+/* When the point was last measured (ns; 0: only loaded from the store). */
+static uint64_t point_last(const dpoint *p) {
+    uint64_t t = 0;
+    int filled = p->wpos < RING ? (int)p->wpos : RING;
+    for (int k = 0; k < filled; k++)
+        if (p->wts[k] > t)
+            t = p->wts[k];
+    return t;
 }
 
 /* The point nearest n within a factor 4 (the one its prediction leans
@@ -699,7 +711,9 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     } else if ((np = side_nearest(&r->side[o], (double)n)) && np->loaded == 2 &&
                ((np->cnt < 3 && po <= 4.0 * pb && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) ||
                 (r->credit >= 4.0 * pb * (double)(1u << (np->cnt < 17 ? np->cnt - 1 : 16)) &&
-                 r->credit >= po - STALL_SLACK))) {
+                 r->credit >= po - STALL_SLACK) ||
+                (point_last(np) && (double)(now_ns() - point_last(np)) >= RETRY_SHARE * po &&
+                 now_ns() - point_last(np) >= RETRY_GAP))) {
         /* the point the prediction leans on was measured only while the
          * device's driver was busy (starting, or just used: on a CPU
          * device it was using the cores, a GPU's threads took cores the
@@ -717,7 +731,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * may be a stall a thousand times the truth (H100: matmul 10x10
          * native 11.4 ms cold, 4 ms again right after the device's first
          * run, 8 us later); counted as measured after three such attempts,
-         * it kept small sizes on the device for hundreds of calls. */
+         * it kept small sizes on the device for hundreds of calls.  And,
+         * whatever the calls since cost, once RETRY_GAP (a stall's window:
+         * 100-250 ms after the device's large frees, on the H100) and
+         * RETRY_SHARE times the retry's predicted cost have passed since the
+         * point was last measured: retries counted in calls all fell inside
+         * the window when the calls were short (H100, c04 matmul 10x10 right
+         * after c03's 8192x8192 arrays were freed: native 10.3, 8.1 and 8.0
+         * ms, against 10.7 us in a process of its own, so the device ran
+         * every size up to 100x100 at 3-13x native). */
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;

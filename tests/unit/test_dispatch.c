@@ -970,6 +970,57 @@ static void test_store(void) {
     CHECK(chmod(dir, 0700) == 0);
 }
 
+/* What the H100 showed (bench, c04 matmul 10x10 plain, right after c03's
+ * 8192x8192 arrays were freed): every native run for the next ~150 ms
+ * stalled (10.3, 8.1 and 8.0 ms against 10.7 us in a process of its own),
+ * and the retries counted in calls all fell inside that window, the calls
+ * being short: the device kept every size up to 100x100 at 3-13x native.
+ * Now a provisional point is also retried once RETRY_GAP and 20 times its
+ * predicted cost have passed since its last run, whatever the calls cost. */
+static void test_retry_after_window(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S6 = "__kernel void cyk_0(void) {}\n/* window */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S6, 34);
+    cyocl_launch L = launch_of(&r, 100);
+    cyrt_dispatch_native_done(rt, &L, 10300000); /* first call, in the window */
+    cyrt_dispatch_device_used(rt, 1);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 1600, 0);
+    cyrt_dchoice c;
+    int retries = 0;
+    for (int i = 0; i < 40; i++) { /* the window: native stalls every time */
+        cyrt_dispatch_device_used(rt, 0);
+        cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+        if (c.side == CYRT_SIDE_NATIVE) {
+            retries++;
+            cyrt_dispatch_native_done(rt, &L, 8000000);
+        } else {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 1600, 0);
+        }
+    }
+    int before = retries;
+    for (int i = 0; i < 5; i++) { /* the calls count for little: no retry */
+        cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+        retries += c.side == CYRT_SIDE_NATIVE;
+    }
+    CHECK(retries == before, "no retry within the window's calls (%d)", retries - before);
+    usleep(260000); /* the window is over, and 20x a retry's cost has passed */
+    cyrt_dispatch_device_used(rt, 0);
+    cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native retried once the window is over");
+    cyrt_dispatch_native_done(rt, &L, 10700); /* the truth */
+    int native = 0;
+    for (int i = 0; i < 10; i++) {
+        cyrt_dispatch_choose(rt, r, 100, 1600, 800, 0, &c);
+        if (c.side == CYRT_SIDE_NATIVE) {
+            native++;
+            cyrt_dispatch_native_done(rt, &L, 10700);
+        }
+    }
+    CHECK(native == 10, "then native (%d of 10)", native);
+    drop(rt);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
     mkdir(dir, 0700);
@@ -996,6 +1047,7 @@ int main(void) {
     test_stall_teams();
     test_native_twice();
     test_costly_retry();
+    test_retry_after_window();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
