@@ -3,6 +3,7 @@
 CuPy and numpy (clref's are printed by ../shared/reference/clref.c itself):
 
     CYOCL_DEVICE=NVIDIA python3 bench/gpu_plan.py [--cyocl build/cyocl] [--reps 20] [--jacobi]
+                                                  [--fp-contract] [--only matmul,sigmoid,mlp,triad]
 
 c04 matmul / matmul_f32 and c06 sigmoid_layer at 2048^2, c06 mlp2 with a
 batch of 128 rows at 2048, c03 jacobi 4096^2 x 100 (200 sweeps: the sum of
@@ -12,8 +13,11 @@ against the serial loop's order on sampled elements).  Medians of --reps
 calls inside cyocl.resident, under CYOCL_FORCE=opencl, each call followed
 by cyocl.finish() (a kernel that reports nothing may still run when its call
 returns); --jacobi runs under CYOCL_TRACE (a traced launch waits for its
-kernel and times it).
+kernel and times it).  --fp-contract builds with `cyocl build --fp-contract`:
+each update s = s + x[i, k] * y[k, j] may be one fused multiply-add, and the
+sampled elements are checked against that order (k still increasing).
 """
+import fractions
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,13 +57,18 @@ def main():
     ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--jacobi", action="store_true", help="only jacobi (its kernels' times from CYOCL_TRACE)")
+    ap.add_argument("--fp-contract", action="store_true", help="build with --fp-contract (a * b + c may be one FMA)")
+    ap.add_argument("--n", type=int, default=2048, help="matrix size (a smaller one to try the script out)")
+    ap.add_argument("--only", default="matmul,sigmoid,mlp,triad", help="which figures (default: all)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="gpu_plan_")
     trace = os.path.join(work, "trace.jsonl")
     os.environ.update(CYOCL_FORCE="opencl")
     if a.jacobi:
         os.environ.update(CYOCL_TRACE=trace)
-    procs = [subprocess.Popen([a.cyocl, "build", os.path.join(CASES, c + ".pyx"), "-o", work])
+    fc = ["--fp-contract"] if a.fp_contract else []
+    only = a.only.split(",")
+    procs = [subprocess.Popen([a.cyocl, "build"] + fc + [os.path.join(CASES, c + ".pyx"), "-o", work])
              for c in ("c01_triad", "c03_stencil2d", "c04_matmul", "c06_mlp")]
     if any(p.wait() for p in procs):
         sys.exit("build failed")
@@ -83,35 +92,59 @@ def main():
     if a.jacobi:
         jacobi(a, c03_stencil2d, cyocl, rng, trace, row)
         return
-    n = 2048
-    for name, dt in (("matmul", np.float64), ("matmul_f32", np.float32)):
+    n = a.n
+    tag = " +fma" if a.fp_contract else ""
+    F = fractions.Fraction
+
+    def fma(x, y, z, dt):
+        # exact x * y + z, rounded once to dt (float64's rounding of an exact
+        # Fraction is correct; for float32 the product and sum are exact in
+        # a Fraction, so float32(float64(r)) could double-round: rare, counted)
+        r = F(float(x)) * F(float(y)) + F(float(z))
+        return dt(float(r)) if dt == np.float64 else np.float32(float(r))
+    for name, dt in (("matmul", np.float64), ("matmul_f32", np.float32)) if "matmul" in only else ():
         x, y = rng.standard_normal((n, n)).astype(dt), rng.standard_normal((n, n)).astype(dt)
         c = np.zeros((n, n), dt)
         f = getattr(c04_matmul, name)
         with cyocl.resident(x, y, c):
             t = med(lambda: f(x, y, c), a.reps, cyocl.finish)
         # Cython's order on sampled elements: s = 0; s = s + x[i, k] * y[k, j], k increasing
-        idx = rng.integers(0, n, (64, 2))
+        # (--fp-contract: s = fma(x[i, k], y[k, j], s), k increasing)
+        idx = rng.integers(0, n, (16 if a.fp_contract else 64, 2))
         exact = 0
         for i, j in idx:
             s = dt(0)
             for k in range(n):
-                s = dt(s + dt(x[i, k] * y[k, j]))
+                s = fma(x[i, k], y[k, j], s, dt) if a.fp_contract else dt(s + dt(x[i, k] * y[k, j]))
             exact += s.tobytes() == c[i, j].tobytes()
         ok = np.allclose(c, x @ y, rtol=1e-3 if dt == np.float32 else 1e-9, atol=1e-3 if dt == np.float32 else 1e-9)
-        row("cyocl %s 2048" % name, t, "(%.1f TFLOP/s; %d/64 sampled bit-equal to the serial order; close to numpy: %s)"
-            % (2 * n ** 3 / t / 1e9, exact, ok))
+        row("cyocl %s %d%s" % (name, n, tag), t, "(%.1f TFLOP/s; %d/%d sampled bit-equal to the serial %sorder; close "
+            "to numpy: %s)" % (2 * n ** 3 / t / 1e9, exact, len(idx), "FMA " if a.fp_contract else "", ok))
         if cp is not None:
             X, Y = cp.asarray(x), cp.asarray(y)
-            row("cupy %s 2048" % name, med(lambda: X @ Y, a.reps, csync))
+            row("cupy %s %d" % (name, n), med(lambda: X @ Y, a.reps, csync))
+    if "sigmoid" in only:
+        sigmoid(a, np, cp, csync if cp is not None else None, cyocl, c06_mlp, rng, sig, row, tag)
+    if "mlp" in only:
+        mlp(a, np, cp, csync if cp is not None else None, cyocl, c06_mlp, rng, sig, row, out)
+    if "triad" in only:
+        triad(a, np, cyocl, c01_triad, rng, row)
+
+
+def sigmoid(a, np, cp, csync, cyocl, c06_mlp, rng, sig, row, tag):
+    n = a.n
     x, w, b = rng.standard_normal((n, n)), rng.standard_normal((n, n)) / 45, rng.standard_normal(n)
     o = np.zeros((n, n))
     with cyocl.resident(x, w, b, o):
         t = med(lambda: c06_mlp.sigmoid_layer(x, w, b, o), a.reps, cyocl.finish)
-    row("cyocl sigmoid_layer 2048", t, "(close to numpy: %s)" % np.allclose(o, sig(np, x, w, b), rtol=1e-12, atol=1e-12))
+    row("cyocl sigmoid_layer %d%s" % (n, tag), t, "(close to numpy: %s)" % np.allclose(o, sig(np, x, w, b), rtol=1e-12, atol=1e-12))
     if cp is not None:
         X, W, B = map(cp.asarray, (x, w, b))
-        row("cupy sigmoid_layer 2048", med(lambda: sig(cp, X, W, B), a.reps, csync))
+        row("cupy sigmoid_layer %d" % n, med(lambda: sig(cp, X, W, B), a.reps, csync))
+
+
+def mlp(a, np, cp, csync, cyocl, c06_mlp, rng, sig, row, out):
+    n = 2048
     x = rng.standard_normal((128, n))
     w1, w2 = rng.standard_normal((n, n)) / 45, rng.standard_normal((n, n)) / 45
     b1, b2 = rng.standard_normal(n), rng.standard_normal(n)
@@ -125,6 +158,9 @@ def main():
     if cp is not None:
         X, W1, W2, B1, B2 = map(cp.asarray, (x, w1, w2, b1, b2))
         row("cupy mlp2 batch 128 at 2048", med(lambda: sig(cp, sig(cp, X, W1, B1), W2, B2), a.reps, csync))
+
+
+def triad(a, np, cyocl, c01_triad, rng, row):
     nt = 1 << 26
     ta, tb, tc = np.zeros(nt), rng.random(nt), rng.random(nt)
     with cyocl.resident(ta, tb, tc):

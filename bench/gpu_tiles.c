@@ -5,7 +5,7 @@
  * increasing, every operation rounded).  bench/gpu_tiles.py drives it over
  * candidate shapes (CYOCL_GPU_TILE).
  *
- *   cc -O2 -ffp-contract=off -o gpu_tiles bench/gpu_tiles.c -lOpenCL
+ *   cc -O2 -ffp-contract=off -o gpu_tiles bench/gpu_tiles.c -lOpenCL -lm
  *   gpu_tiles FILE.cl KERNEL f64|f32 N LX LY BN BM [REPS] [PLATFORM]
  *
  * Prints one line: ms per launch (median of REPS single launches timed by
@@ -13,6 +13,7 @@
  * them when N <= 512, else 4096 sampled ones).  Exit 1 on a difference. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,9 @@ int main(int argc, char **argv) {
        length of k as one more argument (a kernel whose k-loop runs to a parameter) */
     long cols = getenv("GPU_TILES_COLS") ? atol(getenv("GPU_TILES_COLS")) : n;
     int kn_arg = getenv("GPU_TILES_KN") != NULL;
+    /* GPU_TILES_BIAS: c06's sigmoid_layer (a 1-D view, bias, before the three;
+       out = sigmoid(a @ b + bias)): timed, not checked (exp is the device's) */
+    int bias = getenv("GPU_TILES_BIAS") != NULL;
     size_t lx = atol(argv[5]), ly = atol(argv[6]), bn = atol(argv[7]), bm = atol(argv[8]);
     int reps = argc > 9 ? atoi(argv[9]) : 20;
     const char *want = argc > 10 ? argv[10] : "";
@@ -143,6 +147,14 @@ int main(int argc, char **argv) {
     CK(clSetKernelArg(k, ai++, 8, &start));
     CK(clSetKernelArg(k, ai++, 8, &step));
     CK(clSetKernelArg(k, ai++, 8, &rows));
+    cl_mem dbias = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, cols * es, ha, &err);
+    CK(err);
+    if (bias) {
+        CK(clSetKernelArg(k, ai++, sizeof(cl_mem), &dbias));
+        CK(clSetKernelArg(k, ai++, 8, &off));
+        CK(clSetKernelArg(k, ai++, 8, &s1));
+        CK(clSetKernelArg(k, ai++, 8, &cols));
+    }
     cl_mem views[3] = {da, db, dc};
     for (int v = 0; v < 3; v++) {
         long n0 = v == 1 ? n : rows, n1 = v == 0 ? n : cols, s0 = n1;
@@ -172,23 +184,24 @@ int main(int argc, char **argv) {
     CK(clEnqueueReadBuffer(q, dc, CL_TRUE, 0, nn * es, hc, 0, NULL, NULL));
     CK(clEnqueueReadBuffer(q, de, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL));
     long checked = 0, bad = 0;
-    for (long t = 0; t < (n <= 512 ? rows * cols : 4096); t++) {
+    int fused = getenv("GPU_TILES_FMA") && atoi(getenv("GPU_TILES_FMA"));
+    for (long t = 0; t < (bias ? 0 : n <= 512 ? rows * cols : 4096); t++) {
         long i = n <= 512 ? t / cols : (long)((next() + 1) / 2 * rows) % rows,
              j = n <= 512 ? t % cols : (long)((next() + 1) / 2 * cols) % cols;
         checked++;
         if (f32) {
             const float *a = ha, *b = hb;
             float s = 0;
-            for (long kk = 0; kk < n; kk++) s = s + a[i * n + kk] * b[kk * cols + j];
+            for (long kk = 0; kk < n; kk++) s = fused ? fmaf(a[i * n + kk], b[kk * cols + j], s) : s + a[i * n + kk] * b[kk * cols + j];
             bad += memcmp(&s, (float *)hc + i * cols + j, 4) != 0;
         } else {
             const double *a = ha, *b = hb;
             double s = 0;
-            for (long kk = 0; kk < n; kk++) s = s + a[i * n + kk] * b[kk * cols + j];
+            for (long kk = 0; kk < n; kk++) s = fused ? fma(a[i * n + kk], b[kk * cols + j], s) : s + a[i * n + kk] * b[kk * cols + j];
             bad += memcmp(&s, (double *)hc + i * cols + j, 8) != 0;
         }
     }
-    printf("%s %s n=%ld rows=%ld: median %.3f ms (best %.3f), %.0f GFLOP/s; %ld of %ld checked elements differ; err %d (%d)\n",
-           argv[1], argv[2], n, rows, med, best, 2.0 * rows * n * cols / (med * 1e-3) / 1e9, bad, checked, zero[0], zero[1]);
+    printf("%s %s%s n=%ld rows=%ld: median %.3f ms (best %.3f), %.0f GFLOP/s; %ld of %ld checked elements differ; err %d (%d)\n",
+           argv[1], argv[2], fused ? " (fma order)" : "", n, rows, med, best, 2.0 * rows * n * cols / (med * 1e-3) / 1e9, bad, checked, zero[0], zero[1]);
     return bad || zero[0] ? 1 : 0;
 }

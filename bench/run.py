@@ -3,7 +3,7 @@
 in one run, each result checked against numpy (docs/benchmarks.md).
 
     python3 bench/run.py [--quick] [--out DIR] [--label TEXT] [--kernels c01,c04|triad,...]
-                         [--impls auto,auto2,native,opencl,cython,numpy,clref,cupy] [--cyocl build/cyocl]
+                         [--impls auto,auto2,native,opencl,opencl+fma,cython,numpy,clref,cupy] [--cyocl build/cyocl]
                          [--trace DIR]
 
 Implementations (each in processes of its own, run one after the other):
@@ -13,6 +13,9 @@ Implementations (each in processes of its own, run one after the other):
              calibration and kernel cache: timed from the first call
   native     cyocl, CYOCL_FORCE=native
   opencl:K   cyocl, CYOCL_FORCE=opencl, CYOCL_DEVICE=K, for every device of `cyocl devices`
+  opencl:K+fma  the same, built with `cyocl build --fp-contract` (a * b + c may be one
+             fused multiply-add; each element's k-order stays the source's), for every GPU
+             (`opencl+fma:K`: the devices K names) and the kernels of FMA_KERNELS only
   cython     Cython 3 + OpenMP on the same .pyx (-O3 -fopenmp)
   numpy      the same computation with numpy (the reference)
   cupy       the same with CuPy, where it imports and finds a GPU
@@ -32,7 +35,12 @@ import kernels as K  # noqa: E402
 SHARED = os.environ.get("CYOCL_SHARED") or os.path.abspath(os.path.join(ROOT, "..", "shared"))
 CASES = os.path.join(SHARED, "conformance", "cases")
 CLREF = os.path.join(SHARED, "reference", "clref.c")
-ALL_IMPLS = ["auto", "auto2", "native", "opencl", "cython", "numpy", "clref", "cupy"]
+ALL_IMPLS = ["auto", "auto2", "native", "opencl", "opencl+fma", "cython", "numpy", "clref", "cupy"]
+# the kernels whose --fp-contract build is timed as a column of its own: the
+# matrix products, where one fused multiply-add per update halves the
+# arithmetic instructions (issue 17's matmul targets are past what separate
+# multiplies and adds allow on an H100: docs/benchmarks.md)
+FMA_KERNELS = ("matmul", "matmul_f32", "sigmoid", "mlp")
 CYOCL_IMPLS = ("auto", "auto2", "native")
 
 
@@ -42,12 +50,12 @@ def say(*a):
 
 # ---------------------------------------------------------------- builds
 
-def build_cyocl(cyocl, cases, out):
+def build_cyocl(cyocl, cases, out, flags=()):
     os.makedirs(out, exist_ok=True)
     env = dict(os.environ, CYOCL_PYTHON=sys.executable)   # modules for this Python (a venv's)
     import concurrent.futures as cf
     with cf.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-        for p in ex.map(lambda c: subprocess.run([cyocl, "build", "-o", out, os.path.join(CASES, c + ".pyx")],
+        for p in ex.map(lambda c: subprocess.run([cyocl, "build", *flags, "-o", out, os.path.join(CASES, c + ".pyx")],
                                                  capture_output=True, text=True, env=env), cases):
             if p.returncode:
                 raise SystemExit("bench: cyocl build failed:\n" + p.stderr)
@@ -230,7 +238,8 @@ def auto_stats(pts, which):
     for key, t in pts.items():
         if which not in t:
             continue
-        opts = [v for k, v in t.items() if k == "native" or k.startswith("opencl:")]
+        # the default build's options (auto runs that build: not the +fma one)
+        opts = [v for k, v in t.items() if k == "native" or (k.startswith("opencl:") and not k.endswith("+fma"))]
         if opts:
             rs_opt.append((t[which] / min(opts), key))
         rs_all.append((t[which] / min(t.values()), key))
@@ -474,6 +483,8 @@ def main():
     moddir = os.path.join(work, "cyocl")
     say("building %s with cyocl" % ", ".join(cases))
     build_cyocl(os.path.abspath(a.cyocl), cases, moddir)
+    fma_kernels = [k for k in kernels if k.name in FMA_KERNELS]
+    fmadir = os.path.join(work, "cyocl-fma")
     cydir = None
     if "cython" in want:
         try:
@@ -508,7 +519,7 @@ def main():
     impls, plan = [], []
     if "native" in want:
         plan.append(("native", "cyocl", moddir, dict(base, CYOCL_FORCE="native", CYOCL_CACHE_DIR=forced_cache), 2))
-    if any(w.startswith("opencl") for w in want):
+    if any(w.split(":")[0] == "opencl" for w in want):
         only = [w.split(":", 1)[1] for w in want if w.startswith("opencl:")]
         for d in devs:
             if only and not any(o.lower() in (d["name"] + d["platform"]).lower() for o in only):
@@ -518,6 +529,21 @@ def main():
                               CYOCL_CACHE_DIR=forced_cache), 2))
         if not devs:
             unavailable.append("opencl (no OpenCL device)")
+    if any(w.startswith("opencl+fma") for w in want) and fma_kernels:
+        only = [w.split(":", 1)[1] for w in want if w.startswith("opencl+fma:")]
+        for d in devs:
+            # every GPU, or the devices named (a CPU device only so)
+            if (only and not any(o.lower() in (d["name"] + d["platform"] + dev_names[d["index"]]).lower()
+                                 for o in only)) or (
+                    not only and d["type"] != "gpu"):
+                continue
+            if not os.path.isdir(fmadir):
+                fcases = sorted({k.case for k in fma_kernels})
+                say("building %s with cyocl --fp-contract" % ", ".join(fcases))
+                build_cyocl(os.path.abspath(a.cyocl), fcases, fmadir, ["--fp-contract"])
+            plan.append((dev_names[d["index"]] + "+fma", "cyocl", fmadir,
+                         dict(base, CYOCL_FORCE="opencl", CYOCL_DEVICE=str(d["index"]),
+                              CYOCL_CACHE_DIR=forced_cache), 2, fma_kernels))
     def traced(env, name):
         if not a.trace:
             return env
@@ -540,12 +566,13 @@ def main():
     # clref before the workers of CPU devices: those are the slow ones, and a
     # --time-limit should cut them first
     steps = [("worker", x) for x in plan if not x[0].startswith("opencl:") or
-             devs_by_name[x[0]]["type"] == "gpu"]
+             devs_by_name[x[0].replace("+fma", "")]["type"] == "gpu"]
     if "clref" in want:
         steps += [("clref", d) for d in devs]
         if not devs:
             unavailable.append("clref (no OpenCL device)")
-    steps += [("worker", x) for x in plan if x[0].startswith("opencl:") and devs_by_name[x[0]]["type"] != "gpu"]
+    steps += [("worker", x) for x in plan if x[0].startswith("opencl:") and
+              devs_by_name[x[0].replace("+fma", "")]["type"] != "gpu"]
 
     # the references first, in a process of their own (worker.py --refs-only)
     say("numpy references ...")
@@ -569,8 +596,8 @@ def main():
                     x[0] if what == "worker" else "clref:" + dev_names[x["index"]].split(":", 1)[1], a.time_limit))
                 continue
         if what == "worker":
-            name, kind, md, env, warm = x
-            r, unav = run_worker(name, kind, md, env, kernels, a, refdir, warm, left)
+            name, kind, md, env, warm = x[:5]
+            r, unav = run_worker(name, kind, md, env, x[5] if len(x) > 5 else kernels, a, refdir, warm, left)
             if unav:
                 unavailable.append("%s (%s)" % (name, unav))
                 continue

@@ -715,6 +715,7 @@ static int translate(const Options *o, const char *modname, CyBuf *out, const An
     t2 = now_ms();
     if (ir && diag.nerrors == 0) {
         phase = "C backend";
+        ir->fp_contract = o->fp_contract;
         cy_ir_analyze(arena, ir);
         if (o->dump_ir) {
             CyBuf dump = {0};

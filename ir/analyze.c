@@ -695,7 +695,7 @@ void cy_ir_analyze(CyArena *a, IrModule *m) {
                 if (ak == RA_REDUCTION || ak == RA_LASTPRIVATE) r->ocl_quiet = 0;
             }
             cy_ir_nest(a, r, x);
-            r->plan_gpu = cy_ir_plan(a, r, CY_DEV_GPU);
+            r->plan_gpu = cy_ir_plan(a, r, CY_DEV_GPU, m->fp_contract);
         }
     }
 }

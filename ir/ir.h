@@ -574,6 +574,9 @@ typedef struct IrPlan {
                                   are then vector loads from local memory (16 bytes, no bank
                                   conflict); 1: elements LOCAL apart */
     int gload;                 /* copy an operand with gdir in runs of 16 bytes (cy_ir_plan_gvec) */
+    int fused;                 /* --fp-contract: the program may fuse a * b + c (the shapes are
+                                  chosen for one fused multiply-add per update; the updates are
+                                  the same statements in the same order either way) */
     struct IrPlan *small;      /* the same schedule with fewer elements per work-item (its own
                                   kernel), for calls whose grid of work-groups would not fill the
                                   device (a batch of 128 rows through a layer); NULL none */
@@ -594,7 +597,7 @@ typedef struct IrPlan {
 
 /* The schedule of OpenCL region r on a device of class dc.  Needs the
  * nest (loops.c) and the collapse facts (nest.c). */
-IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc);
+IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc, int fp_contract);
 /* The native schedule of prange region r, whose statement is x: a
  * PLAN_BLOCK, or a PLAN_LINEAR saying why not.  Needs the nest (loops.c). */
 IrPlan *cy_ir_plan_native(CyArena *a, IrRegion *r, IrStmt *x);
@@ -703,6 +706,8 @@ typedef struct IrModule {
     CyVec regions;             /* every IrRegion, by id */
     int uses_math;             /* libc.math used */
     int nregions;
+    int fp_contract;           /* set before cy_ir_analyze: --fp-contract (a * b + c may be one fused
+                                  multiply-add), which the GPU planner's shapes are chosen for */
 } IrModule;
 
 /* Region facts and OpenCL eligibility (ir/analyze.c); first it runs

@@ -260,6 +260,26 @@ static int shape_fits(IrPlan *p) {
     return bytes <= 49152;
 }
 
+/* A call (a cdef function, libm, a power) anywhere in e: code whose
+ * registers the kernel needs while every accumulator is live. */
+static int calls_expr(const IrExpr *e) {
+    if (!e) return 0;
+    if (e->kind == E_CALL || e->kind == E_CALL_C || e->kind == E_POW) return 1;
+    for (int i = 0; i < e->nargs; i++)
+        if (calls_expr(e->args[i])) return 1;
+    return 0;
+}
+
+static int calls_stmts(const CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *x = body->items[i];
+        if (calls_expr(x->target) || calls_expr(x->value) || calls_expr(x->cond) || calls_expr(x->start) ||
+            calls_expr(x->stop) || calls_expr(x->step) || calls_stmts(&x->body) || calls_stmts(&x->orelse))
+            return 1;
+    }
+    return 0;
+}
+
 static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     if (!r->ocl_ok || !r->is_prange) return "not an OpenCL prange";
     if (!r->collapse) return "the range() loop in the prange is not independent (or not alone)";
@@ -380,12 +400,23 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     int tiles = 0;
     for (int i = 0; i < p->operands.len; i++) tiles += ((IrPlanOperand *)p->operands.items[i])->twin < 0;
     int wide = !small && p->reds.len == 1 && tiles == 2;
-    p->local[0] = wide ? 32 : 16;
-    p->local[1] = 16;
-    p->reg[0] = small ? 8 : 4;
+    /* --fp-contract, doubles: one DFMA per update instead of a multiply
+       and an add.  The 32x16 shape stays the fastest for a plain store
+       (c04 matmul 0.937 ms kernel alone, 16x8 of 8x8 0.960), but a post
+       that calls something (c06's sigmoid: exp, a division) needs its
+       registers while the 32 accumulators are live, and under the 128 a
+       512-item group leaves, ptxas spilled (sigmoid_layer 1.389 ms, no
+       faster than without FMA); 16x8 work-items of 8x8 elements, 254
+       registers and no spills: 0.943 ms (H100, 2048^2, bench/gpu_tiles.c
+       with GPU_TILES_BIAS; docs/benchmarks.md).  Without FMA the 32x16
+       shape is still the best for the sigmoid (1.357 ms; 16x8 1.451). */
+    int fat = wide && p->fused && calls_stmts(&post);
+    p->local[0] = wide ? (fat ? 16 : 32) : 16;
+    p->local[1] = fat ? 8 : 16;
+    p->reg[0] = small || fat ? 8 : 4;
     p->reg[1] = 8;
     p->tk = wide ? 8 : 16;
-    p->vec[0] = small ? 2 : 1;
+    p->vec[0] = small || fat ? 2 : 1;
     p->vec[1] = small ? 4 : wide ? 2 : 1;
     p->dbuf = 0;
     p->gload = 1;
@@ -411,9 +442,10 @@ static const char *tile2d(CyArena *a, IrRegion *r, IrPlan *p) {
     return NULL;
 }
 
-IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc) {
+IrPlan *cy_ir_plan(CyArena *a, IrRegion *r, CyDevClass dc, int fp_contract) {
     if (dc == CY_DEV_CPU) return linear(a, "CPU devices keep the 1-D schedule");
     IrPlan *p = cy_alloc(a, sizeof *p);
+    p->fused = fp_contract;
     const char *why = tile2d(a, r, p);
     if (why) return linear(a, why);
     p->kind = PLAN_TILE2D;
@@ -456,6 +488,7 @@ void cy_ir_plan_describe(CyBuf *out, const IrRegion *r, const IrPlan *p) {
                       o->elem->args[0]->var->name, w,
                       o->gdir == 2 ? p->kloop->var->name : o->side ? p->jloop->var->name : r->index ? r->index->name : "?");
     }
+    if (p->fused) cy_buf_puts(out, "; each update one fused multiply-add where it is a * b + c (--fp-contract)");
     if (p->small)
         cy_buf_printf(out, "; where that grid would not fill the device, %dx%d elements per work-item (%dx%d per group%s)",
                       p->small->reg[0], p->small->reg[1], p->small->local[0] * p->small->reg[0],

@@ -876,7 +876,9 @@ static void stage_fail(stage_job *j, cl_int rc) {
  * other buffer) is waited for and copied out. */
 static void *stage_run(void *arg) {
     stage_worker *sw = arg;
-    pthread_setname_np(pthread_self(), "cyocl-stage");
+    /* worker 0 is the caller's thread (often Python's main thread): it keeps its name */
+    if (sw->w > 0)
+        pthread_setname_np(pthread_self(), "cyocl-stage");
     stage_job *j = sw->job;
     const cyrt_cl *cl = &j->d->rt->cl;
     cl_event ev[2] = {NULL, NULL};

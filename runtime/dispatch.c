@@ -89,6 +89,8 @@
 #define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
 #define RING 8                /* and of those of the last YOUNG ns, up to RING */
 #define YOUNG 250000000u
+#define RETRY_GAP 200000000u  /* ns: a provisional point is retried no sooner than this after its last run */
+#define RETRY_SHARE 20.0      /* nor before RETRY_SHARE times what the retry is predicted to cost */
 
 typedef struct {
     double n, t;  /* the lowest of the recent (n, ns) pairs in this octave */
@@ -346,6 +348,16 @@ static double unproven_floor(const dside *s, double n, double po) {
         return po;
     double t = s->b[best].t, lo = t > STALL_SLACK ? t - STALL_SLACK : 0;
     return po * lo / t;
+}
+
+/* When the point was last measured (ns; 0: only loaded from the store). */
+static uint64_t point_last(const dpoint *p) {
+    uint64_t t = 0;
+    int filled = p->wpos < RING ? (int)p->wpos : RING;
+    for (int k = 0; k < filled; k++)
+        if (p->wts[k] > t)
+            t = p->wts[k];
+    return t;
 }
 
 /* The point nearest n within a factor 4 (the one its prediction leans
@@ -699,7 +711,9 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     } else if ((np = side_nearest(&r->side[o], (double)n)) && np->loaded == 2 &&
                ((np->cnt < 3 && po <= 4.0 * pb && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE)) ||
                 (r->credit >= 4.0 * pb * (double)(1u << (np->cnt < 17 ? np->cnt - 1 : 16)) &&
-                 r->credit >= po - STALL_SLACK))) {
+                 r->credit >= po - STALL_SLACK) ||
+                (point_last(np) && (double)(now_ns() - point_last(np)) >= RETRY_SHARE * po &&
+                 now_ns() - point_last(np) >= RETRY_GAP))) {
         /* the point the prediction leans on was measured only while the
          * device's driver was busy (starting, or just used: on a CPU
          * device it was using the cores, a GPU's threads took cores the
@@ -717,7 +731,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * may be a stall a thousand times the truth (H100: matmul 10x10
          * native 11.4 ms cold, 4 ms again right after the device's first
          * run, 8 us later); counted as measured after three such attempts,
-         * it kept small sizes on the device for hundreds of calls. */
+         * it kept small sizes on the device for hundreds of calls.  And,
+         * whatever the calls since cost, once RETRY_GAP (a stall's window:
+         * 100-250 ms after the device's large frees, on the H100) and
+         * RETRY_SHARE times the retry's predicted cost have passed since the
+         * point was last measured: retries counted in calls all fell inside
+         * the window when the calls were short (H100, c04 matmul 10x10 right
+         * after c03's 8192x8192 arrays were freed: native 10.3, 8.1 and 8.0
+         * ms, against 10.7 us in a process of its own, so the device ran
+         * every size up to 100x100 at 3-13x native). */
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
@@ -1443,7 +1465,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    if (d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000) {
+    int stalled = d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
+    if (stalled) {
         /* stalled: a team of every core waited at its barrier for a thread
          * that shared a core with some other busy thread (a driver's, seen
          * on the H100 for 100-250 ms after large copies and frees: every
@@ -1470,8 +1493,14 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         int first = 1;
         for (int b = 0; b < DB && first; b++)
             first = !r->side[0].b[b].cnt;
+        /* and a stalled run at a size without a point yet: the others
+         * predicted a fraction of its time (H100, c03 stencil 998x998 plain
+         * after the device's copies: 12.2, 7.5 and 4.8 ms predicted 35 us,
+         * 96 us in a process of its own; three such runs made the point,
+         * and the device ran the size at 20-34x) */
+        int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
         spin_unlock(&r->spin);
-        int prov = first || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+        int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
     }
@@ -1618,8 +1647,9 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
             char key[80];
             int side, b;
             double n, t;
-            unsigned cnt;
-            if (sscanf(line + 2, "%79s %d %d %lf %lf %u", key, &side, &b, &n, &t, &cnt) != 6 || side < 0 || side > 1 ||
+            unsigned cnt, prov = 0;
+            int got = sscanf(line + 2, "%79s %d %d %lf %lf %u %u", key, &side, &b, &n, &t, &cnt, &prov);
+            if (got < 6 || prov > 1 || side < 0 || side > 1 ||
                 b < 0 || b >= DB || !(n >= 0) || !(t >= 0) || !isfinite(n + t) || !cnt || !strchr(key, ':')) {
                 bad = 1;
                 break;
@@ -1643,7 +1673,12 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
             /* a new process measures again where that is cheap (choose) */
             /* as many measurements as it had, up to three (a point measured
              * once may have been a bad moment: choose measures it again) */
-            point_set(&r->side[side].b[b], n, t, cnt < 3 ? cnt : 3, 1);
+            /* a point measured only in bad moments stays provisional: an
+             * upper bound, retried once this process has run a while
+             * (choose_locked), not a measurement to settle on (H100, auto2:
+             * c04 matmul 10x10 plain ran all its calls on the device at 13x
+             * native on the first process's stalled 10 ms) */
+            point_set(&r->side[side].b[b], n, t, prov ? 1 : cnt < 3 ? cnt : 3, prov ? 2 : 1);
         } else {
             bad = 1;
         }
@@ -1708,12 +1743,16 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         spin_unlock(&r->spin);
         /* provisional points (measured beside a busy driver) are upper
          * bounds, better than nothing for another process: stored as
-         * measured once, so that it measures them again where cheap */
+         * measured once and marked, so that it measures them again */
         for (int side = 0; side < 2; side++)
             for (int b = 0; b < DB; b++)
-                if (s[side].b[b].cnt)
-                    EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
-                         s[side].b[b].loaded == 2 ? 1u : s[side].b[b].cnt);
+                if (s[side].b[b].cnt) {
+                    if (s[side].b[b].loaded == 2)
+                        EMIT("p %s %d %d %.17g %.17g 1 1\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t);
+                    else
+                        EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
+                             s[side].b[b].cnt);
+                }
     }
     d->dirty = 0;
     d->last_save = now_ns();

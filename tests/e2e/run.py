@@ -89,11 +89,17 @@ def main():
         if not os.path.exists(chk):
             record(False, name, "missing %s" % chk)
             continue
+        # a line `# e2e-build-flags: --fp-contract` adds flags to both builds
+        extra = []
+        with open(pyx) as f:
+            for line in f:
+                if line.startswith("# e2e-build-flags:"):
+                    extra += line.split(":", 1)[1].split()
         for variant, flags, forces in (("no-opencl", ["--no-opencl"], [None]),
                                        ("default", [], ["native", "opencl", None])):
             out = os.path.join(work, variant, name)
             os.makedirs(out, exist_ok=True)
-            rc, log = run([a.cyocl, "build", *flags, "-o", out, pyx], timeout=a.timeout)
+            rc, log = run([a.cyocl, "build", *flags, *extra, "-o", out, pyx], timeout=a.timeout)
             if rc != 0:
                 record(False, "%s [%s build]" % (name, variant), "exit %d\n%s" % (rc, log))
                 continue
