@@ -1465,7 +1465,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    if (d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000) {
+    int stalled = d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
+    if (stalled) {
         /* stalled: a team of every core waited at its barrier for a thread
          * that shared a core with some other busy thread (a driver's, seen
          * on the H100 for 100-250 ms after large copies and frees: every
@@ -1492,8 +1493,14 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         int first = 1;
         for (int b = 0; b < DB && first; b++)
             first = !r->side[0].b[b].cnt;
+        /* and a stalled run at a size without a point yet: the others
+         * predicted a fraction of its time (H100, c03 stencil 998x998 plain
+         * after the device's copies: 12.2, 7.5 and 4.8 ms predicted 35 us,
+         * 96 us in a process of its own; three such runs made the point,
+         * and the device ran the size at 20-34x) */
+        int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
         spin_unlock(&r->spin);
-        int prov = first || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+        int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
     }
@@ -1640,8 +1647,9 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
             char key[80];
             int side, b;
             double n, t;
-            unsigned cnt;
-            if (sscanf(line + 2, "%79s %d %d %lf %lf %u", key, &side, &b, &n, &t, &cnt) != 6 || side < 0 || side > 1 ||
+            unsigned cnt, prov = 0;
+            int got = sscanf(line + 2, "%79s %d %d %lf %lf %u %u", key, &side, &b, &n, &t, &cnt, &prov);
+            if (got < 6 || prov > 1 || side < 0 || side > 1 ||
                 b < 0 || b >= DB || !(n >= 0) || !(t >= 0) || !isfinite(n + t) || !cnt || !strchr(key, ':')) {
                 bad = 1;
                 break;
@@ -1665,7 +1673,12 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
             /* a new process measures again where that is cheap (choose) */
             /* as many measurements as it had, up to three (a point measured
              * once may have been a bad moment: choose measures it again) */
-            point_set(&r->side[side].b[b], n, t, cnt < 3 ? cnt : 3, 1);
+            /* a point measured only in bad moments stays provisional: an
+             * upper bound, retried once this process has run a while
+             * (choose_locked), not a measurement to settle on (H100, auto2:
+             * c04 matmul 10x10 plain ran all its calls on the device at 13x
+             * native on the first process's stalled 10 ms) */
+            point_set(&r->side[side].b[b], n, t, prov ? 1 : cnt < 3 ? cnt : 3, prov ? 2 : 1);
         } else {
             bad = 1;
         }
@@ -1730,12 +1743,16 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         spin_unlock(&r->spin);
         /* provisional points (measured beside a busy driver) are upper
          * bounds, better than nothing for another process: stored as
-         * measured once, so that it measures them again where cheap */
+         * measured once and marked, so that it measures them again */
         for (int side = 0; side < 2; side++)
             for (int b = 0; b < DB; b++)
-                if (s[side].b[b].cnt)
-                    EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
-                         s[side].b[b].loaded == 2 ? 1u : s[side].b[b].cnt);
+                if (s[side].b[b].cnt) {
+                    if (s[side].b[b].loaded == 2)
+                        EMIT("p %s %d %d %.17g %.17g 1 1\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t);
+                    else
+                        EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
+                             s[side].b[b].cnt);
+                }
     }
     d->dirty = 0;
     d->last_save = now_ns();

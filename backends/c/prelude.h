@@ -714,7 +714,7 @@ CYRT_FN int cyrt_fmt_parse(const char *f, char code[3], char *kind) {
     if (!code[0] || p[1]) return -1;
     if (foreign) return -2;
     switch (code[0]) {
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': *kind = 'i'; break;
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': case 's': *kind = 'i'; break;
     case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': *kind = 'u'; break;
     case 'f': case 'd': case 'g': *kind = 'f'; break;
     case 'c': *kind = 'C'; break;
@@ -892,6 +892,13 @@ CYRT_FN int cyrt_view_from_obj(PyObject *obj, cy_view *out, const cyrt_vspec *sp
         PyErr_SetString(PyExc_ValueError, "Big-endian buffer not supported on little-endian compiler");
         goto fail_release;
     }
+    /* chars don't care about sign (Cython's __Pyx_BufFmt_ProcessTypeChunk):
+       a 'c' buffer is a view of any 1-byte integer type, and a plain char
+       view takes a 1-byte integer of char's signedness ('b' or 's' on x86:
+       np.int8, numpy's S1) */
+    if (pr == 0 && kind != sp->kind && b->itemsize == 1 && sp->itemsize == 1 &&
+        ((kind == 'C' && (sp->kind == 'i' || sp->kind == 'u')) || (sp->kind == 'C' && kind == (CHAR_MIN < 0 ? 'i' : 'u'))))
+        kind = sp->kind;
     if (pr < 0 || kind != sp->kind || (kind != 'C' && kind != '?' && b->itemsize != sp->itemsize)) {
         PyErr_Format(PyExc_ValueError, "Buffer dtype mismatch, expected '%s' but got '%s'", sp->name,
                      pr < 0 ? (b->format ? b->format : "B") : cyrt_fmt_name(code));

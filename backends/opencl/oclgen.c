@@ -47,6 +47,8 @@ enum {
     NEED_CMUL_F = 1 << 12,
     NEED_CDIV_D = 1 << 13,
     NEED_CDIV_F = 1 << 14,
+    NEED_ABS_I = 1 << 15,
+    NEED_ABS_L = 1 << 16,
 };
 
 typedef struct Loop {
@@ -465,6 +467,13 @@ static const char *tg_abs(void *g, IrExpr *e, const char *a) {
     const CyType *t = e->ty;
     if (cy_type_is_float(t)) return FMT("fabs(%s)", a);
     if (!t->is_signed && t->kind != TY_BINT) return a;
+    if (t->size >= 4) {
+        /* abs() of the most negative value is that value natively (-fwrapv,
+           as in Cython's build); PoCL's abs() negates with signed overflow
+           undefined and LLVM then widens (long)abs(INT_MIN) to +2**31 */
+        G->need |= t->size == 8 ? NEED_ABS_L : NEED_ABS_I;
+        return FMT("%s(%s)", t->size == 8 ? "cy_abs_l" : "cy_abs_i", typed(G, t, e->args[0], a));
+    }
     return FMT("((%s)abs(%s))", oty(G, t, e->pos), typed(G, t, e->args[0], a));
 }
 
@@ -1936,6 +1945,9 @@ static const char SUPPORT_FDIV_F[] =
     "    return f;\n"
     "#endif\n"
     "}\n";
+/* abs() wrapping like C with -fwrapv: abs(INT_MIN) == INT_MIN */
+static const char SUPPORT_ABS_I[] = "int cy_abs_i(int x) { return as_int(x < 0 ? 0u - (uint)x : (uint)x); }\n";
+static const char SUPPORT_ABS_L[] = "long cy_abs_l(long x) { return as_long(x < 0 ? (ulong)0 - (ulong)x : (ulong)x); }\n";
 /* integer power by squaring, wrapping like C arithmetic */
 static const char SUPPORT_IPOW_L[] =
     "long cy_ipow_l(long b, long e)\n"
@@ -2228,7 +2240,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         {NEED_MOD_D, SUPPORT_MOD_D, 1},   {NEED_FDIV_F, SUPPORT_FDIV_F, 0}, {NEED_MOD_F, SUPPORT_MOD_F, 0},
         {NEED_IPOW_L, SUPPORT_IPOW_L, 0}, {NEED_IPOW_UL, SUPPORT_IPOW_UL, 0},
         {NEED_CMUL_D, SUPPORT_CMUL_D, 1}, {NEED_CMUL_F, SUPPORT_CMUL_F, 0}, {NEED_CDIV_D, SUPPORT_CDIV_D, 1},
-        {NEED_CDIV_F, SUPPORT_CDIV_F, 0},
+        {NEED_CDIV_F, SUPPORT_CDIV_F, 0}, {NEED_ABS_I, SUPPORT_ABS_I, 0}, {NEED_ABS_L, SUPPORT_ABS_L, 0},
     };
     for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++) {
         if (!(G->need & sup[i].bit)) continue;

@@ -1021,6 +1021,80 @@ static void test_retry_after_window(void) {
     drop(rt);
 }
 
+/* A stalled first run at a new size (H100, c03 stencil 998x998 plain after
+ * the device's copies: 12.2 ms where the smaller sizes predicted 35 us, 96
+ * us in a process of its own) is provisional like a region's first call:
+ * the retries right after device runs (stalled too) leave it so, and it is
+ * measured again once the window is over, instead of standing at 12 ms. */
+static void test_fresh_stall(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S7 = "__kernel void cyk_0(void) {}\n/* fresh stall */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 10000, 0, 0);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 32000, 3000000, 0, 0);
+    cyocl_launch L = launch_of(&r, 32000);
+    L.pred_native = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 32000);
+    CHECK(L.pred_native > 0 && L.pred_native < 1000000, "native predicted from n=1000: %lld", L.pred_native);
+    cyrt_dispatch_native_done(rt, &L, 12000000); /* stalled */
+    cyrt_dchoice c;
+    for (int i = 0; i < 30; i++) { /* the window: every native retry stalls, right after the device ran */
+        cyrt_dispatch_device_used(rt, 0);
+        cyrt_dispatch_choose(rt, r, 32000, 0, 0, 0, &c);
+        if (c.side == CYRT_SIDE_NATIVE) {
+            L.pred_native = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 32000);
+            cyrt_dispatch_native_done(rt, &L, 8000000);
+        } else {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 32000, 3000000, 0, 0);
+        }
+    }
+    usleep(260000);
+    cyrt_dispatch_choose(rt, r, 32000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "the stalled new size is measured again after the window");
+    L.pred_native = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 32000);
+    cyrt_dispatch_native_done(rt, &L, 300000);
+    cyrt_dispatch_choose(rt, r, 32000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE, "then native (predicted %lld ns)", c.pred[0]);
+    drop(rt);
+}
+
+/* A provisional point stays provisional in the store: the next process
+ * retries it once it has run a while, instead of settling on it (H100,
+ * auto2: c04 matmul 10x10 plain ran all its calls on the device at 13x
+ * native on the first process's stalled 10 ms). */
+static void test_stored_provisional(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S8 = "__kernel void cyk_0(void) {}\n/* stored prov */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S8, 36);
+    cyocl_launch L = launch_of(&r, 100);
+    cyrt_dispatch_native_done(rt, &L, 10000000); /* first call, stalled: provisional */
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
+    cyrt_dregion *q = cyrt_dispatch_region(rt, S8, 37); /* a real point */
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 100, 10000000, 0, 0);
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
+    }
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    r = cyrt_dispatch_region(rt, S8, 36);
+    q = cyrt_dispatch_region(rt, S8, 37);
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating, "a stored provisional point: the device at first");
+    usleep(260000);
+    cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "then native measured again");
+    cyrt_dispatch_choose(rt, q, 100, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating, "a stored real point is not retried so");
+    drop(rt);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
     mkdir(dir, 0700);
@@ -1048,6 +1122,8 @@ int main(void) {
     test_native_twice();
     test_costly_retry();
     test_retry_after_window();
+    test_fresh_stall();
+    test_stored_provisional();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
