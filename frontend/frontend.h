@@ -87,6 +87,7 @@ typedef struct ATypeSyn {
        fn_ret its result type, fn_args the argument types (ATypeSyn*) */
     struct ATypeSyn *fn_ret;
     CyVec fn_args;
+    CyVec tuple_items;  /* a ctuple "(double, int)": its item types (ATypeSyn*); name is the spelling */
 } ATypeSyn;
 
 typedef enum {

@@ -417,6 +417,27 @@ static void array_dims(P *p, ATypeSyn *ty) {
 static ATypeSyn *parse_type_ex(P *p, int with_stars) {
     ATypeSyn *ty = cy_alloc(p->a, sizeof *ty);
     ty->pos = tok(p)->pos;
+    if (at_punct(p, "(")) {
+        /* Cython's ctuple: (double, int) */
+        adv(p);
+        const char *spell = "(";
+        while (!at_punct(p, ")")) {
+            ATypeSyn *it = parse_type_ex(p, 1);
+            push(p, &ty->tuple_items, it);
+            spell = cy_fmt(p->a, "%s%s%s%s", spell, ty->tuple_items.len > 1 ? ", " : "", it->name,
+                           it->ptr ? " *" : "");
+            if (!accept_punct(p, ","))
+                break;
+        }
+        expect_punct(p, ")");
+        if (ty->tuple_items.len < 2)
+            err_at(p, ty->pos, "a ctuple needs at least two item types");
+        ty->name = cy_fmt(p->a, "%s)", spell);
+        if (with_stars)
+            while (accept_punct(p, "*"))
+                ty->ptr++;
+        return ty;
+    }
     if (at_name(p, "const") && ahead(p, 1)->kind == TK_NAME) {
         adv(p);
         ty->is_const = 1;

@@ -687,8 +687,55 @@ static int const_dim(S *s, ANode *n, long long *v) {
 
 static const char *qual_of_dotted(S *s, const char *name);
 
+/* Cython's ctuple (double, int): a struct of fields f0, f1 ... (one type
+ * per spelling of its items in the module), C numbers only. */
+static CyType *ctuple_type(S *s, ATypeSyn *ts) {
+    int n = ts->tuple_items.len;
+    CyType **types = cy_alloc(s->a, (size_t)n * sizeof *types);
+    const char *name = "(";
+    for (int i = 0; i < n; i++) {
+        types[i] = resolve_type(s, ts->tuple_items.items[i]);
+        if (types[i] == TY_ERR) return TY_ERR;
+        if (!is_cnum(types[i])) {
+            err(s, ((ATypeSyn *)ts->tuple_items.items[i])->pos,
+                "a ctuple item of type '%s' is not supported by cyocl (only C numbers)", types[i]->name);
+            return TY_ERR;
+        }
+        name = cy_fmt(s->a, "%s%s%s", name, i ? ", " : "", types[i]->name);
+    }
+    name = cy_fmt(s->a, "%s)", name);
+    if (ts->ptr || ts->ndim || ts->narr) {
+        err(s, ts->pos, "pointers, arrays and memoryviews of ctuples are not supported by cyocl");
+        return TY_ERR;
+    }
+    for (int i = 0; i < s->m->structs.len; i++) {
+        CyType *t = s->m->structs.items[i];
+        if (t->is_ctuple && !strcmp(t->name, name)) return t;
+    }
+    CyType *t = cy_alloc(s->a, sizeof *t);
+    t->kind = TY_STRUCT;
+    t->is_ctuple = 1;
+    t->name = name;
+    t->cname = cy_fmt(s->a, "cy_ctuple%d", s->m->structs.len);
+    t->nfields = n;
+    t->ftypes = types;
+    t->fnames = cy_alloc(s->a, (size_t)n * sizeof *t->fnames);
+    long long size = 0, align = 1;
+    for (int i = 0; i < n; i++) {
+        t->fnames[i] = cy_fmt(s->a, "f%d", i);
+        long long a = types[i]->size ? types[i]->size : 1;
+        size = (size + a - 1) / a * a + types[i]->size;
+        if (a > align) align = a;
+    }
+    t->size = (int)((size + align - 1) / align * align);
+    t->alen = align;
+    cy_vec_push(s->a, &s->m->structs, t);
+    return t;
+}
+
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
+    if (t->tuple_items.len) return ctuple_type(s, t);
     if (t->fn_ret) {
         CyType *ret = resolve_type(s, t->fn_ret);
         CyType **args = cy_alloc(s->a, (t->fn_args.len + 1) * sizeof *args);
@@ -1602,6 +1649,29 @@ static IrVar *buf_of(S *s, ANode *n) {
 }
 
 static IrExpr *index_expr(S *s, ANode *n) {
+    CyType *ct = probe_type(s, n->obj);
+    if (ct->kind == TY_STRUCT && ct->is_ctuple) {
+        /* t[0], t[-1] of a ctuple: the field (a constant index, as Cython needs) */
+        ANode *ix = n->items.len == 1 ? n->items.items[0] : NULL;
+        int neg = ix && ix->kind == A_UNOP && !strcmp(ix->op, "-");
+        if (neg) ix = ix->obj;
+        if (!ix || ix->kind != A_INT) {
+            err(s, n->pos, "a ctuple is indexed by an integer constant (cyocl)");
+            return mk_err(s, n->pos);
+        }
+        long long k = neg ? -(long long)ix->ival : (long long)ix->ival;
+        if (k < 0) k += ct->nfields;
+        if (k < 0 || k >= ct->nfields) {
+            err(s, n->pos, "Index %lld out of bounds for '%s'", neg ? -(long long)ix->ival : (long long)ix->ival,
+                ct->name);
+            return mk_err(s, n->pos);
+        }
+        IrExpr *o = lower_expr(s, n->obj);
+        if (o->ty == TY_ERR) return o;
+        IrExpr *e = mk1(s, E_FIELD, ct->ftypes[k], n->pos, o);
+        e->sval = ct->fnames[k];
+        return e;
+    }
     /* a buffer's a[i, j] with a C integer per axis reads the buffer
        (anything else indexes the ndarray object, as in Cython) */
     IrVar *bv = buf_of(s, n->obj);
@@ -2361,6 +2431,23 @@ static IrExpr *struct_call(S *s, ANode *n, CyType *t) {
     for (int k = 0; k < t->nfields; k++)
         if (!vals[k]) warn(s, n->pos, "Not all members given for struct '%s'", t->name);
     return struct_lit(s, t, vals, n->pos);
+}
+
+/* (a, b) where a ctuple is wanted: its items in order, each converted. */
+static IrExpr *ctuple_from_display(S *s, ANode *d, CyType *t) {
+    if (d->items.len != t->nfields) {
+        err(s, d->pos, "Cannot assign a tuple of %d items to '%s'", d->items.len, t->name);
+        return mk_err(s, d->pos);
+    }
+    return struct_lit(s, t, (ANode **)d->items.items, d->pos);
+}
+
+/* The value of v for a destination of type t: a dict or tuple display
+ * builds a struct or ctuple in C (no Python object in between). */
+static IrExpr *lower_for_type(S *s, ANode *v, CyType *t) {
+    if (t && t->kind == TY_STRUCT && t->is_ctuple && v->kind == A_TUPLE) return ctuple_from_display(s, v, t);
+    if (t && t->kind == TY_STRUCT && !t->is_ctuple && v->kind == A_DICT) return struct_from_dict(s, v, t);
+    return lower_expr(s, v);
 }
 
 /* {'x': 1.0, 'y': 2.0} where a struct is wanted (Cython's DictNode.coerce_to). */
@@ -3403,6 +3490,27 @@ static IrExpr *lower_target(S *s, ANode *t, IrOp op) {
 }
 
 static void assign_to(S *s, ANode *t, IrExpr *value, CyVec *out, CyPos p) {
+    if ((t->kind == A_TUPLE || t->kind == A_LIST) && value->ty != TY_ERR && value->ty->kind == TY_STRUCT &&
+        value->ty->is_ctuple) {
+        /* a, b = ctuple: each field, in C */
+        if (t->items.len != value->ty->nfields) {
+            err(s, t->pos, "%s values to unpack (expected %d, got %d)",
+                t->items.len < value->ty->nfields ? "too many" : "not enough", t->items.len, value->ty->nfields);
+            return;
+        }
+        IrExpr *src = value;
+        if (value->kind != E_VAR) {
+            IrVar *tmp = new_temp(s, value->ty, p);
+            cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, p), value, p, OP_NONE));
+            src = mk_var(s, tmp, p);
+        }
+        for (int i = 0; i < t->items.len; i++) {
+            IrExpr *f = mk1(s, E_FIELD, value->ty->ftypes[i], p, src);
+            f->sval = value->ty->fnames[i];
+            assign_to(s, t->items.items[i], f, out, p);
+        }
+        return;
+    }
     if (t->kind == A_TUPLE || t->kind == A_LIST) {
         if (value->ty == TY_ERR) return;
         /* unpack an object sequence into object temporaries, then assign
@@ -4147,8 +4255,10 @@ static void lower_assign(S *s, ANode *n, CyVec *out) {
         if (tg) lower_array_literal(s, tg, n->value, out);
         return;
     }
-    CyType *st0 = n->value->kind == A_DICT && n->targets.len == 1 ? probe_type(s, t0) : NULL;
-    IrExpr *v = st0 && st0->kind == TY_STRUCT ? struct_from_dict(s, n->value, st0) : lower_expr(s, n->value);
+    CyType *st0 = (n->value->kind == A_DICT || (n->value->kind == A_TUPLE && t0->kind != A_TUPLE &&
+                                                t0->kind != A_LIST)) && n->targets.len == 1
+                      ? probe_type(s, t0) : NULL;
+    IrExpr *v = lower_for_type(s, n->value, st0);
     if (n->targets.len > 1 && v->ty != TY_ERR) {
         IrVar *tmp = new_temp(s, v->ty, n->pos);
         cy_vec_push(s->a, out, assign_stmt(s, mk_var(s, tmp, n->pos), v, n->pos, OP_NONE));
@@ -5436,7 +5546,8 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
                 lower_array_literal(s, mk_var(s, y->var, *(CyPos *)n->name_pos.items[i]), init, out);
                 continue;
             }
-            IrExpr *v = init->kind == A_DICT && y->var->ty->kind == TY_STRUCT ? struct_from_dict(s, init, y->var->ty)
+            IrExpr *v = (init->kind == A_DICT || init->kind == A_TUPLE) && y->var->ty->kind == TY_STRUCT
+                            ? lower_for_type(s, init, y->var->ty)
                         : c_big_literal(s, init, y->var->ty) ? c_big_literal(s, init, y->var->ty)
                                                              : lower_expr(s, init);
             if (v->ty == TY_ERR) continue;
@@ -5500,7 +5611,7 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
                 err(s, n->value->pos, "Return with value in void function");
                 return;
             }
-            IrExpr *v = lower_expr(s, n->value);
+            IrExpr *v = lower_for_type(s, n->value, rt);
             if (v->ty == TY_ERR) return;
             x->value = coerce(s, v, rt);
             if (x->value->ty == TY_ERR) return;

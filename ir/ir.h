@@ -69,6 +69,8 @@ typedef struct CyType {
     struct CyType **ftypes;
     const char *cname;
     int packed;
+    int is_ctuple;       /* TY_STRUCT: Cython's ctuple "(double, int)", fields f0, f1 ...: a Python
+                            tuple as an object, built from a tuple display, indexed t[0] */
     struct IrClass *cls; /* TY_OBJECT: an instance of this cdef class of the module (pyclass is
                             its qualified name "mod.Name") */
     /* A TY_FUNC made by cy_type_func (the target of a function pointer type):

@@ -725,9 +725,25 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         goto_err_if(G, FMT("cyrt_as_complex(%s, &%s) < 0", o, s));
         return t->kind == TY_CDOUBLE ? s : FMT("(float _Complex)%s", s);
     case TY_STRUCT: {
+        s = stmp(G, t, "{0}");
+        if (t->is_ctuple) {
+            /* a ctuple from a sequence of exactly its length, item by item */
+            const char *q = otmp(G);
+            out(G, "%s = PySequence_Tuple(%s);", q, o);
+            goto_err_if(G, FMT("!%s", q));
+            out(G, "if (PyTuple_GET_SIZE(%s) != %d) {", q, t->nfields);
+            out(G, "    PyErr_Format(PyExc_TypeError, \"Expected a tuple of size %d, got size %%zd\", "
+                   "PyTuple_GET_SIZE(%s));", t->nfields, q);
+            out(G, "    goto %s;", errlbl(G));
+            out(G, "}");
+            for (int i = 0; i < t->nfields; i++) {
+                const char *v = unbox(G, t->ftypes[i], FMT("PyTuple_GET_ITEM(%s, %d)", q, i));
+                out(G, "%s.%s = %s;", s, t->fnames[i], v);
+            }
+            return s;
+        }
         /* Cython's struct from a mapping: each field by its name, a missing
            one a ValueError (sema allows only fields that convert) */
-        s = stmp(G, t, "{0}");
         out(G, "if (!PyMapping_Check(%s)) {", o);
         out(G, "    PyErr_Format(PyExc_TypeError, \"Expected %%s, got %%.200s\", \"a mapping\", Py_TYPE(%s)->tp_name);", o);
         out(G, "    goto %s;", errlbl(G));
@@ -809,7 +825,25 @@ static void emit_structs(Gen *G, const IrModule *m) {
     }
     for (int i = 0; i < m->structs.len; i++) {
         const CyType *t = m->structs.items[i];
-        if (!struct_boxable(t)) continue;
+        if (!struct_boxable(t) || !t->is_ctuple) continue;
+        /* a ctuple is a tuple as a Python object */
+        out(G, "static PyObject *%s_box(%s v) {", t->cname, t->cname);
+        out(G, "    PyObject *r = PyTuple_New(%d), *o;", t->nfields);
+        out(G, "    if (!r) return NULL;");
+        for (int k = 0; k < t->nfields; k++) {
+            out(G, "    o = %s;", box_call(G, t->ftypes[k], FMT("v.%s", t->fnames[k])));
+            out(G, "    if (!o) {");
+            out(G, "        Py_DECREF(r);");
+            out(G, "        return NULL;");
+            out(G, "    }");
+            out(G, "    PyTuple_SET_ITEM(r, %d, o);", k);
+        }
+        out(G, "    return r;");
+        out(G, "}");
+    }
+    for (int i = 0; i < m->structs.len; i++) {
+        const CyType *t = m->structs.items[i];
+        if (!struct_boxable(t) || t->is_ctuple) continue;
         out(G, "static PyObject *%s_box(%s v) {", t->cname, t->cname);
         out(G, "    PyObject *d = PyDict_New(), *o;");
         out(G, "    if (!d) return NULL;");
@@ -3568,6 +3602,7 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
         if (unraisable) out(G, "cyrt_write_unraisable(%s);", c_strz(G, G->fname));
         if (is_obj(G->ret)) out(G, "Py_CLEAR(cy_r);");
         else if (is_view(G->ret)) out(G, "cyrt_view_release(&cy_r);");
+        else if (G->ret->kind == TY_STRUCT) out(G, "cy_r = (%s){0};", cty(G, G->ret)); /* a struct, a ctuple */
         else if (G->ret->kind != TY_VOID) out(G, "cy_r = 0;");
         if (status) out(G, "cy_st = -1;");
         G->end_used = 1;
