@@ -1649,8 +1649,10 @@ static IrVar *buf_of(S *s, ANode *n) {
 }
 
 static IrExpr *index_expr(S *s, ANode *n) {
-    CyType *ct = probe_type(s, n->obj);
-    if (ct->kind == TY_STRUCT && ct->is_ctuple) {
+    /* (only a name's or a call's type is probed: probing a nested a[0][0]...
+       at each level would lower it exponentially often) */
+    CyType *ct = n->obj->kind == A_NAME || n->obj->kind == A_CALL ? probe_type(s, n->obj) : NULL;
+    if (ct && ct->kind == TY_STRUCT && ct->is_ctuple) {
         /* t[0], t[-1] of a ctuple: the field (a constant index, as Cython needs) */
         ANode *ix = n->items.len == 1 ? n->items.items[0] : NULL;
         int neg = ix && ix->kind == A_UNOP && !strcmp(ix->op, "-");
