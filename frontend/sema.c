@@ -365,6 +365,7 @@ static const LibcFn libc_fns[] = {
     {"libc.string", "strncmp", "iccz"}, {"libc.string", "strcpy", "ccc"}, {"libc.string", "strncpy", "cccz"},
     {"libc.string", "strcat", "ccc"}, {"libc.string", "strchr", "cci"},
     {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
+    {"libc.time", "clock", "l"}, {"libc.time", "time", "lV"},
     {"cpython.mem", "PyMem_Malloc", "Vz"}, {"cpython.mem", "PyMem_Calloc", "Vzz"},
     {"cpython.mem", "PyMem_Realloc", "VVz"}, {"cpython.mem", "PyMem_Free", "vV"},
     {"cpython.mem", "PyMem_RawMalloc", "Vz"}, {"cpython.mem", "PyMem_RawCalloc", "Vzz"},
@@ -434,7 +435,7 @@ static int is_known_module(const char *q) {
     static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "cython.view", "libc", "libc.math",
                                  "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
-                                 "numpy", "openmp", "cpython", "cpython.mem", "libcpp", NULL};
+                                 "numpy", "openmp", "cpython", "cpython.mem", "libc.time", "libcpp", NULL};
     for (int i = 0; mods[i]; i++)
         if (!strcmp(mods[i], q)) return 1;
     return 0;
@@ -1357,7 +1358,7 @@ typedef struct {
 
 static const CConst c_consts[] = {
     {"libc.stdlib", "RAND_MAX", TY_INT}, {"libc.stdlib", "EXIT_SUCCESS", TY_INT},
-    {"libc.stdlib", "EXIT_FAILURE", TY_INT},
+    {"libc.stdlib", "EXIT_FAILURE", TY_INT}, {"libc.time", "CLOCKS_PER_SEC", TY_LONG},
     {"libc.limits", "CHAR_BIT", TY_INT}, {"libc.limits", "CHAR_MIN", TY_CHAR}, {"libc.limits", "CHAR_MAX", TY_CHAR},
     {"libc.limits", "SCHAR_MIN", TY_SCHAR}, {"libc.limits", "SCHAR_MAX", TY_SCHAR},
     {"libc.limits", "UCHAR_MAX", TY_UCHAR}, {"libc.limits", "SHRT_MIN", TY_SHORT}, {"libc.limits", "SHRT_MAX", TY_SHORT},
@@ -7048,8 +7049,8 @@ static void cimport_names(S *s, ANode *n) {
     int known = is_known_module(mod);
     if (!known && cimp) {
         err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
-                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp, "
-                       "cpython.mem)",
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, libc.time, numpy, "
+                       "openmp, cpython.mem)",
             mod);
         return;
     }
@@ -7627,8 +7628,8 @@ static void declare_class(S *s, ANode *n) {
                 }
             }
             if (dec && !prop && !accessor) {
-                err(s, dec->pos, "decorators on methods other than @property (and its setter and deleter) are not "
-                                 "supported by cyocl");
+                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter) and "
+                                 "@staticmethod are not supported by cyocl");
                 break;
             }
             if (prop && af->params.len != 1) {
