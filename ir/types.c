@@ -259,6 +259,17 @@ static const struct {
     {"__contains__", 2, 1}, {"__setitem__", 3, 1}, {"__call__", -1, 1},
     {"__eq__", 2, 1}, {"__ne__", 2, 1}, {"__lt__", 2, 1}, {"__le__", 2, 1}, {"__gt__", 2, 1}, {"__ge__", 2, 1},
     {"__richcmp__", 3, 1},
+    /* numbers (Cython 3: __add__ gets the instance first, __radd__ the reflected case) */
+    {"__add__", 2, 1}, {"__radd__", 2, 1}, {"__iadd__", 2, 1}, {"__sub__", 2, 1}, {"__rsub__", 2, 1},
+    {"__isub__", 2, 1}, {"__mul__", 2, 1}, {"__rmul__", 2, 1}, {"__imul__", 2, 1}, {"__truediv__", 2, 1},
+    {"__rtruediv__", 2, 1}, {"__itruediv__", 2, 1}, {"__floordiv__", 2, 1}, {"__rfloordiv__", 2, 1},
+    {"__ifloordiv__", 2, 1}, {"__mod__", 2, 1}, {"__rmod__", 2, 1}, {"__imod__", 2, 1}, {"__matmul__", 2, 1},
+    {"__rmatmul__", 2, 1}, {"__imatmul__", 2, 1}, {"__and__", 2, 1}, {"__rand__", 2, 1}, {"__iand__", 2, 1},
+    {"__or__", 2, 1}, {"__ror__", 2, 1}, {"__ior__", 2, 1}, {"__xor__", 2, 1}, {"__rxor__", 2, 1},
+    {"__ixor__", 2, 1}, {"__lshift__", 2, 1}, {"__rlshift__", 2, 1}, {"__ilshift__", 2, 1},
+    {"__rshift__", 2, 1}, {"__rrshift__", 2, 1}, {"__irshift__", 2, 1},
+    {"__neg__", 1, 1}, {"__pos__", 1, 1}, {"__abs__", 1, 1}, {"__invert__", 1, 1}, {"__int__", 1, 1},
+    {"__float__", 1, 1}, {"__index__", 1, 1},
     /* plain methods as far as the type is concerned (pickling, copying, with) */
     {"__reduce__", -1, 0}, {"__reduce_ex__", -1, 0}, {"__getstate__", -1, 0}, {"__setstate__", -1, 0},
     {"__copy__", -1, 0}, {"__deepcopy__", -1, 0}, {"__sizeof__", -1, 0}, {"__format__", -1, 0},

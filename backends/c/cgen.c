@@ -4236,6 +4236,7 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
         out(G, "}");
         tp = FMT("%s.tp_hash = %s_hash,\n", tp, cn);
     }
+    CyBuf nb = {0};
     if ((f = own_method(c, "__bool__"))) {
         out(G, "static int %s_bool(PyObject *cy_o) {", cn);
         out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(f));
@@ -4244,9 +4245,60 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
         out(G, "    Py_DECREF(cy_r);");
         out(G, "    return cy_t;");
         out(G, "}");
-        out(G, "static PyNumberMethods %s_as_number = {.nb_bool = %s_bool};", cn, cn);
+        cy_buf_printf(&nb, ".nb_bool = %s_bool, ", cn);
+    }
+    /* binary operators as Cython 3 calls them: __add__ when the left
+       operand is an instance, else (or when it returns NotImplemented)
+       __radd__ when the right one is; in-place ones directly */
+    static const char *const binops[][2] = {
+        {"add", "nb_add"}, {"sub", "nb_subtract"}, {"mul", "nb_multiply"}, {"truediv", "nb_true_divide"},
+        {"floordiv", "nb_floor_divide"}, {"mod", "nb_remainder"}, {"matmul", "nb_matrix_multiply"},
+        {"and", "nb_and"}, {"or", "nb_or"}, {"xor", "nb_xor"}, {"lshift", "nb_lshift"}, {"rshift", "nb_rshift"}};
+    for (int k = 0; k < (int)(sizeof binops / sizeof binops[0]); k++) {
+        IrFunc *fw = own_method(c, FMT("__%s__", binops[k][0])), *rv = own_method(c, FMT("__r%s__", binops[k][0]));
+        IrFunc *ip = own_method(c, FMT("__i%s__", binops[k][0]));
+        if (fw || rv) {
+            out(G, "static PyObject *%s_%s(PyObject *cy_a, PyObject *cy_b) {", cn, binops[k][1]);
+            if (fw) {
+                out(G, "    if (PyObject_TypeCheck(cy_a, &%s_type)) {", cn);
+                out(G, "        PyObject *cy_args[1] = {cy_b};");
+                out(G, "        PyObject *cy_r = cy_pw_%s(cy_a, cy_args, 1, NULL);", fw->cname);
+                out(G, "        if (cy_r != Py_NotImplemented) return cy_r;");
+                out(G, "        Py_DECREF(cy_r);");
+                out(G, "    }");
+            }
+            if (rv) {
+                out(G, "    if (PyObject_TypeCheck(cy_b, &%s_type)) {", cn);
+                out(G, "        PyObject *cy_args[1] = {cy_a};");
+                out(G, "        return cy_pw_%s(cy_b, cy_args, 1, NULL);", rv->cname);
+                out(G, "    }");
+            }
+            out(G, "    Py_RETURN_NOTIMPLEMENTED;");
+            out(G, "}");
+            cy_buf_printf(&nb, ".%s = %s_%s, ", binops[k][1], cn, binops[k][1]);
+        }
+        if (ip) {
+            out(G, "static PyObject *%s_i%s(PyObject *cy_a, PyObject *cy_b) {", cn, binops[k][1]);
+            out(G, "    PyObject *cy_args[1] = {cy_b};");
+            out(G, "    return cy_pw_%s(cy_a, cy_args, 1, NULL);", ip->cname);
+            out(G, "}");
+            cy_buf_printf(&nb, ".nb_inplace_%s = %s_i%s, ", binops[k][1] + 3, cn, binops[k][1]);
+        }
+    }
+    static const char *const unops[][2] = {{"neg", "nb_negative"}, {"pos", "nb_positive"}, {"abs", "nb_absolute"},
+                                           {"invert", "nb_invert"}, {"int", "nb_int"}, {"float", "nb_float"},
+                                           {"index", "nb_index"}};
+    for (int k = 0; k < (int)(sizeof unops / sizeof unops[0]); k++) {
+        IrFunc *u = own_method(c, FMT("__%s__", unops[k][0]));
+        if (!u) continue;
+        out(G, "static PyObject *%s_%s(PyObject *cy_o) { return %s; }", cn, unops[k][1], SLOT_CALL0(u));
+        cy_buf_printf(&nb, ".%s = %s_%s, ", unops[k][1], cn, unops[k][1]);
+    }
+    if (nb.len) {
+        out(G, "static PyNumberMethods %s_as_number = {%s};", cn, nb.s);
         *num = FMT("&%s_as_number", cn);
     }
+    cy_buf_free(&nb);
     IrFunc *len = own_method(c, "__len__"), *gi = own_method(c, "__getitem__"), *si = own_method(c, "__setitem__"),
            *di = own_method(c, "__delitem__"), *ct = own_method(c, "__contains__");
     if (len) {
