@@ -114,6 +114,12 @@ typedef enum {
                     then = element (dict: key), other = dict value; items = clauses in order:
                     S_FOR (lhs target, obj iterable) or S_IF (cond) */
     A_IR,        /* made by sema only: an expression already lowered (ir) */
+    A_ELLIPSIS,  /* `...`: in a memoryview's index, the axes not given (sema expands it); else Python's
+                    Ellipsis */
+    A_LAMBDA,    /* lambda params: body -- func (FN_DEF named as Cython names it, "lambda", "lambda1"
+                    ... in source order; body [S_RETURN expr]) */
+    A_STARRED,   /* f(*obj): a positional argument unpacked (only in a call's items); f(**m) is
+                    the keyword name "**" with value m */
 
     /* statements */
     S_EXPR,      /* the expression in value */
@@ -166,11 +172,13 @@ typedef struct AParam {
     int not_none;           /* "double[:] a not None" */
     int or_none;
     int kwonly;             /* after a bare '*': passed by keyword only */
+    int star;               /* def f(*args) 1, (**kwargs) 2: the tuple / dict of the rest */
 } AParam;
 
 typedef struct AFunc {
     FuncKind kind;
     const char *name;
+    const char *cname;      /* extern: the C name of `double c_sqrt "sqrt"(double)`, else NULL */
     CyPos pos;              /* of the name */
     CyVec params;           /* AParam* */
     ATypeSyn *ret;          /* cdef/cpdef return type; NULL = object */
@@ -181,9 +189,7 @@ typedef struct AFunc {
     CyVec decorators;       /* ANode* expressions after '@' */
     CyVec body;             /* ANode* statements */
     const char *docstring;  /* or NULL */
-    /* __cinit__ only: the names of *args and **kwargs (or NULL), star_pos the first '*' */
-    const char *star_args, *star_kwargs;
-    CyPos star_pos;
+    CyPos star_pos;         /* the first '*' of *args / **kwargs (AParam.star), if any */
 } AFunc;
 
 typedef struct AWithItem {
@@ -227,6 +233,8 @@ typedef struct ANode {
     CyVec names;            /* S_CDEF names, S_FROMIMPORT names, S_GLOBAL, S_CTYPEDEF new name in name */
     CyVec inits;            /* S_CDEF initialisers (ANode* or NULL), parallel to names */
     CyVec name_pos;         /* S_CDEF / S_FROMIMPORT positions (CyPos*) */
+    CyVec cnames;           /* S_CDEF in an extern block: the C names (`double X "C_X"`; const char* or
+                               NULL), parallel to names */
     CyVec aliases;          /* S_FROMIMPORT / S_IMPORT aliases (const char* or NULL) */
     const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
     int is_cimport;

@@ -29,6 +29,8 @@ typedef struct {
     const Token *toks;
     int n, i;
     int depth;
+    int class_body;   /* the statements of a cdef class body are being parsed (not a method's) */
+    int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
 } P;
@@ -954,6 +956,10 @@ static ANode *parse_atom(P *p) {
             return parse_list(p);
         if (is_punct(t, "{"))
             return parse_dict(p);
+        if (is_punct(t, "...")) {
+            adv(p);
+            return new_node(p, A_ELLIPSIS, t->pos);
+        }
         unsupported_expr(p, t);
     default:
         err_unexpected(p);
@@ -966,9 +972,21 @@ static ANode *parse_call(P *p, ANode *callee) {
     c->obj = callee;
     while (!at_punct(p, ")")) {
         const Token *t = tok(p);
-        if (is_punct(t, "*") || is_punct(t, "**"))
-            err_at(p, t->pos, "'%s' argument unpacking is not supported", t->text);
-        if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
+        if (is_punct(t, "**")) {
+            /* f(**kwargs): merged into the keywords, in order */
+            adv(p);
+            push(p, &c->kwnames, (void *)"**");
+            push(p, &c->kwpos, pos_dup(p, t->pos));
+            push(p, &c->values, parse_test(p));
+        } else if (is_punct(t, "*")) {
+            adv(p);
+            for (int k = 0; k < c->kwnames.len; k++)
+                if (!strcmp(c->kwnames.items[k], "**"))
+                    err_at(p, t->pos, "iterable argument unpacking follows keyword argument unpacking");
+            ANode *st = new_node(p, A_STARRED, t->pos);
+            st->obj = parse_test(p);
+            push(p, &c->items, st);
+        } else if (t->kind == TK_NAME && is_punct(ahead(p, 1), "=")) {
             for (int k = 0; k < c->kwnames.len; k++)
                 if (!strcmp(c->kwnames.items[k], t->text))
                     err_at(p, t->pos, "keyword argument repeated: %s", t->text);
@@ -978,8 +996,11 @@ static ANode *parse_call(P *p, ANode *callee) {
             push(p, &c->kwpos, pos_dup(p, t->pos));
             push(p, &c->values, parse_test(p));
         } else {
+            int unpack = 0;
+            for (int k = 0; k < c->kwnames.len; k++) unpack |= !strcmp(c->kwnames.items[k], "**");
             if (c->kwnames.len)
-                err_at(p, t->pos, "positional argument follows keyword argument");
+                err_at(p, t->pos, unpack ? "positional argument follows keyword argument unpacking"
+                                         : "positional argument follows keyword argument");
             ANode *arg = parse_test(p);
             if (at_kw(p, "for") || at_kw(p, "async")) {
                 /* f(x for x in a): the generator expression must be the only argument */
@@ -1252,10 +1273,56 @@ static ANode *parse_or(P *p) {
     return e;
 }
 
+/* lambda a, b=1, *args: expr -- a def (named as Cython names it) returning expr. */
+static ANode *parse_lambda(P *p) {
+    const Token *kw = adv(p);
+    ANode *n = new_node(p, A_LAMBDA, kw->pos);
+    AFunc *f = cy_alloc(p->a, sizeof *f);
+    f->kind = FN_DEF;
+    f->name = p->nlambda ? cy_fmt(p->a, "lambda%d", p->nlambda) : "lambda";
+    p->nlambda++;
+    f->pos = kw->pos;
+    int kwonly = 0;
+    while (!at_punct(p, ":")) {
+        if ((at_punct(p, "*") || at_punct(p, "**")) && ahead(p, 1)->kind == TK_NAME) {
+            const Token *st = adv(p);
+            AParam *a = cy_alloc(p->a, sizeof *a);
+            a->pos = tok(p)->pos;
+            a->name = adv(p)->text;
+            a->star = is_punct(st, "**") ? 2 : 1;
+            a->kwonly = kwonly = 1;
+            push(p, &f->params, a);
+        } else if (at_punct(p, "*") && is_punct(ahead(p, 1), ",")) {
+            adv(p);
+            kwonly = 1;
+        } else {
+            const Token *t = expect_name(p, "a parameter name");
+            AParam *a = cy_alloc(p->a, sizeof *a);
+            a->pos = t->pos;
+            a->name = t->text;
+            a->kwonly = kwonly;
+            if (accept_punct(p, "=")) a->deflt = parse_test(p);
+            push(p, &f->params, a);
+        }
+        if (!accept_punct(p, ","))
+            break;
+    }
+    expect_punct(p, ":");
+    ANode *body = parse_test(p);
+    ANode *r = new_node(p, S_RETURN, body->pos);
+    r->value = body;
+    push(p, &f->body, r);
+    n->func = f;
+    return n;
+}
+
 static ANode *parse_test(P *p) {
     enter(p);
-    if (at_kw(p, "lambda"))
-        unsupported_expr(p, tok(p));
+    if (at_kw(p, "lambda")) {
+        ANode *l = parse_lambda(p);
+        leave(p);
+        return l;
+    }
     ANode *e = parse_or(p);
     if (at_kw(p, "if")) {
         adv(p);
@@ -1407,8 +1474,56 @@ static ANode *parse_cdef_class(P *p, CyPos pos) {
         expect_punct(p, ")");
     }
     block_colon(p);
+    int saved = p->class_body;
+    p->class_body = 1;
     parse_suite(p, &n->body);
+    p->class_body = saved;
     return n;
+}
+
+/* Cython's older property syntax in a cdef class body:
+ *     property x:
+ *         def __get__(self): ...
+ *         def __set__(self, value): ...
+ *         def __del__(self): ...
+ * is the methods @property x, @x.setter x and @x.deleter x. */
+static void parse_property_block(P *p, CyVec *out) {
+    adv(p); /* property */
+    const Token *nm = expect_name(p, "a property name");
+    block_colon(p);
+    CyVec body = {0};
+    int saved = p->class_body;
+    p->class_body = 0;
+    parse_suite(p, &body);
+    p->class_body = saved;
+    const char *doc = NULL;
+    for (int i = 0; i < body.len; i++) {
+        ANode *d = body.items[i];
+        if (d->kind == S_EXPR && d->value && d->value->kind == A_STR && i == 0) {
+            doc = d->value->sval;
+            continue;
+        }
+        if (d->kind == S_PASS) continue;
+        const char *fn = d->kind == S_FUNC && d->func->kind == FN_DEF && !d->func->decorators.len ? d->func->name : "";
+        int which = !strcmp(fn, "__get__") ? 1 : !strcmp(fn, "__set__") ? 2 : !strcmp(fn, "__del__") ? 3 : 0;
+        if (!which)
+            err_at(p, d->pos, "a property block holds only def __get__, __set__ and __del__");
+        ANode *dec;
+        if (which == 1) {
+            dec = new_node(p, A_NAME, d->pos);
+            dec->name = "property";
+        } else {
+            dec = new_node(p, A_ATTR, d->pos);
+            dec->obj = new_node(p, A_NAME, d->pos);
+            dec->obj->name = nm->text;
+            dec->name = which == 2 ? "setter" : "deleter";
+        }
+        push(p, &d->func->decorators, dec);
+        d->func->name = nm->text;
+        d->name = nm->text;
+        if (which == 1 && !d->func->docstring) d->func->docstring = doc;
+        push(p, out, d);
+    }
 }
 
 static const char *dotted_name(P *p, CyPos *pos) {
@@ -1764,14 +1879,23 @@ static AParam *parse_param(P *p, int mode) {
 static void parse_params(P *p, AFunc *f, int mode) {
     int seen_default = 0, kwonly = 0;
     while (!at_punct(p, ")")) {
-        if (mode == PM_DEF && f->name && !strcmp(f->name, "__cinit__") && (at_punct(p, "*") || at_punct(p, "**")) &&
-            ahead(p, 1)->kind == TK_NAME) {
-            /* a cdef class's __cinit__(self, *args, **kwargs): sema allows it when they go unused */
+        if (mode == PM_DEF && (at_punct(p, "*") || at_punct(p, "**")) && ahead(p, 1)->kind == TK_NAME) {
+            /* def f(a, *args, b=1, **kwargs): the rest of the positional
+               arguments as a tuple, of the keywords as a dict */
             const Token *st = adv(p);
+            int two = is_punct(st, "**");
+            if (!two && kwonly)
+                err_at(p, st->pos, "invalid syntax");
             if (!f->star_pos.line) f->star_pos = st->pos;
-            if (is_punct(st, "*")) f->star_args = adv(p)->text;
-            else f->star_kwargs = adv(p)->text;
+            AParam *a = cy_alloc(p->a, sizeof *a);
+            a->pos = tok(p)->pos;
+            a->name = adv(p)->text;
+            a->star = two ? 2 : 1;
+            a->kwonly = 1;
             kwonly = 1;
+            push(p, &f->params, a);
+            if (two && at_punct(p, ",") && !is_punct(ahead(p, 1), ")"))
+                err_at(p, ahead(p, 1)->pos, "arguments cannot follow var-keyword argument");
             if (!accept_punct(p, ","))
                 break;
             continue;
@@ -1958,6 +2082,19 @@ static ANode *parse_def(P *p, CyVec *decorators) {
 
 enum { DM_CDEF, DM_BLOCK, DM_EXTERN };
 
+/* In an extern block, a string after the declared name is the C name
+ * Cython writes for it (`double c_sqrt "sqrt"(double x)`). */
+static const char *extern_cname(P *p, int mode) {
+    const Token *t = tok(p);
+    if (mode != DM_EXTERN || t->kind != TK_STR) return NULL;
+    if (t->str_prefix[0] || t->slen == 0 || memchr(t->sval, '\0', (size_t)t->slen)) {
+        err_at(p, t->pos, "invalid C name string");
+        return NULL;
+    }
+    adv(p);
+    return t->sval;
+}
+
 /* The rest of a C declaration once the base type is known: either a
  * function (name '(' ...) or variables "name [= init], *name2 ...".
  * Variables whose '*'s differ go into separate S_CDEF nodes, since a node
@@ -1982,11 +2119,13 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
         return;
     }
     const Token *name = expect_name(p, "a name to declare");
+    const char *cname = extern_cname(p, mode);
     if (at_punct(p, "(")) {
         if (mode == DM_BLOCK)
             err_at(p, name->pos, "functions cannot be declared in a 'cdef:' block");
         ANode *n = new_func(p, fkind, pos, name, decorators);
         AFunc *f = n->func;
+        f->cname = cname;
         f->ret = base ? type_with_stars(p, base, stars) : NULL;
         adv(p);
         parse_params(p, f, mode == DM_EXTERN ? PM_EXTERN : PM_CDEF);
@@ -2048,10 +2187,12 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
         push(p, &cur->names, (void *)name->text);
         push(p, &cur->name_pos, pos_dup(p, name->pos));
         push(p, &cur->inits, init);
+        push(p, &cur->cnames, (void *)cname);
         if (!accept_punct(p, ","))
             break;
         stars = count_stars(p);
         name = expect_name(p, "a name to declare");
+        cname = extern_cname(p, mode);
     }
     accept_punct(p, ";");
     expect_newline(p);
@@ -2233,6 +2374,10 @@ static ANode *parse_ctypedef(P *p) {
     if (at_punct(p, "("))
         err_at(p, tok(p)->pos, "this function pointer declarator is not supported by cyocl");
     const Token *name = expect_name(p, "the new type's name");
+    if (tok(p)->kind == TK_STR)
+        /* `ctypedef void const_void "const void"` (a C name, in extern blocks):
+           cyocl's C spells the type by its definition, so the name goes unused */
+        adv(p);
     if (at_punct(p, "["))
         err_at(p, tok(p)->pos, "C array types are not supported");
     n->type = type_with_stars(p, base, stars);
@@ -2580,6 +2725,11 @@ static void parse_stmt(P *p, CyVec *out) {
     const Token *t = tok(p);
     if (is_punct(t, "@")) {
         parse_decorated(p, out);
+        return;
+    }
+    if (p->class_body && t->kind == TK_NAME && !strcmp(t->text, "property") && ahead(p, 1)->kind == TK_NAME &&
+        is_punct(ahead(p, 2), ":")) {
+        parse_property_block(p, out);
         return;
     }
     if (t->kind != TK_KW) {

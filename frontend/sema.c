@@ -132,6 +132,7 @@ typedef struct {
     CyVec sum_undo;
     CyVec fn_addrs;         /* pairs: IrFunc* taken as a function pointer, its CyPos* */
     CyVec methods;          /* pairs: AFunc*, IrFunc* of the cdef classes' methods, lowered after the functions */
+    CyVec lambdas;          /* pairs: AFunc*, IrFunc* of lambdas, lowered after the module's code */
     CyVec hoists;           /* Hoist*: attributes of cdef class instances read through locals in
                                the parallel region being lowered */
     int decl_method;        /* declaring a method: its first parameter is the instance */
@@ -361,7 +362,13 @@ static const LibcFn libc_fns[] = {
     {"libc.stdlib", "bsearch", "VVVzzF"},
     {"libc.string", "memcpy", "VVVz"}, {"libc.string", "memmove", "VVVz"}, {"libc.string", "memset", "VViz"},
     {"libc.string", "memcmp", "iVVz"}, {"libc.string", "strlen", "zc"}, {"libc.string", "strcmp", "icc"},
+    {"libc.string", "strncmp", "iccz"}, {"libc.string", "strcpy", "ccc"}, {"libc.string", "strncpy", "cccz"},
+    {"libc.string", "strcat", "ccc"}, {"libc.string", "strchr", "cci"},
     {"libc.stdio", "printf", "ic."}, {"libc.stdio", "puts", "ic"}, {"libc.stdio", "putchar", "ii"},
+    {"cpython.mem", "PyMem_Malloc", "Vz"}, {"cpython.mem", "PyMem_Calloc", "Vzz"},
+    {"cpython.mem", "PyMem_Realloc", "VVz"}, {"cpython.mem", "PyMem_Free", "vV"},
+    {"cpython.mem", "PyMem_RawMalloc", "Vz"}, {"cpython.mem", "PyMem_RawCalloc", "Vzz"},
+    {"cpython.mem", "PyMem_RawRealloc", "VVz"}, {"cpython.mem", "PyMem_RawFree", "vV"},
     {"openmp", "omp_get_max_threads", "i"}, {"openmp", "omp_get_thread_num", "i"},
     {"openmp", "omp_get_num_threads", "i"}, {"openmp", "omp_set_num_threads", "vi"},
     {"openmp", "omp_get_num_procs", "i"}, {"openmp", "omp_in_parallel", "i"}, {"openmp", "omp_get_wtime", "d"},
@@ -427,7 +434,7 @@ static int is_known_module(const char *q) {
     static const char *mods[] = {"cython", "cython.parallel", "cython.operator", "cython.view", "libc", "libc.math",
                                  "libc.stdlib",
                                  "libc.stdint", "libc.stdio", "libc.string", "libc.float", "libc.limits",
-                                 "numpy", "openmp", "cpython", "libcpp", NULL};
+                                 "numpy", "openmp", "cpython", "cpython.mem", "libcpp", NULL};
     for (int i = 0; mods[i]; i++)
         if (!strcmp(mods[i], q)) return 1;
     return 0;
@@ -1281,12 +1288,18 @@ static int is_libm_extern(const IrFunc *fn) {
     return 1;
 }
 
-static int is_math_const(const char *q) {
-    if (strncmp(q, "libc.math.", 10)) return 0;
+/* libc.math's constant q names, as the C name (math.pxd's `pi "M_PI"`
+ * and `e "M_E"` are Python's spellings of two of them), or NULL. */
+static const char *math_const_cname(const char *q) {
+    if (strncmp(q, "libc.math.", 10)) return NULL;
+    if (!strcmp(q + 10, "pi")) return "M_PI";
+    if (!strcmp(q + 10, "e")) return "M_E";
     for (int i = 0; math_consts[i]; i++)
-        if (!strcmp(math_consts[i], q + 10)) return 1;
-    return 0;
+        if (!strcmp(math_consts[i], q + 10)) return math_consts[i];
+    return NULL;
 }
+
+static int is_math_const(const char *q) { return math_const_cname(q) != NULL; }
 
 /* The C library's other constants, typed as Cython's .pxd files declare
  * them (stdlib.pxd's anonymous enums are int). */
@@ -1325,7 +1338,7 @@ static IrExpr *const_expr(S *s, const char *q, CyPos pos) {
     if (!q) return NULL;
     if (is_math_const(q)) {
         IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_DOUBLE), pos);
-        e->sval = q + 10;
+        e->sval = math_const_cname(q);
         return e;
     }
     const CConst *c = c_const(q);
@@ -1362,7 +1375,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
     }
     if (y && y->kind == SY_CNAME && y->ty) {
         IrExpr *e = mk(s, E_CNAME, y->ty, n->pos);
-        e->sval = y->name;
+        e->sval = y->qual; /* the C name */
         return e;
     }
     if (y && y->kind == SY_CNAME) {
@@ -1762,6 +1775,16 @@ static IrFunc *class_method(const IrClass *c, const char *name) {
     return NULL;
 }
 
+/* A @staticmethod of c or of a class it derives from. */
+static IrFunc *class_static(const IrClass *c, const char *name) {
+    for (; c; c = c->base)
+        for (int i = 0; i < c->statics.len; i++) {
+            IrFunc *f = c->statics.items[i];
+            if (!strcmp(f->name, name)) return f;
+        }
+    return NULL;
+}
+
 static int class_derives(const IrClass *c, const IrClass *base) {
     for (; c; c = c->base)
         if (c == base) return 1;
@@ -1974,12 +1997,19 @@ static IrExpr *py_call(S *s, ANode *n, IrExpr *callee) {
     e->nargs = 1 + n->items.len;
     e->args = cy_alloc(s->a, e->nargs * sizeof(IrExpr *));
     e->args[0] = callee;
-    for (int i = 0; i < n->items.len; i++) e->args[1 + i] = box(s, lower_expr(s, n->items.items[i]));
+    for (int i = 0; i < n->items.len; i++) {
+        ANode *a = n->items.items[i];
+        if (a->kind == A_STARRED) /* *it: unpacked by the call */
+            e->args[1 + i] = mk1(s, E_STARRED, cy_type_scalar(TY_OBJECT), a->pos, box(s, lower_expr(s, a->obj)));
+        else
+            e->args[1 + i] = box(s, lower_expr(s, a));
+    }
     e->nkw = n->kwnames.len;
     e->kwnames = cy_alloc(s->a, (e->nkw + 1) * sizeof(char *));
     e->kwargs = cy_alloc(s->a, (e->nkw + 1) * sizeof(IrExpr *));
     for (int i = 0; i < e->nkw; i++) {
-        e->kwnames[i] = n->kwnames.items[i];
+        const char *kn = n->kwnames.items[i];
+        e->kwnames[i] = strcmp(kn, "**") ? kn : NULL; /* NULL: **mapping */
         e->kwargs[i] = box(s, lower_expr(s, n->values.items[i]));
     }
     region_flag(s, 2);
@@ -2359,8 +2389,129 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static struct Flat *flat_of(S *s, IrFunc *m);
 
+/* The first name n reads that the enclosing function binds (a closure
+ * variable), NULL if none: bound names are the lambda's parameters and the
+ * comprehensions' targets inside it. */
+static ANode *closure_name(S *s, ANode *n, CyVec *bound) {
+    if (!n) return NULL;
+    if (n->kind == A_NAME) {
+        for (int i = 0; i < bound->len; i++)
+            if (!strcmp(bound->items[i], n->name)) return NULL;
+        Sym *y = lookup(s, n->name);
+        return y && y != lookup_in(s->mscope, n->name) ? n : NULL;
+    }
+    if (n->kind == A_LAMBDA) {
+        int mark = bound->len;
+        for (int i = 0; i < n->func->params.len; i++)
+            cy_vec_push(s->a, bound, (void *)((AParam *)n->func->params.items[i])->name);
+        ANode *r = closure_name(s, ((ANode *)n->func->body.items[0])->value, bound);
+        bound->len = mark;
+        return r;
+    }
+    if (n->kind == A_COMP) {
+        int mark = bound->len;
+        for (int i = 0; i < n->items.len; i++) {
+            ANode *c = n->items.items[i];
+            if (c->kind == S_FOR) {
+                ANode *r = closure_name(s, c->obj, bound);
+                if (r) return r;
+                CyVec tg = {0};
+                cy_vec_push(s->a, &tg, c->lhs);
+                for (int k = 0; k < tg.len; k++) {
+                    ANode *t = tg.items[k];
+                    if (t->kind == A_NAME) cy_vec_push(s->a, bound, (void *)t->name);
+                    else for (int j = 0; j < t->items.len; j++) cy_vec_push(s->a, &tg, t->items.items[j]);
+                }
+            } else {
+                ANode *r = closure_name(s, c->cond, bound);
+                if (r) return r;
+            }
+        }
+        ANode *r = closure_name(s, n->then, bound);
+        if (!r) r = closure_name(s, n->other, bound);
+        bound->len = mark;
+        return r;
+    }
+    ANode *r = NULL;
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7 && !r; i++) r = closure_name(s, kids[i], bound);
+    for (int i = 0; i < n->items.len && !r; i++) r = closure_name(s, n->items.items[i], bound);
+    for (int i = 0; i < n->values.len && !r; i++) r = closure_name(s, n->values.items[i], bound);
+    return r;
+}
+
+static IrFunc *declare_function(S *s, AFunc *af, int is_extern);
+
+/* lambda: a def of its own, whose function object the module
+ * makes once at import (Cython's lambda is a closure; cyocl's reads only
+ * its arguments and module globals, so one object serves every
+ * evaluation). */
+static IrExpr *lower_lambda(S *s, ANode *n) {
+    AFunc *af = n->func;
+    CyVec bound = {0};
+    for (int i = 0; i < af->params.len; i++) {
+        AParam *ap = af->params.items[i];
+        ANode *d = ap->deflt;
+        if (d && d->kind == A_UNOP && !strcmp(d->op, "-")) d = d->obj;
+        if (d && !(d->kind == A_NONE || d->kind == A_TRUE || d->kind == A_FALSE || d->kind == A_INT ||
+                   d->kind == A_FLOAT || (d->kind == A_STR && !d->is_fstring))) {
+            /* evaluated where the lambda is: only a constant is the same each time */
+            err(s, ap->deflt->pos, "a default value of a lambda argument that is not a constant is not supported by "
+                                   "cyocl");
+            return mk_err(s, n->pos);
+        }
+        cy_vec_push(s->a, &bound, (void *)ap->name);
+    }
+    if (s->fn) {
+        ANode *c = closure_name(s, ((ANode *)af->body.items[0])->value, &bound);
+        if (c) {
+            err(s, c->pos, "a lambda that uses the enclosing function's variable '%s' (a closure) is not supported "
+                           "by cyocl", c->name);
+            return mk_err(s, n->pos);
+        }
+    }
+    if (!need_gil(s, n->pos, "Creating a Python function")) return mk_err(s, n->pos);
+    IrFunc *saved = s->fn;
+    IrFunc *fn = declare_function(s, af, 0);
+    s->fn = saved;
+    fn->is_lambda = 1;
+    fn->cname = cy_fmt(s->a, "cy_lam%d", s->ntmp++);
+    cy_vec_push(s->a, &s->m->funcs, fn);
+    cy_vec_push(s->a, &s->lambdas, af);
+    cy_vec_push(s->a, &s->lambdas, fn);
+    IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), n->pos);
+    e->sval = cy_fmt(s->a, "%s_obj", fn->cname);
+    return e;
+}
+
+/* f(*args, **kwargs) anywhere in a call: only Python's call does it. */
+static int call_unpacks(const ANode *n) {
+    for (int i = 0; i < n->items.len; i++)
+        if (((ANode *)n->items.items[i])->kind == A_STARRED) return 1;
+    for (int i = 0; i < n->kwnames.len; i++)
+        if (!strcmp(n->kwnames.items[i], "**")) return 1;
+    return 0;
+}
+
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (call_unpacks(n)) {
+        Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
+        if (fy && fy->kind == SY_FUNC && fy->fn->kind != F_DEF) {
+            err(s, n->pos, "argument unpacking ('*', '**') in a call of the C function '%s' is not supported by cyocl",
+                f->name);
+            return mk_err(s, n->pos);
+        }
+        if (!need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
+        IrExpr *callee;
+        if (fy && fy->kind == SY_FUNC) {
+            callee = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+            callee->sval = fy->fn->name;
+        } else {
+            callee = box(s, lower_expr(s, f));
+        }
+        return py_call(s, n, callee);
+    }
     if (f->kind == A_NAME || f->kind == A_INDEX || f->kind == A_ATTR) {
         Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
         CyType *ft = (f->kind == A_NAME && (!fy || fy->kind == SY_FUNC || fy->kind == SY_CNAME)) ? NULL
@@ -2516,6 +2667,13 @@ static IrExpr *call_expr(S *s, ANode *n) {
             return sp ? func_call(s, n, sp) : mk_err(s, n->pos);
         }
     }
+    if (f->kind == A_ATTR && f->obj->kind == A_NAME) {
+        /* Cls.f(...) of a cdef @staticmethod: a direct C call (a def one is
+           Python's attribute of the type) */
+        Sym *cy = lookup(s, f->obj->name);
+        IrFunc *sf = cy && cy->kind == SY_TYPE && cy->ty->cls ? class_static(cy->ty->cls, f->name) : NULL;
+        if (sf && sf->kind != F_DEF) return func_call(s, n, sf);
+    }
     if (f->kind == A_ATTR && (f->obj->kind == A_NAME || !has_call(f->obj))) {
         /* obj.m(...) of a cdef/cpdef method: a C call with obj first (a def
            method is looked up as Python does) */
@@ -2614,6 +2772,9 @@ static IrExpr *libc_call(S *s, ANode *n, const LibcFn *f) {
             n->items.len + n->kwnames.len);
         return mk_err(s, n->pos);
     }
+    /* cpython.mem declares PyMem_Malloc & co. without nogil (the Raw ones with it) */
+    int gil = !strncmp(f->name, "PyMem_", 6) && strncmp(f->name, "PyMem_Raw", 9);
+    if (gil && !need_gil(s, n->pos, "Calling gil-requiring function")) return mk_err(s, n->pos);
     IrExpr *e = mk(s, E_CALL_C, libc_type(s, f->sig[0]), n->pos);
     e->sval = f->name;
     e->nargs = n->items.len;
@@ -2870,6 +3031,16 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     switch (n->kind) {
     case A_NAME: return name_expr(s, n);
     case A_IR: return n->ir;
+    case A_STARRED:
+        err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
+        return mk_err(s, n->pos);
+    case A_LAMBDA: return lower_lambda(s, n);
+    case A_ELLIPSIS: {
+        if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
+        IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
+        e->sval = "Ellipsis";
+        return e;
+    }
     case A_COMP:
         if (!strcmp(n->op, "generator") && !n->synthetic) {
             err(s, n->pos, "generator expressions are not supported by cyocl here (only as the argument of "
@@ -3048,6 +3219,16 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         if (lit) return lit;
         IrExpr *o = lower_expr(s, n->obj);
         if (t == TY_ERR || o->ty == TY_ERR) return mk_err(s, n->pos);
+        if (is_obj(t) && t->cls && is_obj(o->ty) && o->ty->cls != t->cls) {
+            /* <Node>obj: the object as an instance of the cdef class, so that
+               (<Node>obj).x is its C attribute; unchecked, as in Cython
+               (<Node?>obj tests the type) */
+            if (n->checked_cast) return coerce(s, o, t);
+            IrExpr *c = cy_alloc(s->a, sizeof *c);
+            *c = *o;
+            c->ty = t;
+            return c;
+        }
         if (is_obj(t)) return box(s, o);
         if (is_obj(o->ty)) return coerce(s, o, t);
         if (is_view(t) || is_view(o->ty)) {
@@ -5119,10 +5300,86 @@ static IrStmt *lower_try_except(S *s, ANode *n) {
     return ok ? x : NULL;
 }
 
+/* del a, d[k], o.x, ...: each target in turn, as Python does.  A name is
+ * an object local (bound afterwards no more: reads check it, as for an
+ * 'except ... as' name) or a module global; an item or attribute of an
+ * object is PyObject_DelItem / PyObject_DelAttr.  C variables, view
+ * elements and cdef attributes are Cython's error. */
+static void lower_del(S *s, ANode *n, CyVec *out) {
+    for (int i = 0; i < n->targets.len; i++) {
+        ANode *t = n->targets.items[i];
+        IrExpr *e = NULL;
+        if (t->kind == A_NAME) {
+            Sym *y = lookup(s, t->name);
+            IrVar *v = y && (y->kind == SY_VAR || y->kind == SY_PYVAR) ? y->var : NULL;
+            if (v && v->kind != V_PYGLOBAL && !is_obj(v->ty)) {
+                err(s, t->pos, "Deletion of non-Python, non-C++ object");
+                continue;
+            }
+            if (v && (v->kind == V_PARAM || v->kind == V_MODULE)) {
+                err(s, t->pos, "'del' of a %s is not supported by cyocl (only of locals and module globals)",
+                    v->kind == V_PARAM ? "function argument" : "module-level cdef variable");
+                continue;
+            }
+            if (!need_gil(s, t->pos, "Deleting Python object")) continue;
+            e = lower_target(s, t, OP_NONE);
+            if (e && e->kind == E_VAR && e->var->kind == V_LOCAL) e->var->is_deleted = 1;
+        } else if (t->kind == A_INDEX || t->kind == A_ATTR) {
+            e = lower_expr(s, t);
+            if (e->ty == TY_ERR) continue;
+            if (e->kind != E_OBJ_INDEX && e->kind != E_OBJ_ATTR) {
+                err(s, t->pos, "Deletion of non-Python, non-C++ object");
+                continue;
+            }
+        } else {
+            err(s, t->pos, "cannot delete this expression");
+            continue;
+        }
+        if (!e) continue;
+        IrStmt *x = st(s, ST_DEL, t->pos);
+        x->target = e;
+        cy_vec_push(s->a, out, x);
+    }
+}
+
 static void lower_stmt1(S *s, ANode *n, CyVec *out);
+
+/* v[...] and v[..., 0] of a memoryview: the Ellipsis stands for as many
+ * full slices as the axes not given (numpy's and Cython's meaning),
+ * written into the statement's expressions before anything reads them. */
+static void expand_ellipsis(S *s, ANode *n) {
+    if (!n || n->kind == S_FUNC || n->kind == A_LAMBDA) return;
+    if (n->kind == A_INDEX) {
+        int at = -1, count = 0;
+        for (int i = 0; i < n->items.len; i++)
+            if (((ANode *)n->items.items[i])->kind == A_ELLIPSIS) at = i, count++;
+        CyType *t = count == 1 ? probe_type(s, n->obj) : NULL;
+        if (t && is_view(t) && n->items.len - 1 <= t->ndim) {
+            CyVec items = {0};
+            for (int i = 0; i < n->items.len; i++) {
+                if (i != at) {
+                    cy_vec_push(s->a, &items, n->items.items[i]);
+                    continue;
+                }
+                for (int k = 0; k < t->ndim - (n->items.len - 1); k++) {
+                    ANode *sl = an(s, A_SLICE, ((ANode *)n->items.items[i])->pos);
+                    cy_vec_push(s->a, &items, sl);
+                }
+            }
+            n->items = items;
+        }
+    }
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) expand_ellipsis(s, kids[i]);
+    for (int i = 0; i < n->items.len; i++) expand_ellipsis(s, n->items.items[i]);
+    for (int i = 0; i < n->values.len; i++) expand_ellipsis(s, n->values.items[i]);
+    for (int i = 0; i < n->targets.len; i++) expand_ellipsis(s, n->targets.items[i]);
+    for (int i = 0; i < n->inits.len; i++) expand_ellipsis(s, n->inits.items[i]);
+}
 
 static void lower_stmt(S *s, ANode *n, CyVec *out) {
     int mark = s->sum_undo.len;
+    expand_ellipsis(s, n); /* its expressions only: nested blocks are their statements' */
     lower_stmt1(s, n, out);
     for (int i = s->sum_undo.len - 2; i >= mark; i -= 2)
         *(ANode *)s->sum_undo.items[i] = *(ANode *)s->sum_undo.items[i + 1];
@@ -5323,7 +5580,7 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         return;
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_CDEF_CLASS: err(s, n->pos, "cdef statement not allowed here"); return;
-    case S_DEL: err(s, n->pos, "'del' is not supported"); return;
+    case S_DEL: lower_del(s, n, out); return;
     case S_UNSUPPORTED: err(s, n->pos, "%s is not supported", n->what ? n->what : "this statement"); return;
     case S_CTYPEDEF: case S_EXTERN: case S_ENUM: case S_STRUCT:
         if (s->fn) err(s, n->pos, "this declaration is only allowed at module level");
@@ -5662,6 +5919,13 @@ static void pre_stmt(Pre *pr, ANode *n) {
         return;
     case S_WITH:
         pre_block(pr, &n->body);
+        return;
+    case S_DEL:
+        /* a deleted name is an object (Cython infers no C type for it) */
+        for (int i = 0; i < n->targets.len; i++) {
+            ANode *t = n->targets.items[i];
+            if (t->kind == A_NAME) pre_target(pr, t, NULL, 2);
+        }
         return;
     default:
         return;
@@ -6041,6 +6305,10 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
         if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
+        if (fn->static_of && d->kind == A_NAME && !strcmp(d->name, "staticmethod")) continue;
+        if (fn->cls && d->kind == A_ATTR && d->obj->kind == A_NAME && !strcmp(d->obj->name, fn->name) &&
+            (!strcmp(d->name, "setter") || !strcmp(d->name, "deleter")))
+            continue; /* a property's setter or deleter: declare_class's */
         if (d->kind == A_CALL && directive_call(s, d, &s->dir, 1)) continue;
         /* silently dropping a decorator would change what the function does */
         err(s, d->pos, "this decorator is not supported (only cython directives such as "
@@ -6131,15 +6399,13 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
     IrFunc *fn = cy_alloc(s->a, sizeof *fn);
     fn->kind = is_extern ? F_EXTERN : af->kind == FN_DEF ? F_DEF : af->kind == FN_CDEF ? F_CDEF : F_CPDEF;
     fn->name = af->name;
-    fn->cname = is_extern ? af->name : cident(s, "cy_f_", af->name);
+    fn->cname = is_extern ? (af->cname ? af->cname : af->name) : cident(s, "cy_f_", af->name);
     fn->pos = af->pos;
     fn->is_nogil = af->is_nogil;
     fn->is_inline = af->is_inline;
     fn->with_gil = af->with_gil;
     fn->noexcept = af->is_noexcept || is_extern;
     fn->docstring = af->docstring;
-    if ((af->star_args || af->star_kwargs) && !s->decl_method)
-        err(s, af->star_pos, "'*' parameters (*args, **kwargs, keyword-only) are not supported");
     if (af->kind == FN_DEF) {
         fn->ret = cy_type_scalar(TY_OBJECT);
         if (af->is_nogil) err(s, af->pos, "def functions cannot be nogil");
@@ -6193,6 +6459,13 @@ static IrFunc *declare_function(S *s, AFunc *af, int is_extern) {
             t = TY_ERR;
         }
         IrVar *p = new_var(s, pname ? pname : cy_fmt(s->a, "arg%d", i), t, V_PARAM, ap->pos);
+        if (ap->star) {
+            if (af->kind != FN_DEF || is_extern)
+                err(s, ap->pos, "'%s' parameters are only supported by cyocl in def functions",
+                    ap->star == 1 ? "*args" : "**kwargs");
+            if (ap->star == 1) fn->star_arg = i + 1;
+            else fn->kwstar_arg = i + 1;
+        }
         cy_vec_push(s->a, &fn->params, p);
         IrExpr *d = NULL;
         if (ap->deflt) {
@@ -6578,7 +6851,7 @@ static int raises_stmt(IrStmt *x) {
     for (int i = 0; i < x->ntargets; i++) r |= raises_expr(x->targets[i]);
     r |= raises_stmts(&x->body) | raises_stmts(&x->orelse);
     switch (x->kind) {
-    case ST_RAISE: case ST_ASSERT: case ST_UNPACK: case ST_FOR_ITER: r = 1; break;
+    case ST_RAISE: case ST_ASSERT: case ST_UNPACK: case ST_FOR_ITER: case ST_DEL: r = 1; break;
     case ST_FOR_RANGE: if (x->step_sign == 0) r = 1; break; /* a zero step raises */
     case ST_PRANGE: case ST_PARALLEL: {
         IrRegion *g = x->region;
@@ -6662,7 +6935,8 @@ static void cimport_names(S *s, ANode *n) {
     int known = is_known_module(mod);
     if (!known && cimp) {
         err(s, n->pos, "cimport of '%s' is not supported by cyocl (known: cython, cython.parallel, libc.math, "
-                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp)",
+                       "libc.stdlib, libc.string, libc.stdio, libc.stdint, libc.limits, libc.float, numpy, openmp, "
+                       "cpython.mem)",
             mod);
         return;
     }
@@ -6727,6 +7001,11 @@ static void cimport_names(S *s, ANode *n) {
             ok = math_fn(q, &f) || is_math_const(q);
         } else {
             for (int j = 0; special_names[j]; j++) ok |= !strcmp(special_names[j], q);
+        }
+        if (!ok && is_py_builtin(name) && !strcmp(alias, name) && strncmp(mod, "cython", 6)) {
+            /* Cython looks a name the .pxd lacks up among the builtins:
+               `from libc.math cimport abs` (scikit-image does) is abs() */
+            continue;
         }
         if (!ok) {
             err(s, p, "'%s' from %s is not supported by cyocl", name, mod);
@@ -7157,13 +7436,42 @@ static void declare_class(S *s, ANode *n) {
             AFunc *af = b->func;
             int special = !strncmp(af->name, "__", 2) && strlen(af->name) > 4 &&
                           !strcmp(af->name + strlen(af->name) - 2, "__");
-            if (special && strcmp(af->name, "__init__") && strcmp(af->name, "__cinit__") &&
+            int sargs = special ? cy_special_method_args(af->name) : 0;
+            if (special && sargs == -2 && strcmp(af->name, "__init__") && strcmp(af->name, "__cinit__") &&
                 strcmp(af->name, "__dealloc__")) {
                 err(s, af->pos, "special method '%s' of a cdef class is not supported by cyocl", af->name);
                 break;
             }
+            if (special && sargs >= 0 && af->kind == FN_DEF && af->params.len != sargs) {
+                /* the slot's C signature fixes the arguments (Cython: "wrong number of arguments") */
+                err(s, af->pos, "Special method %s has wrong number of arguments (%d declared, %d expected)", af->name,
+                    af->params.len, sargs);
+                break;
+            }
             if (special && af->kind != FN_DEF) {
                 err(s, af->pos, "Special methods must be declared with 'def', not 'cdef'");
+                break;
+            }
+            ANode *sdec = af->decorators.len == 1 ? af->decorators.items[0] : NULL;
+            if (sdec && sdec->kind == A_NAME && !strcmp(sdec->name, "staticmethod") && !lookup(s, "staticmethod") &&
+                !special) {
+                /* a function in the class's namespace: Cls.f(...) (a cdef one is a
+                   direct C call), def ones also through instances */
+                if (af->kind == FN_CPDEF) {
+                    err(s, sdec->pos, "a cpdef @staticmethod is not supported by cyocl (def or cdef)");
+                    break;
+                }
+                if (class_attr(c, af->name) || class_method(c, af->name) || class_static(c, af->name)) {
+                    err(s, af->pos, "'%s' redeclared", af->name);
+                    break;
+                }
+                IrFunc *fn = declare_function(s, af, 0);
+                fn->static_of = c;
+                fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s", c->name, af->name));
+                cy_vec_push(s->a, &c->statics, fn);
+                cy_vec_push(s->a, &s->m->funcs, fn);
+                cy_vec_push(s->a, &s->methods, af);
+                cy_vec_push(s->a, &s->methods, fn);
                 break;
             }
             if (!af->params.len) {
@@ -7178,8 +7486,36 @@ static void declare_class(S *s, ANode *n) {
             ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
             int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
                        !lookup(s, "property") && af->kind == FN_DEF;
-            if (dec && !prop) {
-                err(s, dec->pos, "decorators on methods other than @property are not supported by cyocl");
+            /* @x.setter / @x.deleter of a property x of this class (also
+               what a `property x:` block's __set__ / __del__ become) */
+            int accessor = 0;
+            if (dec && af->decorators.len == 1 && dec->kind == A_ATTR && dec->obj->kind == A_NAME &&
+                !strcmp(dec->obj->name, af->name) && af->kind == FN_DEF &&
+                (!strcmp(dec->name, "setter") || !strcmp(dec->name, "deleter"))) {
+                IrFunc *g = NULL;
+                for (int k = 0; k < c->props.len; k++)
+                    if (!strcmp(((IrFunc *)c->props.items[k])->name, af->name)) g = c->props.items[k];
+                if (!g) {
+                    err(s, dec->pos, "'%s' is not a property of '%s' declared above", af->name, c->name);
+                    break;
+                }
+                accessor = dec->name[0] == 's' ? 2 : 3;
+                CyVec *acc = accessor == 2 ? &c->setters : &c->deleters;
+                for (int k = 0; k < acc->len; k++)
+                    if (!strcmp(((IrFunc *)acc->items[k])->name, af->name)) {
+                        err(s, af->pos, "'%s' redeclared", af->name);
+                        accessor = -1;
+                    }
+                if (accessor < 0) break;
+                if (af->params.len != (accessor == 2 ? 2 : 1)) {
+                    err(s, af->pos, "a property %s takes %s", accessor == 2 ? "setter" : "deleter",
+                        accessor == 2 ? "self and the value" : "no arguments other than self");
+                    break;
+                }
+            }
+            if (dec && !prop && !accessor) {
+                err(s, dec->pos, "decorators on methods other than @property (and its setter and deleter) are not "
+                                 "supported by cyocl");
                 break;
             }
             if (prop && af->params.len != 1) {
@@ -7187,7 +7523,7 @@ static void declare_class(S *s, ANode *n) {
                 break;
             }
             IrFunc *prev = class_method(c, af->name);
-            if (class_attr(c, af->name) || (prev && prev->cls == c)) {
+            if (!accessor && (class_attr(c, af->name) || (prev && prev->cls == c))) {
                 err(s, af->pos, "'%s' redeclared", af->name);
                 break;
             }
@@ -7196,18 +7532,12 @@ static void declare_class(S *s, ANode *n) {
                     af->kind == FN_DEF ? "def" : "cdef/cpdef");
                 break;
             }
-            if ((af->star_args || af->star_kwargs) &&
-                (af->params.len != 1 || (af->star_args && uses_vec(&af->body, af->star_args)) ||
-                 (af->star_kwargs && uses_vec(&af->body, af->star_kwargs)))) {
-                err(s, af->star_pos, "'*' parameters (*args, **kwargs, keyword-only) are not supported (cyocl: only "
-                                     "as __cinit__(self, *args, **kwargs) that does not use them)");
-                break;
-            }
             s->decl_method = 1;
             IrFunc *fn = declare_function(s, af, 0);
             s->decl_method = 0;
             fn->cls = c;
-            fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s", c->name, af->name));
+            fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s%s", c->name, af->name,
+                                                  accessor == 2 ? "_set" : accessor == 3 ? "_del" : ""));
             ((IrVar *)fn->params.items[0])->ty = t;
             if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
             if (prev && !special && prev->kind != F_DEF) {
@@ -7225,6 +7555,7 @@ static void declare_class(S *s, ANode *n) {
             if (!strcmp(af->name, "__cinit__")) c->cinit = fn;
             if (!strcmp(af->name, "__dealloc__")) c->dealloc = fn;
             if (prop) cy_vec_push(s->a, &c->props, fn);
+            if (accessor) cy_vec_push(s->a, accessor == 2 ? &c->setters : &c->deleters, fn);
             cy_vec_push(s->a, &c->methods, fn);
             cy_vec_push(s->a, &s->m->funcs, fn);
             cy_vec_push(s->a, &s->methods, af);
@@ -7352,7 +7683,7 @@ static void declare_block(S *s, CyVec *stmts) {
                         } else {
                             Sym *y = declare(s, s->mscope, name, SY_CNAME);
                             y->ty = t;
-                            y->qual = name;
+                            y->qual = j < d->cnames.len && d->cnames.items[j] ? d->cnames.items[j] : name;
                         }
                     }
                 } else {
@@ -7544,6 +7875,8 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
         }
     }
     (void)fi;
+    /* a lambda met in them adds its own (nested lambdas too) */
+    for (int i = 0; i + 1 < s->lambdas.len; i += 2) lower_function(s, s->lambdas.items[i], s->lambdas.items[i + 1]);
     if (d->nerrors) return NULL;
     compute_raises(s->m);
     check_fn_addrs(s);

@@ -400,6 +400,7 @@ static void elig_stmts(Elig *g, CyVec *v) {
         case ST_GIL: uses(g, "with gil"); return;
         case ST_TRY: uses(g, "try/finally"); return;
         case ST_TRY_EXCEPT: case ST_EXCEPT: uses(g, "try/except"); return;
+        case ST_DEL: uses(g, "del"); return;
         case ST_RAISE: why(g, "raises an exception"); return;
         case ST_ASSERT: why(g, g->fn ? "contains an assert" : "assert inside prange"); return;
         case ST_PARALLEL: uses(g, "a parallel() block"); return;

@@ -19,7 +19,7 @@ static const char *skind[] = {
 #define K(x) [x] = #x
     K(ST_BLOCK), K(ST_EXPR), K(ST_ASSIGN), K(ST_UNPACK), K(ST_IF), K(ST_WHILE), K(ST_FOR_RANGE),
     K(ST_FOR_ITER), K(ST_PRANGE), K(ST_PARALLEL), K(ST_BREAK), K(ST_CONTINUE), K(ST_RETURN), K(ST_RAISE),
-    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_TRY), K(ST_TRY_EXCEPT), K(ST_EXCEPT), K(ST_DECLARE),
+    K(ST_ASSERT), K(ST_NOGIL), K(ST_GIL), K(ST_TRY), K(ST_TRY_EXCEPT), K(ST_EXCEPT), K(ST_DECLARE), K(ST_DEL),
 #undef K
 };
 
@@ -49,7 +49,7 @@ static void expr(CyBuf *b, const IrExpr *e) {
             expr(b, e->args[i]);
         }
         for (int i = 0; i < e->nkw; i++) {
-            cy_buf_printf(b, " %s=", e->kwnames[i]);
+            cy_buf_printf(b, " %s=", e->kwnames[i] ? e->kwnames[i] : "**");
             expr(b, e->kwargs[i]);
         }
         if (e->kind == E_STMTS) {

@@ -126,6 +126,7 @@ typedef struct IrVar {
     CyPos pos;
     int id;
     int is_assigned;     /* assigned anywhere after its declaration (params: reassigned) */
+    int is_deleted;      /* an object local some `del x` unbinds: every read checks it is bound */
 } IrVar;
 
 typedef struct IrFunc IrFunc;
@@ -230,7 +231,9 @@ typedef enum {
     E_OBJ_CMP,      /* op: < <= > >= == != in "not in" is "is not" -> object (rich compare) */
     E_OBJ_CMP_BINT, /* same, directly as bint (in conditions) */
     E_OBJ_ATTR,     /* args[0].name */
-    E_OBJ_CALL,     /* args[0](args[1..nargs], kwnames[i]=kwargs[i]) */
+    E_OBJ_CALL,     /* args[0](args[1..nargs], kwnames[i]=kwargs[i]); an argument E_STARRED is
+                       unpacked (*it), a NULL kwnames[i] merges the mapping kwargs[i] (**m) */
+    E_STARRED,      /* args[0] unpacked: only as an argument of E_OBJ_CALL */
     E_OBJ_INDEX,    /* args[0][args[1]] */
     E_OBJ_SLICE,    /* slice object from args[0..2] (each may be E_NONE) */
     E_TUPLE, E_LIST,/* from args */
@@ -336,6 +339,10 @@ typedef enum {
                        "cy_caught"); target (E_VAR or E_PYGLOBAL) is deleted when it ends */
     ST_DECLARE,     /* a cdef declaration point with no initialiser: views are
                        set to "uninitialised" here (only for clarity) */
+    ST_DEL,         /* del target: an object local (E_VAR: unbound after; UnboundLocalError if
+                       it is not bound), a module global (E_VAR V_PYGLOBAL or E_PYGLOBAL:
+                       NameError if absent), E_OBJ_INDEX (delitem) or E_OBJ_ATTR (delattr);
+                       needs the GIL */
 } StmtKind;
 
 typedef enum { RC_SHARED, RC_PRIVATE, RC_LASTPRIVATE, RC_REDUCTION, RC_FIRSTPRIVATE } VarClass;
@@ -628,6 +635,12 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    int is_lambda;             /* a lambda: a def ("lambda", "lambda1" ...) whose function object (cname "_obj") the
+                                  module makes at import, in no namespace */
+    int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:
+                                  the tuple / dict its wrapper makes), 0 for none */
+    struct IrClass *static_of; /* a @staticmethod of this class: a plain function (cls NULL) in the
+                                  class's namespace, not the module's */
     CyVec overrides;           /* a cdef/cpdef method: the same method of the classes deriving from
                                   cls, in declaration order (a call picks by the instance's type) */
     struct IrFunc *vroot;      /* an override: the method of the topmost class it overrides */
@@ -673,6 +686,9 @@ typedef struct IrClass {
     CyVec methods;             /* IrFunc*: def/cpdef (in tp_methods) and cdef, including the special ones */
     IrFunc *init, *cinit, *dealloc; /* __init__, __cinit__, __dealloc__ or NULL */
     CyVec props;               /* IrFunc*: def methods decorated @property (getters, not in tp_methods) */
+    CyVec setters, deleters;   /* IrFunc*: @x.setter / @x.deleter of those (named as the property; not in
+                                  tp_methods) */
+    CyVec statics;             /* IrFunc*: @staticmethod def (METH_STATIC in tp_methods) and cdef ones */
 } IrClass;
 
 typedef struct IrModule {
@@ -702,6 +718,15 @@ void cy_ir_analyze(CyArena *a, IrModule *m);
 void cy_ir_flatten_parallel(IrModule *m);
 /* The ST_PRANGE / ST_PARALLEL statement of region r in body (nested at any depth), or NULL. */
 IrStmt *cy_ir_region_stmt(CyVec *body, const IrRegion *r);
+
+/* The special methods a cdef class may define (besides __init__, __cinit__
+ * and __dealloc__): the number of arguments (self included) a type slot's
+ * method takes, -1 for any (__call__; __reduce__ and the others that are
+ * plain methods), -2 for a name cyocl does not support. */
+int cy_special_method_args(const char *name);
+/* 1 when the method fills a type slot (tp_repr, mp_subscript ...) rather
+ * than an entry of tp_methods. */
+int cy_special_method_is_slot(const char *name);
 
 /* Loop-nest facts of region r, whose statement is x (ir/nest.c): sets
  * r->collapse and r->collapse_pairs.  Needs r->args (call after the

@@ -247,3 +247,33 @@ CyType *cy_type_span(const CyType *a, const CyType *b) {
     int tb = b->name && strcmp(b->name, cy_type_scalar(b->kind)->name);
     return (CyType *)(ta > tb ? a : b);
 }
+
+/* ---- special methods of cdef classes ---------------------------------------- */
+
+static const struct {
+    const char *name;
+    int nargs, slot;
+} special_methods[] = {
+    {"__repr__", 1, 1}, {"__str__", 1, 1}, {"__hash__", 1, 1}, {"__len__", 1, 1}, {"__iter__", 1, 1},
+    {"__next__", 1, 1}, {"__bool__", 1, 1}, {"__getitem__", 2, 1}, {"__delitem__", 2, 1},
+    {"__contains__", 2, 1}, {"__setitem__", 3, 1}, {"__call__", -1, 1},
+    {"__eq__", 2, 1}, {"__ne__", 2, 1}, {"__lt__", 2, 1}, {"__le__", 2, 1}, {"__gt__", 2, 1}, {"__ge__", 2, 1},
+    {"__richcmp__", 3, 1},
+    /* plain methods as far as the type is concerned (pickling, copying, with) */
+    {"__reduce__", -1, 0}, {"__reduce_ex__", -1, 0}, {"__getstate__", -1, 0}, {"__setstate__", -1, 0},
+    {"__copy__", -1, 0}, {"__deepcopy__", -1, 0}, {"__sizeof__", -1, 0}, {"__format__", -1, 0},
+    {"__enter__", -1, 0}, {"__exit__", -1, 0}, {"__dir__", -1, 0},
+    {NULL, 0, 0},
+};
+
+int cy_special_method_args(const char *name) {
+    for (int i = 0; special_methods[i].name; i++)
+        if (!strcmp(special_methods[i].name, name)) return special_methods[i].nargs;
+    return -2;
+}
+
+int cy_special_method_is_slot(const char *name) {
+    for (int i = 0; special_methods[i].name; i++)
+        if (!strcmp(special_methods[i].name, name)) return special_methods[i].slot;
+    return 0;
+}

@@ -400,7 +400,8 @@ static void exit_to(Gen *G, Frame *target) {
         for (int i = hi - 1; i >= target->live_depth; i--) clear_temp(G, G->live.items[i]);
 }
 
-static int is_assigned_here(Gen *G, IrVar *v) { return vec_has(&G->assigned, v); }
+/* A local some `del` unbinds is never taken as bound: each read checks it. */
+static int is_assigned_here(Gen *G, IrVar *v) { return !v->is_deleted && vec_has(&G->assigned, v); }
 
 static void line_directive(Gen *G, CyPos p) {
     if (G->opt->line_directives && p.line > 0)
@@ -1072,6 +1073,25 @@ static Val gen_obj_call(Gen *G, IrExpr *e) {
         out(G, "    CYRT_HOST(3, %s, %d);", c_strz(G, G->fname), e->pos.line);
     }
     if (npos + nkw == 0) return (Val){new_obj(G, FMT("PyObject_CallNoArgs(%s)", f.c)), 1};
+    int unpack = 0;
+    for (int i = 0; i < npos; i++) unpack |= e->args[1 + i]->kind == E_STARRED;
+    for (int i = 0; i < nkw; i++) unpack |= !e->kwnames[i];
+    if (unpack) {
+        /* f(a, *it, k=v, **m): Python's call of a tuple and a dict built in order */
+        const char *pl = new_obj(G, "PyList_New(0)");
+        for (int i = 0; i < npos; i++)
+            goto_err_if(G, e->args[1 + i]->kind == E_STARRED ? FMT("cyrt_list_extend(%s, %s) < 0", pl, items[1 + i])
+                                                            : FMT("PyList_Append(%s, %s) < 0", pl, items[1 + i]));
+        const char *tup = new_obj(G, FMT("PyList_AsTuple(%s)", pl)), *kd = "NULL";
+        if (nkw) {
+            kd = new_obj(G, "PyDict_New()");
+            for (int i = 0; i < nkw; i++)
+                goto_err_if(G, e->kwnames[i] ? FMT("cyrt_kw_add(%s, %s, %s, %s) < 0", f.c, kd,
+                                                   name_const(G, e->kwnames[i]), items[1 + npos + i])
+                                             : FMT("cyrt_kw_merge(%s, %s, %s) < 0", f.c, kd, items[1 + npos + i]));
+        }
+        return (Val){new_obj(G, FMT("PyObject_Call(%s, %s, %s)", f.c, tup, kd)), 1};
+    }
     const char *kwt = "NULL";
     if (nkw) {
         CyBuf b = {0};
@@ -1262,6 +1282,7 @@ static Val gen(Gen *G, IrExpr *e) {
         return (Val){new_obj(G, FMT("PyObject_GetAttr(%s, %s)", a.c, name_const(G, e->sval))), 1};
     }
     case E_OBJ_CALL: return gen_obj_call(G, e);
+    case E_STARRED: return gen(G, e->args[0]); /* gen_obj_call unpacks it */
     case E_OBJ_INDEX: {
         Val a = gen(G, e->args[0]), b = gen(G, e->args[1]);
         return (Val){new_obj(G, FMT("PyObject_GetItem(%s, %s)", a.c, b.c)), 1};
@@ -2278,6 +2299,34 @@ static const char *del_target(Gen *G, IrExpr *t) {
     if (t->kind == E_VAR && t->var->kind == V_LOCAL) return FMT(" Py_CLEAR(%s);", t->var->cname);
     const char *name = t->kind == E_VAR ? t->var->name : t->sval;
     return FMT(" cyrt_del_global(%s);", name_const(G, name));
+}
+
+/* del: the errors of Cython's code for what is not there (UnboundLocalError;
+ * for a module global, which Cython deletes as a module attribute, its
+ * AttributeError; the object's own KeyError/AttributeError). */
+static void gen_del(Gen *G, IrExpr *t) {
+    if (t->kind == E_VAR && t->var->kind == V_LOCAL) {
+        IrVar *x = t->var;
+        if (!is_assigned_here(G, x))
+            out(G, "if (cyrt_unlikely(!%s)) { cyrt_err_unbound(%s); goto %s; }", x->cname, c_strz(G, x->name),
+                errlbl(G));
+        out(G, "Py_CLEAR(%s);", x->cname);
+    } else if (t->kind == E_VAR || t->kind == E_PYGLOBAL) {
+        const char *k = name_const(G, t->kind == E_VAR ? t->var->name : t->sval);
+        out(G, "if (cyrt_unlikely(PyDict_DelItem(cyrt_mdict, %s) < 0)) {", k);
+        out(G, "    if (PyErr_ExceptionMatches(PyExc_KeyError)) {");
+        out(G, "        PyErr_Clear();");
+        out(G, "        PyErr_Format(PyExc_AttributeError, \"'module' object has no attribute '%%U'\", %s);", k);
+        out(G, "    }");
+        out(G, "    goto %s;", errlbl(G));
+        out(G, "}");
+    } else if (t->kind == E_OBJ_INDEX) {
+        Val o = gen(G, t->args[0]), k = gen(G, t->args[1]);
+        goto_err_if(G, FMT("PyObject_DelItem(%s, %s) < 0", o.c, k.c));
+    } else {
+        Val o = gen(G, t->args[0]);
+        goto_err_if(G, FMT("PyObject_SetAttr(%s, %s, NULL) < 0", o.c, name_const(G, t->sval)));
+    }
 }
 
 static void gen_try_except(Gen *G, IrStmt *s) {
@@ -3415,6 +3464,7 @@ static void gen_stmt(Gen *G, IrStmt *s) {
     case ST_TRY_EXCEPT: gen_try_except(G, s); break;
     case ST_EXCEPT: break; /* gen_try_except's */
     case ST_DECLARE: break;
+    case ST_DEL: gen_del(G, s->target); break;
     }
     G->hoisted -= hoist;
     if (s->kind == ST_RETURN || s->kind == ST_RAISE || s->kind == ST_BREAK || s->kind == ST_CONTINUE) {
@@ -3591,7 +3641,8 @@ static const char *default_obj(CyVec *defaults, IrFunc *f, int i) {
 
 /* A specialisation of a fused function is reached through its group's. */
 static const char *wrapper_name(Gen *G, const IrFunc *f) {
-    return f->fused_of || f->cls ? FMT("cy_pw_%s", f->cname) : FMT("cy_pw_%s", f->name);
+    return f->fused_of || f->cls || f->static_of || f->is_lambda ? FMT("cy_pw_%s", f->cname)
+                                                                 : FMT("cy_pw_%s", f->name);
 }
 
 static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
@@ -3621,7 +3672,18 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
     CyBuf text = {0}, arglabels = {0};
     G->e.out = &text;
     G->e.ind = 1;
-    if (f->npos < np) {
+    int star = orig->star_arg - 1 - off, kwstar = orig->kwstar_arg - 1 - off;
+    if (orig->star_arg || orig->kwstar_arg) {
+        char *req = cy_alloc(G->a, (size_t)np + 1);
+        int nreq_pos = 0;
+        for (int i = 0; i < np; i++) {
+            req[i] = f->param_defaults.items[i] || i == star || i == kwstar ? '0' : '1';
+            if (i < f->npos && req[i] == '1') nreq_pos = i + 1;
+        }
+        out(G, "if (cyrt_parse_args_star(%s, cy_names, %d, %d, %d, \"%s\", %d, %d, cy_args, cy_nargs, cy_kwnames, "
+               "cy_vals) < 0) return NULL;", c_strz(G, f->name), np, f->npos, nreq_pos, req,
+            orig->star_arg ? star : -1, orig->kwstar_arg ? kwstar : -1);
+    } else if (f->npos < np) {
         /* keyword-only parameters: which ones must be given */
         char *req = cy_alloc(G->a, (size_t)np + 1);
         int nreq_pos = 0;
@@ -3768,6 +3830,9 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         IrVar *p = f->params.items[i];
         if (is_view(p->ty)) out(G, "cyrt_view_release(&%s);", p->cname);
     }
+    /* the tuple and dict cyrt_parse_args_star made */
+    if (orig->star_arg) out(G, "Py_DECREF(cy_vals[%d]);", star);
+    if (orig->kwstar_arg) out(G, "Py_DECREF(cy_vals[%d]);", kwstar);
     out(G, "return cy_r;");
     G->e.ind = 0;
     out(G, "}");
@@ -4079,6 +4144,193 @@ static void emit_setter(Gen *G, IrClass *c, IrAttr *at) {
  * __cinit__), deallocation (__dealloc__, then the references), the GC's
  * traversal of object attributes, getters and setters of public/readonly
  * ones, the method table and the type object. */
+static IrFunc *prop_accessor(const CyVec *v, const char *name) {
+    for (int k = 0; k < v->len; k++)
+        if (!strcmp(((IrFunc *)v->items[k])->name, name)) return v->items[k];
+    return NULL;
+}
+
+static IrFunc *own_method(const IrClass *c, const char *name) {
+    for (int k = 0; k < c->methods.len; k++) {
+        IrFunc *f = c->methods.items[k];
+        if (!strcmp(f->name, name) && is_def_like(f)) return f;
+    }
+    return NULL;
+}
+
+/* The type slots of a class's special methods: each calls the method's
+ * def wrapper (so arguments convert and errors propagate as for a call)
+ * and converts its result as the slot needs (Cython's slot functions).
+ * Fills as_number/as_sequence/as_mapping with the tables it defined ("" if
+ * none) and returns the PyTypeObject lines for the other slots. */
+static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, const char **seq, const char **map) {
+    const char *cn = c->cname, *tp = "";
+    IrFunc *f;
+    *num = *seq = *map = "";
+#define SLOT_CALL0(fn) FMT("cy_pw_%s(cy_o, NULL, 0, NULL)", (fn)->cname)
+    if ((f = own_method(c, "__repr__"))) {
+        out(G, "static PyObject *%s_repr(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_repr = %s_repr,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__str__"))) {
+        out(G, "static PyObject *%s_str(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_str = %s_str,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__iter__"))) {
+        out(G, "static PyObject *%s_iter(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_iter = %s_iter,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__next__"))) {
+        out(G, "static PyObject *%s_next(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
+        tp = FMT("%s.tp_iternext = %s_next,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__call__"))) {
+        out(G, "static PyObject *%s_call(PyObject *cy_o, PyObject *cy_a, PyObject *cy_k) {", cn);
+        out(G, "    return cyrt_call_tuple(cy_pw_%s, cy_o, cy_a, cy_k);", f->cname);
+        out(G, "}");
+        tp = FMT("%s.tp_call = %s_call,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__hash__"))) {
+        out(G, "static Py_hash_t %s_hash(PyObject *cy_o) {", cn);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(f));
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    Py_hash_t cy_h = (Py_hash_t)PyLong_AsSsize_t(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    if (cy_h == -1 && !PyErr_Occurred()) cy_h = -2;");
+        out(G, "    return cy_h;");
+        out(G, "}");
+        tp = FMT("%s.tp_hash = %s_hash,\n", tp, cn);
+    }
+    if ((f = own_method(c, "__bool__"))) {
+        out(G, "static int %s_bool(PyObject *cy_o) {", cn);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(f));
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return cy_t;");
+        out(G, "}");
+        out(G, "static PyNumberMethods %s_as_number = {.nb_bool = %s_bool};", cn, cn);
+        *num = FMT("&%s_as_number", cn);
+    }
+    IrFunc *len = own_method(c, "__len__"), *gi = own_method(c, "__getitem__"), *si = own_method(c, "__setitem__"),
+           *di = own_method(c, "__delitem__"), *ct = own_method(c, "__contains__");
+    if (len) {
+        out(G, "static Py_ssize_t %s_len(PyObject *cy_o) {", cn);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL0(len));
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    Py_ssize_t cy_n = PyLong_AsSsize_t(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return cy_n;");
+        out(G, "}");
+    }
+    if (gi) {
+        out(G, "static PyObject *%s_getitem(PyObject *cy_o, PyObject *cy_k) {", cn);
+        out(G, "    PyObject *cy_a[1] = {cy_k};");
+        out(G, "    return cy_pw_%s(cy_o, cy_a, 1, NULL);", gi->cname);
+        out(G, "}");
+        /* sq_item: what iteration falls back to without __iter__ */
+        out(G, "static PyObject *%s_sq_item(PyObject *cy_o, Py_ssize_t cy_i) {", cn);
+        out(G, "    PyObject *cy_k = PyLong_FromSsize_t(cy_i), *cy_r;");
+        out(G, "    if (!cy_k) return NULL;");
+        out(G, "    cy_r = %s_getitem(cy_o, cy_k);", cn);
+        out(G, "    Py_DECREF(cy_k);");
+        out(G, "    return cy_r;");
+        out(G, "}");
+    }
+    if (si || di) {
+        out(G, "static int %s_setitem(PyObject *cy_o, PyObject *cy_k, PyObject *cy_v) {", cn);
+        out(G, "    PyObject *cy_r;");
+        out(G, "    if (cy_v) {");
+        if (si) {
+            out(G, "        PyObject *cy_a[2] = {cy_k, cy_v};");
+            out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 2, NULL);", si->cname);
+        } else {
+            out(G, "        PyErr_Format(PyExc_NotImplementedError, \"Subscript assignment not supported by %%.200s\", "
+                   "Py_TYPE(cy_o)->tp_name);");
+            out(G, "        return -1;");
+        }
+        out(G, "    } else {");
+        if (di) {
+            out(G, "        PyObject *cy_a[1] = {cy_k};");
+            out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", di->cname);
+        } else {
+            out(G, "        PyErr_Format(PyExc_NotImplementedError, \"Subscript deletion not supported by %%.200s\", "
+                   "Py_TYPE(cy_o)->tp_name);");
+            out(G, "        return -1;");
+        }
+        out(G, "    }");
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return 0;");
+        out(G, "}");
+    }
+    if (ct) {
+        out(G, "static int %s_contains(PyObject *cy_o, PyObject *cy_k) {", cn);
+        out(G, "    PyObject *cy_a[1] = {cy_k};");
+        out(G, "    PyObject *cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", ct->cname);
+        out(G, "    if (!cy_r) return -1;");
+        out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
+        out(G, "    Py_DECREF(cy_r);");
+        out(G, "    return cy_t;");
+        out(G, "}");
+    }
+    if (len || gi || ct) {
+        out(G, "static PySequenceMethods %s_as_sequence = {%s%s%s};", cn, len ? FMT(".sq_length = %s_len, ", cn) : "",
+            gi ? FMT(".sq_item = %s_sq_item, ", cn) : "", ct ? FMT(".sq_contains = %s_contains", cn) : "");
+        *seq = FMT("&%s_as_sequence", cn);
+    }
+    if (len || gi || si || di) {
+        out(G, "static PyMappingMethods %s_as_mapping = {%s%s%s};", cn, len ? FMT(".mp_length = %s_len, ", cn) : "",
+            gi ? FMT(".mp_subscript = %s_getitem, ", cn) : "", si || di ? FMT(".mp_ass_subscript = %s_setitem", cn) : "");
+        *map = FMT("&%s_as_mapping", cn);
+    }
+    static const char *const cmp_names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+    static const char *const cmp_ops[] = {"Py_LT", "Py_LE", "Py_EQ", "Py_NE", "Py_GT", "Py_GE"};
+    IrFunc *rc = own_method(c, "__richcmp__"), *cmp[6];
+    int ncmp = 0;
+    for (int k = 0; k < 6; k++) ncmp += (cmp[k] = own_method(c, cmp_names[k])) != NULL;
+    if (rc || ncmp) {
+        /* __richcmp__(self, other, op) takes every operator; else each of
+           __eq__ ... its own, __ne__ the inverse of __eq__ where only that
+           is defined (as object's), the others NotImplemented */
+        out(G, "static PyObject *%s_richcmp(PyObject *cy_o, PyObject *cy_w, int cy_op) {", cn);
+        G->e.ind = 1;
+        if (rc) {
+            out(G, "PyObject *cy_opo = PyLong_FromLong(cy_op), *cy_r;");
+            out(G, "if (!cy_opo) return NULL;");
+            out(G, "PyObject *cy_a[2] = {cy_w, cy_opo};");
+            out(G, "cy_r = cy_pw_%s(cy_o, cy_a, 2, NULL);", rc->cname);
+            out(G, "Py_DECREF(cy_opo);");
+            out(G, "return cy_r;");
+        } else {
+            out(G, "PyObject *cy_a[1] = {cy_w};");
+            out(G, "switch (cy_op) {");
+            for (int k = 0; k < 6; k++) {
+                if (cmp[k]) {
+                    out(G, "case %s: return cy_pw_%s(cy_o, cy_a, 1, NULL);", cmp_ops[k], cmp[k]->cname);
+                } else if (k == 3 && cmp[2]) {
+                    out(G, "case Py_NE: {");
+                    out(G, "    PyObject *cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", cmp[2]->cname);
+                    out(G, "    if (!cy_r || cy_r == Py_NotImplemented) return cy_r;");
+                    out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
+                    out(G, "    Py_DECREF(cy_r);");
+                    out(G, "    if (cy_t < 0) return NULL;");
+                    out(G, "    return PyBool_FromLong(!cy_t);");
+                    out(G, "}");
+                }
+            }
+            out(G, "default: break;");
+            out(G, "}");
+            out(G, "Py_RETURN_NOTIMPLEMENTED;");
+        }
+        G->e.ind = 0;
+        out(G, "}");
+        tp = FMT("%s.tp_richcompare = %s_richcmp,\n", tp, cn);
+    }
+#undef SLOT_CALL0
+    return tp;
+}
+
 static void emit_classes(Gen *G, const IrModule *m) {
     for (int i = 0; i < m->classes.len; i++) {
         IrClass *c = m->classes.items[i];
@@ -4204,6 +4456,36 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, "    (void)cy_c;");
             out(G, "    return cy_pw_%s(cy_o, NULL, 0, NULL);", f->cname);
             out(G, "}");
+            IrFunc *set = prop_accessor(&c->setters, f->name), *del = prop_accessor(&c->deleters, f->name);
+            if (set || del) {
+                /* Cython's property setter: a missing half is NotImplementedError("__set__"/"__del__") */
+                out(G, "static int %s_propset_%s(PyObject *cy_o, PyObject *cy_v, void *cy_c) {", cn, f->name);
+                out(G, "    (void)cy_c;");
+                out(G, "    PyObject *cy_r;");
+                if (set) {
+                    out(G, "    if (cy_v) {");
+                    out(G, "        PyObject *cy_a[1] = {cy_v};");
+                    out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", set->cname);
+                    out(G, "    } else");
+                } else {
+                    out(G, "    if (cy_v) {");
+                    out(G, "        PyErr_SetString(PyExc_NotImplementedError, \"__set__\");");
+                    out(G, "        return -1;");
+                    out(G, "    } else");
+                }
+                if (del) {
+                    out(G, "        cy_r = cy_pw_%s(cy_o, NULL, 0, NULL);", del->cname);
+                } else {
+                    out(G, "    {");
+                    out(G, "        PyErr_SetString(PyExc_NotImplementedError, \"__del__\");");
+                    out(G, "        return -1;");
+                    out(G, "    }");
+                }
+                out(G, "    if (!cy_r) return -1;");
+                out(G, "    Py_DECREF(cy_r);");
+                out(G, "    return 0;");
+                out(G, "}");
+            }
             out(G, "%s", "");
         }
         if (ngs) {
@@ -4217,8 +4499,9 @@ static void emit_classes(Gen *G, const IrModule *m) {
             }
             for (int k = 0; k < c->props.len; k++) {
                 IrFunc *f = c->props.items[k];
-                out(G, "{%s, %s_prop_%s, NULL, %s, NULL},", c_strz(G, f->name), cn, f->name,
-                    f->docstring ? c_strz(G, f->docstring) : "NULL");
+                int rw = prop_accessor(&c->setters, f->name) || prop_accessor(&c->deleters, f->name);
+                out(G, "{%s, %s_prop_%s, %s, %s, NULL},", c_strz(G, f->name), cn, f->name,
+                    rw ? FMT("%s_propset_%s", cn, f->name) : "NULL", f->docstring ? c_strz(G, f->docstring) : "NULL");
             }
             out(G, "{NULL, NULL, NULL, NULL, NULL}");
             G->e.ind = 0;
@@ -4240,14 +4523,24 @@ static void emit_classes(Gen *G, const IrModule *m) {
         G->e.ind = 1;
         for (int k = 0; k < c->methods.len; k++) {
             IrFunc *f = c->methods.items[k];
-            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f)) continue;
+            if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
+                vec_has(&c->setters, f) || vec_has(&c->deleters, f) || cy_special_method_is_slot(f->name))
+                continue;
             out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
                 f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
+        }
+        for (int k = 0; k < c->statics.len; k++) {
+            IrFunc *f = c->statics.items[k];
+            if (!is_def_like(f)) continue;
+            out(G, "{%s, (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS | METH_STATIC, %s},",
+                c_strz(G, f->name), wrapper_name(G, f), f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
         out(G, "{NULL, NULL, 0, NULL}");
         G->e.ind = 0;
         out(G, "};");
         out(G, "%s", "");
+        const char *num, *seq, *map;
+        const char *slots = emit_class_slots(G, c, &num, &seq, &map);
         out(G, "static PyTypeObject %s_type = {", cn);
         G->e.ind = 1;
         out(G, "PyVarObject_HEAD_INIT(NULL, 0)");
@@ -4263,6 +4556,13 @@ static void emit_classes(Gen *G, const IrModule *m) {
             out(G, ".tp_clear = %s_clear,", cn);
         }
         out(G, ".tp_methods = %s_methods,", cn);
+        if (*num) out(G, ".tp_as_number = %s,", num);
+        if (*seq) out(G, ".tp_as_sequence = %s,", seq);
+        if (*map) out(G, ".tp_as_mapping = %s,", map);
+        for (const char *p = slots, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            out(G, "%.*s", (int)(nl - p), p);
+        }
         if (ngs) out(G, ".tp_getset = %s_getset,", cn);
         if (c->init) out(G, ".tp_init = %s_init,", cn);
         out(G, ".tp_new = %s_new,", cn);
@@ -4443,6 +4743,8 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
         if (!((IrFunc *)m->funcs.items[i])->fused_specs.len) out(G, "%s;", func_sig(G, m->funcs.items[i]));
     for (int i = 0; i < m->funcs.len; i++)
         if (((IrFunc *)m->funcs.items[i])->overrides.len) out(G, "%s;", dispatch_sig(G, m->funcs.items[i]));
+    for (int i = 0; i < m->funcs.len; i++) /* a lambda's function object, made at import */
+        if (((IrFunc *)m->funcs.items[i])->is_lambda) out(G, "static PyObject *%s_obj;", ((IrFunc *)m->funcs.items[i])->cname);
     for (int i = 0; i < G->own_called.len; i++)
         out(G, "static PyObject *cy_pw_%s(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs, "
                "PyObject *cy_kwnames);",
@@ -4459,7 +4761,7 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
-        if (!is_def_like(f) || f->fused_of || f->cls) continue;
+        if (!is_def_like(f) || f->fused_of || f->cls || f->static_of || f->is_lambda) continue;
         out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
             f->name, f->docstring ? c_strz(G, f->docstring) : "NULL");
     }
@@ -4482,6 +4784,21 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
             c->cname, c_strz(G, c->name), c->cname);
         out(G, "    Py_DECREF(m);");
         out(G, "    return NULL;");
+        out(G, "}");
+    }
+    for (int i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        if (!f->is_lambda) continue;
+        out(G, "{");
+        out(G, "    static PyMethodDef cy_d = {%s, (PyCFunction)(void (*)(void))%s, "
+               "METH_FASTCALL | METH_KEYWORDS, NULL};", c_strz(G, f->name), wrapper_name(G, f));
+        out(G, "    PyObject *cy_mn = PyModule_GetNameObject(m);");
+        out(G, "    %s_obj = cy_mn ? PyCFunction_NewEx(&cy_d, NULL, cy_mn) : NULL;", f->cname);
+        out(G, "    Py_XDECREF(cy_mn);");
+        out(G, "    if (!%s_obj) {", f->cname);
+        out(G, "        Py_DECREF(m);");
+        out(G, "        return NULL;");
+        out(G, "    }");
         out(G, "}");
     }
     if (nfused) {

@@ -609,6 +609,112 @@ CYRT_FN int cyrt_parse_args_kw(const char *fname, const char *const *names, Py_s
     return 0;
 }
 
+/* cyrt_parse_args_kw for a def with *args and/or **kwargs (the indices
+ * star and kwstar of their parameters, -1 for none): the positional
+ * arguments beyond npos become a new tuple in vals[star], the keywords that
+ * name no other parameter a new dict in vals[kwstar] (the caller releases
+ * both); nothing is left to release when it fails. */
+CYRT_FN int cyrt_parse_args_star(const char *fname, const char *const *names, Py_ssize_t nparams, Py_ssize_t npos,
+                                 Py_ssize_t nreq, const char *req, Py_ssize_t star, Py_ssize_t kwstar,
+                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **vals) {
+    Py_ssize_t i, k, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *t = NULL, *d = NULL;
+    for (i = 0; i < nparams; i++) vals[i] = i < nargs && i < npos ? args[i] : NULL;
+    if (nargs > npos && star < 0) {
+        cyrt_err_nargs(fname, nreq, npos, nargs);
+        return -1;
+    }
+    if (star >= 0) {
+        t = PyTuple_New(nargs > npos ? nargs - npos : 0);
+        if (!t) return -1;
+        for (i = npos; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(t, i - npos, args[i]);
+        }
+    }
+    if (kwstar >= 0 && !(d = PyDict_New())) goto bad;
+    for (k = 0; k < nkw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        for (i = 0; i < nparams; i++)
+            if (i != star && i != kwstar && PyUnicode_CompareWithASCIIString(key, names[i]) == 0) break;
+        if (i == nparams) {
+            if (!d) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+                goto bad;
+            }
+            if (PyDict_SetItem(d, key, args[nargs + k]) < 0) goto bad;
+            continue;
+        }
+        if (vals[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for keyword argument '%U'", fname, key);
+            goto bad;
+        }
+        vals[i] = args[nargs + k];
+    }
+    for (i = 0; i < nparams; i++)
+        if (!vals[i] && req[i] == '1' && i != star && i != kwstar) {
+            if (i < npos)
+                cyrt_err_nargs(fname, nreq, star >= 0 ? PY_SSIZE_T_MAX : npos, nargs);
+            else
+                PyErr_Format(PyExc_TypeError, "%s() needs keyword-only argument %s", fname, names[i]);
+            goto bad;
+        }
+    if (star >= 0) vals[star] = t;
+    if (kwstar >= 0) vals[kwstar] = d;
+    return 0;
+bad:
+    Py_XDECREF(t);
+    Py_XDECREF(d);
+    return -1;
+}
+
+/* f(*it): it's items appended to the call's positional arguments. */
+CYRT_FN int cyrt_list_extend(PyObject *l, PyObject *it) {
+    PyObject *t = PySequence_Tuple(it);
+    int r;
+    if (!t) return -1;
+    r = PyList_SetSlice(l, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, t);
+    Py_DECREF(t);
+    return r;
+}
+
+/* A keyword of a call that unpacks: Python's error for a second value. */
+CYRT_FN int cyrt_kw_add(PyObject *f, PyObject *d, PyObject *k, PyObject *v) {
+    int c = PyDict_Contains(d, k);
+    if (c < 0) return -1;
+    if (c) {
+        PyErr_Format(PyExc_TypeError, "%s%s got multiple values for keyword argument '%U'", PyEval_GetFuncName(f),
+                     PyEval_GetFuncDesc(f), k);
+        return -1;
+    }
+    return PyDict_SetItem(d, k, v);
+}
+
+/* f(**m): the mapping's items as keywords (strings only); anything else
+ * goes through dict(m), whose errors Cython's code gives too. */
+CYRT_FN int cyrt_kw_merge(PyObject *f, PyObject *d, PyObject *m) {
+    PyObject *src, *k, *v;
+    Py_ssize_t pos = 0;
+    if (PyDict_Check(m)) {
+        src = m;
+        Py_INCREF(src);
+    } else if (!(src = PyObject_CallOneArg((PyObject *)&PyDict_Type, m))) {
+        return -1;
+    }
+    while (PyDict_Next(src, &pos, &k, &v)) {
+        if (!PyUnicode_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+            goto bad;
+        }
+        if (cyrt_kw_add(f, d, k, v) < 0) goto bad;
+    }
+    Py_DECREF(src);
+    return 0;
+bad:
+    Py_DECREF(src);
+    return -1;
+}
+
 /* ---- memoryviews ------------------------------------------------------------ */
 
 /* The acquired buffer behind one or more views, shared with an atomic

@@ -758,6 +758,42 @@ static void test_extern(void) {
           "(cdef const char* name) (ctypedef int myint)))");
     SHAPE("cdef extern from \"x.h\": pass\n", "(extern x.h (decls))");
     Run r;
+    /* C names: `double c_sqrt "sqrt"(double)`, `int K "X_K", L "X_L"` */
+    const char *cn = "cdef extern from \"math.h\":\n    double c_sqrt \"sqrt\"(double x) nogil\n"
+                     "    int K \"X_K\", L, M \"X_M\"\n";
+    run(&r, cn, strlen(cn));
+    CHECK(r.m && r.m->stmts.len == 1, "extern cname parses");
+    if (r.m && r.m->stmts.len == 1) {
+        ANode *ext = r.m->stmts.items[0];
+        ANode *fd = ext->decls.items[0], *vd = ext->decls.items[1];
+        CHECK(fd->func->cname && !strcmp(fd->func->cname, "sqrt") && !strcmp(fd->func->name, "c_sqrt"),
+              "function cname");
+        CHECK(vd->cnames.len == 3 && !strcmp(vd->cnames.items[0], "X_K") && !vd->cnames.items[1] &&
+                  !strcmp(vd->cnames.items[2], "X_M"),
+              "variable cnames");
+    }
+    done(&r);
+    ERROR("cdef extern from \"x.h\":\n    int f b\"g\"(int)\n", 2, 11, "invalid C name string");
+    /* a cdef class's `property x:` block is @property x and @x.setter x */
+    const char *pb = "cdef class A:\n    property x:\n        \"doc\"\n        def __get__(self): return 1\n"
+                     "        def __set__(self, v): pass\n";
+    run(&r, pb, strlen(pb));
+    CHECK(r.m && r.m->stmts.len == 1, "property block parses");
+    if (r.m && r.m->stmts.len == 1) {
+        ANode *cls = r.m->stmts.items[0];
+        CHECK(cls->body.len == 2, "two accessors");
+        if (cls->body.len == 2) {
+            AFunc *g = ((ANode *)cls->body.items[0])->func, *st = ((ANode *)cls->body.items[1])->func;
+            ANode *gd = g->decorators.items[0], *sd = st->decorators.items[0];
+            CHECK(!strcmp(g->name, "x") && gd->kind == A_NAME && !strcmp(gd->name, "property") && g->docstring &&
+                      !strcmp(g->docstring, "doc"),
+                  "getter");
+            CHECK(!strcmp(st->name, "x") && sd->kind == A_ATTR && !strcmp(sd->name, "setter") &&
+                      !strcmp(sd->obj->name, "x"),
+                  "setter");
+        }
+    }
+    done(&r);
     const char *t = "cdef extern from *:\n    \"\"\"int a;\n\"\"\"\n    int a\n";
     run(&r, t, strlen(t));
     CHECK(r.m && !strcmp(((ANode *)r.m->stmts.items[0])->verbatim, "int a;\n"), "verbatim text");
@@ -793,16 +829,17 @@ static void test_errors(void) {
     ERROR("x = [a, i for i in y]\n", 1, 11, "invalid syntax");
     ERROR("x = [i async for i in y]\n", 1, 8, "asynchronous comprehensions are not supported");
     ERROR("x = [i for i in y if a else b]\n", 1, 24, "expected ']'");
-    ERROR("f = lambda x: x\n", 1, 5, "lambda expressions are not supported");
+    ERROR("f = lambda x: x +\n", 1, 18, "invalid syntax");
     ERROR("def g():\n    yield 1\n", 2, 5, "not supported");
     ERROR("try:\n    pass\nx = 1\n", 3, 1, "expected 'except' or 'finally' block");
     ERROR("async def f():\n    pass\n", 1, 1, "not supported");
     ERROR("def f():\n    nonlocal x\n", 2, 5, "not supported");
     ERROR("print >>f, x\n", 1, 1, "not supported");
     ERROR("exec 'code'\n", 1, 1, "not supported");
-    ERROR("f(*args)\n", 1, 3, "not supported");
-    ERROR("f(**kw)\n", 1, 3, "not supported");
-    ERROR("def f(*args):\n    pass\n", 1, 7, "not supported");
+    ERROR("f(**kw, *args)\n", 1, 9, "iterable argument unpacking follows keyword argument unpacking");
+    ERROR("f(**kw, x)\n", 1, 9, "positional argument follows keyword argument unpacking");
+    ERROR("def f(**kw, a):\n    pass\n", 1, 13, "arguments cannot follow var-keyword argument");
+    ERROR("def f(*, *args):\n    pass\n", 1, 10, "invalid syntax");
     ERROR("with open(f) as g:\n    pass\n", 1, 14, "not supported");
     ERROR("f(a=1, b)\n", 1, 8, "positional argument follows keyword argument");
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");
