@@ -19,8 +19,10 @@ const CyLibm cy_libm_table[] = {
     {"fmod", 2, TY_DOUBLE, TY_DOUBLE}, {"hypot", 2, TY_DOUBLE, TY_DOUBLE}, {"fmin", 2, TY_DOUBLE, TY_DOUBLE},
     {"fmax", 2, TY_DOUBLE, TY_DOUBLE}, {"copysign", 2, TY_DOUBLE, TY_DOUBLE}, {"fdim", 2, TY_DOUBLE, TY_DOUBLE},
     {"remainder", 2, TY_DOUBLE, TY_DOUBLE}, {"fma", 3, TY_DOUBLE, TY_DOUBLE},
-    {"isnan", 1, TY_INT, TY_DOUBLE}, {"isinf", 1, TY_INT, TY_DOUBLE}, {"isfinite", 1, TY_INT, TY_DOUBLE},
-    {"signbit", 1, TY_INT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
+    /* as Cython's libc/math.pxd declares them: isinf an int (-1 for -inf,
+       glibc's __builtin_isinf_sign), the others bint (True as objects) */
+    {"isnan", 1, TY_BINT, TY_DOUBLE}, {"isinf", 1, TY_INT, TY_DOUBLE}, {"isfinite", 1, TY_BINT, TY_DOUBLE},
+    {"signbit", 1, TY_BINT, TY_DOUBLE}, {"lround", 1, TY_LONG, TY_DOUBLE}, {"lrint", 1, TY_LONG, TY_DOUBLE},
     {NULL, 0, TY_VOID, TY_VOID},
 };
 

@@ -49,6 +49,8 @@ enum {
     NEED_CDIV_F = 1 << 14,
     NEED_ABS_I = 1 << 15,
     NEED_ABS_L = 1 << 16,
+    NEED_ISINF_D = 1 << 17,
+    NEED_ISINF_F = 1 << 18,
 };
 
 typedef struct Loop {
@@ -331,8 +333,14 @@ static const char *tg_type(void *g, const CyType *t, CyPos pos) { return oty(g, 
 /* OpenCL's math built-ins are overloaded by type; it has no lround and
  * lrint (round and rint, whose result the shared lowering converts) */
 static const char *tg_libm(void *g, const char *name, const CyType *t) {
-    (void)g;
-    (void)t;
+    OG *G = g;
+    /* glibc's isinf is -1 for -inf (Cython's math.pxd: "-1 / 0 / 1");
+       OpenCL's is 1 */
+    if (!strcmp(name, "isinf")) {
+        int f = t->kind == TY_FLOAT;
+        G->need |= f ? NEED_ISINF_F : NEED_ISINF_D;
+        return f ? "cy_isinf_f" : "cy_isinf_d";
+    }
     return !strcmp(name, "lround") ? "round" : !strcmp(name, "lrint") ? "rint" : name;
 }
 
@@ -1948,6 +1956,8 @@ static const char SUPPORT_FDIV_F[] =
 /* abs() wrapping like C with -fwrapv: abs(INT_MIN) == INT_MIN */
 static const char SUPPORT_ABS_I[] = "int cy_abs_i(int x) { return as_int(x < 0 ? 0u - (uint)x : (uint)x); }\n";
 static const char SUPPORT_ABS_L[] = "long cy_abs_l(long x) { return as_long(x < 0 ? (ulong)0 - (ulong)x : (ulong)x); }\n";
+static const char SUPPORT_ISINF_D[] = "int cy_isinf_d(double x) { return isinf(x) ? (signbit(x) ? -1 : 1) : 0; }\n";
+static const char SUPPORT_ISINF_F[] = "int cy_isinf_f(float x) { return isinf(x) ? (signbit(x) ? -1 : 1) : 0; }\n";
 /* integer power by squaring, wrapping like C arithmetic */
 static const char SUPPORT_IPOW_L[] =
     "long cy_ipow_l(long b, long e)\n"
@@ -2241,6 +2251,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         {NEED_IPOW_L, SUPPORT_IPOW_L, 0}, {NEED_IPOW_UL, SUPPORT_IPOW_UL, 0},
         {NEED_CMUL_D, SUPPORT_CMUL_D, 1}, {NEED_CMUL_F, SUPPORT_CMUL_F, 0}, {NEED_CDIV_D, SUPPORT_CDIV_D, 1},
         {NEED_CDIV_F, SUPPORT_CDIV_F, 0}, {NEED_ABS_I, SUPPORT_ABS_I, 0}, {NEED_ABS_L, SUPPORT_ABS_L, 0},
+        {NEED_ISINF_D, SUPPORT_ISINF_D, 1}, {NEED_ISINF_F, SUPPORT_ISINF_F, 0},
     };
     for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++) {
         if (!(G->need & sup[i].bit)) continue;

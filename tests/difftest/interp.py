@@ -1,6 +1,7 @@
 """The validator: runs a generated function serially on its concrete inputs
 with C/Cython semantics and rejects it (Invalid) where its result would not be
-determined by the source: undefined behaviour (signed overflow, division by
+determined by the source: undefined behaviour (signed overflow of constants, which Cython
+folds; other signed + - * wrap as with -fwrapv; division by
 zero under cdivision, out-of-range float->int, shifts), a data race between
 prange iterations (per-address read/write sets, aliasing views included), a
 read of an unassigned private, a reduction whose result depends on the order
@@ -247,10 +248,11 @@ class Interp:
             if rt.kind == "f":
                 return -v
             r = -v
-            if rt.signed:
-                if not rt.fits(r):
-                    raise Invalid("signed overflow (neg)")
-                return r
+            if rt.signed and not rt.fits(r) and _is_const(e[2]):
+                # Cython folds constants with Python's ints
+                raise Invalid("signed overflow (neg) of a constant")
+            # signed overflow wraps: Cython's modules build with CPython's
+            # -fwrapv, cyocl natively too and in kernels by unsigned arithmetic
             return rt.wrap(r)
         if op == "~":
             return rt.wrap(~v)
@@ -300,11 +302,9 @@ class Interp:
             return self.fbin(op, a, b, rt)
         if op in "+-*":
             r = a + b if op == "+" else a - b if op == "-" else a * b
-            if rt.signed:
-                if not rt.fits(r):
-                    raise Invalid("signed overflow")
-                return r
-            return rt.wrap(r)
+            if rt.signed and not rt.fits(r) and _is_const(e[2]) and _is_const(e[3]):
+                raise Invalid("signed overflow of constants")
+            return rt.wrap(r)   # -fwrapv, as above
         if op in ("&", "|", "^"):
             r = a & b if op == "&" else a | b if op == "|" else a ^ b
             return rt.wrap(r)
