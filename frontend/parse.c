@@ -31,6 +31,7 @@ typedef struct {
     int depth;
     int class_body;   /* the statements of a cdef class body are being parsed (not a method's) */
     int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
+    int nwith;        /* `with ... as` statements so far: their hidden names */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
 } P;
@@ -2705,20 +2706,138 @@ static ANode *parse_while(P *p) {
     return n;
 }
 
-static ANode *parse_with(P *p) {
+static ANode *wname(P *p, CyPos pos, const char *name) {
+    ANode *n = new_node(p, A_NAME, pos);
+    n->name = name;
+    return n;
+}
+
+static ANode *wassign(P *p, CyPos pos, ANode *target, ANode *value) {
+    ANode *n = new_node(p, S_ASSIGN, pos);
+    push(p, &n->targets, target);
+    n->value = value;
+    return n;
+}
+
+static ANode *wcall(P *p, CyPos pos, ANode *f, ANode *a0, ANode *a1, ANode *a2, ANode *a3) {
+    ANode *c = new_node(p, A_CALL, pos);
+    c->obj = f;
+    ANode *args[] = {a0, a1, a2, a3};
+    for (int i = 0; i < 4 && args[i]; i++) push(p, &c->items, args[i]);
+    return c;
+}
+
+static ANode *wattr(P *p, CyPos pos, ANode *o, const char *name) {
+    ANode *a = new_node(p, A_ATTR, pos);
+    a->obj = o;
+    a->name = name;
+    return a;
+}
+
+/* `with EXPR as TARGET: BODY` is Python's protocol, written with what
+ * cyocl compiles (PEP 343's expansion; names cy_with<k>_* are hidden):
+ *     m = EXPR; x = type(m).__exit__; v = type(m).__enter__(m); ok = True
+ *     try:
+ *         try:
+ *             TARGET = v; BODY
+ *         except BaseException as e:
+ *             ok = False
+ *             if not x(m, type(e), e, e.__traceback__): raise
+ *     finally:
+ *         if ok: x(m, None, None, None)
+ * so __exit__ runs when the body ends, returns, breaks or raises. */
+static void with_as(P *p, CyPos pos, ANode *expr, ANode *target, CyVec *body, CyVec *out) {
+    int k = p->nwith++;
+    const char *m = cy_fmt(p->a, "cy_with%d_m", k), *x = cy_fmt(p->a, "cy_with%d_x", k),
+               *v = cy_fmt(p->a, "cy_with%d_v", k), *ok = cy_fmt(p->a, "cy_with%d_ok", k),
+               *e = cy_fmt(p->a, "cy_with%d_e", k);
+    push(p, out, wassign(p, pos, wname(p, pos, m), expr));
+    ANode *tm = wcall(p, pos, wname(p, pos, "type"), wname(p, pos, m), NULL, NULL, NULL);
+    push(p, out, wassign(p, pos, wname(p, pos, x), wattr(p, pos, tm, "__exit__")));
+    ANode *tm2 = wcall(p, pos, wname(p, pos, "type"), wname(p, pos, m), NULL, NULL, NULL);
+    push(p, out, wassign(p, pos, wname(p, pos, v),
+                         wcall(p, pos, wattr(p, pos, tm2, "__enter__"), wname(p, pos, m), NULL, NULL, NULL)));
+    push(p, out, wassign(p, pos, wname(p, pos, ok), new_node(p, A_TRUE, pos)));
+    ANode *inner = new_node(p, S_TRY, pos);
+    if (target) push(p, &inner->body, wassign(p, pos, target, wname(p, pos, v)));
+    for (int i = 0; i < body->len; i++) push(p, &inner->body, body->items[i]);
+    ANode *h = new_node(p, S_EXCEPT, pos);
+    h->value = wname(p, pos, "BaseException");
+    h->name = e;
+    push(p, &h->name_pos, pos_dup(p, pos));
+    push(p, &h->body, wassign(p, pos, wname(p, pos, ok), new_node(p, A_FALSE, pos)));
+    ANode *te = wcall(p, pos, wname(p, pos, "type"), wname(p, pos, e), NULL, NULL, NULL);
+    ANode *ex = wcall(p, pos, wname(p, pos, x), wname(p, pos, m), te, wname(p, pos, e),
+                      wattr(p, pos, wname(p, pos, e), "__traceback__"));
+    ANode *nt = new_node(p, A_NOT, pos);
+    nt->obj = ex;
+    ANode *iff = new_node(p, S_IF, pos);
+    iff->cond = nt;
+    push(p, &iff->body, new_node(p, S_RAISE, pos));
+    push(p, &h->body, iff);
+    push(p, &inner->handlers, h);
+    ANode *outer = new_node(p, S_TRY, pos);
+    push(p, &outer->body, inner);
+    ANode *fin = new_node(p, S_IF, pos);
+    fin->cond = wname(p, pos, ok);
+    ANode *call = new_node(p, S_EXPR, pos);
+    call->value = wcall(p, pos, wname(p, pos, x), wname(p, pos, m), new_node(p, A_NONE, pos),
+                        new_node(p, A_NONE, pos), new_node(p, A_NONE, pos));
+    push(p, &fin->body, call);
+    push(p, &outer->orelse, fin);
+    push(p, out, outer);
+}
+
+/* nogil, gil, parallel(...), cython.boundscheck(False) ...: what sema's
+ * with handles; anything else is a context manager. */
+static int special_with(const ANode *e) {
+    const ANode *f = e->kind == A_CALL ? e->obj : e;
+    if (f->kind == A_NAME)
+        return !strcmp(f->name, "nogil") || !strcmp(f->name, "gil") || !strcmp(f->name, "parallel");
+    while (f->kind == A_ATTR) f = f->obj;
+    return f->kind == A_NAME && !strcmp(f->name, "cython");
+}
+
+static void parse_with_stmt(P *p, CyVec *out) {
     const Token *kw = adv(p);
     ANode *n = new_node(p, S_WITH, kw->pos);
+    CyVec targets = {0};
+    int any_as = 0;
     do {
         AWithItem *w = cy_alloc(p->a, sizeof *w);
         w->pos = tok(p)->pos;
         w->expr = parse_test(p);
-        if (at_kw(p, "as"))
-            err_at(p, tok(p)->pos, "'with ... as' is not supported");
+        ANode *t = NULL;
+        if (accept_kw(p, "as")) {
+            t = parse_bitor(p);
+            check_target(p, t, "assign to");
+        }
+        if (t || !special_with(w->expr)) any_as = 1;
         push(p, &n->with_items, w);
+        push(p, &targets, t);
     } while (accept_punct(p, ","));
     block_colon(p);
     parse_suite(p, &n->body);
-    return n;
+    if (!any_as) {
+        push(p, out, n);
+        return;
+    }
+    /* with A as a, B as b: nested, the first outermost */
+    CyVec body = n->body;
+    for (int i = n->with_items.len - 1; i >= 0; i--) {
+        AWithItem *w = n->with_items.items[i];
+        CyVec level = {0};
+        if (targets.items[i] || !special_with(w->expr)) {
+            with_as(p, w->pos, w->expr, targets.items[i], &body, &level);
+        } else {
+            ANode *wn = new_node(p, S_WITH, kw->pos);
+            push(p, &wn->with_items, w);
+            wn->body = body;
+            push(p, &level, wn);
+        }
+        body = level;
+    }
+    for (int i = 0; i < body.len; i++) push(p, out, body.items[i]);
 }
 
 static void parse_decorated(P *p, CyVec *out) {
@@ -2764,7 +2883,7 @@ static void parse_stmt(P *p, CyVec *out) {
     } else if (is_kw(t, "while")) {
         push(p, out, parse_while(p));
     } else if (is_kw(t, "with")) {
-        push(p, out, parse_with(p));
+        parse_with_stmt(p, out);
     } else if (is_kw(t, "def")) {
         push(p, out, parse_def(p, NULL));
     } else if (is_kw(t, "cdef") || is_kw(t, "cpdef")) {

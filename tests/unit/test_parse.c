@@ -840,7 +840,7 @@ static void test_errors(void) {
     ERROR("f(**kw, x)\n", 1, 9, "positional argument follows keyword argument unpacking");
     ERROR("def f(**kw, a):\n    pass\n", 1, 13, "arguments cannot follow var-keyword argument");
     ERROR("def f(*, *args):\n    pass\n", 1, 10, "invalid syntax");
-    ERROR("with open(f) as g:\n    pass\n", 1, 14, "not supported");
+    ERROR("with open(f) as g():\n    pass\n", 1, 17, "cannot assign to function call");
     ERROR("f(a=1, b)\n", 1, 8, "positional argument follows keyword argument");
     ERROR("f(a=1, a=2)\n", 1, 8, "keyword argument repeated");
     ERROR("ctypedef double vec[10]\n", 1, 20, "C array types");
