@@ -37,7 +37,8 @@
  * since its last run were predicted to take 32 times its predicted time;
  * a native point measured only in bad moments (provisional) is retried
  * with a backoff, never before the chosen side's calls took its cost less
- * STALL_SLACK.  A native run far slower than its prediction (a stalled
+ * STALL_SLACK, and once RETRY_GAP and RETRY_SHARE times its cost have
+ * passed since its last run (stored provisional points stay so).  A native run far slower than its prediction (a stalled
  * team) makes the next teams short for STALL_NS.  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
