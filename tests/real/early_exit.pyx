@@ -73,6 +73,9 @@ def safe_roots(const double[::1] x, double[::1] out):
     cdef Py_ssize_t i
     cdef double r
     for i in prange(x.shape[0], nogil=True):
+        # assigned in the body, so private to each thread (Cython's rule);
+        # only passed by address (&r), r would be shared by the team: a race
+        r = 0.0
         checked_sqrt(x[i], &r)
         out[i] = r
 
