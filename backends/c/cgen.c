@@ -4203,6 +4203,8 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
     IrFunc *f;
     *num = *seq = *map = "";
 #define SLOT_CALL0(fn) FMT("cy_pw_%s(cy_o, NULL, 0, NULL)", (fn)->cname)
+/* the method's wrapper on self with one argument (a compound literal array) */
+#define SLOT_CALL1(fn, self, arg) FMT("cy_pw_%s(%s, (PyObject *[1]){%s}, 1, NULL)", (fn)->cname, (self), (arg))
     if ((f = own_method(c, "__repr__"))) {
         out(G, "static PyObject *%s_repr(PyObject *cy_o) { return %s; }", cn, SLOT_CALL0(f));
         tp = FMT("%s.tp_repr = %s_repr,\n", tp, cn);
@@ -4261,16 +4263,14 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
             out(G, "static PyObject *%s_%s(PyObject *cy_a, PyObject *cy_b) {", cn, binops[k][1]);
             if (fw) {
                 out(G, "    if (PyObject_TypeCheck(cy_a, &%s_type)) {", cn);
-                out(G, "        PyObject *cy_args[1] = {cy_b};");
-                out(G, "        PyObject *cy_r = cy_pw_%s(cy_a, cy_args, 1, NULL);", fw->cname);
+                out(G, "        PyObject *cy_r = %s;", SLOT_CALL1(fw, "cy_a", "cy_b"));
                 out(G, "        if (cy_r != Py_NotImplemented) return cy_r;");
                 out(G, "        Py_DECREF(cy_r);");
                 out(G, "    }");
             }
             if (rv) {
                 out(G, "    if (PyObject_TypeCheck(cy_b, &%s_type)) {", cn);
-                out(G, "        PyObject *cy_args[1] = {cy_a};");
-                out(G, "        return cy_pw_%s(cy_b, cy_args, 1, NULL);", rv->cname);
+                out(G, "        return %s;", SLOT_CALL1(rv, "cy_b", "cy_a"));
                 out(G, "    }");
             }
             out(G, "    Py_RETURN_NOTIMPLEMENTED;");
@@ -4278,10 +4278,8 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
             cy_buf_printf(&nb, ".%s = %s_%s, ", binops[k][1], cn, binops[k][1]);
         }
         if (ip) {
-            out(G, "static PyObject *%s_i%s(PyObject *cy_a, PyObject *cy_b) {", cn, binops[k][1]);
-            out(G, "    PyObject *cy_args[1] = {cy_b};");
-            out(G, "    return cy_pw_%s(cy_a, cy_args, 1, NULL);", ip->cname);
-            out(G, "}");
+            out(G, "static PyObject *%s_i%s(PyObject *cy_a, PyObject *cy_b) { return %s; }", cn, binops[k][1],
+                SLOT_CALL1(ip, "cy_a", "cy_b"));
             cy_buf_printf(&nb, ".nb_inplace_%s = %s_i%s, ", binops[k][1] + 3, cn, binops[k][1]);
         }
     }
@@ -4311,10 +4309,8 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
         out(G, "}");
     }
     if (gi) {
-        out(G, "static PyObject *%s_getitem(PyObject *cy_o, PyObject *cy_k) {", cn);
-        out(G, "    PyObject *cy_a[1] = {cy_k};");
-        out(G, "    return cy_pw_%s(cy_o, cy_a, 1, NULL);", gi->cname);
-        out(G, "}");
+        out(G, "static PyObject *%s_getitem(PyObject *cy_o, PyObject *cy_k) { return %s; }", cn,
+            SLOT_CALL1(gi, "cy_o", "cy_k"));
         /* sq_item: what iteration falls back to without __iter__ */
         out(G, "static PyObject *%s_sq_item(PyObject *cy_o, Py_ssize_t cy_i) {", cn);
         out(G, "    PyObject *cy_k = PyLong_FromSsize_t(cy_i), *cy_r;");
@@ -4338,8 +4334,7 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
         }
         out(G, "    } else {");
         if (di) {
-            out(G, "        PyObject *cy_a[1] = {cy_k};");
-            out(G, "        cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", di->cname);
+            out(G, "        cy_r = %s;", SLOT_CALL1(di, "cy_o", "cy_k"));
         } else {
             out(G, "        PyErr_Format(PyExc_NotImplementedError, \"Subscript deletion not supported by %%.200s\", "
                    "Py_TYPE(cy_o)->tp_name);");
@@ -4353,8 +4348,7 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
     }
     if (ct) {
         out(G, "static int %s_contains(PyObject *cy_o, PyObject *cy_k) {", cn);
-        out(G, "    PyObject *cy_a[1] = {cy_k};");
-        out(G, "    PyObject *cy_r = cy_pw_%s(cy_o, cy_a, 1, NULL);", ct->cname);
+        out(G, "    PyObject *cy_r = %s;", SLOT_CALL1(ct, "cy_o", "cy_k"));
         out(G, "    if (!cy_r) return -1;");
         out(G, "    int cy_t = PyObject_IsTrue(cy_r);");
         out(G, "    Py_DECREF(cy_r);");
@@ -4415,6 +4409,7 @@ static const char *emit_class_slots(Gen *G, const IrClass *c, const char **num, 
         tp = FMT("%s.tp_richcompare = %s_richcmp,\n", tp, cn);
     }
 #undef SLOT_CALL0
+#undef SLOT_CALL1
     return tp;
 }
 
