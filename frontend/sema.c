@@ -80,6 +80,8 @@ typedef struct Access {
     int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
     CyPos read_pos;
+    int addr;               /* its address taken (&x, &x.f) in the region */
+    CyPos addr_pos;         /* ... the first time */
     struct Access *next;
 } Access;
 
@@ -107,6 +109,8 @@ typedef struct {
     int parallel_depth;
     RegionCtx *rctx;
     int lvalue;             /* lowering an assignment target: an element is written, not read */
+    CyVec warned;           /* const char* "LINE:COL:message" of the warnings given */
+    int truth_cmp;          /* > 0: coercing the operands of x == 0 / x != 0 */
     int inplace_read;       /* > 0: lowering the current value of an in-place target (not a read of its own) */
     int ntmp;               /* for unique C names */
     int nvar;
@@ -181,8 +185,16 @@ static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
     if (s->quiet) return; /* probing a type: nothing is reported */
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (warning) cy_warning(s->d, p, "%s", buf);
-    else cy_error(s->d, p, "%s", buf);
+    if (warning) {
+        /* an expression lowered twice (x[i] += e: once to read, once to
+           write; a fused function's specializations) warns once */
+        const char *key = cy_fmt(s->a, "%d:%d:%s", p.line, p.col, buf);
+        for (int i = 0; i < s->warned.len; i++)
+            if (!strcmp(s->warned.items[i], key)) return;
+        cy_vec_push(s->a, &s->warned, (void *)key);
+        cy_warning(s->d, p, "%s", buf);
+    } else
+        cy_error(s->d, p, "%s", buf);
 }
 
 static void err(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1156,6 +1168,12 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         return mk_err(s, e->pos);
     }
     if (is_cnum(to) && is_cnum(from)) {
+        if (from->kind == TY_BINT && to->kind != TY_BINT && !s->truth_cmp && !s->quiet && e->kind == E_CALL_C && !e->fn && e->sval &&
+            !strcmp(e->sval, "signbit") && e->nargs == 1 && e->args[0]->ty->kind == TY_FLOAT)
+            warn(s, e->pos,
+                 "signbit() of a float used as a number: C gives an unspecified nonzero value for a negative "
+                 "sign (gcc: -2147483648, or 1 in a vectorized loop, in Cython's build; cyocl: -2147483648); "
+                 "test it as a truth value or write (signbit(x) != 0)");
         if (cy_type_is_complex(from) && !cy_type_is_complex(to)) {
             err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
             return mk_err(s, e->pos);
@@ -2694,6 +2712,10 @@ static IrExpr *call_expr(S *s, ANode *n) {
                 return mk_err(s, n->pos);
             }
             CyType *at = cy_type_scalar(is_f ? TY_FLOAT : m->arg);
+            /* signbit is C's type-generic macro, which Cython calls on the
+               argument as it is: a float stays a float (its value differs) */
+            if (!strcmp(m->name, "signbit") && n->items.len == 1 && probe_type(s, n->items.items[0])->kind == TY_FLOAT)
+                at = cy_type_scalar(TY_FLOAT);
             IrExpr *e = mk(s, E_CALL_C, cy_type_scalar(is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret), n->pos);
             e->sval = cy_strdup(s->a, strrchr(q, '.') + 1);
             e->nargs = m->nargs;
@@ -3097,7 +3119,12 @@ static IrExpr *compare2(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     }
     /* mixed signedness: compare in the signed type of the larger size, as
        Cython effectively does for Py_ssize_t vs size_t loop bounds */
-    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, coerce(s, l, t), coerce(s, r, t));
+    /* x == 0 and x != 0 test a truth value: no warning of signbit's value */
+    int truth = (op == OP_EQ || op == OP_NE) && ((l->kind == E_INT && !l->ival) || (r->kind == E_INT && !r->ival));
+    s->truth_cmp += truth;
+    IrExpr *cl = coerce(s, l, t), *cr = coerce(s, r, t);
+    s->truth_cmp -= truth;
+    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, cl, cr);
 }
 
 static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
@@ -3377,6 +3404,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
         }
+        if (root->kind == E_VAR && !s->quiet && !s->inplace_read)
+            for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+                Access *x = access_of(s, rc, root->var);
+                if (!x->addr) x->addr_pos = n->pos;
+                x->addr = 1;
+            }
         return mk1(s, E_ADDR, cy_type_ptr(s->a, o->ty), n->pos, o);
     }
     case A_DEREF: {
@@ -4492,6 +4525,13 @@ static void classify(S *s, RegionCtx *rc) {
             u->cls = RC_SHARED;
         } else if (!x->any) {
             u->cls = RC_SHARED;
+            /* Cython makes a variable private only where the body assigns
+               it: one passed by address alone (f(&r)) is the team's one
+               variable, a race wherever it is written through the pointer.
+               Valid Cython, so a warning; the outermost region decides. */
+            if (x->addr && !rc->outer && v->name[0] != '$' && (v->kind == V_LOCAL || v->kind == V_PARAM) &&
+                v->ty->kind != TY_OPAQUE) /* not a lock (omp_lock_t), shared on purpose */
+                x->addr = 2; /* warned below, in source order */
         } else if (!r->is_prange) {
             if (x->direct && x->direct_op)
                 err(s, x->direct_pos, "Reductions not allowed for parallel blocks");
@@ -4517,6 +4557,21 @@ static void classify(S *s, RegionCtx *rc) {
             }
         }
         cy_vec_push(s->a, &r->vars, u);
+    }
+    for (;;) {
+        Access *first = NULL;
+        for (Access *x = rc->acc; x; x = x->next)
+            if (x->addr == 2 && (!first || x->addr_pos.line < first->addr_pos.line ||
+                                 (x->addr_pos.line == first->addr_pos.line && x->addr_pos.col < first->addr_pos.col)))
+                first = x;
+        if (!first) break;
+        first->addr = 1;
+        const char *nm = first->var->name;
+        warn(s, first->addr_pos,
+             "'%s' is shared by all threads of the %s: the body takes its address but never assigns it, so every "
+             "thread gets the same '%s' (a race if it is written through the pointer); assign it in the body "
+             "(%s = ...) to make it private to each thread",
+             nm, r->is_prange ? "prange" : "parallel block", nm, nm);
     }
     if (r->index) {
         int found = 0;
