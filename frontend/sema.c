@@ -1351,7 +1351,7 @@ static int is_libm_extern(const IrFunc *fn) {
     TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
     if (fn->ret->kind != rt) return 0;
     for (int i = 0; i < fn->params.len; i++)
-        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+        if (((IrVar *)fn->params.items[i])->ty->kind != (i == 1 && m->arg2 ? m->arg2 : at)) return 0;
     return 1;
 }
 
@@ -1450,7 +1450,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
         if (c) return c;
         int is_f;
         const CyLibm *m = math_fn(y->qual, &is_f);
-        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE) {
+        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE && !m->arg2) {
             /* a libc.math function as a value: its address (f = sin) */
             CyType *d = cy_type_scalar(is_f ? TY_FLOAT : TY_DOUBLE);
             CyType **args = cy_alloc(s->a, (m->nargs + 1) * sizeof *args);
@@ -2728,7 +2728,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
                 }
                 if (a->ty != TY_ERR && is_obj(a->ty) && !need_gil(s, a->pos, "Converting Python object"))
                     return mk_err(s, n->pos);
-                e->args[i] = coerce(s, a, at);
+                e->args[i] = coerce(s, a, i == 1 && m->arg2 ? cy_type_scalar(m->arg2) : at);
             }
             s->m->uses_math = 1;
             return e;
@@ -3172,6 +3172,11 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             if (!need_gil(s, n->pos, "Constructing Python int")) return mk_err(s, n->pos);
             IrExpr *e = mk(s, E_BIGINT, cy_type_scalar(TY_OBJECT), n->pos);
             e->sval = n->int_text ? n->int_text : "0";
+            return e;
+        }
+        if (n->is_char) {
+            IrExpr *e = mk_int(s, (int64_t)n->ival, TY_CHAR, n->pos);
+            e->sval = "c"; /* not a plain literal: C keeps its type char (c_operand_type) */
             return e;
         }
         if (n->op) { /* 10U, 10L, 10UL, 10LL, 10ULL: the type C and Cython give it */

@@ -51,6 +51,8 @@ enum {
     NEED_ABS_L = 1 << 16,
     NEED_ISINF_D = 1 << 17,
     NEED_ISINF_F = 1 << 18,
+    NEED_ILOGB_D = 1 << 19,
+    NEED_ILOGB_F = 1 << 20,
 };
 
 typedef struct Loop {
@@ -341,6 +343,17 @@ static const char *tg_libm(void *g, const char *name, const CyType *t) {
         G->need |= f ? NEED_ISINF_F : NEED_ISINF_D;
         return f ? "cy_isinf_f" : "cy_isinf_d";
     }
+    /* glibc's ilogb of 0 and of NaN is INT_MIN, of an infinity INT_MAX;
+       OpenCL leaves FP_ILOGB0 and FP_ILOGBNAN to the implementation */
+    if (!strcmp(name, "ilogb")) {
+        int f = t->kind == TY_FLOAT;
+        G->need |= f ? NEED_ILOGB_F : NEED_ILOGB_D;
+        return f ? "cy_ilogb_f" : "cy_ilogb_d";
+    }
+    /* OpenCL C has neither: in the default rounding mode (the only one a
+       kernel has) nearbyint is rint, and scalbn of a radix-2 float ldexp */
+    if (!strcmp(name, "nearbyint")) return "rint";
+    if (!strcmp(name, "scalbn")) return "ldexp";
     return !strcmp(name, "lround") ? "round" : !strcmp(name, "lrint") ? "rint" : name;
 }
 
@@ -1957,6 +1970,10 @@ static const char SUPPORT_FDIV_F[] =
 static const char SUPPORT_ABS_I[] = "int cy_abs_i(int x) { return as_int(x < 0 ? 0u - (uint)x : (uint)x); }\n";
 static const char SUPPORT_ABS_L[] = "long cy_abs_l(long x) { return as_long(x < 0 ? (ulong)0 - (ulong)x : (ulong)x); }\n";
 static const char SUPPORT_ISINF_D[] = "int cy_isinf_d(double x) { return isinf(x) ? (signbit(x) ? -1 : 1) : 0; }\n";
+static const char SUPPORT_ILOGB_D[] =
+    "int cy_ilogb_d(double x) { return x == 0.0 || isnan(x) ? INT_MIN : isinf(x) ? INT_MAX : ilogb(x); }\n";
+static const char SUPPORT_ILOGB_F[] =
+    "int cy_ilogb_f(float x) { return x == 0.0f || isnan(x) ? INT_MIN : isinf(x) ? INT_MAX : ilogb(x); }\n";
 static const char SUPPORT_ISINF_F[] = "int cy_isinf_f(float x) { return isinf(x) ? (signbit(x) ? -1 : 1) : 0; }\n";
 /* integer power by squaring, wrapping like C arithmetic */
 static const char SUPPORT_IPOW_L[] =
@@ -2252,6 +2269,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         {NEED_CMUL_D, SUPPORT_CMUL_D, 1}, {NEED_CMUL_F, SUPPORT_CMUL_F, 0}, {NEED_CDIV_D, SUPPORT_CDIV_D, 1},
         {NEED_CDIV_F, SUPPORT_CDIV_F, 0}, {NEED_ABS_I, SUPPORT_ABS_I, 0}, {NEED_ABS_L, SUPPORT_ABS_L, 0},
         {NEED_ISINF_D, SUPPORT_ISINF_D, 1}, {NEED_ISINF_F, SUPPORT_ISINF_F, 0},
+        {NEED_ILOGB_D, SUPPORT_ILOGB_D, 1}, {NEED_ILOGB_F, SUPPORT_ILOGB_F, 0},
     };
     for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++) {
         if (!(G->need & sup[i].bit)) continue;
