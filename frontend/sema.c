@@ -80,6 +80,11 @@ typedef struct Access {
     int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
     CyPos read_pos;
+    int read_first;         /* read before any assignment in the region (source order) */
+    CyPos read_first_pos;
+    int read_carried;       /* ... at the body's top level (no loop of its own around the read), or
+                               on the line of the first assignment (lo = min(lo, x)): the value
+                               read is the previous iteration's */
     int addr;               /* its address taken (&x, &x.f) in the region */
     CyPos addr_pos;         /* ... the first time */
     struct Access *next;
@@ -89,6 +94,7 @@ typedef struct RegionCtx {
     IrRegion *r;
     Access *acc;
     struct RegionCtx *outer;
+    int depth0;             /* s->loop_depth in the body outside its own loops */
     CyVec inner_acc;        /* Access* lists of the pranges directly inside a parallel() block */
 } RegionCtx;
 
@@ -1245,6 +1251,11 @@ static void record_read(S *s, IrVar *v, CyPos p) {
             x->read = 1;
             x->read_pos = p;
         }
+        if (!x->any && !x->read_first) {
+            x->read_first = 1;
+            x->read_first_pos = p;
+            x->read_carried = rc == s->rctx && s->loop_depth == rc->depth0;
+        }
     }
 }
 
@@ -1269,6 +1280,7 @@ static void record_assign(S *s, IrVar *v, CyPos p, IrOp op) {
             x->direct = 1;
             x->direct_op = op;
         }
+        if (!x->any && x->read_first && x->read_first_pos.line == p.line) x->read_carried = 1;
         x->any = 1;
         x->last_op = op;
         x->plain |= !op;
@@ -4561,7 +4573,34 @@ static void classify(S *s, RegionCtx *rc) {
                 u->cls = RC_LASTPRIVATE;
             }
         }
+        /* private to each thread (a plain assignment: not a reduction) but
+           read before the body assigns it (lo = min(lo, x[i]), s = s + x[i]):
+           each thread carries its own value from iteration to iteration, so
+           what is read, and the value after the loop, depend on how the
+           iterations are split (Cython's build gives other numbers with
+           another OMP_NUM_THREADS, a kernel's work-items others again) */
+        if ((u->cls == RC_LASTPRIVATE || u->cls == RC_PRIVATE) && x->read_carried && v != r->index &&
+            v->name[0] != '$' && (v->kind == V_LOCAL || v->kind == V_PARAM) && x->addr != 2)
+            x->read_first = 2;
         cy_vec_push(s->a, &r->vars, u);
+    }
+    for (;;) {
+        Access *first = NULL;
+        for (Access *x = rc->acc; x; x = x->next)
+            if (x->read_first == 2 &&
+                (!first || x->read_first_pos.line < first->read_first_pos.line ||
+                 (x->read_first_pos.line == first->read_first_pos.line && x->read_first_pos.col < first->read_first_pos.col)))
+                first = x;
+        if (!first) break;
+        first->read_first = 1;
+        const char *nm = first->var->name;
+        warn(s, first->read_first_pos,
+             "'%s' is read in the %s before the body assigns it, and the assignment makes it private to each "
+             "thread (only +=, -=, *=, &=, |=, ^= make a reduction): each thread carries its own '%s' from "
+             "iteration to iteration, so what is read here and '%s' after the loop depend on how the iterations "
+             "are split among threads (Cython's build gives other numbers with another OMP_NUM_THREADS); assign "
+             "it before reading it in the body, or use an in-place reduction",
+             nm, r->is_prange ? "prange body" : "parallel block", nm, nm);
     }
     for (;;) {
         Access *first = NULL;
@@ -5081,7 +5120,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
     }
     r->nogil = 1;
-    RegionCtx rc = {r, NULL, s->rctx, {0}};
+    RegionCtx rc = {r, NULL, s->rctx, 0, {0}};
     int saved_nogil = s->nogil, saved_depth = s->loop_depth, saved_block = s->nogil_block;
     s->rctx = &rc;
     s->nogil = s->nogil_block = 1;
@@ -5392,7 +5431,7 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
         if (e->items.len) err(s, e->pos, "parallel() takes only keyword arguments");
         int hoist_mark = s->hoists.len;
         if (!s->rctx) hoist_vec(s, &n->body, out);
-        RegionCtx rc = {r, NULL, s->rctx, {0}};
+        RegionCtx rc = {r, NULL, s->rctx, s->loop_depth, {0}};
         s->rctx = &rc;
         s->parallel_depth++;
         IrStmt *x = st(s, ST_PARALLEL, n->pos);
