@@ -378,7 +378,7 @@ static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a
         return strcmp(T, small ? "int" : "long") ? FMT("((%s)%s)", T, call) : call;
     }
     int f = t->kind == TY_FLOAT;
-    G->need |= f ? (fdiv ? NEED_FDIV_F | NEED_FDIV_D : NEED_MOD_F) : (fdiv ? NEED_FDIV_D : NEED_MOD_D);
+    G->need |= f ? (fdiv ? NEED_FDIV_F : NEED_MOD_F) : (fdiv ? NEED_FDIV_D : NEED_MOD_D);
     return FMT("%s(%s, %s)", f ? (fdiv ? "cy_fdiv_f" : "cy_mod_f") : (fdiv ? "cy_fdiv_d" : "cy_mod_d"), a, b);
 }
 
@@ -1912,60 +1912,24 @@ static const char SUPPORT_MOD_L[] =
     "    long r = a % b;\n"
     "    return r + ((r != 0) & ((r ^ b) < 0)) * b;\n"
     "}\n";
+/* C floating // and % as Cython writes them (the prelude's cyrt_fdiv_d ...):
+ * floor(a / b) in the operands' type, fmod(a, b) plus 0 or 1 times b */
 static const char SUPPORT_MOD_D[] =
     "double cy_mod_d(double a, double b)\n"
     "{\n"
-    "    double m = fmod(a, b);\n"
-    "    if (m != 0) {\n"
-    "        if ((b < 0) != (m < 0)) m += b;\n"
-    "    } else {\n"
-    "        m = copysign(0.0, b);\n"
-    "    }\n"
-    "    return m;\n"
+    "    double r = fmod(a, b);\n"
+    "    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;\n"
+    "    return r;\n"
     "}\n";
-static const char SUPPORT_FDIV_D[] =
-    "double cy_fdiv_d(double a, double b)\n"
-    "{\n"
-    "    double m = fmod(a, b), d = (a - m) / b, f;\n"
-    "    if (m != 0 && (b < 0) != (m < 0)) d -= 1.0;\n"
-    "    if (d != 0) {\n"
-    "        f = floor(d);\n"
-    "        if (d - f > 0.5) f += 1.0;\n"
-    "    } else {\n"
-    "        f = copysign(0.0, a / b);\n"
-    "    }\n"
-    "    return f;\n"
-    "}\n";
+static const char SUPPORT_FDIV_D[] = "double cy_fdiv_d(double a, double b) { return floor(a / b); }\n";
 static const char SUPPORT_MOD_F[] =
     "float cy_mod_f(float a, float b)\n"
     "{\n"
-    "    float m = fmod(a, b);\n"
-    "    if (m != 0) {\n"
-    "        if ((b < 0) != (m < 0)) m += b;\n"
-    "    } else {\n"
-    "        m = copysign(0.0f, b);\n"
-    "    }\n"
-    "    return m;\n"
+    "    float r = fmod(a, b);\n"
+    "    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;\n"
+    "    return r;\n"
     "}\n";
-/* the native backend computes float // in double; so does this where the
- * device has doubles */
-static const char SUPPORT_FDIV_F[] =
-    "float cy_fdiv_f(float a, float b)\n"
-    "{\n"
-    "#ifdef cl_khr_fp64\n"
-    "    return (float)cy_fdiv_d(a, b);\n"
-    "#else\n"
-    "    float m = fmod(a, b), d = (a - m) / b, f;\n"
-    "    if (m != 0 && (b < 0) != (m < 0)) d -= 1.0f;\n"
-    "    if (d != 0) {\n"
-    "        f = floor(d);\n"
-    "        if (d - f > 0.5f) f += 1.0f;\n"
-    "    } else {\n"
-    "        f = copysign(0.0f, a / b);\n"
-    "    }\n"
-    "    return f;\n"
-    "#endif\n"
-    "}\n";
+static const char SUPPORT_FDIV_F[] = "float cy_fdiv_f(float a, float b) { return floor(a / b); }\n";
 /* abs() wrapping like C with -fwrapv: abs(INT_MIN) == INT_MIN */
 static const char SUPPORT_ABS_I[] = "int cy_abs_i(int x) { return as_int(x < 0 ? 0u - (uint)x : (uint)x); }\n";
 static const char SUPPORT_ABS_L[] = "long cy_abs_l(long x) { return as_long(x < 0 ? (ulong)0 - (ulong)x : (ulong)x); }\n";
