@@ -8,9 +8,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "frontend.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Bounds the recursion on hostile input (the lexer already caps brackets at
  * 200 and indentation at 100 levels, but unary operators and casts nest
@@ -34,7 +37,22 @@ typedef struct {
     int nwith;        /* `with ... as` statements so far: their hidden names */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
+    const CySource *src;   /* the file these tokens are from */
+    struct Loader *ld;     /* the files read so far, shared by the parsers of every file */
+    const char *pxd_mod;   /* parsing MODULE.pxd: MODULE; else NULL */
 } P;
+
+/* A .pxd read for a cimport (once per module, however often cimported). */
+typedef struct Loaded {
+    const char *path;
+    CyVec foreign; /* ANode*: its declarations of what that module's .pyx defines */
+} Loaded;
+
+typedef struct Loader {
+    CyVec pxds;  /* Loaded* */
+    int depth;   /* files being parsed, one inside another */
+    int own;     /* CyPos.file of the module's own .pxd, or 0 */
+} Loader;
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -670,14 +688,14 @@ static void place(ANode *x, CyPos pos) {
 }
 
 static ANode *fstring_expr(P *p, CyPos pos, const char *s, size_t n) {
-    CySource src = {"<f-string>", "<f-string>", "f", NULL, 0};
+    CySource src = {.path = "<f-string>", .name = "<f-string>", .modname = "f"};
     char *text = cy_alloc(p->a, n + 4);
     text[0] = '(';
     memcpy(text + 1, s, n);
     memcpy(text + 1 + n, ")\n", 3);
     src.text = text;
     src.len = n + 3;
-    CyDiag quiet = {&src, NULL, 0, 0, 1};
+    CyDiag quiet = {.src = &src, .max_errors = 1};
     TokenList toks;
     P *q = cy_alloc(p->a, sizeof *q);
     if (cy_lex(p->a, &quiet, &src, &toks) != 0) err_at(p, pos, "invalid expression in f-string: %.*s", (int)n, s);
@@ -1558,6 +1576,9 @@ static const char *dotted_name(P *p, CyPos *pos) {
     return s;
 }
 
+static void user_cimport(P *p, ANode *n, CyVec *out);
+static void include_file(P *p, CyPos at, const Token *name, CyVec *out);
+
 /* import a.b [as c], d  /  cimport a.b [as c], d: one node per module */
 static void parse_import(P *p, CyVec *out, ANodeKind kind) {
     const Token *kw = adv(p);
@@ -1572,6 +1593,7 @@ static void parse_import(P *p, CyVec *out, ANodeKind kind) {
         push(p, &n->aliases, (void *)alias);
         n->name = alias;
         n->is_cimport = kind == S_CIMPORT;
+        if (n->is_cimport) user_cimport(p, n, out);
         push(p, out, n);
     } while (accept_punct(p, ","));
 }
@@ -1784,7 +1806,9 @@ static void parse_small(P *p, CyVec *out) {
             return;
         }
         if (is_kw(t, "from")) {
-            push(p, out, parse_from(p));
+            ANode *n = parse_from(p);
+            if (n->is_cimport) user_cimport(p, n, out);
+            push(p, out, n);
             return;
         }
         if (is_kw(t, "yield"))
@@ -2157,6 +2181,12 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
             if (at_punct(p, ":"))
                 err_syntax(p, "function definitions are not allowed in an extern block");
             expect_newline(p);
+        } else if (!at_punct(p, ":")) {
+            /* a forward declaration (a .pxd's, or Cython's older style in a .pyx) */
+            accept_punct(p, ";");
+            expect_newline(p);
+            f->decl_only = 1;
+            f->pxd_module = p->pxd_mod;
         } else {
             block_colon(p);
             parse_suite(p, &f->body);
@@ -2909,12 +2939,188 @@ static void parse_stmt(P *p, CyVec *out) {
         while (at_kw(p, "ELIF") || at_kw(p, "ELSE"))
             skip_stmt(p);
     } else if (is_kw(t, "include")) {
-        push(p, out, unsupported(p, t->pos, "'include'"));
+        adv(p);
+        const Token *f = tok(p);
+        if (f->kind != TK_STR || f->str_prefix[0] || f->slen == 0 || memchr(f->sval, '\0', (size_t)f->slen))
+            err_syntax(p, "expected the file name of the include, a string");
+        adv(p);
+        expect_newline(p);
+        include_file(p, t->pos, f, out);
     } else if (is_kw(t, "elif") || is_kw(t, "else") || is_kw(t, "except") || is_kw(t, "finally") ||
                is_kw(t, "ELIF") || is_kw(t, "ELSE")) {
         err_syntax(p, "invalid syntax");
     } else {
         parse_simple_line(p, out);
+    }
+}
+
+
+/* ---- other files: include "x.pxi", cimports of .pxd files ------------------ */
+
+enum { MAX_FILE_DEPTH = 32 };
+
+/* The directory part of path, with its '/' ("" for a bare name). */
+static const char *dir_of(P *p, const char *path) {
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? cy_strndup(p->a, path, (size_t)(slash - path + 1)) : "";
+}
+
+static int is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The whole file in the arena, NUL-terminated; NULL with errno set. */
+static char *read_text(P *p, const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    CyBuf b = {0};
+    char chunk[65536];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) cy_buf_put(&b, chunk, k);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        cy_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    char *t = cy_alloc(p->a, b.len + 1);
+    if (b.len) memcpy(t, b.s, b.len);
+    t[b.len] = 0;
+    *len = b.len;
+    cy_buf_free(&b);
+    return t;
+}
+
+/* Parses the file at path (shown in diagnostics as `shown`) into out, with
+ * the counters that name things in source order (lambdas, with statements)
+ * going on across files, as Cython reads an include in place. */
+static void parse_file(P *p, CyPos at, const char *path, const char *shown, const char *pxd_mod, CyVec *out) {
+    if (p->ld->depth >= MAX_FILE_DEPTH)
+        err_at(p, at, "'%s' is included more than %d files deep (an include of itself?)", shown, MAX_FILE_DEPTH);
+    size_t len = 0;
+    char *text = read_text(p, path, &len);
+    if (!text) err_at(p, at, "cannot read '%s': %s", path, strerror(errno));
+    CySource *src = cy_alloc(p->a, sizeof *src);
+    src->path = path;
+    src->name = shown;
+    src->modname = p->src ? p->src->modname : NULL;
+    src->text = text;
+    src->len = len;
+    src->id = p->d->files.len + 1;
+    src->included_at = at;
+    cy_vec_push(p->a, &p->d->files, src);
+    TokenList toks;
+    if (cy_lex(p->a, p->d, src, &toks) != 0) fail(p);
+    P *q = cy_alloc(p->a, sizeof *q);
+    *q = *p;
+    q->toks = toks.toks;
+    q->n = toks.n;
+    q->i = 0;
+    q->depth = 0;
+    q->src = src;
+    q->pxd_mod = pxd_mod;
+    p->ld->depth++;
+    if (setjmp(q->jb)) fail(p);
+    while (tok(q)->kind != TK_EOF) {
+        if (tok(q)->kind == TK_NEWLINE) {
+            adv(q);
+            continue;
+        }
+        if (tok(q)->kind == TK_INDENT || tok(q)->kind == TK_DEDENT) err_unexpected(q);
+        parse_stmt(q, out);
+    }
+    p->ld->depth--;
+    p->nlambda = q->nlambda;
+    p->nwith = q->nwith;
+    p->pure_names = q->pure_names;
+}
+
+/* include "file.pxi": the file's statements in place of the include,
+ * found beside the file that includes it. */
+static void include_file(P *p, CyPos at, const Token *name, CyVec *out) {
+    const char *rel = name->sval;
+    const char *path = rel[0] == '/' ? rel : cy_fmt(p->a, "%s%s", dir_of(p, p->src ? p->src->path : NULL), rel);
+    if (!is_file(path)) err_at(p, name->pos, "'%s' not found", rel);
+    parse_file(p, at, path, rel, p->pxd_mod, out);
+}
+
+/* MODULE.pxd beside the main source, if there is one. */
+static const char *pxd_path(P *p, const char *module) {
+    char *rel = cy_fmt(p->a, "%s.pxd", module);
+    for (char *c = rel; *c && c < rel + strlen(module); c++)
+        if (*c == '.') *c = '/';
+    const char *path = cy_fmt(p->a, "%s%s", dir_of(p, p->d->src ? p->d->src->path : NULL), rel);
+    return is_file(path) ? path : NULL;
+}
+
+/* Reads MODULE.pxd once: what the other module's .pyx defines (functions
+ * declared without a body, cdef classes, module variables) is kept apart,
+ * the rest (ctypedefs, structs, enums, extern blocks, inline functions,
+ * its own cimports) goes into out. */
+static Loaded *load_pxd(P *p, CyPos at, const char *module, const char *path, CyVec *out) {
+    for (int i = 0; i < p->ld->pxds.len; i++) {
+        Loaded *l = p->ld->pxds.items[i];
+        if (!strcmp(l->path, path)) return l;
+    }
+    Loaded *l = cy_alloc(p->a, sizeof *l);
+    l->path = path;
+    push(p, &p->ld->pxds, l);
+    CyVec all = {0};
+    const char *slash = strrchr(path, '/');
+    int own = p->d->src && p->d->src->modname && !strcmp(module, p->d->src->modname);
+    parse_file(p, at, path, slash ? slash + 1 : path, module, &all);
+    for (int i = 0; i < all.len; i++) {
+        ANode *d = all.items[i];
+        int theirs = !own && ((d->kind == S_FUNC && d->func->decl_only) || d->kind == S_CDEF_CLASS || d->kind == S_CDEF);
+        push(p, theirs ? &l->foreign : out, d);
+    }
+    return l;
+}
+
+/* cimport M / from M cimport ...: an M.pxd beside the source is read. */
+static void user_cimport(P *p, ANode *n, CyVec *out) {
+    const char *path = pxd_path(p, n->module);
+    if (!path) return;
+    Loaded *l = load_pxd(p, n->pos, n->module, path, out);
+    n->user_pxd = 1;
+    n->decls = l->foreign;
+}
+
+/* The module's own .pxd is read first; a cdef class it declares (attributes,
+ * methods without bodies) gets those attributes in front of the .pyx's
+ * definition of the class, as Cython merges them. */
+static void own_pxd(P *p, AModule *m) {
+    const char *mod = p->d->src ? p->d->src->modname : NULL;
+    const char *path = mod ? pxd_path(p, mod) : NULL;
+    if (!path) return;
+    CyPos at = {1, 1, 0};
+    load_pxd(p, at, mod, path, &m->stmts);
+    p->ld->own = p->d->files.len ? ((CySource *)p->d->files.items[0])->id : 0;
+}
+
+static void merge_classes(P *p, AModule *m) {
+    for (int i = 0; i < m->stmts.len; i++) {
+        ANode *decl = m->stmts.items[i];
+        if (decl->kind != S_CDEF_CLASS || !p->ld->own || decl->pos.file != p->ld->own) continue;
+        ANode *def = NULL;
+        for (int j = i + 1; j < m->stmts.len && !def; j++) {
+            ANode *x = m->stmts.items[j];
+            if (x->kind == S_CDEF_CLASS && x->pos.file == 0 && !strcmp(x->name, decl->name)) def = x;
+        }
+        if (!def) continue;
+        CyVec body = {0};
+        for (int k = 0; k < decl->body.len; k++) {
+            ANode *b = decl->body.items[k];
+            if (b->kind == S_CDEF) push(p, &body, b);
+        }
+        for (int k = 0; k < def->body.len; k++) push(p, &body, def->body.items[k]);
+        def->body = body;
+        if (!def->value) def->value = decl->value;
+        memmove(m->stmts.items + i, m->stmts.items + i + 1, sizeof(void *) * (size_t)(m->stmts.len - i - 1));
+        m->stmts.len--;
+        i--;
     }
 }
 
@@ -2927,7 +3133,7 @@ AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
     m->directive_values = toks->directive_values;
     m->directive_pos = toks->directive_pos;
     if (toks->n == 0 || toks->toks[toks->n - 1].kind != TK_EOF) {
-        CyPos nowhere = {0, 0};
+        CyPos nowhere = {0};
         cy_error(d, nowhere, "internal error: token list does not end with EOF");
         return NULL;
     }
@@ -2936,8 +3142,11 @@ AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
     p->d = d;
     p->toks = toks->toks;
     p->n = toks->n;
+    p->src = d ? d->src : NULL;
+    p->ld = cy_alloc(a, sizeof *p->ld);
     if (setjmp(p->jb))
         return NULL;
+    if (d) own_pxd(p, m);
     while (tok(p)->kind != TK_EOF) {
         if (tok(p)->kind == TK_NEWLINE) {
             adv(p);
@@ -2947,6 +3156,7 @@ AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
             err_unexpected(p);
         parse_stmt(p, &m->stmts);
     }
+    merge_classes(p, m);
     return m;
 }
 

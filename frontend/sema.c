@@ -7042,9 +7042,69 @@ static void cimport_star(S *s, ANode *n, const char *mod) {
     }
 }
 
+/* What an M.pxd beside the source declares of M's own .pyx (a function
+ * without a body, a cdef class, a module variable), by name, or NULL. */
+static ANode *pxd_foreign(ANode *n, const char *name) {
+    for (int i = 0; i < n->decls.len; i++) {
+        ANode *d = n->decls.items[i];
+        if (d->kind == S_FUNC && !strcmp(d->func->name, name)) return d;
+        if (d->kind == S_CDEF_CLASS && !strcmp(d->name, name)) return d;
+        for (int k = 0; d->kind == S_CDEF && k < d->names.len; k++)
+            if (!strcmp(d->names.items[k], name)) return d;
+    }
+    return NULL;
+}
+
+/* `from M cimport a, b as c` of a user's M.pxd: the parser spliced its
+ * declarations in before this node, so a and b are module names now;
+ * an alias is another name of the same symbol. */
+static void user_cimport_names(S *s, ANode *n) {
+    if (n->kind == S_CIMPORT) {
+        err(s, *(CyPos *)n->name_pos.items[0],
+            "'cimport %s' of a .pxd file is not supported by cyocl (use 'from %s cimport NAME, ...')", n->module,
+            n->module);
+        return;
+    }
+    for (int i = 0; !n->star && i < n->names.len; i++) {
+        const char *name = n->names.items[i];
+        const char *alias = n->aliases.items[i] ? n->aliases.items[i] : name;
+        CyPos p = *(CyPos *)n->name_pos.items[i];
+        ANode *f = pxd_foreign(n, name);
+        if (f) {
+            const char *what = f->kind == S_FUNC ? "function" : f->kind == S_CDEF_CLASS ? "extension type" : "variable";
+            err(s, p, "cimport of the cdef %s '%s' of module '%s' (defined in %s.pyx) is not supported by cyocl: it "
+                      "builds one module at a time and does not link modules (a 'cdef inline' function, a ctypedef, "
+                      "struct, enum or extern block in %s.pxd is supported)",
+                what, name, n->module, n->module, n->module);
+            if (!lookup_in(s->mscope, alias)) declare(s, s->mscope, alias, SY_PYGLOBAL); /* no follow-on errors */
+            continue;
+        }
+        Sym *y = lookup_in(s->mscope, name);
+        if (!y) {
+            err(s, p, "Name '%s' not declared in module '%s'", name, n->module);
+            continue;
+        }
+        if (alias != name && strcmp(alias, name)) {
+            if (lookup_in(s->mscope, alias)) {
+                err(s, p, "'%s' redeclared", alias);
+                continue;
+            }
+            Sym *z = declare(s, s->mscope, alias, y->kind);
+            Sym *next = z->next;
+            *z = *y;
+            z->name = alias;
+            z->next = next;
+        }
+    }
+}
+
 static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
     int cimp = n->is_cimport || n->kind == S_CIMPORT;
+    if (n->user_pxd) {
+        user_cimport_names(s, n);
+        return;
+    }
     /* pure-Python mode: `from cython.cimports.libc.stdlib import malloc` */
     if (!strncmp(mod, "cython.cimports.", 16)) mod += 16, cimp = 1;
     int known = is_known_module(mod);
@@ -7490,7 +7550,7 @@ static void declare_class(S *s, ANode *n) {
     }
     Sym *y = lookup_in(s->mscope, n->name);
     IrClass *c = y && y->kind == SY_TYPE && y->ty->cls && y->ty->cls->pos.line == n->pos.line &&
-                         y->ty->cls->pos.col == n->pos.col ? y->ty->cls : NULL;
+                         y->ty->cls->pos.col == n->pos.col && y->ty->cls->pos.file == n->pos.file ? y->ty->cls : NULL;
     if (!c) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
@@ -7697,6 +7757,10 @@ static void declare_block(S *s, CyVec *stmts) {
         switch (n->kind) {
         case S_CIMPORT:
         case S_IMPORT: {
+            if (n->user_pxd) {
+                user_cimport_names(s, n);
+                break;
+            }
             int count = n->names.len ? n->names.len : 1;
             for (int k = 0; k < count; k++) {
                 const char *mod = n->names.len ? n->names.items[k] : n->module;
@@ -7899,6 +7963,31 @@ static void declare_block(S *s, CyVec *stmts) {
     }
 }
 
+/* Forward declarations of functions (`cdef double f(double x)` without a
+ * body, from the module's .pxd or in the .pyx) stand for the definition
+ * in the same statement list, which declares it: they are dropped; one
+ * without a definition is an error. */
+static void drop_forward_decls(S *s, CyVec *stmts, int in_class) {
+    int k = 0;
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        if (n->kind == S_CDEF_CLASS) drop_forward_decls(s, &n->body, 1);
+        if (n->kind != S_FUNC || !n->func->decl_only) {
+            stmts->items[k++] = n;
+            continue;
+        }
+        int defined = 0;
+        for (int j = 0; j < stmts->len && !defined; j++) {
+            ANode *x = stmts->items[j];
+            defined = x->kind == S_FUNC && !x->func->decl_only && !strcmp(x->func->name, n->func->name);
+        }
+        if (!defined)
+            err(s, n->func->pos, "C %s '%s' is declared but not defined", in_class ? "method" : "function",
+                n->func->name);
+    }
+    stmts->len = k;
+}
+
 struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     S s0 = {0}, *s = &s0;
     s->a = a;
@@ -7910,13 +7999,15 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     s->mscope = s->scope = ms;
     s->dir.boundscheck = s->dir.wraparound = s->dir.initializedcheck = 1;
     file_directives(s, am);
+    drop_forward_decls(s, &am->stmts, 0);
     declare_module(s, am);
     int fi = 0;
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         if (n->kind != S_FUNC) continue;
         Sym *y = lookup_in(s->mscope, n->func->name);
-        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
+        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col ||
+            y->fn->pos.file != n->func->pos.file)
             continue;
         FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
         /* as Cython, the first specialisation with errors is the last one

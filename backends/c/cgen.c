@@ -766,7 +766,7 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         return s;
     }
     default:
-        cy_error(G->d, (CyPos){0, 0}, "internal error: cannot convert a Python object to '%s'", t->name);
+        cy_error(G->d, (CyPos){0}, "internal error: cannot convert a Python object to '%s'", t->name);
         return "0";
     }
 }
@@ -3544,7 +3544,7 @@ static void reset_func(Gen *G) {
 }
 
 /* One C function: declarations, body, the error path and the common exit. */
-static void emit_defaults_before(Gen *G, CyVec *defaults, int line);
+static void emit_defaults_before(Gen *G, CyVec *defaults, const CyPos *pos);
 
 static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec *locals, CyVec *body,
                       const char *prologue, int status, int unraisable, int with_gil, CyVec *defaults) {
@@ -3570,10 +3570,10 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
         /* module init: a def's defaults are evaluated where the def stands */
         for (int i = 0; i < body->len; i++) {
             IrStmt *x = body->items[i];
-            emit_defaults_before(G, defaults, x->pos.line);
+            emit_defaults_before(G, defaults, &x->pos);
             gen_stmt(G, x);
         }
-        emit_defaults_before(G, defaults, INT32_MAX);
+        emit_defaults_before(G, defaults, NULL);
     } else {
         gen_stmts(G, body);
     }
@@ -3883,10 +3883,11 @@ static int needs_static_default(const IrVar *p, const IrExpr *d) {
     return d && is_obj(p->ty) && !(d->kind == E_NONE || d->kind == E_STR || d->kind == E_BYTES || d->kind == E_BIGINT);
 }
 
-static void emit_defaults_before(Gen *G, CyVec *defaults, int line) {
+/* pos NULL: all that are left */
+static void emit_defaults_before(Gen *G, CyVec *defaults, const CyPos *pos) {
     for (int i = 0; i < defaults->len; i++) {
         Default *d = defaults->items[i];
-        if (d->done || d->fn->pos.line >= line) continue;
+        if (d->done || (pos && !cy_pos_before(G->d, d->fn->pos, *pos))) continue;
         d->done = 1;
         int mark = G->live.len;
         assign_obj(G, d->cname, gen(G, d->fn->param_defaults.items[d->param]));
