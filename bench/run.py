@@ -181,6 +181,8 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout, tag
     if moddir:
         args += ["--moddir", moddir]
     args += ["--rmin", "3", "--rmax", "51", "--budget", str(a.budget), "--cap", str(a.cap)]
+    if a.max_size:
+        args += ["--max-size", str(a.max_size)]
     if name in a.corrupt.split(","):
         args.append("--corrupt")
     if a.quick:
@@ -567,6 +569,8 @@ def main():
                     help="seconds of timed calls per point (default 0.15, --quick 0.03)")
     ap.add_argument("--cap", type=float, default=None,
                     help="skip a size predicted to take longer per call (default 2 s, --quick 0.5 s)")
+    ap.add_argument("--max-size", type=int, default=None,
+                    help="only the sizes up to this many elements (a shorter run; clref's fixed sizes as they come)")
     ap.add_argument("--corrupt", default="", help=argparse.SUPPRESS)   # bench/selftest.py
     ap.add_argument("--trace", default=None,
                     help="directory: the automatic choice's processes write their CYOCL_TRACE there "
@@ -699,7 +703,8 @@ def main():
     say("numpy references ...")
     t_ref = time.time()
     rargs = [sys.executable, os.path.join(HERE, "worker.py"), "--kind", "numpy", "--refs-only", "--kernels",
-             ",".join(k.name for k in kernels), "--refdir", refdir] + (["--quick"] if a.quick else [])
+             ",".join(k.name for k in kernels), "--refdir", refdir] + (["--quick"] if a.quick else []) + (
+                 ["--max-size", str(a.max_size)] if a.max_size else [])
     try:
         subprocess.run(rargs, env=base, timeout=max(10, (a.time_limit or 3600) // 4))
     except subprocess.TimeoutExpired:
