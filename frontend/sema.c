@@ -6421,6 +6421,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         ANode *d = af->decorators.items[i];
         if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
         if (fn->static_of && d->kind == A_NAME && !strcmp(d->name, "staticmethod")) continue;
+        if (fn->is_classmethod && d->kind == A_NAME && !strcmp(d->name, "classmethod")) continue;
         if (fn->cls && d->kind == A_ATTR && d->obj->kind == A_NAME && !strcmp(d->obj->name, fn->name) &&
             (!strcmp(d->name, "setter") || !strcmp(d->name, "deleter")))
             continue; /* a property's setter or deleter: declare_class's */
@@ -7661,6 +7662,14 @@ static void declare_class(S *s, ANode *n) {
             ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
             int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
                        !lookup(s, "property") && af->kind == FN_DEF;
+            /* @classmethod def m(cls, ...): cls is the class (or the subclass it is called on) */
+            int clsm = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "classmethod") &&
+                       !lookup(s, "classmethod") && !special;
+            if (clsm && af->kind != FN_DEF) {
+                err(s, dec->pos, "a %s @classmethod is not supported by cyocl (def only)",
+                    af->kind == FN_CPDEF ? "cpdef" : "cdef");
+                break;
+            }
             /* @x.setter / @x.deleter of a property x of this class (also
                what a `property x:` block's __set__ / __del__ become) */
             int accessor = 0;
@@ -7688,9 +7697,9 @@ static void declare_class(S *s, ANode *n) {
                     break;
                 }
             }
-            if (dec && !prop && !accessor) {
-                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter) and "
-                                 "@staticmethod are not supported by cyocl");
+            if (dec && !prop && !accessor && !clsm) {
+                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter), "
+                                 "@staticmethod and @classmethod are not supported by cyocl");
                 break;
             }
             if (prop && af->params.len != 1) {
@@ -7713,7 +7722,8 @@ static void declare_class(S *s, ANode *n) {
             fn->cls = c;
             fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s%s", c->name, af->name,
                                                   accessor == 2 ? "_set" : accessor == 3 ? "_del" : ""));
-            ((IrVar *)fn->params.items[0])->ty = t;
+            if (clsm) fn->is_classmethod = 1;
+            else ((IrVar *)fn->params.items[0])->ty = t;
             if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
             if (prev && !special && prev->kind != F_DEF) {
                 /* each class's version above it dispatches to this one for its instances */

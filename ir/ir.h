@@ -637,6 +637,8 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    int is_classmethod;        /* a @classmethod def method of cls: params[0] is the class (an object),
+                                  METH_CLASS in tp_methods */
     int is_lambda;             /* a lambda: a def ("lambda", "lambda1" ...) whose function object (cname "_obj") the
                                   module makes at import, in no namespace */
     int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:

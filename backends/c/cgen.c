@@ -4609,8 +4609,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
             if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
                 vec_has(&c->setters, f) || vec_has(&c->deleters, f) || cy_special_method_is_slot(f->name))
                 continue;
-            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
-                f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
+            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS%s, %s},", c_strz(G, f->name),
+                f->cname, f->is_classmethod ? " | METH_CLASS" : "", f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
         for (int k = 0; k < c->statics.len; k++) {
             IrFunc *f = c->statics.items[k];
