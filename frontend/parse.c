@@ -1375,8 +1375,15 @@ static ANode *parse_test(P *p) {
         c->other = parse_test(p);
         e = c;
     }
-    if (at_punct(p, ":="))
-        err_at(p, e->pos, "assignment expressions (':=') are not supported");
+    if (at_punct(p, ":=")) {
+        if (e->kind != A_NAME || e->parenthesized)
+            err_at(p, e->pos, "cannot use assignment expressions with %s", e->kind == A_NAME ? "a parenthesized name" : "this expression");
+        adv(p);
+        ANode *w = new_node(p, A_WALRUS, e->pos);
+        w->lhs = e;
+        w->rhs = parse_test(p);
+        e = w;
+    }
     leave(p);
     return limit_height(p, e);
 }
@@ -1772,6 +1779,8 @@ static void parse_expr_stmt(P *p, CyVec *out) {
     const Token *star;
     ANode *e = parse_target_list(p, &star);
     const Token *t = tok(p);
+    if (e->kind == A_WALRUS && !e->parenthesized)
+        err_at(p, ((ANode *)e->rhs)->pos, "invalid syntax (an assignment expression at statement level needs parentheses)");
     if (star) {
         if (!is_punct(t, "=")) unsupported_expr(p, star);
         adv(p);
@@ -1792,6 +1801,8 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             e = parse_testlist(p);
         }
         a->value = e;
+        if (e->kind == A_WALRUS && !e->parenthesized)
+            err_at(p, ((ANode *)e->rhs)->pos, "invalid syntax (an assignment expression here needs parentheses)");
         ATypeSyn *ty;
         if (a->targets.len == 1 && ((ANode *)a->targets.items[0])->kind == A_NAME && e->kind == A_CALL &&
             e->obj->kind == A_ATTR && e->obj->obj->kind == A_NAME && !strcmp(e->obj->obj->name, "cython") &&

@@ -3118,6 +3118,30 @@ static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
     return e;
 }
 
+static void lower_stmt(S *s, ANode *n, CyVec *out);
+
+/* (x := v): the assignment `x = v` as a statement runs where the
+ * expression is evaluated, then the value is x's (E_STMTS 'w'). */
+static IrExpr *lower_walrus(S *s, ANode *n) {
+    if (s->rctx) {
+        err(s, n->pos, "an assignment expression (':=') inside a parallel region is not supported by cyocl");
+        return mk_err(s, n->pos);
+    }
+    ANode *as = an(s, S_ASSIGN, n->pos);
+    cy_vec_push(s->a, &as->targets, n->lhs);
+    as->value = n->rhs;
+    CyVec stmts = {0};
+    int e0 = s->d->nerrors;
+    lower_stmt(s, as, &stmts);
+    if (s->d->nerrors != e0) return mk_err(s, n->pos);
+    IrExpr *v = lower_expr(s, n->lhs);
+    if (v->ty == TY_ERR) return v;
+    IrExpr *e = mk1(s, E_STMTS, v->ty, n->pos, v);
+    e->stmts = stmts;
+    e->ival = 'w';
+    return e;
+}
+
 static IrExpr *lower_expr(S *s, ANode *n) {
     switch (n->kind) {
     case A_NAME: return name_expr(s, n);
@@ -3126,6 +3150,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
         return mk_err(s, n->pos);
     case A_LAMBDA: return lower_lambda(s, n);
+    case A_WALRUS: return lower_walrus(s, n);
     case A_ELLIPSIS: {
         if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
@@ -5936,8 +5961,24 @@ static void pre_target(Pre *pr, ANode *t, ANode *value, int kind /* 0 assign, 1 
 
 static void pre_block(Pre *pr, CyVec *body);
 
+/* Calls f for each assignment expression (x := v) in the expressions of
+ * statement or expression n (not in the statements of its blocks, nor in
+ * lambdas; in comprehensions, whose := binds outside them). */
+static void each_walrus(ANode *n, void (*f)(void *, ANode *), void *ctx) {
+    if (!n || n->kind == A_LAMBDA) return;
+    if (n->kind == A_WALRUS) f(ctx, n);
+    ANode *kids[] = {n->lhs, n->rhs, n->obj, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) each_walrus(kids[i], f, ctx);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < vs[k]->len; i++) each_walrus(vs[k]->items[i], f, ctx);
+}
+
+static void pre_walrus(void *ctx, ANode *w) { pre_target(ctx, w->lhs, w->rhs, 0); }
+
 static void pre_stmt(Pre *pr, ANode *n) {
     S *s = pr->s;
+    if (n->kind != S_CDEF_CLASS && n->kind != S_FUNC) each_walrus(n, pre_walrus, pr);
     switch (n->kind) {
     case S_CDEF: {
         s->buf_ok++;
@@ -7754,11 +7795,17 @@ static void declare_class(S *s, ANode *n) {
     }
 }
 
+static void declare_walrus(void *ctx, ANode *w) {
+    S *s = ctx;
+    if (!lookup_in(s->mscope, w->lhs->name)) declare(s, s->mscope, w->lhs->name, SY_PYGLOBAL);
+}
+
 static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
     declare_class_names(s, stmts);
     for (int i = 0; i < stmts->len; i++) {
         ANode *n = stmts->items[i];
+        if (n->kind != S_CDEF_CLASS && n->kind != S_FUNC) each_walrus(n, declare_walrus, s);
         if (n->kind == S_DEF) {
             declare_def(s, n);
             continue;

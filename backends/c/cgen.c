@@ -1362,6 +1362,15 @@ static Val gen(Gen *G, IrExpr *e) {
         /* a comprehension: its statements run here, in the order of the
            expression's evaluation (code for an operand that may not run is
            captured by the caller, as any other) */
+        if (e->ival == 'w') {
+            gen_stmts(G, &e->stmts);
+            Val v = gen(G, e->args[0]);
+            if (!is_obj(e->ty) || v.owned) return v;
+            const char *t = otmp(G);
+            out(G, "%s = %s;", t, v.c);
+            out(G, "Py_INCREF(%s);", t);
+            return (Val){t, 1};
+        }
         IrVar *acc = e->args[0]->var;
         if (e->ival) {
             const char *mk = e->ival == 'l' ? "PyList_New(0)" : e->ival == 's' ? "PySet_New(NULL)" : "PyDict_New()";
