@@ -6552,6 +6552,60 @@ static void check_parallel_privates(S *s, const CyVec *body, CyVec *pend) {
     }
 }
 
+/* ---- last values read after a prange that breaks ------------------------
+ * After a break out of a prange, Cython's lastprivates hold what the
+ * thread that owns the loop's last iteration had (the iterations after the
+ * break are skipped, not the copy-out): which iteration that was depends on
+ * the schedule, the thread count and the timing, and cyocl's native and
+ * OpenCL runs pick others again. Valid Cython, so a warning where such a
+ * value is read after the loop. */
+
+typedef struct BreakFrame {
+    const CyVec *body;
+    int k;
+    const struct BreakFrame *up;
+} BreakFrame;
+
+static int read_after(S *s, const CyVec *body, int from, const BreakFrame *up, const IrVar *v, const IrStmt *loop) {
+    for (int k = from; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        /* a loop over v assigns it before its body reads it */
+        if ((x->kind == ST_PRANGE && x->region && x->region->index == v) ||
+            ((x->kind == ST_FOR_RANGE || x->kind == ST_FOR_ITER) && x->var == v))
+            return 1;
+        const IrExpr *at = NULL;
+        int r = stmt_reads(x, v, &at);
+        if (r > 0) {
+            warn(s, at->pos,
+                 "'%s' is read after the prange of line %d, whose body may break: after a break its value is the "
+                 "one the thread owning the loop's last iteration had (Cython's lastprivate), which depends on the "
+                 "schedule, the number of threads and their timing (and differs between Cython's build, cyocl's "
+                 "native run and OpenCL); store what the breaking iteration found in an array element instead",
+                 v->name, loop->pos.line);
+            return 1;
+        }
+        if (r < 0 || stmt_assigns(x, v, 1) || x->kind == ST_RETURN || x->kind == ST_RAISE) return 1;
+    }
+    return up ? read_after(s, up->body, up->k + 1, up->up, v, loop) : 0;
+}
+
+static void check_break_lastprivates(S *s, const CyVec *body, const BreakFrame *up) {
+    for (int k = 0; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        if (x->kind == ST_PRANGE && x->region && x->region->has_break)
+            for (int i = 0; i < x->region->vars.len; i++) {
+                IrVarUse *u = x->region->vars.items[i];
+                if (u->cls == RC_LASTPRIVATE && (u->var->kind == V_LOCAL || u->var->kind == V_PARAM) &&
+                    u->var->name[0] != '$')
+                    read_after(s, body, k + 1, up, u->var, x);
+            }
+        if (x->kind == ST_PRANGE) continue; /* a prange inside runs serially: its breaks are plain */
+        BreakFrame f = {body, k, up};
+        check_break_lastprivates(s, &x->body, &f);
+        check_break_lastprivates(s, &x->orelse, &f);
+    }
+}
+
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
@@ -6621,6 +6675,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     lower_block(s, &af->body, &fn->body);
     CyVec pend = {0};
     check_parallel_privates(s, &fn->body, &pend);
+    check_break_lastprivates(s, &fn->body, NULL);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
     s->hoists.len = hoist_mark;
     s->dir = saved;
