@@ -119,6 +119,8 @@ typedef enum {
                     Ellipsis */
     A_LAMBDA,    /* lambda params: body -- func (FN_DEF named as Cython names it, "lambda", "lambda1"
                     ... in source order; body [S_RETURN expr]) */
+    A_WALRUS,    /* (lhs := rhs): lhs an A_NAME; binds in the enclosing function (or module), also from
+                    inside a comprehension, as PEP 572 says */
     A_STARRED,   /* f(*obj): a positional argument unpacked (only in a call's items); f(**m) is
                     the keyword name "**" with value m */
 

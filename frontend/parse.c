@@ -35,6 +35,7 @@ typedef struct {
     int class_body;   /* the statements of a cdef class body are being parsed (not a method's) */
     int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
     int nwith;        /* `with ... as` statements so far: their hidden names */
+    int nstar;        /* starred assignments so far: their hidden names */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
     const CySource *src;   /* the file these tokens are from */
@@ -1374,8 +1375,15 @@ static ANode *parse_test(P *p) {
         c->other = parse_test(p);
         e = c;
     }
-    if (at_punct(p, ":="))
-        err_at(p, e->pos, "assignment expressions (':=') are not supported");
+    if (at_punct(p, ":=")) {
+        if (e->kind != A_NAME || e->parenthesized)
+            err_at(p, e->pos, "cannot use assignment expressions with %s", e->kind == A_NAME ? "a parenthesized name" : "this expression");
+        adv(p);
+        ANode *w = new_node(p, A_WALRUS, e->pos);
+        w->lhs = e;
+        w->rhs = parse_test(p);
+        e = w;
+    }
     leave(p);
     return limit_height(p, e);
 }
@@ -1644,11 +1652,145 @@ static ANode *one_decl(P *p, CyPos pos, ATypeSyn *ty, const char *name, CyPos np
     return d;
 }
 
+static ANode *wname(P *p, CyPos pos, const char *name);
+static ANode *wassign(P *p, CyPos pos, ANode *target, ANode *value);
+static ANode *wcall(P *p, CyPos pos, ANode *f, ANode *a0, ANode *a1, ANode *a2, ANode *a3);
+
+static ANode *wint(P *p, CyPos pos, int v) {
+    ANode *n = new_node(p, A_INT, pos);
+    n->ival = (uint64_t)v;
+    n->int_text = cy_fmt(p->a, "%d", v);
+    return n;
+}
+
+static ANode *wbin(P *p, CyPos pos, const char *op, ANode *l, ANode *r) {
+    ANode *n = new_node(p, A_BINOP, pos);
+    n->op = op;
+    n->lhs = l;
+    n->rhs = r;
+    return n;
+}
+
+/* The targets before '=' of an expression statement: a testlist where an
+ * item may be starred (`a, *rest = seq`); a star is A_STARRED. */
+static ANode *parse_target_list(P *p, const Token **star) {
+    *star = NULL;
+    ANode *first;
+    if (at_punct(p, "*")) {
+        *star = adv(p);
+        first = new_node(p, A_STARRED, (*star)->pos);
+        first->obj = limit_height(p, parse_bitor(p));
+    } else {
+        first = parse_test_nostar(p);
+    }
+    if (!at_punct(p, ",")) return first;
+    ANode *t = new_node(p, A_TUPLE, first->pos);
+    push(p, &t->items, first);
+    while (accept_punct(p, ",") && (starts_expr(tok(p)) || at_punct(p, "*"))) {
+        if (at_punct(p, "*")) {
+            const Token *st = adv(p);
+            if (!*star) *star = st;
+            ANode *x = new_node(p, A_STARRED, st->pos);
+            x->obj = limit_height(p, parse_bitor(p));
+            push(p, &t->items, x);
+        } else {
+            push(p, &t->items, parse_test_nostar(p));
+        }
+    }
+    return t;
+}
+
+/* `a, *b, c = VALUE` is, with a hidden name (cy_star<k>, a module global at
+ * module level) and Cython's error:
+ *     t = list(VALUE)
+ *     if len(t) < 2: raise ValueError("need more than %d value%s to unpack" % (len(t), ...))
+ *     a = t[0]; b = t[1:len(t) - 1]; c = t[len(t) - 1] */
+static void star_assign(P *p, ANode *targets, const Token *star, CyPos pos, ANode *value, CyVec *out) {
+    if (targets->kind != A_TUPLE)
+        err_at(p, star->pos, "starred assignment target must be in a list or tuple");
+    int n = targets->items.len, at = -1;
+    for (int i = 0; i < n; i++) {
+        ANode *x = targets->items.items[i];
+        if (x->kind != A_STARRED) {
+            check_target(p, x, "assign to");
+            continue;
+        }
+        if (at >= 0) err_at(p, x->pos, "multiple starred expressions in assignment");
+        check_target(p, x->obj, "assign to");
+        at = i;
+    }
+    const char *tmp = cy_fmt(p->a, "cy_star%d", p->nstar++);
+    push(p, out, wassign(p, pos, wname(p, pos, tmp), wcall(p, pos, wname(p, pos, "list"), value, NULL, NULL, NULL)));
+#define TLEN wcall(p, pos, wname(p, pos, "len"), wname(p, pos, tmp), NULL, NULL, NULL)
+    if (n > 1) {
+        ANode *c = new_node(p, A_COMPARE, pos);
+        push(p, &c->items, TLEN);
+        push(p, &c->kwnames, (void *)"<");
+        push(p, &c->kwpos, pos_dup(p, pos));
+        push(p, &c->items, wint(p, pos, n - 1));
+        ANode *one = new_node(p, A_COMPARE, pos);
+        push(p, &one->items, TLEN);
+        push(p, &one->kwnames, (void *)"==");
+        push(p, &one->kwpos, pos_dup(p, pos));
+        push(p, &one->items, wint(p, pos, 1));
+        ANode *plural = new_node(p, A_COND, pos);
+        plural->cond = one;
+        plural->then = new_node(p, A_STR, pos);
+        plural->then->sval = "";
+        plural->other = new_node(p, A_STR, pos);
+        plural->other->sval = "s";
+        plural->other->slen = 1;
+        ANode *args = new_node(p, A_TUPLE, pos);
+        push(p, &args->items, TLEN);
+        push(p, &args->items, plural);
+        ANode *msg = new_node(p, A_STR, pos);
+        msg->sval = "need more than %d value%s to unpack";
+        msg->slen = (int)strlen(msg->sval);
+        ANode *r = new_node(p, S_RAISE, pos);
+        r->value = wcall(p, pos, wname(p, pos, "ValueError"), wbin(p, pos, "%", msg, args), NULL, NULL, NULL);
+        ANode *iff = new_node(p, S_IF, pos);
+        iff->cond = c;
+        push(p, &iff->body, r);
+        push(p, out, iff);
+    }
+    for (int i = 0; i < n; i++) {
+        ANode *x = targets->items.items[i];
+        ANode *ix = new_node(p, A_INDEX, x->pos);
+        ix->obj = wname(p, pos, tmp);
+        if (i < at) {
+            push(p, &ix->items, wint(p, pos, i));
+        } else if (i == at) {
+            ANode *sl = new_node(p, A_SLICE, pos);
+            sl->then = wint(p, pos, i);
+            sl->other = n - 1 - i ? wbin(p, pos, "-", TLEN, wint(p, pos, n - 1 - i)) : NULL;
+            push(p, &ix->items, sl);
+            x = x->obj;
+        } else {
+            push(p, &ix->items, wbin(p, pos, "-", TLEN, wint(p, pos, n - i)));
+        }
+        push(p, out, wassign(p, x->pos, x, ix));
+    }
+#undef TLEN
+}
+
 static void parse_expr_stmt(P *p, CyVec *out) {
     static const char *const aug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=",
                                       "<<=", "&=", "|=", "^=", "@=", NULL};
-    ANode *e = parse_testlist(p);
+    const Token *star;
+    ANode *e = parse_target_list(p, &star);
     const Token *t = tok(p);
+    if (e->kind == A_WALRUS && !e->parenthesized)
+        err_at(p, ((ANode *)e->rhs)->pos, "invalid syntax (an assignment expression at statement level needs parentheses)");
+    if (star) {
+        if (!is_punct(t, "=")) unsupported_expr(p, star);
+        adv(p);
+        if (at_kw(p, "yield")) unsupported_expr(p, tok(p));
+        ANode *value = parse_testlist(p);
+        if (at_punct(p, "="))
+            err_at(p, tok(p)->pos, "a starred assignment in a chain of assignments is not supported by cyocl");
+        star_assign(p, e, star, e->pos, value, out);
+        return;
+    }
     if (is_punct(t, "=")) {
         ANode *a = new_node(p, S_ASSIGN, e->pos);
         while (accept_punct(p, "=")) {
@@ -1659,6 +1801,8 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             e = parse_testlist(p);
         }
         a->value = e;
+        if (e->kind == A_WALRUS && !e->parenthesized)
+            err_at(p, ((ANode *)e->rhs)->pos, "invalid syntax (an assignment expression here needs parentheses)");
         ATypeSyn *ty;
         if (a->targets.len == 1 && ((ANode *)a->targets.items[0])->kind == A_NAME && e->kind == A_CALL &&
             e->obj->kind == A_ATTR && e->obj->obj->kind == A_NAME && !strcmp(e->obj->obj->name, "cython") &&
@@ -3034,6 +3178,7 @@ static void parse_file(P *p, CyPos at, const char *path, const char *shown, cons
     p->ld->depth--;
     p->nlambda = q->nlambda;
     p->nwith = q->nwith;
+    p->nstar = q->nstar;
     p->pure_names = q->pure_names;
 }
 

@@ -1362,6 +1362,15 @@ static Val gen(Gen *G, IrExpr *e) {
         /* a comprehension: its statements run here, in the order of the
            expression's evaluation (code for an operand that may not run is
            captured by the caller, as any other) */
+        if (e->ival == 'w') {
+            gen_stmts(G, &e->stmts);
+            Val v = gen(G, e->args[0]);
+            if (!is_obj(e->ty) || v.owned) return v;
+            const char *t = otmp(G);
+            out(G, "%s = %s;", t, v.c);
+            out(G, "Py_INCREF(%s);", t);
+            return (Val){t, 1};
+        }
         IrVar *acc = e->args[0]->var;
         if (e->ival) {
             const char *mk = e->ival == 'l' ? "PyList_New(0)" : e->ival == 's' ? "PySet_New(NULL)" : "PyDict_New()";
@@ -4609,8 +4618,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
             if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
                 vec_has(&c->setters, f) || vec_has(&c->deleters, f) || cy_special_method_is_slot(f->name))
                 continue;
-            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
-                f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
+            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS%s, %s},", c_strz(G, f->name),
+                f->cname, f->is_classmethod ? " | METH_CLASS" : "", f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
         for (int k = 0; k < c->statics.len; k++) {
             IrFunc *f = c->statics.items[k];
