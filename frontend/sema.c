@@ -1131,6 +1131,9 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         return e;
     }
     if (cond_arms_convert(e, to)) return cond_to(s, e, to);
+    if (e->kind == E_BOX && e->sval && !strcmp(e->sval, "PyLong_FromDouble") && cy_type_is_int(to) &&
+        to->kind != TY_BINT)
+        return coerce(s, e->args[0], to); /* int(x) into a C integer: Cython's C cast */
     if (is_obj(to)) return box(s, e);
     if (e->kind == E_NONE) {
         if (is_view(to)) {
@@ -2240,6 +2243,15 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                 return e;
             }
             if (cy_type_is_complex(t)) goto python;
+            if (name[0] == 'i' && cy_type_is_float(t) && !s->nogil) {
+                /* Cython: int() of a C float is a Python int, exact beyond
+                   64 bits (PyLong_FromDouble: int(1e20) is 10**20, NaN a
+                   ValueError); only where it goes straight to a C integer
+                   is it the C cast (coerce undoes the box) */
+                IrExpr *e = mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), n->pos, a);
+                e->sval = "PyLong_FromDouble";
+                return e;
+            }
             TypeKind k = name[0] == 'i' ? (cy_type_is_int(t) && t->kind != TY_BINT ? t->kind : TY_LONG)
                          : name[0] == 'f' ? TY_DOUBLE : TY_BINT;
             if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, OP_NE, a,

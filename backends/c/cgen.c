@@ -1268,7 +1268,9 @@ static Val gen(Gen *G, IrExpr *e) {
         }
         const char *c = genc(G, x);
         if (cy_type_is_complex(x->ty)) c = once(G, x->ty, c);
-        const char *call = box_call(G, x->ty, c);
+        /* int() of a C float (sema): a Python int, exact */
+        const char *call = e->sval && !strcmp(e->sval, "PyLong_FromDouble") ? FMT("PyLong_FromDouble((double)%s)", c)
+                                                                               : box_call(G, x->ty, c);
         if (!call) {
             cy_error(G->d, e->pos, "internal error: cannot convert '%s' to a Python object", x->ty->name);
             return v;
