@@ -1095,6 +1095,94 @@ static void test_stored_provisional(void) {
     drop(rt);
 }
 
+/* The native team's size: a short region runs on one thread where that
+ * was measured faster (H100: a 16-thread team takes 5-8 us to start and
+ * join for a 10x10 matmul's microsecond of work, and stalls for a
+ * scheduler slice whenever another thread takes a core); the team stays
+ * where it is faster, where the region gives num_threads (team_ok 0), and
+ * where the team's time is too long to try one thread; a new process
+ * starts with the stored choice. */
+static int team_call(cyrt_rt *rt, cyocl_launch *L, long long team_ns, long long solo_ns) {
+    int side = cyrt_dispatch_decide(rt, L);
+    if (getenv("TEAM_DEBUG"))
+        fprintf(stderr, "n=%lld side %d team %d %s pred %lld %lld\n", L->n, side, L->team, L->reason, L->pred_native,
+                L->pred_opencl);
+    CHECK(side == 0, "native (%s)", L->reason);
+    cyrt_dispatch_native_done(rt, L, L->team ? solo_ns : team_ns);
+    return L->team;
+}
+
+static void test_team_size(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S9 = "__kernel void cyk_0(void) {}\n/* team size */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
+    long long sizes[3] = {100, 1000, 1000000};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, sizes[k], 8000 + 2 * sizes[k], 0, 0);
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, sizes[k], 900000 + 20 * sizes[k], 0, 0);
+        }
+    cyocl_launch L = launch_of(&r, 100);
+    L.team_ok = 1;
+    int seq[5];
+    for (int i = 0; i < 5; i++)
+        seq[i] = team_call(rt, &L, i ? 8000 : 30000, 1000);
+    CHECK(seq[0] == 0 && seq[1] == 1 && seq[2] == 1 && seq[3] == 0, "team, one thread twice, team again: %d %d %d %d",
+          seq[0], seq[1], seq[2], seq[3]);
+    int solo = 0;
+    for (int i = 0; i < 200; i++)
+        solo += team_call(rt, &L, 8000, 1000);
+    CHECK(solo >= 185, "then one thread (%d of 200), the team rechecked now and then", solo);
+    CHECK(strstr(L.reason, "one thread") != NULL, "the reason says so: %s", L.reason);
+
+    /* one thread slower: the team stays */
+    L = launch_of(&r, 1000);
+    L.team_ok = 1;
+    solo = 0;
+    for (int i = 0; i < 100; i++)
+        solo += team_call(rt, &L, 10000, 60000);
+    CHECK(solo <= 2, "the team where it is faster (one thread ran %d times)", solo);
+
+    /* the team takes longer than one thread is worth trying */
+    L = launch_of(&r, 1000000);
+    L.team_ok = 1;
+    solo = 0;
+    for (int i = 0; i < 50; i++)
+        solo += team_call(rt, &L, 2008000, 2008000);
+    CHECK(solo == 0, "no one-thread run where the team takes 2 ms (%d)", solo);
+
+    /* num_threads given: never */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, S9, 39);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 100, 8000, 0, 0);
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 900000, 0, 0);
+    }
+    L = launch_of(&q, 100);
+    solo = 0;
+    for (int i = 0; i < 50; i++)
+        solo += team_call(rt, &L, 8000, 1000);
+    CHECK(solo == 0, "the region's own team size stands (%d)", solo);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+
+    /* a new process: one thread from its first call at that size */
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    r = cyrt_dispatch_region(rt, S9, 38);
+    L = launch_of(&r, 100);
+    L.team_ok = 1;
+    L.source = S9;
+    L.region = 38;
+    CHECK(team_call(rt, &L, 8000, 1000) == 1, "stored: one thread at once (%s)", L.reason);
+    L = launch_of(&r, 1000);
+    L.team_ok = 1;
+    CHECK(team_call(rt, &L, 10000, 60000) == 0, "stored: the team at once");
+    drop(rt);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
     mkdir(dir, 0700);
@@ -1124,6 +1212,7 @@ int main(void) {
     test_retry_after_window();
     test_fresh_stall();
     test_stored_provisional();
+    test_team_size();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
