@@ -121,6 +121,9 @@ typedef struct {
     float t[2][WIN];
     uint32_t cnt[2];
     uint32_t since; /* full decisions since the size not chosen last ran */
+    float work[WIN]; /* the team's runs: thread 0's share times the team's size
+                        (what one thread would take), ns per iteration */
+    uint32_t nwork;
 } dteam;
 
 /* A settled decision for one octave of n (decide's hot path): word is 0,
@@ -406,6 +409,19 @@ static double team_best(const dteam *v, int k) {
     return lo;
 }
 
+/* What one thread is expected to take, ns per iteration: the lowest of
+ * the team's recent work estimates, -1 none. */
+static double team_work(const dteam *v) {
+    if (!v->nwork)
+        return -1;
+    uint32_t m = v->nwork < WIN ? v->nwork : WIN;
+    double lo = v->work[0];
+    for (uint32_t i = 1; i < m; i++)
+        if (v->work[i] < lo)
+            lo = v->work[i];
+    return lo;
+}
+
 static void team_note(dteam *v, int k, double per) {
     if (!(per >= 0) || !isfinite(per))
         return;
@@ -430,7 +446,12 @@ static int team_locked(struct cyrt_dregion *r, double n, int *cal) {
     if (tt < 0) {
         pick = 0;
     } else if (ts < 0) {
-        pick = *cal = tt * n < SOLO_TRY;
+        /* the team's own time, or the work its thread 0 did times its
+         * size where the team waited at its end far longer (H100, matmul
+         * 10x10 right after 1 GB of device arrays were freed: every team
+         * run took 5-8 ms, for microseconds of work) */
+        double w = team_work(v);
+        pick = *cal = (w >= 0 && w < tt ? w : tt) * n < SOLO_TRY;
     } else if (v->cnt[1] < 2 && ts <= 4 * tt) {
         pick = *cal = 1;
     } else if (v->cnt[0] < 2) {
@@ -1608,8 +1629,15 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * 96 us in a process of its own; three such runs made the point,
          * and the device ran the size at 20-34x) */
         int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
-        if (L->team_ok && L->n > 0)
-            team_note(&r->team[bucket((double)L->n)], L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
+        if (L->team_ok && L->n > 0) {
+            dteam *v = &r->team[bucket((double)L->n)];
+            team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
+            if (!L->team && L->chunk_ns > 0 && L->team_size > 1) {
+                v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
+                if (v->nwork < 1000000)
+                    v->nwork++;
+            }
+        }
         spin_unlock(&r->spin);
         int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);

@@ -2726,6 +2726,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
     out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1; cy_ol%d.team = 0;",
         id, id, id, id, id);
+    out(G, "cy_ol%d.chunk_ns = 0;", id);
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
@@ -3360,6 +3361,12 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     } else {
         put(G, body);
     }
+    /* the dispatcher tells the work from a team's wait at its end (a
+       thread that lost its core: a stall) by thread 0's time to here */
+    if (ocl)
+        out(G, "if (cy_clock%d && omp_get_thread_num() == 0) { cy_ol%d.chunk_ns = cyrt_now_ns() - cy_clock%d; "
+               "cy_ol%d.team_size = omp_get_num_threads(); }",
+            id, id, id, id);
     if (need_tstate) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);

@@ -1153,6 +1153,36 @@ static void test_team_size(void) {
         solo += team_call(rt, &L, 2008000, 2008000);
     CHECK(solo == 0, "no one-thread run where the team takes 2 ms (%d)", solo);
 
+    /* a region whose team runs all stall (H100, matmul 10x10 right after
+     * 1 GB of device arrays were freed: 5-8 ms a run for microseconds of
+     * work; the device's 90 us won every size up to 100x100): thread 0's
+     * share times the team's size says what one thread would take */
+    for (int est = 0; est < 2; est++) {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 40 + est);
+        L = launch_of(&s, 10);
+        L.team_ok = 1;
+        int native = 0, one = 0;
+        for (int i = 0; i < 40; i++) {
+            int side = cyrt_dispatch_decide(rt, &L);
+            if (side) {
+                cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 10, 90000, 0, 0);
+                continue;
+            }
+            L.chunk_ns = est && !L.team ? 300 : 0;
+            L.team_size = 16;
+            cyrt_dispatch_native_done(rt, &L, L.team ? 2000 : 7000000);
+            if (i >= 10) {
+                native++;
+                one += L.team;
+            }
+        }
+        if (est)
+            CHECK(native >= 27 && one == native, "thread 0 worked 300 ns of 7 ms: one thread, natively (%d, %d of 30)",
+                  one, native);
+        else
+            CHECK(native <= 3 && one == 0, "no work estimate: the device (%d native of 30)", native);
+    }
+
     /* num_threads given: never */
     cyrt_dregion *q = cyrt_dispatch_region(rt, S9, 39);
     for (int i = 0; i < 3; i++) {
