@@ -83,10 +83,10 @@ typedef struct {
        start and barrier cost more than a short region's work) */
     int team_ok;
     int team;
-    /* in (native_done): thread 0's time from the region's start to the end
-       of its share of the iterations, 0 unknown, and the team's size: the
-       work, where the team then waited at its end for a thread that lost
-       its core (a stall: milliseconds for microseconds of work) */
+    /* in (native_done): thread 0's time over its share of the iterations
+       (0 unknown) and the team's size: the work, without the team's start
+       nor its wait at the end for a thread that lost its core (a stall:
+       milliseconds for microseconds of work) */
     long long chunk_ns;
     int team_size;
 } cyocl_launch;

@@ -3354,6 +3354,11 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
+    /* the dispatcher tells the work from a team's start and its wait at
+       its end (for a thread that lost its core: a stall) by thread 0's
+       time over its share of the iterations */
+    if (ocl)
+        out(G, "const long long cy_w%d = cy_clock%d && omp_get_thread_num() == 0 ? cyrt_now_ns() : 0;", id, id);
     if (blocked) {
         emit_omp_for_blocked(G, R, chunk, &cl, n, need_par ? f->par : NULL, idx, body, blocked);
     } else if (prange) {
@@ -3361,12 +3366,9 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     } else {
         put(G, body);
     }
-    /* the dispatcher tells the work from a team's wait at its end (a
-       thread that lost its core: a stall) by thread 0's time to here */
     if (ocl)
-        out(G, "if (cy_clock%d && omp_get_thread_num() == 0) { cy_ol%d.chunk_ns = cyrt_now_ns() - cy_clock%d; "
-               "cy_ol%d.team_size = omp_get_num_threads(); }",
-            id, id, id, id);
+        out(G, "if (cy_w%d) { cy_ol%d.chunk_ns = cyrt_now_ns() - cy_w%d; cy_ol%d.team_size = omp_get_num_threads(); }", id,
+            id, id, id);
     if (need_tstate) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);

@@ -1574,7 +1574,7 @@ typedef struct {
     int small_local[2], small_elems[2];
     int team_ok;       /* the dispatcher may size the native team (no num_threads given) */
     int team;          /* decide's choice for the native run: 0 the team (cyrt_team), 1 one thread */
-    long long chunk_ns; /* the native run: thread 0's time to the end of its iterations (0 unknown) */
+    long long chunk_ns; /* the native run: thread 0's time over its share of the iterations (0 unknown) */
     int team_size;     /* and the team's size */
 } cyrt_ocl_launch;
 
