@@ -3118,6 +3118,30 @@ static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
     return e;
 }
 
+static void lower_stmt(S *s, ANode *n, CyVec *out);
+
+/* (x := v): the assignment `x = v` as a statement runs where the
+ * expression is evaluated, then the value is x's (E_STMTS 'w'). */
+static IrExpr *lower_walrus(S *s, ANode *n) {
+    if (s->rctx) {
+        err(s, n->pos, "an assignment expression (':=') inside a parallel region is not supported by cyocl");
+        return mk_err(s, n->pos);
+    }
+    ANode *as = an(s, S_ASSIGN, n->pos);
+    cy_vec_push(s->a, &as->targets, n->lhs);
+    as->value = n->rhs;
+    CyVec stmts = {0};
+    int e0 = s->d->nerrors;
+    lower_stmt(s, as, &stmts);
+    if (s->d->nerrors != e0) return mk_err(s, n->pos);
+    IrExpr *v = lower_expr(s, n->lhs);
+    if (v->ty == TY_ERR) return v;
+    IrExpr *e = mk1(s, E_STMTS, v->ty, n->pos, v);
+    e->stmts = stmts;
+    e->ival = 'w';
+    return e;
+}
+
 static IrExpr *lower_expr(S *s, ANode *n) {
     switch (n->kind) {
     case A_NAME: return name_expr(s, n);
@@ -3126,6 +3150,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
         return mk_err(s, n->pos);
     case A_LAMBDA: return lower_lambda(s, n);
+    case A_WALRUS: return lower_walrus(s, n);
     case A_ELLIPSIS: {
         if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
@@ -5936,8 +5961,24 @@ static void pre_target(Pre *pr, ANode *t, ANode *value, int kind /* 0 assign, 1 
 
 static void pre_block(Pre *pr, CyVec *body);
 
+/* Calls f for each assignment expression (x := v) in the expressions of
+ * statement or expression n (not in the statements of its blocks, nor in
+ * lambdas; in comprehensions, whose := binds outside them). */
+static void each_walrus(ANode *n, void (*f)(void *, ANode *), void *ctx) {
+    if (!n || n->kind == A_LAMBDA) return;
+    if (n->kind == A_WALRUS) f(ctx, n);
+    ANode *kids[] = {n->lhs, n->rhs, n->obj, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) each_walrus(kids[i], f, ctx);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < vs[k]->len; i++) each_walrus(vs[k]->items[i], f, ctx);
+}
+
+static void pre_walrus(void *ctx, ANode *w) { pre_target(ctx, w->lhs, w->rhs, 0); }
+
 static void pre_stmt(Pre *pr, ANode *n) {
     S *s = pr->s;
+    if (n->kind != S_CDEF_CLASS && n->kind != S_FUNC) each_walrus(n, pre_walrus, pr);
     switch (n->kind) {
     case S_CDEF: {
         s->buf_ok++;
@@ -6421,6 +6462,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
         ANode *d = af->decorators.items[i];
         if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
         if (fn->static_of && d->kind == A_NAME && !strcmp(d->name, "staticmethod")) continue;
+        if (fn->is_classmethod && d->kind == A_NAME && !strcmp(d->name, "classmethod")) continue;
         if (fn->cls && d->kind == A_ATTR && d->obj->kind == A_NAME && !strcmp(d->obj->name, fn->name) &&
             (!strcmp(d->name, "setter") || !strcmp(d->name, "deleter")))
             continue; /* a property's setter or deleter: declare_class's */
@@ -7042,9 +7084,69 @@ static void cimport_star(S *s, ANode *n, const char *mod) {
     }
 }
 
+/* What an M.pxd beside the source declares of M's own .pyx (a function
+ * without a body, a cdef class, a module variable), by name, or NULL. */
+static ANode *pxd_foreign(ANode *n, const char *name) {
+    for (int i = 0; i < n->decls.len; i++) {
+        ANode *d = n->decls.items[i];
+        if (d->kind == S_FUNC && !strcmp(d->func->name, name)) return d;
+        if (d->kind == S_CDEF_CLASS && !strcmp(d->name, name)) return d;
+        for (int k = 0; d->kind == S_CDEF && k < d->names.len; k++)
+            if (!strcmp(d->names.items[k], name)) return d;
+    }
+    return NULL;
+}
+
+/* `from M cimport a, b as c` of a user's M.pxd: the parser spliced its
+ * declarations in before this node, so a and b are module names now;
+ * an alias is another name of the same symbol. */
+static void user_cimport_names(S *s, ANode *n) {
+    if (n->kind == S_CIMPORT) {
+        err(s, *(CyPos *)n->name_pos.items[0],
+            "'cimport %s' of a .pxd file is not supported by cyocl (use 'from %s cimport NAME, ...')", n->module,
+            n->module);
+        return;
+    }
+    for (int i = 0; !n->star && i < n->names.len; i++) {
+        const char *name = n->names.items[i];
+        const char *alias = n->aliases.items[i] ? n->aliases.items[i] : name;
+        CyPos p = *(CyPos *)n->name_pos.items[i];
+        ANode *f = pxd_foreign(n, name);
+        if (f) {
+            const char *what = f->kind == S_FUNC ? "function" : f->kind == S_CDEF_CLASS ? "extension type" : "variable";
+            err(s, p, "cimport of the cdef %s '%s' of module '%s' (defined in %s.pyx) is not supported by cyocl: it "
+                      "builds one module at a time and does not link modules (a 'cdef inline' function, a ctypedef, "
+                      "struct, enum or extern block in %s.pxd is supported)",
+                what, name, n->module, n->module, n->module);
+            if (!lookup_in(s->mscope, alias)) declare(s, s->mscope, alias, SY_PYGLOBAL); /* no follow-on errors */
+            continue;
+        }
+        Sym *y = lookup_in(s->mscope, name);
+        if (!y) {
+            err(s, p, "Name '%s' not declared in module '%s'", name, n->module);
+            continue;
+        }
+        if (alias != name && strcmp(alias, name)) {
+            if (lookup_in(s->mscope, alias)) {
+                err(s, p, "'%s' redeclared", alias);
+                continue;
+            }
+            Sym *z = declare(s, s->mscope, alias, y->kind);
+            Sym *next = z->next;
+            *z = *y;
+            z->name = alias;
+            z->next = next;
+        }
+    }
+}
+
 static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
     int cimp = n->is_cimport || n->kind == S_CIMPORT;
+    if (n->user_pxd) {
+        user_cimport_names(s, n);
+        return;
+    }
     /* pure-Python mode: `from cython.cimports.libc.stdlib import malloc` */
     if (!strncmp(mod, "cython.cimports.", 16)) mod += 16, cimp = 1;
     int known = is_known_module(mod);
@@ -7490,7 +7592,7 @@ static void declare_class(S *s, ANode *n) {
     }
     Sym *y = lookup_in(s->mscope, n->name);
     IrClass *c = y && y->kind == SY_TYPE && y->ty->cls && y->ty->cls->pos.line == n->pos.line &&
-                         y->ty->cls->pos.col == n->pos.col ? y->ty->cls : NULL;
+                         y->ty->cls->pos.col == n->pos.col && y->ty->cls->pos.file == n->pos.file ? y->ty->cls : NULL;
     if (!c) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
@@ -7601,6 +7703,14 @@ static void declare_class(S *s, ANode *n) {
             ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
             int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
                        !lookup(s, "property") && af->kind == FN_DEF;
+            /* @classmethod def m(cls, ...): cls is the class (or the subclass it is called on) */
+            int clsm = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "classmethod") &&
+                       !lookup(s, "classmethod") && !special;
+            if (clsm && af->kind != FN_DEF) {
+                err(s, dec->pos, "a %s @classmethod is not supported by cyocl (def only)",
+                    af->kind == FN_CPDEF ? "cpdef" : "cdef");
+                break;
+            }
             /* @x.setter / @x.deleter of a property x of this class (also
                what a `property x:` block's __set__ / __del__ become) */
             int accessor = 0;
@@ -7628,9 +7738,9 @@ static void declare_class(S *s, ANode *n) {
                     break;
                 }
             }
-            if (dec && !prop && !accessor) {
-                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter) and "
-                                 "@staticmethod are not supported by cyocl");
+            if (dec && !prop && !accessor && !clsm) {
+                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter), "
+                                 "@staticmethod and @classmethod are not supported by cyocl");
                 break;
             }
             if (prop && af->params.len != 1) {
@@ -7653,7 +7763,8 @@ static void declare_class(S *s, ANode *n) {
             fn->cls = c;
             fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s%s", c->name, af->name,
                                                   accessor == 2 ? "_set" : accessor == 3 ? "_del" : ""));
-            ((IrVar *)fn->params.items[0])->ty = t;
+            if (clsm) fn->is_classmethod = 1;
+            else ((IrVar *)fn->params.items[0])->ty = t;
             if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
             if (prev && !special && prev->kind != F_DEF) {
                 /* each class's version above it dispatches to this one for its instances */
@@ -7684,11 +7795,17 @@ static void declare_class(S *s, ANode *n) {
     }
 }
 
+static void declare_walrus(void *ctx, ANode *w) {
+    S *s = ctx;
+    if (!lookup_in(s->mscope, w->lhs->name)) declare(s, s->mscope, w->lhs->name, SY_PYGLOBAL);
+}
+
 static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
     declare_class_names(s, stmts);
     for (int i = 0; i < stmts->len; i++) {
         ANode *n = stmts->items[i];
+        if (n->kind != S_CDEF_CLASS && n->kind != S_FUNC) each_walrus(n, declare_walrus, s);
         if (n->kind == S_DEF) {
             declare_def(s, n);
             continue;
@@ -7697,6 +7814,10 @@ static void declare_block(S *s, CyVec *stmts) {
         switch (n->kind) {
         case S_CIMPORT:
         case S_IMPORT: {
+            if (n->user_pxd) {
+                user_cimport_names(s, n);
+                break;
+            }
             int count = n->names.len ? n->names.len : 1;
             for (int k = 0; k < count; k++) {
                 const char *mod = n->names.len ? n->names.items[k] : n->module;
@@ -7899,6 +8020,31 @@ static void declare_block(S *s, CyVec *stmts) {
     }
 }
 
+/* Forward declarations of functions (`cdef double f(double x)` without a
+ * body, from the module's .pxd or in the .pyx) stand for the definition
+ * in the same statement list, which declares it: they are dropped; one
+ * without a definition is an error. */
+static void drop_forward_decls(S *s, CyVec *stmts, int in_class) {
+    int k = 0;
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        if (n->kind == S_CDEF_CLASS) drop_forward_decls(s, &n->body, 1);
+        if (n->kind != S_FUNC || !n->func->decl_only) {
+            stmts->items[k++] = n;
+            continue;
+        }
+        int defined = 0;
+        for (int j = 0; j < stmts->len && !defined; j++) {
+            ANode *x = stmts->items[j];
+            defined = x->kind == S_FUNC && !x->func->decl_only && !strcmp(x->func->name, n->func->name);
+        }
+        if (!defined)
+            err(s, n->func->pos, "C %s '%s' is declared but not defined", in_class ? "method" : "function",
+                n->func->name);
+    }
+    stmts->len = k;
+}
+
 struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     S s0 = {0}, *s = &s0;
     s->a = a;
@@ -7910,13 +8056,15 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     s->mscope = s->scope = ms;
     s->dir.boundscheck = s->dir.wraparound = s->dir.initializedcheck = 1;
     file_directives(s, am);
+    drop_forward_decls(s, &am->stmts, 0);
     declare_module(s, am);
     int fi = 0;
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         if (n->kind != S_FUNC) continue;
         Sym *y = lookup_in(s->mscope, n->func->name);
-        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
+        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col ||
+            y->fn->pos.file != n->func->pos.file)
             continue;
         FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
         /* as Cython, the first specialisation with errors is the last one

@@ -249,7 +249,9 @@ typedef enum {
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
     E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
     E_STMTS,        /* a comprehension: the statements in stmts run, then the value is args[0]
-                       (an E_VAR: an object one is moved out, left NULL) */
+                       (an E_VAR: an object one is moved out, left NULL); ival 'w', an assignment
+                       expression (x := v): args[0] is any expression (x read), an object one a new
+                       reference, the variable keeps its own */
     E_COMP_ADD,     /* comprehension step (no value): PyList_Append / PySet_Add of args[1] to
                        args[0], or PyDict_SetItem(args[0], args[1], args[2]) (ival 'l', 's', 'd') */
     E_CARRAY_VIEW,  /* a Python memoryview over the memory of C array args[0] (no copy), cast to
@@ -637,6 +639,8 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    int is_classmethod;        /* a @classmethod def method of cls: params[0] is the class (an object),
+                                  METH_CLASS in tp_methods */
     int is_lambda;             /* a lambda: a def ("lambda", "lambda1" ...) whose function object (cname "_obj") the
                                   module makes at import, in no namespace */
     int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:

@@ -766,7 +766,7 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         return s;
     }
     default:
-        cy_error(G->d, (CyPos){0, 0}, "internal error: cannot convert a Python object to '%s'", t->name);
+        cy_error(G->d, (CyPos){0}, "internal error: cannot convert a Python object to '%s'", t->name);
         return "0";
     }
 }
@@ -1362,6 +1362,15 @@ static Val gen(Gen *G, IrExpr *e) {
         /* a comprehension: its statements run here, in the order of the
            expression's evaluation (code for an operand that may not run is
            captured by the caller, as any other) */
+        if (e->ival == 'w') {
+            gen_stmts(G, &e->stmts);
+            Val v = gen(G, e->args[0]);
+            if (!is_obj(e->ty) || v.owned) return v;
+            const char *t = otmp(G);
+            out(G, "%s = %s;", t, v.c);
+            out(G, "Py_INCREF(%s);", t);
+            return (Val){t, 1};
+        }
         IrVar *acc = e->args[0]->var;
         if (e->ival) {
             const char *mk = e->ival == 'l' ? "PyList_New(0)" : e->ival == 's' ? "PySet_New(NULL)" : "PyDict_New()";
@@ -3558,7 +3567,7 @@ static void reset_func(Gen *G) {
 }
 
 /* One C function: declarations, body, the error path and the common exit. */
-static void emit_defaults_before(Gen *G, CyVec *defaults, int line);
+static void emit_defaults_before(Gen *G, CyVec *defaults, const CyPos *pos);
 
 static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec *locals, CyVec *body,
                       const char *prologue, int status, int unraisable, int with_gil, CyVec *defaults) {
@@ -3584,10 +3593,10 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
         /* module init: a def's defaults are evaluated where the def stands */
         for (int i = 0; i < body->len; i++) {
             IrStmt *x = body->items[i];
-            emit_defaults_before(G, defaults, x->pos.line);
+            emit_defaults_before(G, defaults, &x->pos);
             gen_stmt(G, x);
         }
-        emit_defaults_before(G, defaults, INT32_MAX);
+        emit_defaults_before(G, defaults, NULL);
     } else {
         gen_stmts(G, body);
     }
@@ -3897,10 +3906,11 @@ static int needs_static_default(const IrVar *p, const IrExpr *d) {
     return d && is_obj(p->ty) && !(d->kind == E_NONE || d->kind == E_STR || d->kind == E_BYTES || d->kind == E_BIGINT);
 }
 
-static void emit_defaults_before(Gen *G, CyVec *defaults, int line) {
+/* pos NULL: all that are left */
+static void emit_defaults_before(Gen *G, CyVec *defaults, const CyPos *pos) {
     for (int i = 0; i < defaults->len; i++) {
         Default *d = defaults->items[i];
-        if (d->done || d->fn->pos.line >= line) continue;
+        if (d->done || (pos && !cy_pos_before(G->d, d->fn->pos, *pos))) continue;
         d->done = 1;
         int mark = G->live.len;
         assign_obj(G, d->cname, gen(G, d->fn->param_defaults.items[d->param]));
@@ -4622,8 +4632,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
             if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
                 vec_has(&c->setters, f) || vec_has(&c->deleters, f) || cy_special_method_is_slot(f->name))
                 continue;
-            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
-                f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
+            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS%s, %s},", c_strz(G, f->name),
+                f->cname, f->is_classmethod ? " | METH_CLASS" : "", f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
         for (int k = 0; k < c->statics.len; k++) {
             IrFunc *f = c->statics.items[k];
