@@ -38,8 +38,9 @@
  * a native point measured only in bad moments (provisional) is retried
  * with a backoff, never before the chosen side's calls took its cost less
  * STALL_SLACK, and once RETRY_GAP and RETRY_SHARE times its cost have
- * passed since its last run (stored provisional points stay so).  A native run far slower than its prediction (a stalled
- * team) makes the next teams short for STALL_NS.  Per device,
+ * passed since its last run (stored provisional points stay so).  The
+ * native team's size (the full team or one thread) is chosen per region
+ * and octave of n from both's measured times (team_locked).  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
@@ -81,7 +82,6 @@
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
-#define STALL_NS 100000000u      /* native teams short after a stalled one */
 #define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
@@ -93,6 +93,7 @@
 #define RETRY_GAP 200000000u  /* ns: a provisional point is retried no sooner than this after its last run */
 #define RETRY_SHARE 20.0      /* nor before RETRY_SHARE times what the retry is predicted to cost */
 #define SOLO_TRY 100000.0     /* ns: one thread is tried at sizes where the team takes less */
+#define SOLO_BYTES 262144.0   /* and first, before the team, where the views span less */
 #define SOLO_RECHECK 16       /* full native decisions at an octave between runs of the team size not chosen */
 
 typedef struct {
@@ -208,7 +209,6 @@ struct cyrt_disp {
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
-    uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
 };
 
 static uint64_t now_ns(void) {
@@ -398,6 +398,8 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d);
 
 /* ---- the native team's size (cyocl_launch.team) ---------------------------------- */
 
+static int view_extent(const cyocl_arg *a, uintptr_t *lo, uintptr_t *hi);
+
 static double team_best(const dteam *v, int k) {
     if (!v->cnt[k])
         return -1;
@@ -437,14 +439,21 @@ static void team_note(dteam *v, int k, double per) {
  * caches), the team again, and the faster stands; every SOLO_RECHECK full decisions the other size runs
  * once where it was within 4x (times are noisy upwards only: the lowest
  * of the last WIN runs counts). */
-static int team_locked(struct cyrt_dregion *r, double n, int *cal) {
+static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
     int b = bucket(n);
     dteam *v = &r->team[b];
     double tt = team_best(v, 0), ts = team_best(v, 1);
     int pick = 0;
     *cal = 0;
-    if (tt < 0) {
+    if (small && v->cnt[1] < 2 && (tt < 0 || ts < 0 || ts <= 4 * tt)) {
+        /* views this small: one thread first, twice (H100, matmul 10x10
+         * right after 800 MB of device arrays were freed: the team's runs
+         * took 12 and 17 ms, thread 0 alone 6 ms of them for one row, the
+         * team's waiting threads spinning on its core; one thread, 1.5 us) */
+        pick = *cal = 1;
+    } else if (tt < 0) {
         pick = 0;
+        *cal = small;
     } else if (ts < 0) {
         /* the team's own time, or the work its thread 0 did times its
          * size where the team waited at its end far longer (H100, matmul
@@ -461,7 +470,10 @@ static int team_locked(struct cyrt_dregion *r, double n, int *cal) {
     } else {
         pick = ts < tt;
         double win = pick ? ts : tt, lose = pick ? tt : ts;
-        if (++v->since >= SOLO_RECHECK && lose <= 4 * win) {
+        /* the team is rechecked whatever its time (one measured in a bad
+         * moment may be a thousand times its own), one thread where within 4x */
+        ++v->since;
+        if ((v->since >= SOLO_RECHECK && lose <= 4 * win) || (pick && v->since >= 4 * SOLO_RECHECK)) {
             v->since = 0;
             pick = !pick;
             *cal = 1;
@@ -478,9 +490,15 @@ static void native_team(struct cyrt_dregion *r, cyocl_launch *L) {
     L->team = 0;
     if (!r || !L->team_ok || L->n <= 0)
         return;
+    double bytes = 0;
+    for (int i = 0; i < L->nargs; i++) {
+        uintptr_t lo, hi;
+        if (L->args[i].kind == CYOCL_A_VIEW && view_extent(&L->args[i], &lo, &hi))
+            bytes += (double)(hi - lo);
+    }
     int cal;
     spin_lock(&r->spin);
-    L->team = team_locked(r, (double)L->n, &cal);
+    L->team = team_locked(r, (double)L->n, bytes > 0 && bytes < SOLO_BYTES, &cal);
     spin_unlock(&r->spin);
     if (cal) {
         snprintf(L->reason, sizeof L->reason, "calibrating (%s)", L->team ? "one thread" : "the full team");
@@ -1596,19 +1614,14 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     /* (one thread's time is not the team's: a run that measures it may
      * take the team's times its prediction) */
     int stalled = d && !L->team && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
-    if (stalled) {
-        /* stalled: a team of every core waited at its barrier for a thread
-         * that shared a core with some other busy thread (a driver's, seen
-         * on the H100 for 100-250 ms after large copies and frees: every
-         * call of dot 10^2 took 11.9 ms, one scheduler slice, for 6 us of
-         * work, 19 calls in a row).  Teams run two threads short for a
-         * while, so that the thread finds a free core (cyrt_team); a stall
-         * seen meanwhile makes it longer.  Only the teams: the times
-         * measured meanwhile still count (a lasting slowdown is learnt). */
-        __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
-        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
-            __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
-    }
+    /* a stalled team (a team of every core waited at its barrier for a
+     * thread that lost its core: on the H100 for 100-250 ms after large
+     * copies and frees, every call of dot 10^2 took 11.9 ms for 6 us of
+     * work) is not made short: switching a libgomp team between sizes other
+     * than one costs more than it saves (H100, matmul 10x10 alternating 14
+     * and 16 threads: 60 us a call against 7 us; 8 and 16: 367 us), while
+     * one thread never stalled there; the team's size is chosen per region
+     * and size (team_locked), and a stalled run's time is provisional */
     if (d)
         cyrt_dispatch_idle_check(rt);
     /* a native run decided from a settled decision teaches the model
@@ -1649,13 +1662,14 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
  * was used, BUILD_BUSY_NS after a program was built or loaded (H100:
  * native teams of every core right after the first launch of a region
  * waited 7-9 ms, scheduler slices, twice in a row, for 10 us of work;
- * after a big copy 2-3x their time).  Native teams run short meanwhile
- * (cyrt_team), as while the device starts. */
+ * after a big copy 2-3x their time): native times measured meanwhile are
+ * provisional.  Native teams run short (cyrt_team) only while the device
+ * starts and until busy_until after it is ready: one switch of the team's
+ * size, not one per device run. */
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) &&
-        now_ns() >= __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
@@ -1670,8 +1684,6 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     }
     if (t + BUSY_NS > __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
         __atomic_store_n(&d->busy_until, t + BUSY_NS, __ATOMIC_RELEASE);
-    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
-        __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
