@@ -320,9 +320,27 @@ def rounds_lines(rows, impls, nrounds):
                 per.append("round %d: %s" % (n + 1, stat_line(ro)))
             for x, key in ro:
                 verdicts.setdefault(key, set()).add(x <= 1.10)
+        # where the processes' spread alone takes the ratio across 1.10
+        # (auto's slowest process over the option's fastest, and the reverse)
+        straddle = total = 0
+        for r in rows:
+            if r.get("impl") != which or r.get("status") not in ("ok", "unchecked") or r.get("procs", 0) < 2:
+                continue
+            opts = [o for o in rows if o.get("kernel") == r["kernel"] and o.get("size") == r["size"] and
+                    o.get("mode") == r["mode"] and o.get("status") in ("ok", "unchecked") and
+                    isinstance(o.get("proc_min_s"), float) and o.get("proc_min_s") > 0 and
+                    (o["impl"] == "native" or (o["impl"].startswith("opencl:") and not o["impl"].endswith("+fma")))]
+            if not opts or not isinstance(r.get("proc_min_s"), float):
+                continue
+            best = min(opts, key=lambda o: o["median_s"])
+            total += 1
+            straddle += r["proc_min_s"] / best["proc_max_s"] <= 1.10 < r["proc_max_s"] / best["proc_min_s"]
         if per:
             L.append("- `%s` against the fastest cyocl option, each round's processes alone: %s" % (
                 which, "; ".join(per)))
+            L.append("- `%s`: 1.10x lies inside the range its processes allow (its fastest process's median over "
+                     "the option's slowest .. its slowest over the option's fastest) at %d of %d points: there "
+                     "the verdict is the processes' noise" % (which, straddle, total))
             flips = [key for key, v in verdicts.items() if len(v) > 1]
             L.append("- `%s`: the verdict (within 1.10x or not) differs between rounds at %d of %d points%s" % (
                 which, len(flips), len(verdicts), "" if not flips else " (%s%s)" % (", ".join(
