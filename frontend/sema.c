@@ -80,6 +80,13 @@ typedef struct Access {
     int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
     CyPos read_pos;
+    int read_first;         /* read before any assignment in the region (source order) */
+    CyPos read_first_pos;
+    int read_carried;       /* ... at the body's top level (no loop of its own around the read), or
+                               on the line of the first assignment (lo = min(lo, x)): the value
+                               read is the previous iteration's */
+    int addr;               /* its address taken (&x, &x.f) in the region */
+    CyPos addr_pos;         /* ... the first time */
     struct Access *next;
 } Access;
 
@@ -87,6 +94,7 @@ typedef struct RegionCtx {
     IrRegion *r;
     Access *acc;
     struct RegionCtx *outer;
+    int depth0;             /* s->loop_depth in the body outside its own loops */
     CyVec inner_acc;        /* Access* lists of the pranges directly inside a parallel() block */
 } RegionCtx;
 
@@ -107,6 +115,8 @@ typedef struct {
     int parallel_depth;
     RegionCtx *rctx;
     int lvalue;             /* lowering an assignment target: an element is written, not read */
+    CyVec warned;           /* const char* "LINE:COL:message" of the warnings given */
+    int truth_cmp;          /* > 0: coercing the operands of x == 0 / x != 0 */
     int inplace_read;       /* > 0: lowering the current value of an in-place target (not a read of its own) */
     int ntmp;               /* for unique C names */
     int nvar;
@@ -182,8 +192,16 @@ static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
     if (s->quiet) return; /* probing a type: nothing is reported */
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (warning) cy_warning(s->d, p, "%s", buf);
-    else cy_error(s->d, p, "%s", buf);
+    if (warning) {
+        /* an expression lowered twice (x[i] += e: once to read, once to
+           write; a fused function's specializations) warns once */
+        const char *key = cy_fmt(s->a, "%d:%d:%s", p.line, p.col, buf);
+        for (int i = 0; i < s->warned.len; i++)
+            if (!strcmp(s->warned.items[i], key)) return;
+        cy_vec_push(s->a, &s->warned, (void *)key);
+        cy_warning(s->d, p, "%s", buf);
+    } else
+        cy_error(s->d, p, "%s", buf);
 }
 
 static void err(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1157,6 +1175,12 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         return mk_err(s, e->pos);
     }
     if (is_cnum(to) && is_cnum(from)) {
+        if (from->kind == TY_BINT && to->kind != TY_BINT && !s->truth_cmp && !s->quiet && e->kind == E_CALL_C && !e->fn && e->sval &&
+            !strcmp(e->sval, "signbit") && e->nargs == 1 && e->args[0]->ty->kind == TY_FLOAT)
+            warn(s, e->pos,
+                 "signbit() of a float used as a number: C gives an unspecified nonzero value for a negative "
+                 "sign (gcc: -2147483648, or 1 in a vectorized loop, in Cython's build; cyocl: -2147483648); "
+                 "test it as a truth value or write (signbit(x) != 0)");
         if (cy_type_is_complex(from) && !cy_type_is_complex(to)) {
             err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
             return mk_err(s, e->pos);
@@ -1228,6 +1252,11 @@ static void record_read(S *s, IrVar *v, CyPos p) {
             x->read = 1;
             x->read_pos = p;
         }
+        if (!x->any && !x->read_first) {
+            x->read_first = 1;
+            x->read_first_pos = p;
+            x->read_carried = rc == s->rctx && s->loop_depth == rc->depth0;
+        }
     }
 }
 
@@ -1252,6 +1281,7 @@ static void record_assign(S *s, IrVar *v, CyPos p, IrOp op) {
             x->direct = 1;
             x->direct_op = op;
         }
+        if (!x->any && x->read_first && x->read_first_pos.line == p.line) x->read_carried = 1;
         x->any = 1;
         x->last_op = op;
         x->plain |= !op;
@@ -1334,7 +1364,7 @@ static int is_libm_extern(const IrFunc *fn) {
     TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
     if (fn->ret->kind != rt) return 0;
     for (int i = 0; i < fn->params.len; i++)
-        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+        if (((IrVar *)fn->params.items[i])->ty->kind != (i == 1 && m->arg2 ? m->arg2 : at)) return 0;
     return 1;
 }
 
@@ -1433,7 +1463,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
         if (c) return c;
         int is_f;
         const CyLibm *m = math_fn(y->qual, &is_f);
-        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE) {
+        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE && !m->arg2) {
             /* a libc.math function as a value: its address (f = sin) */
             CyType *d = cy_type_scalar(is_f ? TY_FLOAT : TY_DOUBLE);
             CyType **args = cy_alloc(s->a, (m->nargs + 1) * sizeof *args);
@@ -2856,6 +2886,10 @@ static IrExpr *call_expr(S *s, ANode *n) {
                 return mk_err(s, n->pos);
             }
             CyType *at = cy_type_scalar(is_f ? TY_FLOAT : m->arg);
+            /* signbit is C's type-generic macro, which Cython calls on the
+               argument as it is: a float stays a float (its value differs) */
+            if (!strcmp(m->name, "signbit") && n->items.len == 1 && probe_type(s, n->items.items[0])->kind == TY_FLOAT)
+                at = cy_type_scalar(TY_FLOAT);
             IrExpr *e = mk(s, E_CALL_C, cy_type_scalar(is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret), n->pos);
             e->sval = cy_strdup(s->a, strrchr(q, '.') + 1);
             e->nargs = m->nargs;
@@ -2868,7 +2902,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
                 }
                 if (a->ty != TY_ERR && is_obj(a->ty) && !need_gil(s, a->pos, "Converting Python object"))
                     return mk_err(s, n->pos);
-                e->args[i] = coerce(s, a, at);
+                e->args[i] = coerce(s, a, i == 1 && m->arg2 ? cy_type_scalar(m->arg2) : at);
             }
             s->m->uses_math = 1;
             return e;
@@ -3259,7 +3293,12 @@ static IrExpr *compare2(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     }
     /* mixed signedness: compare in the signed type of the larger size, as
        Cython effectively does for Py_ssize_t vs size_t loop bounds */
-    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, coerce(s, l, t), coerce(s, r, t));
+    /* x == 0 and x != 0 test a truth value: no warning of signbit's value */
+    int truth = (op == OP_EQ || op == OP_NE) && ((l->kind == E_INT && !l->ival) || (r->kind == E_INT && !r->ival));
+    s->truth_cmp += truth;
+    IrExpr *cl = coerce(s, l, t), *cr = coerce(s, r, t);
+    s->truth_cmp -= truth;
+    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, cl, cr);
 }
 
 static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
@@ -3332,6 +3371,11 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             if (!need_gil(s, n->pos, "Constructing Python int")) return mk_err(s, n->pos);
             IrExpr *e = mk(s, E_BIGINT, cy_type_scalar(TY_OBJECT), n->pos);
             e->sval = n->int_text ? n->int_text : "0";
+            return e;
+        }
+        if (n->is_char) {
+            IrExpr *e = mk_int(s, (int64_t)n->ival, TY_CHAR, n->pos);
+            e->sval = "c"; /* not a plain literal: C keeps its type char (c_operand_type) */
             return e;
         }
         if (n->op) { /* 10U, 10L, 10UL, 10LL, 10ULL: the type C and Cython give it */
@@ -3564,6 +3608,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
         }
+        if (root->kind == E_VAR && !s->quiet && !s->inplace_read)
+            for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+                Access *x = access_of(s, rc, root->var);
+                if (!x->addr) x->addr_pos = n->pos;
+                x->addr = 1;
+            }
         return mk1(s, E_ADDR, cy_type_ptr(s->a, o->ty), n->pos, o);
     }
     case A_DEREF: {
@@ -4679,6 +4729,13 @@ static void classify(S *s, RegionCtx *rc) {
             u->cls = RC_SHARED;
         } else if (!x->any) {
             u->cls = RC_SHARED;
+            /* Cython makes a variable private only where the body assigns
+               it: one passed by address alone (f(&r)) is the team's one
+               variable, a race wherever it is written through the pointer.
+               Valid Cython, so a warning; the outermost region decides. */
+            if (x->addr && !rc->outer && v->name[0] != '$' && (v->kind == V_LOCAL || v->kind == V_PARAM) &&
+                v->ty->kind != TY_OPAQUE) /* not a lock (omp_lock_t), shared on purpose */
+                x->addr = 2; /* warned below, in source order */
         } else if (!r->is_prange) {
             if (x->direct && x->direct_op)
                 err(s, x->direct_pos, "Reductions not allowed for parallel blocks");
@@ -4703,7 +4760,49 @@ static void classify(S *s, RegionCtx *rc) {
                 u->cls = RC_LASTPRIVATE;
             }
         }
+        /* private to each thread (a plain assignment: not a reduction) but
+           read before the body assigns it (lo = min(lo, x[i]), s = s + x[i]):
+           each thread carries its own value from iteration to iteration, so
+           what is read, and the value after the loop, depend on how the
+           iterations are split (Cython's build gives other numbers with
+           another OMP_NUM_THREADS, a kernel's work-items others again) */
+        if ((u->cls == RC_LASTPRIVATE || u->cls == RC_PRIVATE) && x->read_carried && v != r->index &&
+            v->name[0] != '$' && (v->kind == V_LOCAL || v->kind == V_PARAM) && x->addr != 2)
+            x->read_first = 2;
         cy_vec_push(s->a, &r->vars, u);
+    }
+    for (;;) {
+        Access *first = NULL;
+        for (Access *x = rc->acc; x; x = x->next)
+            if (x->read_first == 2 &&
+                (!first || x->read_first_pos.line < first->read_first_pos.line ||
+                 (x->read_first_pos.line == first->read_first_pos.line && x->read_first_pos.col < first->read_first_pos.col)))
+                first = x;
+        if (!first) break;
+        first->read_first = 1;
+        const char *nm = first->var->name;
+        warn(s, first->read_first_pos,
+             "'%s' is read in the %s before the body assigns it, and the assignment makes it private to each "
+             "thread (only +=, -=, *=, &=, |=, ^= make a reduction): each thread carries its own '%s' from "
+             "iteration to iteration, so what is read here and '%s' after the loop depend on how the iterations "
+             "are split among threads (Cython's build gives other numbers with another OMP_NUM_THREADS); assign "
+             "it before reading it in the body, or use an in-place reduction",
+             nm, r->is_prange ? "prange body" : "parallel block", nm, nm);
+    }
+    for (;;) {
+        Access *first = NULL;
+        for (Access *x = rc->acc; x; x = x->next)
+            if (x->addr == 2 && (!first || x->addr_pos.line < first->addr_pos.line ||
+                                 (x->addr_pos.line == first->addr_pos.line && x->addr_pos.col < first->addr_pos.col)))
+                first = x;
+        if (!first) break;
+        first->addr = 1;
+        const char *nm = first->var->name;
+        warn(s, first->addr_pos,
+             "'%s' is shared by all threads of the %s: the body takes its address but never assigns it, so every "
+             "thread gets the same '%s' (a race if it is written through the pointer); assign it in the body "
+             "(%s = ...) to make it private to each thread",
+             nm, r->is_prange ? "prange" : "parallel block", nm, nm);
     }
     if (r->index) {
         int found = 0;
@@ -5208,7 +5307,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
     }
     r->nogil = 1;
-    RegionCtx rc = {r, NULL, s->rctx, {0}};
+    RegionCtx rc = {r, NULL, s->rctx, 0, {0}};
     int saved_nogil = s->nogil, saved_depth = s->loop_depth, saved_block = s->nogil_block;
     s->rctx = &rc;
     s->nogil = s->nogil_block = 1;
@@ -5519,7 +5618,7 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
         if (e->items.len) err(s, e->pos, "parallel() takes only keyword arguments");
         int hoist_mark = s->hoists.len;
         if (!s->rctx) hoist_vec(s, &n->body, out);
-        RegionCtx rc = {r, NULL, s->rctx, {0}};
+        RegionCtx rc = {r, NULL, s->rctx, s->loop_depth, {0}};
         s->rctx = &rc;
         s->parallel_depth++;
         IrStmt *x = st(s, ST_PARALLEL, n->pos);
@@ -6643,6 +6742,60 @@ static void check_parallel_privates(S *s, const CyVec *body, CyVec *pend) {
     }
 }
 
+/* ---- last values read after a prange that breaks ------------------------
+ * After a break out of a prange, Cython's lastprivates hold what the
+ * thread that owns the loop's last iteration had (the iterations after the
+ * break are skipped, not the copy-out): which iteration that was depends on
+ * the schedule, the thread count and the timing, and cyocl's native and
+ * OpenCL runs pick others again. Valid Cython, so a warning where such a
+ * value is read after the loop. */
+
+typedef struct BreakFrame {
+    const CyVec *body;
+    int k;
+    const struct BreakFrame *up;
+} BreakFrame;
+
+static int read_after(S *s, const CyVec *body, int from, const BreakFrame *up, const IrVar *v, const IrStmt *loop) {
+    for (int k = from; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        /* a loop over v assigns it before its body reads it */
+        if ((x->kind == ST_PRANGE && x->region && x->region->index == v) ||
+            ((x->kind == ST_FOR_RANGE || x->kind == ST_FOR_ITER) && x->var == v))
+            return 1;
+        const IrExpr *at = NULL;
+        int r = stmt_reads(x, v, &at);
+        if (r > 0) {
+            warn(s, at->pos,
+                 "'%s' is read after the prange of line %d, whose body may break: after a break its value is the "
+                 "one the thread owning the loop's last iteration had (Cython's lastprivate), which depends on the "
+                 "schedule, the number of threads and their timing (and differs between Cython's build, cyocl's "
+                 "native run and OpenCL); store what the breaking iteration found in an array element instead",
+                 v->name, loop->pos.line);
+            return 1;
+        }
+        if (r < 0 || stmt_assigns(x, v, 1) || x->kind == ST_RETURN || x->kind == ST_RAISE) return 1;
+    }
+    return up ? read_after(s, up->body, up->k + 1, up->up, v, loop) : 0;
+}
+
+static void check_break_lastprivates(S *s, const CyVec *body, const BreakFrame *up) {
+    for (int k = 0; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        if (x->kind == ST_PRANGE && x->region && x->region->has_break)
+            for (int i = 0; i < x->region->vars.len; i++) {
+                IrVarUse *u = x->region->vars.items[i];
+                if (u->cls == RC_LASTPRIVATE && (u->var->kind == V_LOCAL || u->var->kind == V_PARAM) &&
+                    u->var->name[0] != '$')
+                    read_after(s, body, k + 1, up, u->var, x);
+            }
+        if (x->kind == ST_PRANGE) continue; /* a prange inside runs serially: its breaks are plain */
+        BreakFrame f = {body, k, up};
+        check_break_lastprivates(s, &x->body, &f);
+        check_break_lastprivates(s, &x->orelse, &f);
+    }
+}
+
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
@@ -6713,6 +6866,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     lower_block(s, &af->body, &fn->body);
     CyVec pend = {0};
     check_parallel_privates(s, &fn->body, &pend);
+    check_break_lastprivates(s, &fn->body, NULL);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
     s->hoists.len = hoist_mark;
     s->dir = saved;

@@ -767,6 +767,8 @@ typedef struct {
     int nargs;
     TypeKind ret;  /* TY_DOUBLE, TY_INT, TY_LONG (the double function's) */
     TypeKind arg;
+    TypeKind arg2; /* the second argument's type where it differs (ldexp's int); TY_VOID: arg */
+    int generic;   /* C's type-generic macro (isnan ...): no float variant of its own */
 } CyLibm;
 const CyLibm *cy_libm(const char *name, int *is_float);
 extern const CyLibm cy_libm_table[]; /* the double functions, ended by a NULL name */
