@@ -37,7 +37,7 @@ typedef struct Token {
     /* TK_STR: decoded value (escapes processed unless raw), may hold NULs */
     const char *sval;
     int slen;
-    char str_prefix[4]; /* lower-cased prefix letters: "", "b", "r", "br", "f", "u" */
+    char str_prefix[4]; /* lower-cased prefix letters: "", "b", "r", "br", "f", "u", "c" */
     int triple;         /* triple-quoted */
     /* index of the innermost unclosed bracket token around this one, or -1:
      * lets the parser say "'(' was never closed" at the bracket */
@@ -215,6 +215,7 @@ typedef struct ANode {
     double fval;            /* A_FLOAT, A_IMAG */
     const char *sval;       /* A_STR (adjacent literals joined); is_bytes if b"" */
     int slen, is_bytes, is_fstring;
+    int is_char;            /* A_INT: Cython's char literal c'a', of type char */
     struct ANode *lhs, *rhs;/* A_BINOP, A_AND, A_OR, S_AUGASSIGN (target, value) */
     struct ANode *obj;      /* A_ATTR, A_INDEX, A_CALL (callee), A_UNOP/A_NOT/A_ADDR/A_CAST operand */
     struct ANode *cond, *then, *other; /* A_COND; A_SLICE uses then=lo other=hi cond=step */

@@ -471,7 +471,8 @@ static void lex_number(Lexer *L) {
 /* ---- strings -------------------------------------------------------------- */
 
 static int is_str_prefix(const char *s, size_t n) {
-    static const char *const ok[] = {"r", "u", "b", "f", "br", "rb", "fr", "rf", NULL};
+    /* c: Cython's char literal c'a' (alone: Cython's lexer combines it with no other) */
+    static const char *const ok[] = {"r", "u", "b", "f", "c", "br", "rb", "fr", "rf", NULL};
     if (n == 0 || n > 2)
         return 0;
     for (int k = 0; ok[k]; k++) {
@@ -611,7 +612,7 @@ static void lex_string(Lexer *L, size_t st) {
     char prefix[4] = {0};
     for (size_t j = st; j < L->i && j - st < 3; j++)
         prefix[j - st] = (char)(L->s[j] | 0x20);
-    int raw = strchr(prefix, 'r') != NULL, bytes = strchr(prefix, 'b') != NULL;
+    int raw = strchr(prefix, 'r') != NULL, bytes = strchr(prefix, 'b') != NULL || strchr(prefix, 'c') != NULL;
     int q = ch(L, L->i);
     int triple = ch(L, L->i + 1) == q && ch(L, L->i + 2) == q;
     L->i += triple ? 3 : 1;
@@ -648,7 +649,8 @@ static void lex_string(Lexer *L, size_t st) {
     L->i += triple ? 3 : 1;
     Token *t = push(L, TK_STR, p, st, L->i);
     /* normalised: "rb" -> "br", "rf" -> "fr" */
-    const char *canon = bytes ? (raw ? "br" : "b")
+    const char *canon = strchr(prefix, 'c') ? "c"
+                        : bytes ? (raw ? "br" : "b")
                         : strchr(prefix, 'f') ? (raw ? "fr" : "f")
                         : raw ? "r" : strchr(prefix, 'u') ? "u" : "";
     memcpy(t->str_prefix, canon, strlen(canon) + 1);

@@ -982,6 +982,18 @@ static ANode *parse_atom(P *p) {
         n->fval = t->fval;
         return n;
     case TK_STR:
+        if (!strcmp(t->str_prefix, "c")) {
+            /* c'a': one byte, a C char constant (Cython's CharNode); what
+               follows it is never another literal joined to it */
+            adv(p);
+            if (t->slen != 1)
+                err_at(p, t->pos, "invalid character literal: b'%.*s'", t->slen > 16 ? 16 : t->slen, t->sval);
+            n = new_node(p, A_INT, t->pos);
+            n->ival = (uint64_t)(int64_t)(signed char)t->sval[0];
+            n->is_char = 1;
+            n->int_text = cy_fmt(p->a, "%d", (int)(signed char)t->sval[0]);
+            return n;
+        }
         return parse_strings(p);
     case TK_KW:
         if (is_kw(t, "None") || is_kw(t, "True") || is_kw(t, "False")) {
