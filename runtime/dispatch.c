@@ -38,9 +38,11 @@
  * a native point measured only in bad moments (provisional) is retried
  * with a backoff, never before the chosen side's calls took its cost less
  * STALL_SLACK, and once RETRY_GAP and RETRY_SHARE times its cost have
- * passed since its last run (stored provisional points stay so).  The
- * native team's size (the full team or one thread) is chosen per region
- * and octave of n from both's measured times (team_locked).  Per device,
+ * passed since its last run (stored provisional points stay so).  A
+ * native run far slower than its prediction (a stalled team) makes the
+ * next teams short for STALL_NS.  The native team's size (the full team or
+ * one thread) is chosen per region and octave of n from both's measured
+ * times (team_locked).  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
@@ -82,6 +84,7 @@
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
+#define STALL_NS 100000000u      /* native teams short after a stalled one */
 #define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
@@ -209,6 +212,7 @@ struct cyrt_disp {
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
+    uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
 };
 
 static uint64_t now_ns(void) {
@@ -466,6 +470,12 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
     } else if (v->cnt[0] < 2) {
         /* the team's first run was the region's first at this size (cold) */
         pick = 0;
+        *cal = 1;
+    } else if ((v->cnt[0] < 4 || v->cnt[1] < 4) && (ts < tt ? 2 * ts >= tt : 2 * tt >= ts)) {
+        /* within 2x of each other: four runs each before one stands (a
+         * team's run in a bad moment, or one thread's, decided triad 10^4
+         * on the H100 for the hot path's next thousand calls, at 1.5x) */
+        pick = v->cnt[1] < v->cnt[0];
         *cal = 1;
     } else {
         pick = ts < tt;
@@ -1614,14 +1624,24 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     /* (one thread's time is not the team's: a run that measures it may
      * take the team's times its prediction) */
     int stalled = d && !L->team && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
-    /* a stalled team (a team of every core waited at its barrier for a
-     * thread that lost its core: on the H100 for 100-250 ms after large
-     * copies and frees, every call of dot 10^2 took 11.9 ms for 6 us of
-     * work) is not made short: switching a libgomp team between sizes other
-     * than one costs more than it saves (H100, matmul 10x10 alternating 14
-     * and 16 threads: 60 us a call against 7 us; 8 and 16: 367 us), while
-     * one thread never stalled there; the team's size is chosen per region
-     * and size (team_locked), and a stalled run's time is provisional */
+    if (stalled) {
+        /* stalled: a team of every core waited at its barrier for a thread
+         * that shared a core with some other busy thread (a driver's, seen
+         * on the H100 for 100-250 ms after large copies and frees: every
+         * call of dot 10^2 took 11.9 ms, one scheduler slice, for 6 us of
+         * work, 19 calls in a row).  Teams run two threads short for a
+         * while, so that the thread finds a free core (cyrt_team); a stall
+         * seen meanwhile makes it longer.  Only the teams: the times
+         * measured meanwhile still count (a lasting slowdown is learnt).
+         * A libgomp team that changes size pays for it (H100, matmul 10x10
+         * alternating 14 and 16 threads: 60 us a call against 7 us), but
+         * without short teams after device runs the H100's mid sizes
+         * (stencil 316x316-2048x2048 plain, dot 10^5-10^6 plain) measured
+         * native at 20-40x its time and ran on the device. */
+        __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
+        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+            __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
+    }
     if (d)
         cyrt_dispatch_idle_check(rt);
     /* a native run decided from a settled decision teaches the model
@@ -1662,14 +1682,13 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
  * was used, BUILD_BUSY_NS after a program was built or loaded (H100:
  * native teams of every core right after the first launch of a region
  * waited 7-9 ms, scheduler slices, twice in a row, for 10 us of work;
- * after a big copy 2-3x their time): native times measured meanwhile are
- * provisional.  Native teams run short (cyrt_team) only while the device
- * starts and until busy_until after it is ready: one switch of the team's
- * size, not one per device run. */
+ * after a big copy 2-3x their time).  Native teams run short meanwhile
+ * (cyrt_team), as while the device starts. */
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) &&
+        now_ns() >= __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
@@ -1684,6 +1703,8 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     }
     if (t + BUSY_NS > __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
         __atomic_store_n(&d->busy_until, t + BUSY_NS, __ATOMIC_RELEASE);
+    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+        __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {

@@ -509,8 +509,7 @@ static void test_after_build(void) {
     cyocl_launch L = launch_of(&r, 8);
     cyrt_dispatch_native_done(rt, &L, 194000); /* first call, cold */
     cyrt_dispatch_device_used(rt, 1);          /* the device's calibration run built the program */
-    CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING),
-          "native teams keep their size after a device run (a libgomp team that changes size pays for it)");
+    CHECK(*cyrt_state_word(rt) & CYRT_STATE_STARTING, "native teams short while the driver is busy");
     cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 8, 70000, 1600, 0);
     cyrt_dchoice c;
     int native = 0;
@@ -735,18 +734,23 @@ static void test_costly_retry(void) {
     drop(rt);
 }
 
-/* A native team that stalled (far slower than its prediction) does not
- * make the next teams short: switching a libgomp team between 14 and 16
- * threads cost 60 us a call on the H100 (7 us at one size); the team's
- * size is chosen per region (test_team_size). */
+/* A native team that stalled (far slower than its prediction) makes the
+ * next teams short for a while (cyrt_team), and only for a while. */
 static void test_stall_teams(void) {
     cyrt_rt *rt = mk();
     static const char *S7 = "__kernel void cyk_0(void) {}\n/* stall */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
     cyocl_launch L = launch_of(&r, 100);
     L.pred_native = 6000;
+    cyrt_dispatch_native_done(rt, &L, 9000);
+    CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "a slower call is no stall");
     cyrt_dispatch_native_done(rt, &L, 11900000);
-    CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "full teams after a stall");
+    CHECK(*cyrt_state_word(rt) & CYRT_STATE_STARTING, "teams short after a stall");
+    cyrt_dispatch_idle_check(rt);
+    CHECK(*cyrt_state_word(rt) & CYRT_STATE_STARTING, "for a while");
+    usleep(120000);
+    cyrt_dispatch_idle_check(rt);
+    CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "then full teams again");
     drop(rt);
 }
 
