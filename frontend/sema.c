@@ -2680,16 +2680,13 @@ static void read_names(S *s, ANode *n, CyVec *out, CyVec *own) {
     for (int i = 0; i < n->with_items.len; i++) read_names(s, ((AWithItem *)n->with_items.items[i])->expr, out, own);
 }
 
-static int is_compound(const ANode *n) {
-    return n->kind == S_IF || n->kind == S_FOR || n->kind == S_WHILE || n->kind == S_TRY || n->kind == S_WITH;
-}
 
 /* A function object copies the value of a variable of the enclosing function
  * it reads when it is made; that is Python's (which reads it when called)
- * where the variable cannot change after: a parameter the function never
- * assigns, or a local assigned once, by a statement of the function's own
- * block (not in a loop or branch) before the one the function object is
- * made in.  Returns NULL, or why not. */
+ * where the variable cannot change after: every statement of the function's
+ * own block that assigns it (anywhere inside: a branch, a loop) comes before
+ * the one the function object is made in, which runs once, after them.
+ * Returns NULL, or why not. */
 static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
     if (!y->var || !s->fscope || lookup_in(s->fscope, name) != y || (y->var->kind != V_PARAM && y->var->kind != V_LOCAL))
         return "it is not a variable of the enclosing function's own block (a comprehension's?)";
@@ -2697,7 +2694,9 @@ static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
     if (!(is_obj(t) || is_cnum(t) || is_view(t)) || t->kind == TY_LDOUBLE)
         return cy_fmt(s->a, "a closure over a variable of type '%s' is not supported", t->name);
     CyVec *body = s->fbody;
-    int count = 0, where = -1;
+    int here_at = -1; /* the statement the function object is made in */
+    for (int i = 0; body && i < body->len; i++)
+        if (!cy_pos_before(s->d, at, ((ANode *)body->items[i])->pos)) here_at = i;
     for (int i = 0; body && i < body->len; i++) {
         CyVec b = {0};
         ANode *st = body->items[i];
@@ -2710,16 +2709,10 @@ static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
             for (int k = 0; k < st->names.len; k++)
                 here += !strcmp(st->names.items[k], name) && st->inits.items[k];
         }
-        if (here) {
-            count += here;
-            where = is_compound(st) ? -2 : i;
-        }
+        if (here && i >= here_at)
+            return i == here_at ? "the statement that makes the function object assigns it too (in a loop?)"
+                                : "the enclosing function assigns it after the function object is made";
     }
-    if (y->var->kind == V_PARAM)
-        return count ? "the enclosing function assigns it" : NULL;
-    if (count != 1 || where < 0) return "the enclosing function assigns it more than once, or in a loop or branch";
-    if (where + 1 >= body->len || cy_pos_before(s->d, at, ((ANode *)body->items[where + 1])->pos))
-        return "the enclosing function assigns it after the function object is made";
     return NULL;
 }
 
@@ -2753,6 +2746,7 @@ static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
         dyn[i] = cargs.len;
     }
     CyVec caps = {0}; /* IrVar* of the enclosing function, in order */
+    int self_item = 0;
     if (s->fn) {
         CyVec own = {0}, reads = {0};
         for (int i = 0; i < np0; i++) push_name(s, &own, ((AParam *)af->params.items[i])->name);
@@ -2765,6 +2759,13 @@ static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
             if (mine) continue;
             Sym *y = lookup(s, x->name);
             if (!y || y == lookup_in(s->mscope, x->name) || (y->kind != SY_VAR && y->kind != SY_PYVAR)) continue;
+            if (!strcmp(what, "nested def") && !strcmp(x->name, af->name) && !self_item) {
+                /* def fact(k): ... fact(k - 1): its own name is the object being made */
+                cy_vec_push(s->a, &cargs, mk(s, E_NONE, cy_type_scalar(TY_OBJECT), pos));
+                cy_vec_push(s->a, &caps, y->var);
+                self_item = cargs.len;
+                continue;
+            }
             const char *why = capture_why_not(s, x->name, y, pos);
             if (why) {
                 err(s, x->pos, "a %s that uses the enclosing function's variable '%s' (a closure) is not supported by "
@@ -2791,6 +2792,7 @@ static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
     fn->cname = cy_fmt(s->a, "cy_lam%d", s->ntmp++);
     if (cargs.len) {
         fn->is_dynfunc = 1;
+        fn->self_item = self_item;
         for (int i = 0; i < np0; i++) cy_vec_push(s->a, &fn->param_dyn, (void *)dyn[i]);
         for (int k = 0; k < caps.len; k++) {
             IrVar *ov = caps.items[k];
