@@ -407,6 +407,11 @@ const char *cy_lower_call_c(CyEmit *E, const CyTarget *T, IrExpr *e) {
     if (!m) return T->call_c(T->G, e, name, args);
     const char *fn = T->libm(T->G, m->name, cy_type_scalar(is_float ? TY_FLOAT : TY_DOUBLE));
     const char *r = cy_fmt(E->a, "%s(%s)", fn, args);
+    /* signbit of a float: gcc's x86-64 scalar code (Cython's build outside
+       vectorized loops) gives the sign bit in place, INT_MIN; OpenCL's and
+       a double's give 1. One value everywhere: gcc's scalar one. */
+    if (!strcmp(m->name, "signbit") && e->nargs == 1 && e->args[0]->ty->kind == TY_FLOAT)
+        r = cy_fmt(E->a, "(%s ? (-2147483647 - 1) : 0)", r);
     /* lround(x) as (long)round(x) where the target has no lround */
     if (m->ret != TY_DOUBLE && strcmp(fn, m->name)) r = cy_fmt(E->a, "((%s)%s)", T->type(T->G, e->ty, e->pos), r);
     return r;

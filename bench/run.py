@@ -4,12 +4,17 @@ in one run, each result checked against numpy (docs/benchmarks.md).
 
     python3 bench/run.py [--quick] [--out DIR] [--label TEXT] [--kernels c01,c04|triad,...]
                          [--impls auto,auto2,native,opencl,opencl+fma,cython,numpy,clref,cupy] [--cyocl build/cyocl]
-                         [--trace DIR]
+                         [--trace DIR] [--rounds N]
 
-Implementations (each in processes of its own, run one after the other):
+Implementations (each in processes of its own, run one after the other; with
+--rounds N, default 3 (1 with --quick), every implementation runs in N
+processes, interleaved: round 1 runs each once, then round 2 in a rotated
+order, ...; a point's time is the median of its processes' medians, and the
+CSV gives their spread: a memory-bound time moves by up to 3x from one process
+to the next, docs/benchmarks.md):
   auto       cyocl as users get it (the dispatcher), a new process with an
-             empty calibration: timed from the third call of each point
-  auto2      the same in a second process that finds auto's stored
+             empty calibration (a new one each round): timed from the third call of each point
+  auto2      the same in a second process that finds the same round's auto's stored
              calibration and kernel cache: timed from the first call
   native     cyocl, CYOCL_FORCE=native
   opencl:K   cyocl, CYOCL_FORCE=opencl, CYOCL_DEVICE=K, for every device of `cyocl devices`
@@ -170,18 +175,20 @@ def run_clref(work, dev, quick, timeout):
 
 # ---------------------------------------------------------------- workers
 
-def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout):
+def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout, tag=""):
     args = [sys.executable, os.path.join(HERE, "worker.py"), "--kind", kind, "--kernels",
             ",".join(k.name for k in kernels), "--refdir", refdir, "--warmup", str(warmup)]
     if moddir:
         args += ["--moddir", moddir]
     args += ["--rmin", "3", "--rmax", "51", "--budget", str(a.budget), "--cap", str(a.cap)]
+    if a.max_size:
+        args += ["--max-size", str(a.max_size)]
     if name in a.corrupt.split(","):
         args.append("--corrupt")
     if a.quick:
         args.append("--quick")
     t0 = time.time()
-    say("%-28s ..." % name)
+    say("%-28s ..." % (name + tag))
     try:
         p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
         out, err, rc = p.stdout, p.stderr, p.returncode
@@ -199,18 +206,63 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout):
             continue
         r["impl"] = name
         rows.append(r)
-    say("%-28s %d points, %.0f s%s" % (name, len(rows), time.time() - t0,
+    say("%-28s %d points, %.0f s%s" % (name + tag, len(rows), time.time() - t0,
                                        "" if rc == 0 else ", exit %s: %s" % (rc, err.strip()[-400:])))
     if rc != 0:
         rows.append({"kernel": "", "size": "", "mode": "", "impl": name, "status": "error",
                      "note": "worker exit %s: %s" % (rc, err.strip()[-300:].replace("\n", " | "))})
-    return rows, unavailable
+    return rows, unavailable, rc
 
 
 # ---------------------------------------------------------------- reports
 
 FIELDS = ["kernel", "size", "shape", "mode", "impl", "status", "median_s", "min_s", "first_s", "repeats", "err",
-          "calls_native", "calls_opencl", "note"]
+          "calls_native", "calls_opencl", "procs", "proc_min_s", "proc_max_s", "proc_medians", "note"]
+
+
+def merge_rounds(raw, nrounds):
+    """One row per (impl, kernel, size, mode) from the rows of every round's
+    process (each with its "round", 1-based): the median of the processes'
+    medians, their spread (procs, proc_min_s, proc_max_s) and each round's
+    median in round order (proc_medians, ';'-separated, empty where that
+    round has none).  A MISMATCH or error in any round is the point's status."""
+    groups, out = {}, []
+    for r in raw:
+        if not r.get("kernel"):
+            out.append(dict(r, note=("round %d: " % r["round"] if nrounds > 1 else "") + r.get("note", "")))
+            continue
+        groups.setdefault((r["impl"], r["kernel"], r["size"], r["mode"]), []).append(r)
+    for rs in groups.values():
+        bad = [r for r in rs if r["status"] in ("MISMATCH", "error")]
+        timed = [r for r in rs if r["status"] in ("ok", "unchecked") and r.get("median_s") is not None]
+        if bad:
+            m = dict(bad[0])
+            if nrounds > 1:
+                m["note"] = ("round %d: " % m["round"]) + m.get("note", "")
+        elif timed:
+            meds = [r["median_s"] for r in timed]
+            by_round = {r["round"]: r["median_s"] for r in timed}
+            m = dict(timed[0], status="unchecked" if any(r["status"] == "unchecked" for r in timed) else "ok",
+                     median_s=statistics.median(meds), min_s=min(r.get("min_s", r["median_s"]) for r in timed),
+                     procs=len(timed), proc_min_s=min(meds), proc_max_s=max(meds),
+                     proc_medians=";".join("%.4g" % by_round[i] if i in by_round else ""
+                                           for i in range(1, max(by_round) + 1)))
+            if all(isinstance(r.get("repeats"), int) for r in timed):
+                m["repeats"] = sum(r["repeats"] for r in timed)
+            firsts = [r["first_s"] for r in timed if r.get("first_s") is not None]
+            if firsts:
+                m["first_s"] = statistics.median(firsts)
+            errs = [r["err"] for r in timed if isinstance(r.get("err"), float)]
+            if errs:
+                m["err"] = max(errs)
+            for c in ("calls_native", "calls_opencl"):
+                if all(isinstance(r.get(c), int) for r in timed):
+                    m[c] = sum(r[c] for r in timed)
+        else:
+            m = dict(rs[0])   # skipped in every round
+        m.pop("round", None)
+        out.append(m)
+    return out
 
 
 def fmt_t(s):
@@ -230,6 +282,71 @@ def summarise(rows, impls, kernels):
         if r.get("kernel") and r.get("median_s") is not None and r["status"] in ("ok", "unchecked"):
             pts.setdefault((r["kernel"], r["size"], r["mode"]), {})[r["impl"]] = r["median_s"]
     return pts
+
+
+def summarise_round(rows, i):
+    """summarise() from round i's process medians alone (0-based; proc_medians)."""
+    pts = {}
+    for r in rows:
+        if r.get("kernel") and r.get("proc_medians") and r["status"] in ("ok", "unchecked"):
+            ms = str(r["proc_medians"]).split(";")
+            if i < len(ms) and ms[i]:
+                pts.setdefault((r["kernel"], r["size"], r["mode"]), {})[r["impl"]] = float(ms[i])
+    return pts
+
+
+def rounds_lines(rows, impls, nrounds):
+    """How much a process moves a point, and whether the automatic choice's
+    verdicts (within 1.10x of the fastest cyocl option) hold round by round."""
+    L = []
+    for i in impls:
+        sp = sorted(((r["proc_max_s"] / r["proc_min_s"], r) for r in rows
+                     if r.get("impl") == i and r.get("kernel") and isinstance(r.get("proc_min_s"), float)
+                     and r.get("procs", 0) > 1 and r["proc_min_s"] > 0), key=lambda x: x[0])
+        if sp:
+            w = sp[-1][1]
+            L.append("- `%s`: max/min of the process medians: median %.2f, worst %.2f (%s %s, %s), over 1.25 at "
+                     "%d of %d points" % (i, sp[len(sp) // 2][0], sp[-1][0], w["kernel"],
+                                         K.BY_NAME[w["kernel"]].shape_str(w["size"]), w["mode"],
+                                         sum(1 for x, _ in sp if x > 1.25), len(sp)))
+    for which in ("auto", "auto2"):
+        if which not in impls:
+            continue
+        per = []
+        verdicts = {}
+        for n in range(nrounds):
+            ro, _ = auto_stats(summarise_round(rows, n), which)
+            if ro:
+                per.append("round %d: %s" % (n + 1, stat_line(ro)))
+            for x, key in ro:
+                verdicts.setdefault(key, set()).add(x <= 1.10)
+        # where the processes' spread alone takes the ratio across 1.10
+        # (auto's slowest process over the option's fastest, and the reverse)
+        straddle = total = 0
+        for r in rows:
+            if r.get("impl") != which or r.get("status") not in ("ok", "unchecked") or r.get("procs", 0) < 2:
+                continue
+            opts = [o for o in rows if o.get("kernel") == r["kernel"] and o.get("size") == r["size"] and
+                    o.get("mode") == r["mode"] and o.get("status") in ("ok", "unchecked") and
+                    isinstance(o.get("proc_min_s"), float) and o.get("proc_min_s") > 0 and
+                    (o["impl"] == "native" or (o["impl"].startswith("opencl:") and not o["impl"].endswith("+fma")))]
+            if not opts or not isinstance(r.get("proc_min_s"), float):
+                continue
+            best = min(opts, key=lambda o: o["median_s"])
+            total += 1
+            straddle += r["proc_min_s"] / best["proc_max_s"] <= 1.10 < r["proc_max_s"] / best["proc_min_s"]
+        if per:
+            L.append("- `%s` against the fastest cyocl option, each round's processes alone: %s" % (
+                which, "; ".join(per)))
+            L.append("- `%s`: 1.10x lies inside the range its processes allow (its fastest process's median over "
+                     "the option's slowest .. its slowest over the option's fastest) at %d of %d points: there "
+                     "the verdict is the processes' noise" % (which, straddle, total))
+            flips = [key for key, v in verdicts.items() if len(v) > 1]
+            L.append("- `%s`: the verdict (within 1.10x or not) differs between rounds at %d of %d points%s" % (
+                which, len(flips), len(verdicts), "" if not flips else " (%s%s)" % (", ".join(
+                    "%s %s %s" % (k, K.BY_NAME[k].shape_str(sz), md) for k, sz, md in sorted(flips)[:12]),
+                    ", ..." if len(flips) > 12 else "")))
+    return L
 
 
 def auto_stats(pts, which):
@@ -265,8 +382,9 @@ def write_md(path, rows, impls, kernels, meta, clextra):
          "OpenCL devices: %s  " % (meta["devices"] or "none"),
          "Implementations: %s  " % ", ".join(impls),
          "Skipped: %s  " % (meta["unavailable"] or "none"),
-         "Machine: %s; the run took %.0f s%s" % (meta["load"], meta["seconds"], (
-             " so far (INCOMPLETE: the run is going on or was cut short)" if meta["partial"] else "")), ""]
+         "Machine: %s; the run took %.0f s%s  " % (meta["load"], meta["seconds"], (
+             " so far (INCOMPLETE: the run is going on or was cut short)" if meta["partial"] else "")),
+         "Processes: %s" % rounds_text(meta), ""]
     L += ["Each cell is the implementation's median time divided by the fastest time at that point "
           "(1.00 = fastest); the fastest is named with its time.  `MISMATCH` / `error`: the result differs "
           "from numpy's or the call failed (excluded from the ratios); `skip`: a smaller size took too long; "
@@ -297,6 +415,12 @@ def write_md(path, rows, impls, kernels, meta, clextra):
                 " (err %.3g)" % r["err"] if isinstance(r.get("err"), float) else "") + (
                 " " + r["note"] if r.get("note") else "")) for r in bad[:20])))
     L.append("")
+    if meta.get("rounds_done", 1) > 1:
+        L += ["## Process to process", "",
+              "A point's figure is the median of its processes' medians (`results.csv`: `procs`, `proc_min_s`, "
+              "`proc_max_s`, and each round's median in `proc_medians`).", ""]
+        L += rounds_lines(rows, impls, meta["rounds_done"])
+        L.append("")
     if clextra:
         L += ["## clref's other figures", ""]
         for name, ex in clextra.items():
@@ -340,6 +464,20 @@ def write_md(path, rows, impls, kernels, meta, clextra):
         f.write("\n".join(L))
 
 
+def rounds_text(meta):
+    n, done = meta.get("rounds", 1), meta.get("rounds_done", 1)
+    cut = "" if done >= n else (" (round %d of --rounds %d so far)" % (done, n) if meta.get("partial") else
+                                " (%d of --rounds %d: the rest cut by --time-limit)" % (done, n))
+    counts = sorted(set(meta.get("procs", {}).values())) or [1]
+    if counts == [1]:
+        return "every implementation in one process of its own%s" % cut
+    each = ("every implementation in %d processes of its own" % counts[0] if len(counts) == 1 else
+            "processes per implementation: %s" % ", ".join("%s %d" % kv for kv in meta["procs"].items()))
+    return ("%s%s, interleaved (round 1 runs each once, then round 2 in a rotated order, ...); a point's time "
+            "is the median of the processes' medians; `auto` starts each round with an empty calibration and "
+            "kernel cache, and that round's `auto2` finds what it stored" % (each, cut))
+
+
 def write_plots(out, rows, impls, kernels):
     try:
         import matplotlib
@@ -380,7 +518,8 @@ def write_plots(out, rows, impls, kernels):
         plt.close(fig)
 
 
-def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots):
+def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots,
+                  rounds_done=1, procs=None):
     rows = list(rows)
 
     def sort_key(r):
@@ -402,7 +541,8 @@ def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable
             "unavailable": "; ".join(unavailable),
             "load": "load average %.1f at the start, %.1f at the end, %d cores" % (
                 load0, os.getloadavg()[0], os.cpu_count()), "seconds": time.time() - t_start,
-            "partial": not plots}
+            "partial": not plots, "rounds": a.rounds, "rounds_done": rounds_done,
+            "procs": {i: (procs or {}).get(i, 1) for i in impls}}
     with open(os.path.join(a.out, "run.json"), "w") as f:
         json.dump({"meta": meta, "impls": impls, "kernels": [k.name for k in kernels], "clextra": clextra}, f,
                   indent=1)
@@ -418,9 +558,9 @@ def report_only(out):
     rows = []
     with open(os.path.join(out, "results.csv"), newline="") as f:
         for r in csv.DictReader(f):
-            for k in ("size", "repeats", "calls_native", "calls_opencl"):
+            for k in ("size", "repeats", "calls_native", "calls_opencl", "procs"):
                 r[k] = int(r[k]) if r.get(k) not in (None, "") else None
-            for k in ("median_s", "min_s", "first_s", "err"):
+            for k in ("median_s", "min_s", "first_s", "err", "proc_min_s", "proc_max_s"):
                 r[k] = float(r[k]) if r.get(k) not in (None, "") else None
             rows.append({k: v for k, v in r.items() if v is not None and v != ""})
     kernels = [K.BY_NAME[n] for n in run["kernels"]]
@@ -447,15 +587,21 @@ def main():
                     help="seconds of timed calls per point (default 0.15, --quick 0.03)")
     ap.add_argument("--cap", type=float, default=None,
                     help="skip a size predicted to take longer per call (default 2 s, --quick 0.5 s)")
+    ap.add_argument("--max-size", type=int, default=None,
+                    help="only the sizes up to this many elements (a shorter run; clref's fixed sizes as they come)")
     ap.add_argument("--corrupt", default="", help=argparse.SUPPRESS)   # bench/selftest.py
     ap.add_argument("--trace", default=None,
                     help="directory: the automatic choice's processes write their CYOCL_TRACE there "
-                         "(auto.jsonl, auto2.jsonl: every region's choice, predictions and time)")
+                         "(auto.jsonl, auto2.jsonl, auto.r2.jsonl, ...: every region's choice, predictions and time)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="processes per implementation, interleaved round by round (default 3, --quick 1); "
+                         "a point's time is the median of the processes' medians")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite results.md and the plots in --out from its results.csv and run.json")
     a = ap.parse_args()
     if a.report_only:
         return report_only(a.out)
+    a.rounds = a.rounds or (1 if a.quick else 3)
     a.worker_timeout = a.worker_timeout or (300 if a.quick else 900)
     a.budget = a.budget if a.budget is not None else (0.03 if a.quick else 0.15)
     a.cap = a.cap if a.cap is not None else (0.5 if a.quick else 2.0)
@@ -501,11 +647,14 @@ def main():
     for k in ("CYOCL_OPENCL_LIBRARY", "CYOCL_DEVICE_TYPE"):
         if k in os.environ:
             base[k] = os.environ[k]
+    # the forced implementations share one kernel cache, warm after its first
+    # use (the first process of each builds its kernels before timing); auto
+    # gets a new empty one per round (per_round below)
     forced_cache = os.path.join(work, "cache-forced")
-    auto_cache = os.path.join(work, "cache-auto")
-    for d in (forced_cache, auto_cache):
+    shutil.rmtree(forced_cache, ignore_errors=True)
+    os.makedirs(forced_cache, mode=0o700)
+    for d in glob.glob(os.path.join(work, "cache-auto*")):
         shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d, mode=0o700)
     devs = devices(moddir, dict(base, CYOCL_CACHE_DIR=forced_cache))
     dev_names = {}
     for d in devs:
@@ -544,18 +693,12 @@ def main():
             plan.append((dev_names[d["index"]] + "+fma", "cyocl", fmadir,
                          dict(base, CYOCL_FORCE="opencl", CYOCL_DEVICE=str(d["index"]),
                               CYOCL_CACHE_DIR=forced_cache), 2, fma_kernels))
-    def traced(env, name):
-        if not a.trace:
-            return env
-        os.makedirs(a.trace, exist_ok=True)
-        path = os.path.join(os.path.abspath(a.trace), name + ".jsonl")
-        if os.path.exists(path):
-            os.remove(path)
-        return dict(env, CYOCL_TRACE=path)
+    # auto and auto2 get their CYOCL_CACHE_DIR (a new, empty one each round)
+    # and CYOCL_TRACE when they start: per_round() below
     if "auto" in want:
-        plan.append(("auto", "cyocl", moddir, traced(dict(base, CYOCL_CACHE_DIR=auto_cache), "auto"), 2))
+        plan.append(("auto", "cyocl", moddir, dict(base), 2))
     if "auto2" in want:
-        plan.append(("auto2", "cyocl", moddir, traced(dict(base, CYOCL_CACHE_DIR=auto_cache), "auto2"), 0))
+        plan.append(("auto2", "cyocl", moddir, dict(base), 0))
     if "cython" in want and cydir:
         plan.append(("cython", "cython", cydir, base, 2))
     if "numpy" in want:
@@ -578,53 +721,142 @@ def main():
     say("numpy references ...")
     t_ref = time.time()
     rargs = [sys.executable, os.path.join(HERE, "worker.py"), "--kind", "numpy", "--refs-only", "--kernels",
-             ",".join(k.name for k in kernels), "--refdir", refdir] + (["--quick"] if a.quick else [])
+             ",".join(k.name for k in kernels), "--refdir", refdir] + (["--quick"] if a.quick else []) + (
+                 ["--max-size", str(a.max_size)] if a.max_size else [])
     try:
         subprocess.run(rargs, env=base, timeout=max(10, (a.time_limit or 3600) // 4))
     except subprocess.TimeoutExpired:
         say("numpy references: out of time (the workers compute the rest)")
     say("numpy references: %.0f s" % (time.time() - t_ref))
 
-    rows, clextra = [], {}
-    names = {k.name for k in kernels}
-    for what, x in steps:
-        left = a.worker_timeout
-        if a.time_limit:
-            left = min(left, int(a.time_limit - (time.time() - t_start)))
-            if left < 10:
-                unavailable.append("%s (not run: --time-limit %d s reached)" % (
-                    x[0] if what == "worker" else "clref:" + dev_names[x["index"]].split(":", 1)[1], a.time_limit))
-                continue
-        if what == "worker":
-            name, kind, md, env, warm = x[:5]
-            r, unav = run_worker(name, kind, md, env, x[5] if len(x) > 5 else kernels, a, refdir, warm, left)
-            if unav:
-                unavailable.append("%s (%s)" % (name, unav))
-                continue
-            if kind in ("cython", "numpy"):   # no residency: the resident point is the plain one
-                r += [dict(y, mode="resident", note=(y.get("note", "") + " host: plain call").strip())
-                      for y in r if y.get("mode") == "plain"]
-            rows += r
-            impls.append(name)
+    def per_round(name, env, rnd):
+        """auto's and auto2's environment in round rnd (1-based): that round's
+        calibration and kernel cache directory, which auto starts empty and
+        auto2 finds as auto left it; their trace, per round."""
+        if name not in ("auto", "auto2"):
+            return env
+        cache = os.path.join(work, "cache-auto" if rnd == 1 else "cache-auto.r%d" % rnd)
+        if name == "auto" or not os.path.isdir(cache):
+            shutil.rmtree(cache, ignore_errors=True)
+            os.makedirs(cache, mode=0o700)
+        env = dict(env, CYOCL_CACHE_DIR=cache)
+        if a.trace:
+            os.makedirs(a.trace, exist_ok=True)
+            path = os.path.join(os.path.abspath(a.trace), name + ("" if rnd == 1 else ".r%d" % rnd) + ".jsonl")
+            if os.path.exists(path):
+                os.remove(path)
+            env["CYOCL_TRACE"] = path
+        return env
+
+    def step_name(what, x):
+        return x[0] if what == "worker" else "clref:" + dev_names[x["index"]].split(":", 1)[1]
+
+    # units of the rotation: auto2 stays right behind its round's auto (it
+    # reads what auto stored); the workers of CPU devices stay at the end of
+    # every round (the slow ones, which a --time-limit should cut first)
+    units, tail = [], []
+    for st in steps:
+        nm = step_name(*st)
+        if nm == "auto2" and units and step_name(*units[-1][-1]) == "auto":
+            units[-1].append(st)
+        elif st[0] == "worker" and nm.startswith("opencl:") and \
+                devs_by_name[nm.replace("+fma", "")]["type"] != "gpu":
+            tail.append([st])
         else:
-            nm = "clref:" + dev_names[x["index"]].split(":", 1)[1]
-            say("%-28s ..." % nm)
-            res, why = run_clref(work, x, a.quick, left)
-            if why:
-                unavailable.append("%s (%s)" % (nm, why))
-                continue
-            r, extra = res
-            rows += [dict(y, impl=nm) for y in r if y["kernel"] in names]
-            clextra[nm] = extra
-            impls.append(nm)
-        # what is there so far, in case the run is cut short
-        write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=False)
-    write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=True)
+            units.append([st])
+
+    def rotated(us, rnd):
+        k = (rnd - 1) % len(us) if us else 0
+        return us[k:] + us[:k]
+
+    order = [step_name(*st) for st in steps]
+    ran_auto = 0            # the last round whose auto ran
+    procs = {}              # step name -> processes run
+    raw, clextra = [], {}
+    names = {k.name for k in kernels}
+    dead = set()            # unavailable in an earlier round: not tried again
+    took = {}               # step name -> seconds its last process took
+    round_secs = []
+    rounds_done = 0
+    for rnd in range(1, a.rounds + 1):
+        # a round that would not end before --time-limit is not started
+        if rnd > 1 and a.time_limit and round_secs and \
+                time.time() - t_start + 1.1 * max(round_secs) + 5 > a.time_limit:
+            say("--time-limit %d s: %d of %d rounds run (the next would take about %.0f s)" % (
+                a.time_limit, rounds_done, a.rounds, max(round_secs)))
+            unavailable.append("round%s (not run: --time-limit %d s reached)" % (
+                " %d" % rnd if rnd == a.rounds else "s %d-%d" % (rnd, a.rounds), a.time_limit))
+            break
+        t_round = time.time()
+        tag = "" if a.rounds == 1 else " [%d/%d]" % (rnd, a.rounds)
+        ran = False
+        for what, x in [st for u in rotated(units, rnd) + rotated(tail, rnd) for st in u]:
+            nm = step_name(what, x)
+            if nm in dead or (nm == "auto2" and "auto" in order and ran_auto != rnd):
+                continue   # (auto2 only where this round's auto stored its calibration)
+            left = a.worker_timeout
+            if a.time_limit:
+                left = min(left, int(a.time_limit - (time.time() - t_start)))
+                # in later rounds, what would run past the limit is not started
+                need = 10 if rnd == 1 else 1.2 * took.get(nm, 0) + 2
+                if left < need:
+                    unavailable.append("%s%s (not run: --time-limit %d s reached)" % (
+                        nm, "" if rnd == 1 else " round %d" % rnd, a.time_limit))
+                    continue
+            t0 = time.time()
+            if what == "worker":
+                name, kind, md, env, warm = x[:5]
+                r, unav, rc = run_worker(name, kind, md, per_round(name, env, rnd), x[5] if len(x) > 5 else kernels,
+                                         a, refdir, warm, left, tag)
+                if unav:
+                    unavailable.append("%s (%s)" % (name, unav))
+                    dead.add(nm)
+                    continue
+                if rc == "timeout" and rnd > 1 and left < a.worker_timeout:
+                    # cut by --time-limit in a later round: its finished points count, the cut is said
+                    r = [y for y in r if y.get("kernel")]
+                    unavailable.append("%s round %d (cut short: --time-limit %d s reached)" % (
+                        name, rnd, a.time_limit))
+                if kind in ("cython", "numpy"):   # no residency: the resident point is the plain one
+                    r += [dict(y, mode="resident", note=(y.get("note", "") + " host: plain call").strip())
+                          for y in r if y.get("mode") == "plain"]
+                raw += [dict(y, round=rnd) for y in r]
+            else:
+                say("%-28s ..." % (nm + tag))
+                res, why = run_clref(work, x, a.quick, left)
+                if why:
+                    unavailable.append("%s (%s)" % (nm, why))
+                    dead.add(nm)
+                    continue
+                r, extra = res
+                raw += [dict(y, impl=nm, round=rnd) for y in r if y["kernel"] in names]
+                clextra.setdefault(nm, extra)   # its other figures: the first round's
+            took[nm] = time.time() - t0
+            procs[nm] = procs.get(nm, 0) + 1
+            ran = True
+            if nm == "auto":
+                ran_auto = rnd
+            if nm not in impls:
+                impls.append(nm)
+            # what is there so far, in case the run is cut short
+            write_reports(a, merge_rounds(raw, a.rounds), impls, kernels, clextra, devs, dev_names, unavailable,
+                          t_start, load0, plots=False, rounds_done=rnd, procs=procs)
+        round_secs.append(time.time() - t_round)
+        if ran:
+            rounds_done = rnd
+    # the report's column order is the plan's, whatever order a round ran in
+    impls.sort(key=lambda i: order.index(i) if i in order else len(order))
+    rows = merge_rounds(raw, a.rounds)
+    write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable, t_start, load0, plots=True,
+                  rounds_done=max(rounds_done, 1), procs=procs)
     pts = summarise(rows, impls, kernels)
     for which in ("auto", "auto2"):
         if which in impls:
             ro, _ = auto_stats(pts, which)
             say("%s against the fastest cyocl option: %s" % (which, stat_line(ro)))
+    if rounds_done > 1:
+        for line in rounds_lines(rows, impls, rounds_done):
+            say(line[2:].replace("`", ""))
     bad = [r for r in rows if r["status"] in ("MISMATCH", "error")]
     say("%d points, %d mismatches or errors, %.0f s; results in %s" % (len(rows), len(bad), time.time() - t_start,
                                                                        a.out))

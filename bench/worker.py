@@ -188,6 +188,7 @@ def main():
     ap.add_argument("--budget", type=float, default=0.3, help="seconds of timed calls per point")
     ap.add_argument("--cap", type=float, default=3.0,
                     help="a size whose call is predicted (from the last size) to take longer is skipped")
+    ap.add_argument("--max-size", type=int, default=0, help="only the sizes up to this many elements")
     ap.add_argument("--corrupt", action="store_true", help="add 1 to every result before the check (self-test)")
     ap.add_argument("--refs-only", action="store_true",
                     help="compute the missing references and exit (bench/run.py, before any timed process)")
@@ -200,6 +201,8 @@ def main():
         for name in a.kernels.split(","):
             kernel = K.BY_NAME[name]
             for size in (kernel.sizes_quick if a.quick else kernel.sizes_full):
+                if a.max_size and size > a.max_size:
+                    continue
                 try:
                     ref_for(kernel, size, a.quick, a.refdir)
                 except MemoryError:
@@ -213,7 +216,8 @@ def main():
         return 0
     for name in a.kernels.split(","):
         kernel = K.BY_NAME[name]
-        sizes = kernel.sizes_quick if a.quick else kernel.sizes_full
+        sizes = [n for n in (kernel.sizes_quick if a.quick else kernel.sizes_full)
+                 if not a.max_size or n <= a.max_size]
         for mode in impl.modes():
             slow = None   # (size, seconds per call) of the last size measured
             for size in sizes:

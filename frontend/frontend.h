@@ -37,7 +37,7 @@ typedef struct Token {
     /* TK_STR: decoded value (escapes processed unless raw), may hold NULs */
     const char *sval;
     int slen;
-    char str_prefix[4]; /* lower-cased prefix letters: "", "b", "r", "br", "f", "u" */
+    char str_prefix[4]; /* lower-cased prefix letters: "", "b", "r", "br", "f", "u", "c" */
     int triple;         /* triple-quoted */
     /* index of the innermost unclosed bracket token around this one, or -1:
      * lets the parser say "'(' was never closed" at the bracket */
@@ -119,6 +119,8 @@ typedef enum {
                     Ellipsis */
     A_LAMBDA,    /* lambda params: body -- func (FN_DEF named as Cython names it, "lambda", "lambda1"
                     ... in source order; body [S_RETURN expr]) */
+    A_WALRUS,    /* (lhs := rhs): lhs an A_NAME; binds in the enclosing function (or module), also from
+                    inside a comprehension, as PEP 572 says */
     A_STARRED,   /* f(*obj): a positional argument unpacked (only in a call's items); f(**m) is
                     the keyword name "**" with value m */
 
@@ -191,6 +193,9 @@ typedef struct AFunc {
     CyVec body;             /* ANode* statements */
     const char *docstring;  /* or NULL */
     CyPos star_pos;         /* the first '*' of *args / **kwargs (AParam.star), if any */
+    int decl_only;          /* `cdef double f(double x)` without a body: a forward declaration (a .pxd's,
+                               or one in the .pyx) of a function defined elsewhere */
+    const char *pxd_module; /* declared in a .pxd: the module it belongs to (the .pxd's name) */
 } AFunc;
 
 typedef struct AWithItem {
@@ -210,6 +215,7 @@ typedef struct ANode {
     double fval;            /* A_FLOAT, A_IMAG */
     const char *sval;       /* A_STR (adjacent literals joined); is_bytes if b"" */
     int slen, is_bytes, is_fstring;
+    int is_char;            /* A_INT: Cython's char literal c'a', of type char */
     struct ANode *lhs, *rhs;/* A_BINOP, A_AND, A_OR, S_AUGASSIGN (target, value) */
     struct ANode *obj;      /* A_ATTR, A_INDEX, A_CALL (callee), A_UNOP/A_NOT/A_ADDR/A_CAST operand */
     struct ANode *cond, *then, *other; /* A_COND; A_SLICE uses then=lo other=hi cond=step */
@@ -239,6 +245,10 @@ typedef struct ANode {
     CyVec aliases;          /* S_FROMIMPORT / S_IMPORT aliases (const char* or NULL) */
     const char *module;     /* S_IMPORT, S_FROMIMPORT, S_CIMPORT dotted module */
     int is_cimport;
+    int user_pxd;           /* S_FROMIMPORT / S_CIMPORT of MODULE.pxd beside the source: its declarations
+                               were spliced into the module before this node, except those of what the
+                               other module's .pyx defines (decl-only functions, cdef classes and
+                               variables), which are in decls, as cyocl cannot link to them */
     int star;               /* S_FROMIMPORT: from m import * / cimport * (name_pos[0]: the '*') */
     int is_public;          /* S_CDEF: 1 'cdef public', 2 'cdef readonly' (ignored at module level) */
     int is_typedef, is_cpdef, is_packed; /* S_ENUM, S_STRUCT */
@@ -247,7 +257,8 @@ typedef struct ANode {
     /* S_EXTERN */
     const char *header;     /* NULL for 'from *' */
     const char *verbatim;   /* the docstring block of 'cdef extern from *' or NULL */
-    CyVec decls;            /* S_EXTERN: ANode* (S_FUNC with kind FN_CDEF and no body, S_CDEF, S_CTYPEDEF) */
+    CyVec decls;            /* S_EXTERN: ANode* (S_FUNC with kind FN_CDEF and no body, S_CDEF, S_CTYPEDEF);
+                               S_FROMIMPORT / S_CIMPORT with user_pxd: see there */
     CyVec fused_types;      /* S_FUSED: ATypeSyn* in declared order */
     const char *what;       /* S_UNSUPPORTED/S_CLASS: "class definitions", "lambda", ... */
     struct IrExpr *ir;      /* A_IR */
@@ -260,8 +271,13 @@ typedef struct {
     CyVec directive_keys, directive_values, directive_pos;
 } AModule;
 
-/* Parses tokens into a module.  Returns NULL after reporting a syntax
- * error (the first one; the parser does not recover).  Unsupported Python
+/* Parses tokens into a module.  `include "file.pxi"` is read (beside the
+ * including file) and its statements stand in its place; `cimport M` /
+ * `from M cimport ...` of an M.pxd beside the main source, and the main
+ * source's own MODNAME.pxd, have their declarations spliced in (see
+ * ANode.user_pxd).  The files read are added to d->files.  Returns NULL
+ * after reporting a syntax error (the first one; the parser does not
+ * recover).  Unsupported Python
  * (class, lambda, generators/yield, try, async, ...) becomes S_UNSUPPORTED /
  * S_CLASS nodes, or is reported directly as "... is not supported". */
 AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks);

@@ -35,6 +35,7 @@ typedef struct {
     int brackets[MAX_BRACKETS], nbrackets;
     int seen_code;      /* a code token was emitted: no more directives */
     int logical_tokens; /* tokens since the last NEWLINE */
+    int file;           /* CyPos.file of the source's positions */
     jmp_buf jb;
 } Lexer;
 
@@ -77,7 +78,7 @@ static int hexval(int c) {
 }
 
 static CyPos pos_at(const Lexer *L, size_t j) {
-    CyPos p = {L->line, (int)(j - L->line_start) + 1};
+    CyPos p = {L->line, (int)(j - L->line_start) + 1, L->file};
     return p;
 }
 
@@ -173,7 +174,7 @@ static void check_encoding(Lexer *L) {
             ls = ++j;
             continue;
         }
-        CyPos p = {line, (int)(j - ls) + 1};
+        CyPos p = {line, (int)(j - ls) + 1, L->file};
         if (c == 0)
             lex_error(L, p, "source code cannot contain null bytes");
         unsigned cp;
@@ -470,7 +471,8 @@ static void lex_number(Lexer *L) {
 /* ---- strings -------------------------------------------------------------- */
 
 static int is_str_prefix(const char *s, size_t n) {
-    static const char *const ok[] = {"r", "u", "b", "f", "br", "rb", "fr", "rf", NULL};
+    /* c: Cython's char literal c'a' (alone: Cython's lexer combines it with no other) */
+    static const char *const ok[] = {"r", "u", "b", "f", "c", "br", "rb", "fr", "rf", NULL};
     if (n == 0 || n > 2)
         return 0;
     for (int k = 0; ok[k]; k++) {
@@ -495,7 +497,7 @@ static void decode_string(Lexer *L, Token *t, size_t cs, size_t ce, int line0, s
     size_t ls = ls0;
     for (size_t j = cs; j < ce;) {
         int c = ch(L, j);
-        CyPos p = {line, (int)(j - ls) + 1};
+        CyPos p = {line, (int)(j - ls) + 1, L->file};
         if (c == '\r' || c == '\n') {
             /* universal newlines: the value holds "\n" whatever the file has */
             j += (c == '\r' && ch(L, j + 1) == '\n') ? 2 : 1;
@@ -610,7 +612,7 @@ static void lex_string(Lexer *L, size_t st) {
     char prefix[4] = {0};
     for (size_t j = st; j < L->i && j - st < 3; j++)
         prefix[j - st] = (char)(L->s[j] | 0x20);
-    int raw = strchr(prefix, 'r') != NULL, bytes = strchr(prefix, 'b') != NULL;
+    int raw = strchr(prefix, 'r') != NULL, bytes = strchr(prefix, 'b') != NULL || strchr(prefix, 'c') != NULL;
     int q = ch(L, L->i);
     int triple = ch(L, L->i + 1) == q && ch(L, L->i + 2) == q;
     L->i += triple ? 3 : 1;
@@ -647,7 +649,8 @@ static void lex_string(Lexer *L, size_t st) {
     L->i += triple ? 3 : 1;
     Token *t = push(L, TK_STR, p, st, L->i);
     /* normalised: "rb" -> "br", "rf" -> "fr" */
-    const char *canon = bytes ? (raw ? "br" : "b")
+    const char *canon = strchr(prefix, 'c') ? "c"
+                        : bytes ? (raw ? "br" : "b")
                         : strchr(prefix, 'f') ? (raw ? "fr" : "f")
                         : raw ? "r" : strchr(prefix, 'u') ? "u" : "";
     memcpy(t->str_prefix, canon, strlen(canon) + 1);
@@ -720,7 +723,7 @@ static int is_keyword(const char *s, size_t n) {
 /* kept out of line: locals of an inlined body would be live across setjmp */
 __attribute__((noinline)) static void lex_all(Lexer *L) {
     if (L->len > MAX_SOURCE) {
-        CyPos p = {0, 0};
+        CyPos p = {0, 0, L->file};
         lex_error(L, p, "source file too large");
     }
     check_encoding(L);
@@ -809,6 +812,7 @@ int cy_lex(CyArena *a, CyDiag *d, const CySource *src, TokenList *out) {
     L->s = src->text ? src->text : "";
     L->len = src->text ? src->len : 0;
     L->line = 1;
+    L->file = src->id;
     L->out = out;
     L->nindent = 1;
     if (setjmp(L->jb))

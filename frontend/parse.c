@@ -8,9 +8,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "frontend.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Bounds the recursion on hostile input (the lexer already caps brackets at
  * 200 and indentation at 100 levels, but unary operators and casts nest
@@ -32,9 +35,25 @@ typedef struct {
     int class_body;   /* the statements of a cdef class body are being parsed (not a method's) */
     int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
     int nwith;        /* `with ... as` statements so far: their hidden names */
+    int nstar;        /* starred assignments so far: their hidden names */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
+    const CySource *src;   /* the file these tokens are from */
+    struct Loader *ld;     /* the files read so far, shared by the parsers of every file */
+    const char *pxd_mod;   /* parsing MODULE.pxd: MODULE; else NULL */
 } P;
+
+/* A .pxd read for a cimport (once per module, however often cimported). */
+typedef struct Loaded {
+    const char *path;
+    CyVec foreign; /* ANode*: its declarations of what that module's .pyx defines */
+} Loaded;
+
+typedef struct Loader {
+    CyVec pxds;  /* Loaded* */
+    int depth;   /* files being parsed, one inside another */
+    int own;     /* CyPos.file of the module's own .pxd, or 0 */
+} Loader;
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -670,14 +689,14 @@ static void place(ANode *x, CyPos pos) {
 }
 
 static ANode *fstring_expr(P *p, CyPos pos, const char *s, size_t n) {
-    CySource src = {"<f-string>", "<f-string>", "f", NULL, 0};
+    CySource src = {.path = "<f-string>", .name = "<f-string>", .modname = "f"};
     char *text = cy_alloc(p->a, n + 4);
     text[0] = '(';
     memcpy(text + 1, s, n);
     memcpy(text + 1 + n, ")\n", 3);
     src.text = text;
     src.len = n + 3;
-    CyDiag quiet = {&src, NULL, 0, 0, 1};
+    CyDiag quiet = {.src = &src, .max_errors = 1};
     TokenList toks;
     P *q = cy_alloc(p->a, sizeof *q);
     if (cy_lex(p->a, &quiet, &src, &toks) != 0) err_at(p, pos, "invalid expression in f-string: %.*s", (int)n, s);
@@ -963,6 +982,18 @@ static ANode *parse_atom(P *p) {
         n->fval = t->fval;
         return n;
     case TK_STR:
+        if (!strcmp(t->str_prefix, "c")) {
+            /* c'a': one byte, a C char constant (Cython's CharNode); what
+               follows it is never another literal joined to it */
+            adv(p);
+            if (t->slen != 1)
+                err_at(p, t->pos, "invalid character literal: b'%.*s'", t->slen > 16 ? 16 : t->slen, t->sval);
+            n = new_node(p, A_INT, t->pos);
+            n->ival = (uint64_t)(int64_t)(signed char)t->sval[0];
+            n->is_char = 1;
+            n->int_text = cy_fmt(p->a, "%d", (int)(signed char)t->sval[0]);
+            return n;
+        }
         return parse_strings(p);
     case TK_KW:
         if (is_kw(t, "None") || is_kw(t, "True") || is_kw(t, "False")) {
@@ -1356,8 +1387,15 @@ static ANode *parse_test(P *p) {
         c->other = parse_test(p);
         e = c;
     }
-    if (at_punct(p, ":="))
-        err_at(p, e->pos, "assignment expressions (':=') are not supported");
+    if (at_punct(p, ":=")) {
+        if (e->kind != A_NAME || e->parenthesized)
+            err_at(p, e->pos, "cannot use assignment expressions with %s", e->kind == A_NAME ? "a parenthesized name" : "this expression");
+        adv(p);
+        ANode *w = new_node(p, A_WALRUS, e->pos);
+        w->lhs = e;
+        w->rhs = parse_test(p);
+        e = w;
+    }
     leave(p);
     return limit_height(p, e);
 }
@@ -1558,6 +1596,9 @@ static const char *dotted_name(P *p, CyPos *pos) {
     return s;
 }
 
+static void user_cimport(P *p, ANode *n, CyVec *out);
+static void include_file(P *p, CyPos at, const Token *name, CyVec *out);
+
 /* import a.b [as c], d  /  cimport a.b [as c], d: one node per module */
 static void parse_import(P *p, CyVec *out, ANodeKind kind) {
     const Token *kw = adv(p);
@@ -1572,6 +1613,7 @@ static void parse_import(P *p, CyVec *out, ANodeKind kind) {
         push(p, &n->aliases, (void *)alias);
         n->name = alias;
         n->is_cimport = kind == S_CIMPORT;
+        if (n->is_cimport) user_cimport(p, n, out);
         push(p, out, n);
     } while (accept_punct(p, ","));
 }
@@ -1622,11 +1664,145 @@ static ANode *one_decl(P *p, CyPos pos, ATypeSyn *ty, const char *name, CyPos np
     return d;
 }
 
+static ANode *wname(P *p, CyPos pos, const char *name);
+static ANode *wassign(P *p, CyPos pos, ANode *target, ANode *value);
+static ANode *wcall(P *p, CyPos pos, ANode *f, ANode *a0, ANode *a1, ANode *a2, ANode *a3);
+
+static ANode *wint(P *p, CyPos pos, int v) {
+    ANode *n = new_node(p, A_INT, pos);
+    n->ival = (uint64_t)v;
+    n->int_text = cy_fmt(p->a, "%d", v);
+    return n;
+}
+
+static ANode *wbin(P *p, CyPos pos, const char *op, ANode *l, ANode *r) {
+    ANode *n = new_node(p, A_BINOP, pos);
+    n->op = op;
+    n->lhs = l;
+    n->rhs = r;
+    return n;
+}
+
+/* The targets before '=' of an expression statement: a testlist where an
+ * item may be starred (`a, *rest = seq`); a star is A_STARRED. */
+static ANode *parse_target_list(P *p, const Token **star) {
+    *star = NULL;
+    ANode *first;
+    if (at_punct(p, "*")) {
+        *star = adv(p);
+        first = new_node(p, A_STARRED, (*star)->pos);
+        first->obj = limit_height(p, parse_bitor(p));
+    } else {
+        first = parse_test_nostar(p);
+    }
+    if (!at_punct(p, ",")) return first;
+    ANode *t = new_node(p, A_TUPLE, first->pos);
+    push(p, &t->items, first);
+    while (accept_punct(p, ",") && (starts_expr(tok(p)) || at_punct(p, "*"))) {
+        if (at_punct(p, "*")) {
+            const Token *st = adv(p);
+            if (!*star) *star = st;
+            ANode *x = new_node(p, A_STARRED, st->pos);
+            x->obj = limit_height(p, parse_bitor(p));
+            push(p, &t->items, x);
+        } else {
+            push(p, &t->items, parse_test_nostar(p));
+        }
+    }
+    return t;
+}
+
+/* `a, *b, c = VALUE` is, with a hidden name (cy_star<k>, a module global at
+ * module level) and Cython's error:
+ *     t = list(VALUE)
+ *     if len(t) < 2: raise ValueError("need more than %d value%s to unpack" % (len(t), ...))
+ *     a = t[0]; b = t[1:len(t) - 1]; c = t[len(t) - 1] */
+static void star_assign(P *p, ANode *targets, const Token *star, CyPos pos, ANode *value, CyVec *out) {
+    if (targets->kind != A_TUPLE)
+        err_at(p, star->pos, "starred assignment target must be in a list or tuple");
+    int n = targets->items.len, at = -1;
+    for (int i = 0; i < n; i++) {
+        ANode *x = targets->items.items[i];
+        if (x->kind != A_STARRED) {
+            check_target(p, x, "assign to");
+            continue;
+        }
+        if (at >= 0) err_at(p, x->pos, "multiple starred expressions in assignment");
+        check_target(p, x->obj, "assign to");
+        at = i;
+    }
+    const char *tmp = cy_fmt(p->a, "cy_star%d", p->nstar++);
+    push(p, out, wassign(p, pos, wname(p, pos, tmp), wcall(p, pos, wname(p, pos, "list"), value, NULL, NULL, NULL)));
+#define TLEN wcall(p, pos, wname(p, pos, "len"), wname(p, pos, tmp), NULL, NULL, NULL)
+    if (n > 1) {
+        ANode *c = new_node(p, A_COMPARE, pos);
+        push(p, &c->items, TLEN);
+        push(p, &c->kwnames, (void *)"<");
+        push(p, &c->kwpos, pos_dup(p, pos));
+        push(p, &c->items, wint(p, pos, n - 1));
+        ANode *one = new_node(p, A_COMPARE, pos);
+        push(p, &one->items, TLEN);
+        push(p, &one->kwnames, (void *)"==");
+        push(p, &one->kwpos, pos_dup(p, pos));
+        push(p, &one->items, wint(p, pos, 1));
+        ANode *plural = new_node(p, A_COND, pos);
+        plural->cond = one;
+        plural->then = new_node(p, A_STR, pos);
+        plural->then->sval = "";
+        plural->other = new_node(p, A_STR, pos);
+        plural->other->sval = "s";
+        plural->other->slen = 1;
+        ANode *args = new_node(p, A_TUPLE, pos);
+        push(p, &args->items, TLEN);
+        push(p, &args->items, plural);
+        ANode *msg = new_node(p, A_STR, pos);
+        msg->sval = "need more than %d value%s to unpack";
+        msg->slen = (int)strlen(msg->sval);
+        ANode *r = new_node(p, S_RAISE, pos);
+        r->value = wcall(p, pos, wname(p, pos, "ValueError"), wbin(p, pos, "%", msg, args), NULL, NULL, NULL);
+        ANode *iff = new_node(p, S_IF, pos);
+        iff->cond = c;
+        push(p, &iff->body, r);
+        push(p, out, iff);
+    }
+    for (int i = 0; i < n; i++) {
+        ANode *x = targets->items.items[i];
+        ANode *ix = new_node(p, A_INDEX, x->pos);
+        ix->obj = wname(p, pos, tmp);
+        if (i < at) {
+            push(p, &ix->items, wint(p, pos, i));
+        } else if (i == at) {
+            ANode *sl = new_node(p, A_SLICE, pos);
+            sl->then = wint(p, pos, i);
+            sl->other = n - 1 - i ? wbin(p, pos, "-", TLEN, wint(p, pos, n - 1 - i)) : NULL;
+            push(p, &ix->items, sl);
+            x = x->obj;
+        } else {
+            push(p, &ix->items, wbin(p, pos, "-", TLEN, wint(p, pos, n - i)));
+        }
+        push(p, out, wassign(p, x->pos, x, ix));
+    }
+#undef TLEN
+}
+
 static void parse_expr_stmt(P *p, CyVec *out) {
     static const char *const aug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=",
                                       "<<=", "&=", "|=", "^=", "@=", NULL};
-    ANode *e = parse_testlist(p);
+    const Token *star;
+    ANode *e = parse_target_list(p, &star);
     const Token *t = tok(p);
+    if (e->kind == A_WALRUS && !e->parenthesized)
+        err_at(p, ((ANode *)e->rhs)->pos, "invalid syntax (an assignment expression at statement level needs parentheses)");
+    if (star) {
+        if (!is_punct(t, "=")) unsupported_expr(p, star);
+        adv(p);
+        if (at_kw(p, "yield")) unsupported_expr(p, tok(p));
+        ANode *value = parse_testlist(p);
+        if (at_punct(p, "="))
+            err_at(p, tok(p)->pos, "a starred assignment in a chain of assignments is not supported by cyocl");
+        star_assign(p, e, star, e->pos, value, out);
+        return;
+    }
     if (is_punct(t, "=")) {
         ANode *a = new_node(p, S_ASSIGN, e->pos);
         while (accept_punct(p, "=")) {
@@ -1637,6 +1813,8 @@ static void parse_expr_stmt(P *p, CyVec *out) {
             e = parse_testlist(p);
         }
         a->value = e;
+        if (e->kind == A_WALRUS && !e->parenthesized)
+            err_at(p, ((ANode *)e->rhs)->pos, "invalid syntax (an assignment expression here needs parentheses)");
         ATypeSyn *ty;
         if (a->targets.len == 1 && ((ANode *)a->targets.items[0])->kind == A_NAME && e->kind == A_CALL &&
             e->obj->kind == A_ATTR && e->obj->obj->kind == A_NAME && !strcmp(e->obj->obj->name, "cython") &&
@@ -1784,7 +1962,9 @@ static void parse_small(P *p, CyVec *out) {
             return;
         }
         if (is_kw(t, "from")) {
-            push(p, out, parse_from(p));
+            ANode *n = parse_from(p);
+            if (n->is_cimport) user_cimport(p, n, out);
+            push(p, out, n);
             return;
         }
         if (is_kw(t, "yield"))
@@ -2157,6 +2337,12 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
             if (at_punct(p, ":"))
                 err_syntax(p, "function definitions are not allowed in an extern block");
             expect_newline(p);
+        } else if (!at_punct(p, ":")) {
+            /* a forward declaration (a .pxd's, or Cython's older style in a .pyx) */
+            accept_punct(p, ";");
+            expect_newline(p);
+            f->decl_only = 1;
+            f->pxd_module = p->pxd_mod;
         } else {
             block_colon(p);
             parse_suite(p, &f->body);
@@ -2909,12 +3095,189 @@ static void parse_stmt(P *p, CyVec *out) {
         while (at_kw(p, "ELIF") || at_kw(p, "ELSE"))
             skip_stmt(p);
     } else if (is_kw(t, "include")) {
-        push(p, out, unsupported(p, t->pos, "'include'"));
+        adv(p);
+        const Token *f = tok(p);
+        if (f->kind != TK_STR || f->str_prefix[0] || f->slen == 0 || memchr(f->sval, '\0', (size_t)f->slen))
+            err_syntax(p, "expected the file name of the include, a string");
+        adv(p);
+        expect_newline(p);
+        include_file(p, t->pos, f, out);
     } else if (is_kw(t, "elif") || is_kw(t, "else") || is_kw(t, "except") || is_kw(t, "finally") ||
                is_kw(t, "ELIF") || is_kw(t, "ELSE")) {
         err_syntax(p, "invalid syntax");
     } else {
         parse_simple_line(p, out);
+    }
+}
+
+
+/* ---- other files: include "x.pxi", cimports of .pxd files ------------------ */
+
+enum { MAX_FILE_DEPTH = 32 };
+
+/* The directory part of path, with its '/' ("" for a bare name). */
+static const char *dir_of(P *p, const char *path) {
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? cy_strndup(p->a, path, (size_t)(slash - path + 1)) : "";
+}
+
+static int is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The whole file in the arena, NUL-terminated; NULL with errno set. */
+static char *read_text(P *p, const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    CyBuf b = {0};
+    char chunk[65536];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) cy_buf_put(&b, chunk, k);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        cy_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    char *t = cy_alloc(p->a, b.len + 1);
+    if (b.len) memcpy(t, b.s, b.len);
+    t[b.len] = 0;
+    *len = b.len;
+    cy_buf_free(&b);
+    return t;
+}
+
+/* Parses the file at path (shown in diagnostics as `shown`) into out, with
+ * the counters that name things in source order (lambdas, with statements)
+ * going on across files, as Cython reads an include in place. */
+static void parse_file(P *p, CyPos at, const char *path, const char *shown, const char *pxd_mod, CyVec *out) {
+    if (p->ld->depth >= MAX_FILE_DEPTH)
+        err_at(p, at, "'%s' is included more than %d files deep (an include of itself?)", shown, MAX_FILE_DEPTH);
+    size_t len = 0;
+    char *text = read_text(p, path, &len);
+    if (!text) err_at(p, at, "cannot read '%s': %s", path, strerror(errno));
+    CySource *src = cy_alloc(p->a, sizeof *src);
+    src->path = path;
+    src->name = shown;
+    src->modname = p->src ? p->src->modname : NULL;
+    src->text = text;
+    src->len = len;
+    src->id = p->d->files.len + 1;
+    src->included_at = at;
+    cy_vec_push(p->a, &p->d->files, src);
+    TokenList toks;
+    if (cy_lex(p->a, p->d, src, &toks) != 0) fail(p);
+    P *q = cy_alloc(p->a, sizeof *q);
+    *q = *p;
+    q->toks = toks.toks;
+    q->n = toks.n;
+    q->i = 0;
+    q->depth = 0;
+    q->src = src;
+    q->pxd_mod = pxd_mod;
+    p->ld->depth++;
+    if (setjmp(q->jb)) fail(p);
+    while (tok(q)->kind != TK_EOF) {
+        if (tok(q)->kind == TK_NEWLINE) {
+            adv(q);
+            continue;
+        }
+        if (tok(q)->kind == TK_INDENT || tok(q)->kind == TK_DEDENT) err_unexpected(q);
+        parse_stmt(q, out);
+    }
+    p->ld->depth--;
+    p->nlambda = q->nlambda;
+    p->nwith = q->nwith;
+    p->nstar = q->nstar;
+    p->pure_names = q->pure_names;
+}
+
+/* include "file.pxi": the file's statements in place of the include,
+ * found beside the file that includes it. */
+static void include_file(P *p, CyPos at, const Token *name, CyVec *out) {
+    const char *rel = name->sval;
+    const char *path = rel[0] == '/' ? rel : cy_fmt(p->a, "%s%s", dir_of(p, p->src ? p->src->path : NULL), rel);
+    if (!is_file(path)) err_at(p, name->pos, "'%s' not found", rel);
+    parse_file(p, at, path, rel, p->pxd_mod, out);
+}
+
+/* MODULE.pxd beside the main source, if there is one. */
+static const char *pxd_path(P *p, const char *module) {
+    char *rel = cy_fmt(p->a, "%s.pxd", module);
+    for (char *c = rel; *c && c < rel + strlen(module); c++)
+        if (*c == '.') *c = '/';
+    const char *path = cy_fmt(p->a, "%s%s", dir_of(p, p->d->src ? p->d->src->path : NULL), rel);
+    return is_file(path) ? path : NULL;
+}
+
+/* Reads MODULE.pxd once: what the other module's .pyx defines (functions
+ * declared without a body, cdef classes, module variables) is kept apart,
+ * the rest (ctypedefs, structs, enums, extern blocks, inline functions,
+ * its own cimports) goes into out. */
+static Loaded *load_pxd(P *p, CyPos at, const char *module, const char *path, CyVec *out) {
+    for (int i = 0; i < p->ld->pxds.len; i++) {
+        Loaded *l = p->ld->pxds.items[i];
+        if (!strcmp(l->path, path)) return l;
+    }
+    Loaded *l = cy_alloc(p->a, sizeof *l);
+    l->path = path;
+    push(p, &p->ld->pxds, l);
+    CyVec all = {0};
+    const char *slash = strrchr(path, '/');
+    int own = p->d->src && p->d->src->modname && !strcmp(module, p->d->src->modname);
+    parse_file(p, at, path, slash ? slash + 1 : path, module, &all);
+    for (int i = 0; i < all.len; i++) {
+        ANode *d = all.items[i];
+        int theirs = !own && ((d->kind == S_FUNC && d->func->decl_only) || d->kind == S_CDEF_CLASS || d->kind == S_CDEF);
+        push(p, theirs ? &l->foreign : out, d);
+    }
+    return l;
+}
+
+/* cimport M / from M cimport ...: an M.pxd beside the source is read. */
+static void user_cimport(P *p, ANode *n, CyVec *out) {
+    const char *path = pxd_path(p, n->module);
+    if (!path) return;
+    Loaded *l = load_pxd(p, n->pos, n->module, path, out);
+    n->user_pxd = 1;
+    n->decls = l->foreign;
+}
+
+/* The module's own .pxd is read first; a cdef class it declares (attributes,
+ * methods without bodies) gets those attributes in front of the .pyx's
+ * definition of the class, as Cython merges them. */
+static void own_pxd(P *p, AModule *m) {
+    const char *mod = p->d->src ? p->d->src->modname : NULL;
+    const char *path = mod ? pxd_path(p, mod) : NULL;
+    if (!path) return;
+    CyPos at = {1, 1, 0};
+    load_pxd(p, at, mod, path, &m->stmts);
+    p->ld->own = p->d->files.len ? ((CySource *)p->d->files.items[0])->id : 0;
+}
+
+static void merge_classes(P *p, AModule *m) {
+    for (int i = 0; i < m->stmts.len; i++) {
+        ANode *decl = m->stmts.items[i];
+        if (decl->kind != S_CDEF_CLASS || !p->ld->own || decl->pos.file != p->ld->own) continue;
+        ANode *def = NULL;
+        for (int j = i + 1; j < m->stmts.len && !def; j++) {
+            ANode *x = m->stmts.items[j];
+            if (x->kind == S_CDEF_CLASS && x->pos.file == 0 && !strcmp(x->name, decl->name)) def = x;
+        }
+        if (!def) continue;
+        CyVec body = {0};
+        for (int k = 0; k < decl->body.len; k++) {
+            ANode *b = decl->body.items[k];
+            if (b->kind == S_CDEF) push(p, &body, b);
+        }
+        for (int k = 0; k < def->body.len; k++) push(p, &body, def->body.items[k]);
+        def->body = body;
+        if (!def->value) def->value = decl->value;
+        memmove(m->stmts.items + i, m->stmts.items + i + 1, sizeof(void *) * (size_t)(m->stmts.len - i - 1));
+        m->stmts.len--;
+        i--;
     }
 }
 
@@ -2927,7 +3290,7 @@ AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
     m->directive_values = toks->directive_values;
     m->directive_pos = toks->directive_pos;
     if (toks->n == 0 || toks->toks[toks->n - 1].kind != TK_EOF) {
-        CyPos nowhere = {0, 0};
+        CyPos nowhere = {0};
         cy_error(d, nowhere, "internal error: token list does not end with EOF");
         return NULL;
     }
@@ -2936,8 +3299,11 @@ AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
     p->d = d;
     p->toks = toks->toks;
     p->n = toks->n;
+    p->src = d ? d->src : NULL;
+    p->ld = cy_alloc(a, sizeof *p->ld);
     if (setjmp(p->jb))
         return NULL;
+    if (d) own_pxd(p, m);
     while (tok(p)->kind != TK_EOF) {
         if (tok(p)->kind == TK_NEWLINE) {
             adv(p);
@@ -2947,6 +3313,7 @@ AModule *cy_parse(CyArena *a, CyDiag *d, const TokenList *toks) {
             err_unexpected(p);
         parse_stmt(p, &m->stmts);
     }
+    merge_classes(p, m);
     return m;
 }
 

@@ -80,6 +80,13 @@ typedef struct Access {
     int plain;              /* some assignment in the region is a plain one */
     int read;               /* read outside its own in-place update */
     CyPos read_pos;
+    int read_first;         /* read before any assignment in the region (source order) */
+    CyPos read_first_pos;
+    int read_carried;       /* ... at the body's top level (no loop of its own around the read), or
+                               on the line of the first assignment (lo = min(lo, x)): the value
+                               read is the previous iteration's */
+    int addr;               /* its address taken (&x, &x.f) in the region */
+    CyPos addr_pos;         /* ... the first time */
     struct Access *next;
 } Access;
 
@@ -87,6 +94,7 @@ typedef struct RegionCtx {
     IrRegion *r;
     Access *acc;
     struct RegionCtx *outer;
+    int depth0;             /* s->loop_depth in the body outside its own loops */
     CyVec inner_acc;        /* Access* lists of the pranges directly inside a parallel() block */
 } RegionCtx;
 
@@ -107,12 +115,15 @@ typedef struct {
     int parallel_depth;
     RegionCtx *rctx;
     int lvalue;             /* lowering an assignment target: an element is written, not read */
+    CyVec warned;           /* const char* "LINE:COL:message" of the warnings given */
+    int truth_cmp;          /* > 0: coercing the operands of x == 0 / x != 0 */
     int inplace_read;       /* > 0: lowering the current value of an in-place target (not a read of its own) */
     int ntmp;               /* for unique C names */
     int nvar;
     int nae;                /* array expressions lowered so far (unique names) */
     int buf_ok;             /* > 0: a buffer type may be declared here (arguments, locals) */
     CyVec *fbody;           /* the AST body of the function being lowered */
+    Scope *fscope;          /* its own scope (comprehensions' are inside it) */
     CyVec bufvars;          /* IrVar* pairs of this function: a buffer-typed variable, its view */
     /* fused types: Cython's builtin ones (made on first use), the
        specialisation being declared or lowered (fused type -> its type
@@ -181,8 +192,16 @@ static void report(S *s, CyPos p, int warning, const char *fmt, va_list ap) {
     if (s->quiet) return; /* probing a type: nothing is reported */
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    if (warning) cy_warning(s->d, p, "%s", buf);
-    else cy_error(s->d, p, "%s", buf);
+    if (warning) {
+        /* an expression lowered twice (x[i] += e: once to read, once to
+           write; a fused function's specializations) warns once */
+        const char *key = cy_fmt(s->a, "%d:%d:%s", p.line, p.col, buf);
+        for (int i = 0; i < s->warned.len; i++)
+            if (!strcmp(s->warned.items[i], key)) return;
+        cy_vec_push(s->a, &s->warned, (void *)key);
+        cy_warning(s->d, p, "%s", buf);
+    } else
+        cy_error(s->d, p, "%s", buf);
 }
 
 static void err(S *s, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1156,6 +1175,12 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         return mk_err(s, e->pos);
     }
     if (is_cnum(to) && is_cnum(from)) {
+        if (from->kind == TY_BINT && to->kind != TY_BINT && !s->truth_cmp && !s->quiet && e->kind == E_CALL_C && !e->fn && e->sval &&
+            !strcmp(e->sval, "signbit") && e->nargs == 1 && e->args[0]->ty->kind == TY_FLOAT)
+            warn(s, e->pos,
+                 "signbit() of a float used as a number: C gives an unspecified nonzero value for a negative "
+                 "sign (gcc: -2147483648, or 1 in a vectorized loop, in Cython's build; cyocl: -2147483648); "
+                 "test it as a truth value or write (signbit(x) != 0)");
         if (cy_type_is_complex(from) && !cy_type_is_complex(to)) {
             err(s, e->pos, "Cannot assign type '%s' to '%s'", from->name, to->name);
             return mk_err(s, e->pos);
@@ -1227,6 +1252,11 @@ static void record_read(S *s, IrVar *v, CyPos p) {
             x->read = 1;
             x->read_pos = p;
         }
+        if (!x->any && !x->read_first) {
+            x->read_first = 1;
+            x->read_first_pos = p;
+            x->read_carried = rc == s->rctx && s->loop_depth == rc->depth0;
+        }
     }
 }
 
@@ -1251,6 +1281,7 @@ static void record_assign(S *s, IrVar *v, CyPos p, IrOp op) {
             x->direct = 1;
             x->direct_op = op;
         }
+        if (!x->any && x->read_first && x->read_first_pos.line == p.line) x->read_carried = 1;
         x->any = 1;
         x->last_op = op;
         x->plain |= !op;
@@ -1333,7 +1364,7 @@ static int is_libm_extern(const IrFunc *fn) {
     TypeKind at = is_f ? TY_FLOAT : m->arg, rt = is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret;
     if (fn->ret->kind != rt) return 0;
     for (int i = 0; i < fn->params.len; i++)
-        if (((IrVar *)fn->params.items[i])->ty->kind != at) return 0;
+        if (((IrVar *)fn->params.items[i])->ty->kind != (i == 1 && m->arg2 ? m->arg2 : at)) return 0;
     return 1;
 }
 
@@ -1432,7 +1463,7 @@ static IrExpr *name_expr(S *s, ANode *n) {
         if (c) return c;
         int is_f;
         const CyLibm *m = math_fn(y->qual, &is_f);
-        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE) {
+        if (m && m->ret == TY_DOUBLE && m->arg == TY_DOUBLE && !m->arg2) {
             /* a libc.math function as a value: its address (f = sin) */
             CyType *d = cy_type_scalar(is_f ? TY_FLOAT : TY_DOUBLE);
             CyType **args = cy_alloc(s->a, (m->nargs + 1) * sizeof *args);
@@ -2480,100 +2511,261 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static struct Flat *flat_of(S *s, IrFunc *m);
 
-/* The first name n reads that the enclosing function binds (a closure
- * variable), NULL if none: bound names are the lambda's parameters and the
- * comprehensions' targets inside it. */
-static ANode *closure_name(S *s, ANode *n, CyVec *bound) {
-    if (!n) return NULL;
-    if (n->kind == A_NAME) {
-        for (int i = 0; i < bound->len; i++)
-            if (!strcmp(bound->items[i], n->name)) return NULL;
-        Sym *y = lookup(s, n->name);
-        return y && y != lookup_in(s->mscope, n->name) ? n : NULL;
-    }
-    if (n->kind == A_LAMBDA) {
-        int mark = bound->len;
-        for (int i = 0; i < n->func->params.len; i++)
-            cy_vec_push(s->a, bound, (void *)((AParam *)n->func->params.items[i])->name);
-        ANode *r = closure_name(s, ((ANode *)n->func->body.items[0])->value, bound);
-        bound->len = mark;
-        return r;
-    }
-    if (n->kind == A_COMP) {
-        int mark = bound->len;
-        for (int i = 0; i < n->items.len; i++) {
-            ANode *c = n->items.items[i];
-            if (c->kind == S_FOR) {
-                ANode *r = closure_name(s, c->obj, bound);
-                if (r) return r;
-                CyVec tg = {0};
-                cy_vec_push(s->a, &tg, c->lhs);
-                for (int k = 0; k < tg.len; k++) {
-                    ANode *t = tg.items[k];
-                    if (t->kind == A_NAME) cy_vec_push(s->a, bound, (void *)t->name);
-                    else for (int j = 0; j < t->items.len; j++) cy_vec_push(s->a, &tg, t->items.items[j]);
-                }
-            } else {
-                ANode *r = closure_name(s, c->cond, bound);
-                if (r) return r;
-            }
-        }
-        ANode *r = closure_name(s, n->then, bound);
-        if (!r) r = closure_name(s, n->other, bound);
-        bound->len = mark;
-        return r;
-    }
-    ANode *r = NULL;
-    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
-    for (int i = 0; i < 7 && !r; i++) r = closure_name(s, kids[i], bound);
-    for (int i = 0; i < n->items.len && !r; i++) r = closure_name(s, n->items.items[i], bound);
-    for (int i = 0; i < n->values.len && !r; i++) r = closure_name(s, n->values.items[i], bound);
-    return r;
-}
-
 static IrFunc *declare_function(S *s, AFunc *af, int is_extern);
 
 /* lambda: a def of its own, whose function object the module
  * makes once at import (Cython's lambda is a closure; cyocl's reads only
  * its arguments and module globals, so one object serves every
  * evaluation). */
-static IrExpr *lower_lambda(S *s, ANode *n) {
-    AFunc *af = n->func;
-    CyVec bound = {0};
-    for (int i = 0; i < af->params.len; i++) {
+/* ---- lambdas and nested defs: function objects made where they are evaluated ---- */
+
+static void each_walrus(ANode *n, void (*f)(void *, ANode *), void *ctx);
+
+typedef struct {
+    S *s;
+    CyVec *out;
+} NameAcc;
+
+static void push_name(S *s, CyVec *out, const char *name) {
+    for (int i = 0; i < out->len; i++)
+        if (!strcmp(out->items[i], name)) return;
+    cy_vec_push(s->a, out, (void *)name);
+}
+
+static void target_names(S *s, ANode *t, CyVec *out) {
+    if (!t) return;
+    if (t->kind == A_NAME) push_name(s, out, t->name);
+    else if (t->kind == A_STARRED) target_names(s, t->obj, out);
+    else if (t->kind == A_TUPLE || t->kind == A_LIST)
+        for (int i = 0; i < t->items.len; i++) target_names(s, t->items.items[i], out);
+}
+
+static void walrus_acc(void *ctx, ANode *w) {
+    NameAcc *na = ctx;
+    push_name(na->s, na->out, w->lhs->name);
+}
+
+/* The names statement n binds in its function (Python's rule for what is
+ * local), through its blocks; also the names comprehensions and lambdas in
+ * it bind for themselves (approximately: they are not read from outside). */
+static void bound_names(S *s, ANode *n, CyVec *out) {
+    if (!n) return;
+    NameAcc na = {s, out};
+    switch (n->kind) {
+    case S_ASSIGN:
+        for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
+        break;
+    case S_AUGASSIGN: target_names(s, n->lhs, out); break;
+    case S_FOR: target_names(s, n->targets.items[0], out); break;
+    case S_DEL:
+        for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
+        break;
+    case S_CDEF:
+        for (int i = 0; i < n->names.len; i++) push_name(s, out, n->names.items[i]);
+        break;
+    case S_EXCEPT:
+        if (n->name) push_name(s, out, n->name);
+        break;
+    case S_FUNC: push_name(s, out, n->func->name); return;
+    case S_IMPORT:
+        if (n->aliases.len && n->aliases.items[0]) push_name(s, out, n->aliases.items[0]);
+        else if (n->module) {
+            const char *dot = strchr(n->module, '.');
+            push_name(s, out, dot ? cy_strndup(s->a, n->module, (size_t)(dot - n->module)) : n->module);
+        }
+        break;
+    case S_FROMIMPORT:
+        for (int i = 0; !n->is_cimport && i < n->names.len; i++)
+            push_name(s, out, n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i]);
+        break;
+    default: break;
+    }
+    if (n->kind != S_FUNC && n->kind != S_CDEF_CLASS) each_walrus(n, walrus_acc, &na);
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++) bound_names(s, bl[k]->items[i], out);
+}
+
+/* The names expression or statement n reads (A_NAME nodes, first of each),
+ * through blocks, comprehensions, lambdas and nested defs; the names
+ * comprehensions and lambdas bind are added to own. */
+static void read_names(S *s, ANode *n, CyVec *out, CyVec *own) {
+    if (!n) return;
+    if (n->kind == A_NAME) {
+        for (int i = 0; i < out->len; i++)
+            if (!strcmp(((ANode *)out->items[i])->name, n->name)) return;
+        cy_vec_push(s->a, out, n);
+        return;
+    }
+    if (n->kind == A_LAMBDA || n->kind == S_FUNC) {
+        AFunc *f = n->func;
+        for (int i = 0; i < f->params.len; i++) {
+            AParam *ap = f->params.items[i];
+            if (n->kind == A_LAMBDA) push_name(s, own, ap->name);
+            read_names(s, ap->deflt, out, own);
+        }
+        CyVec inner = {0};
+        for (int i = 0; i < f->params.len; i++) push_name(s, &inner, ((AParam *)f->params.items[i])->name);
+        for (int i = 0; i < f->body.len; i++) bound_names(s, f->body.items[i], &inner);
+        CyVec rd = {0};
+        for (int i = 0; i < f->body.len; i++) read_names(s, f->body.items[i], &rd, own);
+        for (int i = 0; i < rd.len; i++) {
+            ANode *x = rd.items[i];
+            int mine = 0;
+            for (int k = 0; k < inner.len && !mine; k++) mine = !strcmp(inner.items[k], x->name);
+            if (!mine) read_names(s, x, out, own);
+        }
+        return;
+    }
+    if (n->kind == A_COMP)
+        for (int i = 0; i < n->items.len; i++) {
+            ANode *c = n->items.items[i];
+            if (c->kind == S_FOR) target_names(s, c->lhs, own);
+        }
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) read_names(s, kids[i], out, own);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits, &n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < vs[k]->len; i++) read_names(s, vs[k]->items[i], out, own);
+    for (int i = 0; i < n->with_items.len; i++) read_names(s, ((AWithItem *)n->with_items.items[i])->expr, out, own);
+}
+
+static int is_compound(const ANode *n) {
+    return n->kind == S_IF || n->kind == S_FOR || n->kind == S_WHILE || n->kind == S_TRY || n->kind == S_WITH;
+}
+
+/* A function object copies the value of a variable of the enclosing function
+ * it reads when it is made; that is Python's (which reads it when called)
+ * where the variable cannot change after: a parameter the function never
+ * assigns, or a local assigned once, by a statement of the function's own
+ * block (not in a loop or branch) before the one the function object is
+ * made in.  Returns NULL, or why not. */
+static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
+    if (!y->var || !s->fscope || lookup_in(s->fscope, name) != y || (y->var->kind != V_PARAM && y->var->kind != V_LOCAL))
+        return "it is not a variable of the enclosing function's own block (a comprehension's?)";
+    CyType *t = y->var->ty;
+    if (!(is_obj(t) || is_cnum(t) || is_view(t)) || t->kind == TY_LDOUBLE)
+        return cy_fmt(s->a, "a closure over a variable of type '%s' is not supported", t->name);
+    CyVec *body = s->fbody;
+    int count = 0, where = -1;
+    for (int i = 0; body && i < body->len; i++) {
+        CyVec b = {0};
+        ANode *st = body->items[i];
+        bound_names(s, st, &b);
+        int here = 0;
+        for (int k = 0; k < b.len; k++) here += !strcmp(b.items[k], name);
+        if (here && st->kind == S_CDEF) {
+            /* a declaration without a value assigns nothing */
+            here = 0;
+            for (int k = 0; k < st->names.len; k++)
+                here += !strcmp(st->names.items[k], name) && st->inits.items[k];
+        }
+        if (here) {
+            count += here;
+            where = is_compound(st) ? -2 : i;
+        }
+    }
+    if (y->var->kind == V_PARAM)
+        return count ? "the enclosing function assigns it" : NULL;
+    if (count != 1 || where < 0) return "the enclosing function assigns it more than once, or in a loop or branch";
+    if (where + 1 >= body->len || cy_pos_before(s->d, at, ((ANode *)body->items[where + 1])->pos))
+        return "the enclosing function assigns it after the function object is made";
+    return NULL;
+}
+
+static int const_default_node(ANode *d) {
+    if (d && d->kind == A_UNOP && !strcmp(d->op, "-")) d = d->obj;
+    return d && (d->kind == A_NONE || d->kind == A_TRUE || d->kind == A_FALSE || d->kind == A_INT ||
+                 d->kind == A_FLOAT || (d->kind == A_STR && !d->is_fstring));
+}
+
+/* The function object of a lambda or of a def nested in a function.  A
+ * default that is not a constant is evaluated here, and each variable of
+ * the enclosing function the body reads (a closure) is copied here: the
+ * object is made each time with those values (Cython makes a closure). */
+static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
+    CyVec cargs = {0}; /* IrExpr*: the values the object carries */
+    int np0 = af->params.len;
+    intptr_t *dyn = cy_alloc(s->a, (size_t)(np0 + 1) * sizeof *dyn);
+    ANode **saved = cy_alloc(s->a, (size_t)(np0 + 1) * sizeof *saved);
+    for (int i = 0; i < np0; i++) {
         AParam *ap = af->params.items[i];
-        ANode *d = ap->deflt;
-        if (d && d->kind == A_UNOP && !strcmp(d->op, "-")) d = d->obj;
-        if (d && !(d->kind == A_NONE || d->kind == A_TRUE || d->kind == A_FALSE || d->kind == A_INT ||
-                   d->kind == A_FLOAT || (d->kind == A_STR && !d->is_fstring))) {
-            /* evaluated where the lambda is: only a constant is the same each time */
-            err(s, ap->deflt->pos, "a default value of a lambda argument that is not a constant is not supported by "
-                                   "cyocl");
-            return mk_err(s, n->pos);
+        saved[i] = ap->deflt;
+        if (!ap->deflt || const_default_node(ap->deflt)) continue;
+        if (ap->type) {
+            err(s, ap->deflt->pos, "a default value that is not a constant for the typed argument '%s' of a %s is not "
+                                   "supported by cyocl", ap->name, what);
+            return mk_err(s, pos);
         }
-        cy_vec_push(s->a, &bound, (void *)ap->name);
+        IrExpr *v = lower_expr(s, ap->deflt);
+        if (v->ty == TY_ERR) return v;
+        cy_vec_push(s->a, &cargs, coerce(s, v, cy_type_scalar(TY_OBJECT)));
+        dyn[i] = cargs.len;
     }
+    CyVec caps = {0}; /* IrVar* of the enclosing function, in order */
     if (s->fn) {
-        ANode *c = closure_name(s, ((ANode *)af->body.items[0])->value, &bound);
-        if (c) {
-            err(s, c->pos, "a lambda that uses the enclosing function's variable '%s' (a closure) is not supported "
-                           "by cyocl", c->name);
-            return mk_err(s, n->pos);
+        CyVec own = {0}, reads = {0};
+        for (int i = 0; i < np0; i++) push_name(s, &own, ((AParam *)af->params.items[i])->name);
+        for (int i = 0; i < af->body.len; i++) bound_names(s, af->body.items[i], &own);
+        for (int i = 0; i < af->body.len; i++) read_names(s, af->body.items[i], &reads, &own);
+        for (int i = 0; i < reads.len; i++) {
+            ANode *x = reads.items[i];
+            int mine = 0;
+            for (int k = 0; k < own.len && !mine; k++) mine = !strcmp(own.items[k], x->name);
+            if (mine) continue;
+            Sym *y = lookup(s, x->name);
+            if (!y || y == lookup_in(s->mscope, x->name) || (y->kind != SY_VAR && y->kind != SY_PYVAR)) continue;
+            const char *why = capture_why_not(s, x->name, y, pos);
+            if (why) {
+                err(s, x->pos, "a %s that uses the enclosing function's variable '%s' (a closure) is not supported by "
+                               "cyocl here: %s (cyocl copies the value when the function object is made)",
+                    what, x->name, why);
+                return mk_err(s, pos);
+            }
+            ANode nm = *x;
+            IrExpr *v = lower_expr(s, &nm);
+            if (v->ty == TY_ERR) return v;
+            cy_vec_push(s->a, &cargs, coerce(s, v, cy_type_scalar(TY_OBJECT)));
+            cy_vec_push(s->a, &caps, y->var);
         }
     }
-    if (!need_gil(s, n->pos, "Creating a Python function")) return mk_err(s, n->pos);
-    IrFunc *saved = s->fn;
+    if (!need_gil(s, pos, "Creating a Python function")) return mk_err(s, pos);
+    ANode none = {.kind = A_NONE, .pos = pos};
+    for (int i = 0; i < np0; i++)
+        if (dyn[i]) ((AParam *)af->params.items[i])->deflt = &none;
+    IrFunc *saved_fn = s->fn;
     IrFunc *fn = declare_function(s, af, 0);
-    s->fn = saved;
+    s->fn = saved_fn;
+    for (int i = 0; i < np0; i++) ((AParam *)af->params.items[i])->deflt = saved[i];
     fn->is_lambda = 1;
     fn->cname = cy_fmt(s->a, "cy_lam%d", s->ntmp++);
+    if (cargs.len) {
+        fn->is_dynfunc = 1;
+        for (int i = 0; i < np0; i++) cy_vec_push(s->a, &fn->param_dyn, (void *)dyn[i]);
+        for (int k = 0; k < caps.len; k++) {
+            IrVar *ov = caps.items[k];
+            IrVar *p = new_var(s, ov->name, ov->ty, V_PARAM, pos);
+            cy_vec_push(s->a, &fn->params, p);
+            cy_vec_push(s->a, &fn->param_defaults, mk(s, E_NONE, cy_type_scalar(TY_OBJECT), pos));
+            cy_vec_push(s->a, &fn->param_not_none, (void *)(intptr_t)0);
+            cy_vec_push(s->a, &fn->param_dyn, (void *)(intptr_t) - (cargs.len - caps.len + k + 1));
+        }
+    }
     cy_vec_push(s->a, &s->m->funcs, fn);
     cy_vec_push(s->a, &s->lambdas, af);
     cy_vec_push(s->a, &s->lambdas, fn);
-    IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), n->pos);
-    e->sval = cy_fmt(s->a, "%s_obj", fn->cname);
-    return e;
+    IrExpr *f = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), pos);
+    f->sval = cy_fmt(s->a, "%s_obj", fn->cname);
+    if (!cargs.len) return f;
+    IrExpr *c = mk(s, E_OBJ_CALL, cy_type_scalar(TY_OBJECT), pos);
+    c->nargs = cargs.len + 1;
+    c->args = cy_alloc(s->a, (size_t)c->nargs * sizeof(IrExpr *));
+    c->args[0] = f;
+    for (int i = 0; i < cargs.len; i++) c->args[i + 1] = cargs.items[i];
+    return c;
 }
+
+static IrExpr *lower_lambda(S *s, ANode *n) { return make_function(s, n->func, n->pos, "lambda"); }
 
 /* f(*args, **kwargs) anywhere in a call: only Python's call does it. */
 static int call_unpacks(const ANode *n) {
@@ -2694,6 +2886,10 @@ static IrExpr *call_expr(S *s, ANode *n) {
                 return mk_err(s, n->pos);
             }
             CyType *at = cy_type_scalar(is_f ? TY_FLOAT : m->arg);
+            /* signbit is C's type-generic macro, which Cython calls on the
+               argument as it is: a float stays a float (its value differs) */
+            if (!strcmp(m->name, "signbit") && n->items.len == 1 && probe_type(s, n->items.items[0])->kind == TY_FLOAT)
+                at = cy_type_scalar(TY_FLOAT);
             IrExpr *e = mk(s, E_CALL_C, cy_type_scalar(is_f && m->ret == TY_DOUBLE ? TY_FLOAT : m->ret), n->pos);
             e->sval = cy_strdup(s->a, strrchr(q, '.') + 1);
             e->nargs = m->nargs;
@@ -2706,7 +2902,7 @@ static IrExpr *call_expr(S *s, ANode *n) {
                 }
                 if (a->ty != TY_ERR && is_obj(a->ty) && !need_gil(s, a->pos, "Converting Python object"))
                     return mk_err(s, n->pos);
-                e->args[i] = coerce(s, a, at);
+                e->args[i] = coerce(s, a, i == 1 && m->arg2 ? cy_type_scalar(m->arg2) : at);
             }
             s->m->uses_math = 1;
             return e;
@@ -3097,7 +3293,12 @@ static IrExpr *compare2(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     }
     /* mixed signedness: compare in the signed type of the larger size, as
        Cython effectively does for Py_ssize_t vs size_t loop bounds */
-    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, coerce(s, l, t), coerce(s, r, t));
+    /* x == 0 and x != 0 test a truth value: no warning of signbit's value */
+    int truth = (op == OP_EQ || op == OP_NE) && ((l->kind == E_INT && !l->ival) || (r->kind == E_INT && !r->ival));
+    s->truth_cmp += truth;
+    IrExpr *cl = coerce(s, l, t), *cr = coerce(s, r, t);
+    s->truth_cmp -= truth;
+    return mk2(s, E_CMP, cy_type_scalar(TY_BINT), p, op, cl, cr);
 }
 
 static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
@@ -3118,6 +3319,30 @@ static IrExpr *seq_expr(S *s, ANode *n, ExprKind k, const char *what) {
     return e;
 }
 
+static void lower_stmt(S *s, ANode *n, CyVec *out);
+
+/* (x := v): the assignment `x = v` as a statement runs where the
+ * expression is evaluated, then the value is x's (E_STMTS 'w'). */
+static IrExpr *lower_walrus(S *s, ANode *n) {
+    if (s->rctx) {
+        err(s, n->pos, "an assignment expression (':=') inside a parallel region is not supported by cyocl");
+        return mk_err(s, n->pos);
+    }
+    ANode *as = an(s, S_ASSIGN, n->pos);
+    cy_vec_push(s->a, &as->targets, n->lhs);
+    as->value = n->rhs;
+    CyVec stmts = {0};
+    int e0 = s->d->nerrors;
+    lower_stmt(s, as, &stmts);
+    if (s->d->nerrors != e0) return mk_err(s, n->pos);
+    IrExpr *v = lower_expr(s, n->lhs);
+    if (v->ty == TY_ERR) return v;
+    IrExpr *e = mk1(s, E_STMTS, v->ty, n->pos, v);
+    e->stmts = stmts;
+    e->ival = 'w';
+    return e;
+}
+
 static IrExpr *lower_expr(S *s, ANode *n) {
     switch (n->kind) {
     case A_NAME: return name_expr(s, n);
@@ -3126,6 +3351,7 @@ static IrExpr *lower_expr(S *s, ANode *n) {
         err(s, n->pos, "starred expressions are not supported here (only as f(*args) in a call of a Python object)");
         return mk_err(s, n->pos);
     case A_LAMBDA: return lower_lambda(s, n);
+    case A_WALRUS: return lower_walrus(s, n);
     case A_ELLIPSIS: {
         if (!need_gil(s, n->pos, "Accessing Python global")) return mk_err(s, n->pos);
         IrExpr *e = mk(s, E_PYGLOBAL, cy_type_scalar(TY_OBJECT), n->pos);
@@ -3145,6 +3371,11 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             if (!need_gil(s, n->pos, "Constructing Python int")) return mk_err(s, n->pos);
             IrExpr *e = mk(s, E_BIGINT, cy_type_scalar(TY_OBJECT), n->pos);
             e->sval = n->int_text ? n->int_text : "0";
+            return e;
+        }
+        if (n->is_char) {
+            IrExpr *e = mk_int(s, (int64_t)n->ival, TY_CHAR, n->pos);
+            e->sval = "c"; /* not a plain literal: C keeps its type char (c_operand_type) */
             return e;
         }
         if (n->op) { /* 10U, 10L, 10UL, 10LL, 10ULL: the type C and Cython give it */
@@ -3377,6 +3608,12 @@ static IrExpr *lower_expr(S *s, ANode *n) {
             err(s, n->pos, "Cannot take address of this expression");
             return mk_err(s, n->pos);
         }
+        if (root->kind == E_VAR && !s->quiet && !s->inplace_read)
+            for (RegionCtx *rc = s->rctx; rc; rc = rc->outer) {
+                Access *x = access_of(s, rc, root->var);
+                if (!x->addr) x->addr_pos = n->pos;
+                x->addr = 1;
+            }
         return mk1(s, E_ADDR, cy_type_ptr(s->a, o->ty), n->pos, o);
     }
     case A_DEREF: {
@@ -4492,6 +4729,13 @@ static void classify(S *s, RegionCtx *rc) {
             u->cls = RC_SHARED;
         } else if (!x->any) {
             u->cls = RC_SHARED;
+            /* Cython makes a variable private only where the body assigns
+               it: one passed by address alone (f(&r)) is the team's one
+               variable, a race wherever it is written through the pointer.
+               Valid Cython, so a warning; the outermost region decides. */
+            if (x->addr && !rc->outer && v->name[0] != '$' && (v->kind == V_LOCAL || v->kind == V_PARAM) &&
+                v->ty->kind != TY_OPAQUE) /* not a lock (omp_lock_t), shared on purpose */
+                x->addr = 2; /* warned below, in source order */
         } else if (!r->is_prange) {
             if (x->direct && x->direct_op)
                 err(s, x->direct_pos, "Reductions not allowed for parallel blocks");
@@ -4516,7 +4760,49 @@ static void classify(S *s, RegionCtx *rc) {
                 u->cls = RC_LASTPRIVATE;
             }
         }
+        /* private to each thread (a plain assignment: not a reduction) but
+           read before the body assigns it (lo = min(lo, x[i]), s = s + x[i]):
+           each thread carries its own value from iteration to iteration, so
+           what is read, and the value after the loop, depend on how the
+           iterations are split (Cython's build gives other numbers with
+           another OMP_NUM_THREADS, a kernel's work-items others again) */
+        if ((u->cls == RC_LASTPRIVATE || u->cls == RC_PRIVATE) && x->read_carried && v != r->index &&
+            v->name[0] != '$' && (v->kind == V_LOCAL || v->kind == V_PARAM) && x->addr != 2)
+            x->read_first = 2;
         cy_vec_push(s->a, &r->vars, u);
+    }
+    for (;;) {
+        Access *first = NULL;
+        for (Access *x = rc->acc; x; x = x->next)
+            if (x->read_first == 2 &&
+                (!first || x->read_first_pos.line < first->read_first_pos.line ||
+                 (x->read_first_pos.line == first->read_first_pos.line && x->read_first_pos.col < first->read_first_pos.col)))
+                first = x;
+        if (!first) break;
+        first->read_first = 1;
+        const char *nm = first->var->name;
+        warn(s, first->read_first_pos,
+             "'%s' is read in the %s before the body assigns it, and the assignment makes it private to each "
+             "thread (only +=, -=, *=, &=, |=, ^= make a reduction): each thread carries its own '%s' from "
+             "iteration to iteration, so what is read here and '%s' after the loop depend on how the iterations "
+             "are split among threads (Cython's build gives other numbers with another OMP_NUM_THREADS); assign "
+             "it before reading it in the body, or use an in-place reduction",
+             nm, r->is_prange ? "prange body" : "parallel block", nm, nm);
+    }
+    for (;;) {
+        Access *first = NULL;
+        for (Access *x = rc->acc; x; x = x->next)
+            if (x->addr == 2 && (!first || x->addr_pos.line < first->addr_pos.line ||
+                                 (x->addr_pos.line == first->addr_pos.line && x->addr_pos.col < first->addr_pos.col)))
+                first = x;
+        if (!first) break;
+        first->addr = 1;
+        const char *nm = first->var->name;
+        warn(s, first->addr_pos,
+             "'%s' is shared by all threads of the %s: the body takes its address but never assigns it, so every "
+             "thread gets the same '%s' (a race if it is written through the pointer); assign it in the body "
+             "(%s = ...) to make it private to each thread",
+             nm, r->is_prange ? "prange" : "parallel block", nm, nm);
     }
     if (r->index) {
         int found = 0;
@@ -5021,7 +5307,7 @@ static void lower_for(S *s, ANode *n, CyVec *out) {
         warn(s, it->pos, "prange() without nogil=True: the body must not use Python objects; the loop runs in parallel without the GIL");
     }
     r->nogil = 1;
-    RegionCtx rc = {r, NULL, s->rctx, {0}};
+    RegionCtx rc = {r, NULL, s->rctx, 0, {0}};
     int saved_nogil = s->nogil, saved_depth = s->loop_depth, saved_block = s->nogil_block;
     s->rctx = &rc;
     s->nogil = s->nogil_block = 1;
@@ -5332,7 +5618,7 @@ static void lower_with(S *s, ANode *n, int item, CyVec *out) {
         if (e->items.len) err(s, e->pos, "parallel() takes only keyword arguments");
         int hoist_mark = s->hoists.len;
         if (!s->rctx) hoist_vec(s, &n->body, out);
-        RegionCtx rc = {r, NULL, s->rctx, {0}};
+        RegionCtx rc = {r, NULL, s->rctx, s->loop_depth, {0}};
         s->rctx = &rc;
         s->parallel_depth++;
         IrStmt *x = st(s, ST_PARALLEL, n->pos);
@@ -5691,7 +5977,29 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         return;
     case S_GLOBAL: return;
     case S_FUNC:
-        if (s->fn) err(s, n->pos, "nested functions are not supported");
+        if (!s->fn) return;
+        if (n->func->kind != FN_DEF || n->func->decorators.len) {
+            err(s, n->pos, n->func->kind != FN_DEF ? "cdef statement not allowed here"
+                                                   : "a decorated function nested in a function is not supported by cyocl");
+            return;
+        }
+        if (s->rctx) {
+            err(s, n->pos, "a function nested in a parallel region is not supported by cyocl");
+            return;
+        }
+        {
+            /* def inner(...): a Python function object assigned to the local name */
+            IrExpr *fo = make_function(s, n->func, n->func->pos, "nested def");
+            if (fo->ty == TY_ERR) return;
+            ANode *v = an(s, A_IR, n->pos);
+            v->ir = fo;
+            ANode *t = an(s, A_NAME, n->func->pos);
+            t->name = n->func->name;
+            ANode *as = an(s, S_ASSIGN, n->pos);
+            cy_vec_push(s->a, &as->targets, t);
+            as->value = v;
+            lower_assign(s, as, out);
+        }
         return;
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_CDEF_CLASS: err(s, n->pos, "cdef statement not allowed here"); return;
@@ -5936,8 +6244,24 @@ static void pre_target(Pre *pr, ANode *t, ANode *value, int kind /* 0 assign, 1 
 
 static void pre_block(Pre *pr, CyVec *body);
 
+/* Calls f for each assignment expression (x := v) in the expressions of
+ * statement or expression n (not in the statements of its blocks, nor in
+ * lambdas; in comprehensions, whose := binds outside them). */
+static void each_walrus(ANode *n, void (*f)(void *, ANode *), void *ctx) {
+    if (!n || n->kind == A_LAMBDA) return;
+    if (n->kind == A_WALRUS) f(ctx, n);
+    ANode *kids[] = {n->lhs, n->rhs, n->obj, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) each_walrus(kids[i], f, ctx);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < vs[k]->len; i++) each_walrus(vs[k]->items[i], f, ctx);
+}
+
+static void pre_walrus(void *ctx, ANode *w) { pre_target(ctx, w->lhs, w->rhs, 0); }
+
 static void pre_stmt(Pre *pr, ANode *n) {
     S *s = pr->s;
+    if (n->kind != S_CDEF_CLASS && n->kind != S_FUNC) each_walrus(n, pre_walrus, pr);
     switch (n->kind) {
     case S_CDEF: {
         s->buf_ok++;
@@ -5965,6 +6289,12 @@ static void pre_stmt(Pre *pr, ANode *n) {
     case S_GLOBAL:
         for (int i = 0; i < n->names.len; i++) cy_vec_push(s->a, &pr->globals, n->names.items[i]);
         return;
+    case S_FUNC: {
+        /* a def nested in the function: its name is a local (an object) */
+        ANode tn = {.kind = A_NAME, .pos = n->func->pos, .name = n->func->name};
+        pre_target(pr, &tn, NULL, 2);
+        return;
+    }
     case S_ASSIGN:
         for (int i = 0; i < n->targets.len; i++) pre_target(pr, n->targets.items[i], n->value, 0);
         return;
@@ -6412,15 +6742,71 @@ static void check_parallel_privates(S *s, const CyVec *body, CyVec *pend) {
     }
 }
 
+/* ---- last values read after a prange that breaks ------------------------
+ * After a break out of a prange, Cython's lastprivates hold what the
+ * thread that owns the loop's last iteration had (the iterations after the
+ * break are skipped, not the copy-out): which iteration that was depends on
+ * the schedule, the thread count and the timing, and cyocl's native and
+ * OpenCL runs pick others again. Valid Cython, so a warning where such a
+ * value is read after the loop. */
+
+typedef struct BreakFrame {
+    const CyVec *body;
+    int k;
+    const struct BreakFrame *up;
+} BreakFrame;
+
+static int read_after(S *s, const CyVec *body, int from, const BreakFrame *up, const IrVar *v, const IrStmt *loop) {
+    for (int k = from; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        /* a loop over v assigns it before its body reads it */
+        if ((x->kind == ST_PRANGE && x->region && x->region->index == v) ||
+            ((x->kind == ST_FOR_RANGE || x->kind == ST_FOR_ITER) && x->var == v))
+            return 1;
+        const IrExpr *at = NULL;
+        int r = stmt_reads(x, v, &at);
+        if (r > 0) {
+            warn(s, at->pos,
+                 "'%s' is read after the prange of line %d, whose body may break: after a break its value is the "
+                 "one the thread owning the loop's last iteration had (Cython's lastprivate), which depends on the "
+                 "schedule, the number of threads and their timing (and differs between Cython's build, cyocl's "
+                 "native run and OpenCL); store what the breaking iteration found in an array element instead",
+                 v->name, loop->pos.line);
+            return 1;
+        }
+        if (r < 0 || stmt_assigns(x, v, 1) || x->kind == ST_RETURN || x->kind == ST_RAISE) return 1;
+    }
+    return up ? read_after(s, up->body, up->k + 1, up->up, v, loop) : 0;
+}
+
+static void check_break_lastprivates(S *s, const CyVec *body, const BreakFrame *up) {
+    for (int k = 0; k < body->len; k++) {
+        const IrStmt *x = body->items[k];
+        if (x->kind == ST_PRANGE && x->region && x->region->has_break)
+            for (int i = 0; i < x->region->vars.len; i++) {
+                IrVarUse *u = x->region->vars.items[i];
+                if (u->cls == RC_LASTPRIVATE && (u->var->kind == V_LOCAL || u->var->kind == V_PARAM) &&
+                    u->var->name[0] != '$')
+                    read_after(s, body, k + 1, up, u->var, x);
+            }
+        if (x->kind == ST_PRANGE) continue; /* a prange inside runs serially: its breaks are plain */
+        BreakFrame f = {body, k, up};
+        check_break_lastprivates(s, &x->body, &f);
+        check_break_lastprivates(s, &x->orelse, &f);
+    }
+}
+
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
+    s->fscope = &fsc;
     s->fn = fn;
     Directives saved = s->dir;
     for (int i = 0; i < af->decorators.len; i++) {
         ANode *d = af->decorators.items[i];
         if (fn->cls && d->kind == A_NAME && !strcmp(d->name, "property")) continue; /* declare_class's */
         if (fn->static_of && d->kind == A_NAME && !strcmp(d->name, "staticmethod")) continue;
+        if (fn->is_classmethod && d->kind == A_NAME && !strcmp(d->name, "classmethod")) continue;
         if (fn->cls && d->kind == A_ATTR && d->obj->kind == A_NAME && !strcmp(d->obj->name, fn->name) &&
             (!strcmp(d->name, "setter") || !strcmp(d->name, "deleter")))
             continue; /* a property's setter or deleter: declare_class's */
@@ -6480,6 +6866,7 @@ static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     lower_block(s, &af->body, &fn->body);
     CyVec pend = {0};
     check_parallel_privates(s, &fn->body, &pend);
+    check_break_lastprivates(s, &fn->body, NULL);
     if (s->bufvars.len) buffer_reacquire(s, &fn->body);
     s->hoists.len = hoist_mark;
     s->dir = saved;
@@ -7042,9 +7429,69 @@ static void cimport_star(S *s, ANode *n, const char *mod) {
     }
 }
 
+/* What an M.pxd beside the source declares of M's own .pyx (a function
+ * without a body, a cdef class, a module variable), by name, or NULL. */
+static ANode *pxd_foreign(ANode *n, const char *name) {
+    for (int i = 0; i < n->decls.len; i++) {
+        ANode *d = n->decls.items[i];
+        if (d->kind == S_FUNC && !strcmp(d->func->name, name)) return d;
+        if (d->kind == S_CDEF_CLASS && !strcmp(d->name, name)) return d;
+        for (int k = 0; d->kind == S_CDEF && k < d->names.len; k++)
+            if (!strcmp(d->names.items[k], name)) return d;
+    }
+    return NULL;
+}
+
+/* `from M cimport a, b as c` of a user's M.pxd: the parser spliced its
+ * declarations in before this node, so a and b are module names now;
+ * an alias is another name of the same symbol. */
+static void user_cimport_names(S *s, ANode *n) {
+    if (n->kind == S_CIMPORT) {
+        err(s, *(CyPos *)n->name_pos.items[0],
+            "'cimport %s' of a .pxd file is not supported by cyocl (use 'from %s cimport NAME, ...')", n->module,
+            n->module);
+        return;
+    }
+    for (int i = 0; !n->star && i < n->names.len; i++) {
+        const char *name = n->names.items[i];
+        const char *alias = n->aliases.items[i] ? n->aliases.items[i] : name;
+        CyPos p = *(CyPos *)n->name_pos.items[i];
+        ANode *f = pxd_foreign(n, name);
+        if (f) {
+            const char *what = f->kind == S_FUNC ? "function" : f->kind == S_CDEF_CLASS ? "extension type" : "variable";
+            err(s, p, "cimport of the cdef %s '%s' of module '%s' (defined in %s.pyx) is not supported by cyocl: it "
+                      "builds one module at a time and does not link modules (a 'cdef inline' function, a ctypedef, "
+                      "struct, enum or extern block in %s.pxd is supported)",
+                what, name, n->module, n->module, n->module);
+            if (!lookup_in(s->mscope, alias)) declare(s, s->mscope, alias, SY_PYGLOBAL); /* no follow-on errors */
+            continue;
+        }
+        Sym *y = lookup_in(s->mscope, name);
+        if (!y) {
+            err(s, p, "Name '%s' not declared in module '%s'", name, n->module);
+            continue;
+        }
+        if (alias != name && strcmp(alias, name)) {
+            if (lookup_in(s->mscope, alias)) {
+                err(s, p, "'%s' redeclared", alias);
+                continue;
+            }
+            Sym *z = declare(s, s->mscope, alias, y->kind);
+            Sym *next = z->next;
+            *z = *y;
+            z->name = alias;
+            z->next = next;
+        }
+    }
+}
+
 static void cimport_names(S *s, ANode *n) {
     const char *mod = n->module;
     int cimp = n->is_cimport || n->kind == S_CIMPORT;
+    if (n->user_pxd) {
+        user_cimport_names(s, n);
+        return;
+    }
     /* pure-Python mode: `from cython.cimports.libc.stdlib import malloc` */
     if (!strncmp(mod, "cython.cimports.", 16)) mod += 16, cimp = 1;
     int known = is_known_module(mod);
@@ -7490,7 +7937,7 @@ static void declare_class(S *s, ANode *n) {
     }
     Sym *y = lookup_in(s->mscope, n->name);
     IrClass *c = y && y->kind == SY_TYPE && y->ty->cls && y->ty->cls->pos.line == n->pos.line &&
-                         y->ty->cls->pos.col == n->pos.col ? y->ty->cls : NULL;
+                         y->ty->cls->pos.col == n->pos.col && y->ty->cls->pos.file == n->pos.file ? y->ty->cls : NULL;
     if (!c) {
         err(s, n->pos, "'%s' redeclared", n->name);
         return;
@@ -7601,6 +8048,14 @@ static void declare_class(S *s, ANode *n) {
             ANode *dec = af->decorators.len ? af->decorators.items[0] : NULL;
             int prop = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "property") &&
                        !lookup(s, "property") && af->kind == FN_DEF;
+            /* @classmethod def m(cls, ...): cls is the class (or the subclass it is called on) */
+            int clsm = dec && af->decorators.len == 1 && dec->kind == A_NAME && !strcmp(dec->name, "classmethod") &&
+                       !lookup(s, "classmethod") && !special;
+            if (clsm && af->kind != FN_DEF) {
+                err(s, dec->pos, "a %s @classmethod is not supported by cyocl (def only)",
+                    af->kind == FN_CPDEF ? "cpdef" : "cdef");
+                break;
+            }
             /* @x.setter / @x.deleter of a property x of this class (also
                what a `property x:` block's __set__ / __del__ become) */
             int accessor = 0;
@@ -7628,9 +8083,9 @@ static void declare_class(S *s, ANode *n) {
                     break;
                 }
             }
-            if (dec && !prop && !accessor) {
-                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter) and "
-                                 "@staticmethod are not supported by cyocl");
+            if (dec && !prop && !accessor && !clsm) {
+                err(s, dec->pos, "decorators on methods other than @property (its setter and deleter), "
+                                 "@staticmethod and @classmethod are not supported by cyocl");
                 break;
             }
             if (prop && af->params.len != 1) {
@@ -7653,7 +8108,8 @@ static void declare_class(S *s, ANode *n) {
             fn->cls = c;
             fn->cname = cident(s, "cy_m_", cy_fmt(s->a, "%s_%s%s", c->name, af->name,
                                                   accessor == 2 ? "_set" : accessor == 3 ? "_del" : ""));
-            ((IrVar *)fn->params.items[0])->ty = t;
+            if (clsm) fn->is_classmethod = 1;
+            else ((IrVar *)fn->params.items[0])->ty = t;
             if (prev && !special && prev->kind != F_DEF && !override_ok(s, prev, fn)) break;
             if (prev && !special && prev->kind != F_DEF) {
                 /* each class's version above it dispatches to this one for its instances */
@@ -7684,11 +8140,17 @@ static void declare_class(S *s, ANode *n) {
     }
 }
 
+static void declare_walrus(void *ctx, ANode *w) {
+    S *s = ctx;
+    if (!lookup_in(s->mscope, w->lhs->name)) declare(s, s->mscope, w->lhs->name, SY_PYGLOBAL);
+}
+
 static void declare_block(S *s, CyVec *stmts) {
     IrModule *m = s->m;
     declare_class_names(s, stmts);
     for (int i = 0; i < stmts->len; i++) {
         ANode *n = stmts->items[i];
+        if (n->kind != S_CDEF_CLASS && n->kind != S_FUNC) each_walrus(n, declare_walrus, s);
         if (n->kind == S_DEF) {
             declare_def(s, n);
             continue;
@@ -7697,6 +8159,10 @@ static void declare_block(S *s, CyVec *stmts) {
         switch (n->kind) {
         case S_CIMPORT:
         case S_IMPORT: {
+            if (n->user_pxd) {
+                user_cimport_names(s, n);
+                break;
+            }
             int count = n->names.len ? n->names.len : 1;
             for (int k = 0; k < count; k++) {
                 const char *mod = n->names.len ? n->names.items[k] : n->module;
@@ -7899,6 +8365,31 @@ static void declare_block(S *s, CyVec *stmts) {
     }
 }
 
+/* Forward declarations of functions (`cdef double f(double x)` without a
+ * body, from the module's .pxd or in the .pyx) stand for the definition
+ * in the same statement list, which declares it: they are dropped; one
+ * without a definition is an error. */
+static void drop_forward_decls(S *s, CyVec *stmts, int in_class) {
+    int k = 0;
+    for (int i = 0; i < stmts->len; i++) {
+        ANode *n = stmts->items[i];
+        if (n->kind == S_CDEF_CLASS) drop_forward_decls(s, &n->body, 1);
+        if (n->kind != S_FUNC || !n->func->decl_only) {
+            stmts->items[k++] = n;
+            continue;
+        }
+        int defined = 0;
+        for (int j = 0; j < stmts->len && !defined; j++) {
+            ANode *x = stmts->items[j];
+            defined = x->kind == S_FUNC && !x->func->decl_only && !strcmp(x->func->name, n->func->name);
+        }
+        if (!defined)
+            err(s, n->func->pos, "C %s '%s' is declared but not defined", in_class ? "method" : "function",
+                n->func->name);
+    }
+    stmts->len = k;
+}
+
 struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     S s0 = {0}, *s = &s0;
     s->a = a;
@@ -7910,13 +8401,15 @@ struct IrModule *cy_sema(CyArena *a, CyDiag *d, AModule *am) {
     s->mscope = s->scope = ms;
     s->dir.boundscheck = s->dir.wraparound = s->dir.initializedcheck = 1;
     file_directives(s, am);
+    drop_forward_decls(s, &am->stmts, 0);
     declare_module(s, am);
     int fi = 0;
     for (int i = 0; i < am->stmts.len; i++) {
         ANode *n = am->stmts.items[i];
         if (n->kind != S_FUNC) continue;
         Sym *y = lookup_in(s->mscope, n->func->name);
-        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col)
+        if (!y || y->kind != SY_FUNC || y->fn->pos.line != n->func->pos.line || y->fn->pos.col != n->func->pos.col ||
+            y->fn->pos.file != n->func->pos.file)
             continue;
         FusedFn *ff = cy_pmap_get(&s->fused_fns, y->fn);
         /* as Cython, the first specialisation with errors is the last one

@@ -311,11 +311,48 @@ static void show_source(FILE *out, const CySource *src, CyPos p) {
     fputs("^\n", out);
 }
 
+const CySource *cy_pos_source(const CyDiag *d, CyPos p) {
+    if (d && p.file > 0 && p.file <= d->files.len)
+        return d->files.items[p.file - 1];
+    return d ? d->src : NULL;
+}
+
+/* The chain of positions from the main file down to p: p's file's
+ * inclusion point, its includer's, ... (at most depth entries, outermost first). */
+static int pos_chain(const CyDiag *d, CyPos p, CyPos *chain, int depth) {
+    int n = 0;
+    CyPos tmp[32];
+    while (n < 32) {
+        tmp[n++] = p;
+        const CySource *s = p.file > 0 ? cy_pos_source(d, p) : NULL;
+        if (!s || s->id == 0)
+            break;
+        p = s->included_at;
+    }
+    int k = 0;
+    for (int i = n - 1; i >= 0 && k < depth; i--)
+        chain[k++] = tmp[i];
+    return k;
+}
+
+int cy_pos_before(const CyDiag *d, CyPos a, CyPos b) {
+    if (a.file == b.file)
+        return a.line < b.line || (a.line == b.line && a.col < b.col);
+    CyPos ca[32], cb[32];
+    int na = pos_chain(d, a, ca, 32), nb = pos_chain(d, b, cb, 32);
+    for (int i = 0; i < na && i < nb; i++) {
+        if (ca[i].line != cb[i].line || ca[i].col != cb[i].col || ca[i].file != cb[i].file)
+            return ca[i].line < cb[i].line || (ca[i].line == cb[i].line && ca[i].col < cb[i].col);
+    }
+    return na < nb; /* the include statement comes before the text it brings in */
+}
+
 static void report(CyDiag *d, const char *kind, CyPos p, const char *fmt, va_list ap) {
     FILE *out = d->out;
     if (!out)
         return;
-    const char *name = d->src && d->src->name ? d->src->name : "<input>";
+    const CySource *src = cy_pos_source(d, p);
+    const char *name = src && src->name ? src->name : "<input>";
     if (p.line > 0 && p.col > 0)
         fprintf(out, "%s:%d:%d: %s: ", name, p.line, p.col, kind);
     else if (p.line > 0)
@@ -325,7 +362,7 @@ static void report(CyDiag *d, const char *kind, CyPos p, const char *fmt, va_lis
     vfprintf(out, fmt, ap);
     fputc('\n', out);
     if (p.line > 0)
-        show_source(out, d->src, p);
+        show_source(out, src, p);
     fflush(out);
 }
 

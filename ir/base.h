@@ -59,6 +59,8 @@ void cy_buf_free(CyBuf *b);
 
 typedef struct {
     int line, col; /* 1-based; col counts bytes */
+    int file;      /* 0: the main source; k > 0: CyDiag.files[k - 1] (an `include`d .pxi, a cimported
+                      .pxd), whose text the position is in */
 } CyPos;
 
 typedef struct {
@@ -67,6 +69,8 @@ typedef struct {
     const char *modname; /* basename without .pyx: the extension module name */
     const char *text;    /* NUL-terminated */
     size_t len;
+    int id;              /* CyPos.file of its positions: 0 for the main source */
+    CyPos included_at;   /* id > 0: where the file was brought in (the `include` / `cimport`) */
 } CySource;
 
 /* Diagnostics: "FILE.pyx:LINE:COL: error: MESSAGE", then the source line
@@ -76,7 +80,14 @@ typedef struct {
     FILE *out;
     int nerrors, nwarnings;
     int max_errors; /* stop reporting after this many (0: 50) */
+    CyVec files;    /* CySource*: the other files positions may point into (CyPos.file - 1) */
 } CyDiag;
+
+/* The source a position is in (d->src for the main file). */
+const CySource *cy_pos_source(const CyDiag *d, CyPos p);
+/* Whether a comes before b in the order the compiler reads the source: an
+ * included file's text stands where it was included. */
+int cy_pos_before(const CyDiag *d, CyPos a, CyPos b);
 
 void cy_error(CyDiag *d, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void cy_warning(CyDiag *d, CyPos p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

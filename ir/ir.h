@@ -249,7 +249,9 @@ typedef enum {
                        `from m import x` is ST_ASSIGN(x, E_OBJ_ATTR(E_IMPORT m, "x")) */
     E_CSTR,         /* a string literal passed to C (printf's format): sval/slen, type char * */
     E_STMTS,        /* a comprehension: the statements in stmts run, then the value is args[0]
-                       (an E_VAR: an object one is moved out, left NULL) */
+                       (an E_VAR: an object one is moved out, left NULL); ival 'w', an assignment
+                       expression (x := v): args[0] is any expression (x read), an object one a new
+                       reference, the variable keeps its own */
     E_COMP_ADD,     /* comprehension step (no value): PyList_Append / PySet_Add of args[1] to
                        args[0], or PyDict_SetItem(args[0], args[1], args[2]) (ival 'l', 's', 'd') */
     E_CARRAY_VIEW,  /* a Python memoryview over the memory of C array args[0] (no copy), cast to
@@ -637,8 +639,16 @@ struct IrFunc {
     int calls_external;
     const char *docstring;
     struct IrClass *cls;       /* a method of this cdef class: params[0] is the instance */
+    int is_classmethod;        /* a @classmethod def method of cls: params[0] is the class (an object),
+                                  METH_CLASS in tp_methods */
     int is_lambda;             /* a lambda: a def ("lambda", "lambda1" ...) whose function object (cname "_obj") the
-                                  module makes at import, in no namespace */
+                                  module makes at import, in no namespace; also a def nested in a function */
+    int is_dynfunc;            /* a lambda / nested def whose function object is made where it is evaluated,
+                                  carrying a tuple of values (its self): "_obj" is then the factory the
+                                  evaluation calls with those values */
+    CyVec param_dyn;           /* per parameter (intptr; missing: 0): k > 0, a default evaluated with the
+                                  function object, item k - 1 of its tuple; k < 0, a variable of the enclosing
+                                  function it reads (a closure), item -k - 1, a hidden keyword-only parameter */
     int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:
                                   the tuple / dict its wrapper makes), 0 for none */
     struct IrClass *static_of; /* a @staticmethod of this class: a plain function (cls NULL) in the
@@ -757,6 +767,8 @@ typedef struct {
     int nargs;
     TypeKind ret;  /* TY_DOUBLE, TY_INT, TY_LONG (the double function's) */
     TypeKind arg;
+    TypeKind arg2; /* the second argument's type where it differs (ldexp's int); TY_VOID: arg */
+    int generic;   /* C's type-generic macro (isnan ...): no float variant of its own */
 } CyLibm;
 const CyLibm *cy_libm(const char *name, int *is_float);
 extern const CyLibm cy_libm_table[]; /* the double functions, ended by a NULL name */

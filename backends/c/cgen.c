@@ -766,7 +766,7 @@ static const char *unbox(Gen *G, const CyType *t, const char *o) {
         return s;
     }
     default:
-        cy_error(G->d, (CyPos){0, 0}, "internal error: cannot convert a Python object to '%s'", t->name);
+        cy_error(G->d, (CyPos){0}, "internal error: cannot convert a Python object to '%s'", t->name);
         return "0";
     }
 }
@@ -1362,6 +1362,15 @@ static Val gen(Gen *G, IrExpr *e) {
         /* a comprehension: its statements run here, in the order of the
            expression's evaluation (code for an operand that may not run is
            captured by the caller, as any other) */
+        if (e->ival == 'w') {
+            gen_stmts(G, &e->stmts);
+            Val v = gen(G, e->args[0]);
+            if (!is_obj(e->ty) || v.owned) return v;
+            const char *t = otmp(G);
+            out(G, "%s = %s;", t, v.c);
+            out(G, "Py_INCREF(%s);", t);
+            return (Val){t, 1};
+        }
         IrVar *acc = e->args[0]->var;
         if (e->ival) {
             const char *mk = e->ival == 'l' ? "PyList_New(0)" : e->ival == 's' ? "PySet_New(NULL)" : "PyDict_New()";
@@ -3544,7 +3553,7 @@ static void reset_func(Gen *G) {
 }
 
 /* One C function: declarations, body, the error path and the common exit. */
-static void emit_defaults_before(Gen *G, CyVec *defaults, int line);
+static void emit_defaults_before(Gen *G, CyVec *defaults, const CyPos *pos);
 
 static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec *locals, CyVec *body,
                       const char *prologue, int status, int unraisable, int with_gil, CyVec *defaults) {
@@ -3570,10 +3579,10 @@ static void emit_body(Gen *G, CyBuf *dst, const char *sig, CyVec *params, CyVec 
         /* module init: a def's defaults are evaluated where the def stands */
         for (int i = 0; i < body->len; i++) {
             IrStmt *x = body->items[i];
-            emit_defaults_before(G, defaults, x->pos.line);
+            emit_defaults_before(G, defaults, &x->pos);
             gen_stmt(G, x);
         }
-        emit_defaults_before(G, defaults, INT32_MAX);
+        emit_defaults_before(G, defaults, NULL);
     } else {
         gen_stmts(G, body);
     }
@@ -3737,6 +3746,9 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         IrExpr *d = f->param_defaults.items[i];
         int not_none = (int)(intptr_t)f->param_not_none.items[i];
         const char *v = FMT("cy_vals[%d]", i);
+        /* a default or a closure variable the function object carries (its self, a tuple) */
+        intptr_t dy = !off && i < orig->param_dyn.len ? (intptr_t)orig->param_dyn.items[i] : 0;
+        if (dy) out(G, "if (!%s) %s = PyTuple_GET_ITEM(cy_self, %d);", v, v, (int)(dy > 0 ? dy - 1 : -dy - 1));
         const char *cd = const_default(G, d);
         const char *od = default_obj(defaults, orig, i + off);
         if (d && !cd && od) out(G, "if (!%s) %s = %s;", v, v, od);
@@ -3835,8 +3847,12 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         wrapper_name(G, orig));
     G->e.ind = 1;
     CyBuf names = {0};
-    for (int i = 0; i < np; i++)
-        cy_buf_printf(&names, "%s, ", c_strz(G, ((IrVar *)f->params.items[i])->name));
+    for (int i = 0; i < np; i++) {
+        /* a closure variable is a hidden keyword-only parameter: no keyword can name it */
+        intptr_t dy = !off && i < orig->param_dyn.len ? (intptr_t)orig->param_dyn.items[i] : 0;
+        if (dy < 0) cy_buf_printf(&names, "\"\\001%s\", ", ((IrVar *)f->params.items[i])->name);
+        else cy_buf_printf(&names, "%s, ", c_strz(G, ((IrVar *)f->params.items[i])->name));
+    }
     out(G, "static const char *const cy_names[] = {%sNULL};", names.s ? names.s : "");
     cy_buf_free(&names);
     out(G, "PyObject *cy_vals[%d];", np ? np : 1);
@@ -3883,10 +3899,11 @@ static int needs_static_default(const IrVar *p, const IrExpr *d) {
     return d && is_obj(p->ty) && !(d->kind == E_NONE || d->kind == E_STR || d->kind == E_BYTES || d->kind == E_BIGINT);
 }
 
-static void emit_defaults_before(Gen *G, CyVec *defaults, int line) {
+/* pos NULL: all that are left */
+static void emit_defaults_before(Gen *G, CyVec *defaults, const CyPos *pos) {
     for (int i = 0; i < defaults->len; i++) {
         Default *d = defaults->items[i];
-        if (d->done || d->fn->pos.line >= line) continue;
+        if (d->done || (pos && !cy_pos_before(G->d, d->fn->pos, *pos))) continue;
         d->done = 1;
         int mark = G->live.len;
         assign_obj(G, d->cname, gen(G, d->fn->param_defaults.items[d->param]));
@@ -4608,8 +4625,8 @@ static void emit_classes(Gen *G, const IrModule *m) {
             if (!is_def_like(f) || f == c->init || f == c->cinit || f == c->dealloc || vec_has(&c->props, f) ||
                 vec_has(&c->setters, f) || vec_has(&c->deleters, f) || cy_special_method_is_slot(f->name))
                 continue;
-            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS, %s},", c_strz(G, f->name),
-                f->cname, f->docstring ? c_strz(G, f->docstring) : "NULL");
+            out(G, "{%s, (PyCFunction)(void (*)(void))cy_pw_%s, METH_FASTCALL | METH_KEYWORDS%s, %s},", c_strz(G, f->name),
+                f->cname, f->is_classmethod ? " | METH_CLASS" : "", f->docstring ? c_strz(G, f->docstring) : "NULL");
         }
         for (int k = 0; k < c->statics.len; k++) {
             IrFunc *f = c->statics.items[k];
@@ -4839,6 +4856,27 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     cy_buf_free(&hdr);
     G->e.out = out_buf;
     emit_classes(G, m);
+    for (int i = 0; i < m->funcs.len; i++) {
+        /* a lambda / nested def made with values (its defaults, its closure's): the factory its
+           evaluation calls, which binds them to a new function object as its self */
+        IrFunc *f = m->funcs.items[i];
+        if (!f->is_dynfunc) continue;
+        out(G, "static PyObject *%s_mn;", f->cname);
+        out(G, "static PyMethodDef %s_def = {%s, (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS, %s};",
+            f->cname, c_strz(G, f->name), wrapper_name(G, f), f->docstring ? c_strz(G, f->docstring) : "NULL");
+        out(G, "static PyObject *%s_make(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs) {", f->cname);
+        out(G, "    (void)cy_self;");
+        out(G, "    PyObject *cy_t = PyTuple_New(cy_nargs);");
+        out(G, "    if (!cy_t) return NULL;");
+        out(G, "    for (Py_ssize_t cy_i = 0; cy_i < cy_nargs; cy_i++) PyTuple_SET_ITEM(cy_t, cy_i, Py_NewRef(cy_args[cy_i]));");
+        out(G, "    PyObject *cy_f = PyCFunction_NewEx(&%s_def, cy_t, %s_mn);", f->cname, f->cname);
+        out(G, "    Py_DECREF(cy_t);");
+        out(G, "    return cy_f;");
+        out(G, "}");
+        out(G, "static PyMethodDef %s_mkdef = {%s, (PyCFunction)(void (*)(void))%s_make, METH_FASTCALL, NULL};", f->cname,
+            c_strz(G, f->name), f->cname);
+        out(G, "%s", "");
+    }
     out(G, "static PyMethodDef cy_methods[] = {");
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
@@ -4871,9 +4909,19 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
         if (!f->is_lambda) continue;
+        if (f->is_dynfunc) {
+            out(G, "%s_mn = PyModule_GetNameObject(m);", f->cname);
+            out(G, "%s_obj = %s_mn ? PyCFunction_NewEx(&%s_mkdef, NULL, NULL) : NULL;", f->cname, f->cname, f->cname);
+            out(G, "if (!%s_obj) {", f->cname);
+            out(G, "    Py_DECREF(m);");
+            out(G, "    return NULL;");
+            out(G, "}");
+            continue;
+        }
         out(G, "{");
         out(G, "    static PyMethodDef cy_d = {%s, (PyCFunction)(void (*)(void))%s, "
-               "METH_FASTCALL | METH_KEYWORDS, NULL};", c_strz(G, f->name), wrapper_name(G, f));
+               "METH_FASTCALL | METH_KEYWORDS, %s};", c_strz(G, f->name), wrapper_name(G, f),
+            f->docstring ? c_strz(G, f->docstring) : "NULL");
         out(G, "    PyObject *cy_mn = PyModule_GetNameObject(m);");
         out(G, "    %s_obj = cy_mn ? PyCFunction_NewEx(&cy_d, NULL, cy_mn) : NULL;", f->cname);
         out(G, "    Py_XDECREF(cy_mn);");

@@ -295,37 +295,23 @@ CYRT_INLINE long long cyrt_mod_ll(long long a, long long b) {
     return r + ((r != 0) & ((r ^ b) < 0)) * b;
 }
 
-/* Python's float // and % (Objects/floatobject.c, float_divmod). */
+/* C floating // and % as Cython writes them (not Python's float_divmod):
+ * floor(a / b), the quotient rounded in the operands' type first (1.0 //
+ * 0.1 is 10.0, Python's 9.0); fmod(a, b) moved to b's sign by adding b,
+ * times 0 or 1 (so 7.0 % inf is nan, 0.0 % -1.0 is 0.0), as its
+ * __Pyx_mod_double and __Pyx_mod_float. */
 CYRT_INLINE double cyrt_mod_d(double a, double b) {
-    double m = fmod(a, b);
-    if (m) {
-        if ((b < 0) != (m < 0)) m += b;
-    } else {
-        m = copysign(0.0, b);
-    }
-    return m;
+    double r = fmod(a, b);
+    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;
+    return r;
 }
-CYRT_INLINE double cyrt_fdiv_d(double a, double b) {
-    double m = fmod(a, b), d = (a - m) / b, f;
-    if (m && (b < 0) != (m < 0)) d -= 1.0;
-    if (d) {
-        f = floor(d);
-        if (d - f > 0.5) f += 1.0;
-    } else {
-        f = copysign(0.0, a / b);
-    }
-    return f;
-}
+CYRT_INLINE double cyrt_fdiv_d(double a, double b) { return floor(a / b); }
 CYRT_INLINE float cyrt_mod_f(float a, float b) {
-    float m = fmodf(a, b);
-    if (m) {
-        if ((b < 0) != (m < 0)) m += b;
-    } else {
-        m = copysignf(0.0f, b);
-    }
-    return m;
+    float r = fmodf(a, b);
+    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;
+    return r;
 }
-CYRT_INLINE float cyrt_fdiv_f(float a, float b) { return (float)cyrt_fdiv_d(a, b); }
+CYRT_INLINE float cyrt_fdiv_f(float a, float b) { return (float)floor(a / b); }
 
 /* Integer power by squaring (wrapping like C arithmetic). */
 CYRT_INLINE long long cyrt_ipow_ll(long long b, long long e) {

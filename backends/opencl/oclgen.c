@@ -51,6 +51,8 @@ enum {
     NEED_ABS_L = 1 << 16,
     NEED_ISINF_D = 1 << 17,
     NEED_ISINF_F = 1 << 18,
+    NEED_ILOGB_D = 1 << 19,
+    NEED_ILOGB_F = 1 << 20,
 };
 
 typedef struct Loop {
@@ -341,6 +343,17 @@ static const char *tg_libm(void *g, const char *name, const CyType *t) {
         G->need |= f ? NEED_ISINF_F : NEED_ISINF_D;
         return f ? "cy_isinf_f" : "cy_isinf_d";
     }
+    /* glibc's ilogb of 0 and of NaN is INT_MIN, of an infinity INT_MAX;
+       OpenCL leaves FP_ILOGB0 and FP_ILOGBNAN to the implementation */
+    if (!strcmp(name, "ilogb")) {
+        int f = t->kind == TY_FLOAT;
+        G->need |= f ? NEED_ILOGB_F : NEED_ILOGB_D;
+        return f ? "cy_ilogb_f" : "cy_ilogb_d";
+    }
+    /* OpenCL C has neither: in the default rounding mode (the only one a
+       kernel has) nearbyint is rint, and scalbn of a radix-2 float ldexp */
+    if (!strcmp(name, "nearbyint")) return "rint";
+    if (!strcmp(name, "scalbn")) return "ldexp";
     return !strcmp(name, "lround") ? "round" : !strcmp(name, "lrint") ? "rint" : name;
 }
 
@@ -365,7 +378,7 @@ static const char *tg_pydivmod(void *g, const CyType *t, int fdiv, const char *a
         return strcmp(T, small ? "int" : "long") ? FMT("((%s)%s)", T, call) : call;
     }
     int f = t->kind == TY_FLOAT;
-    G->need |= f ? (fdiv ? NEED_FDIV_F | NEED_FDIV_D : NEED_MOD_F) : (fdiv ? NEED_FDIV_D : NEED_MOD_D);
+    G->need |= f ? (fdiv ? NEED_FDIV_F : NEED_MOD_F) : (fdiv ? NEED_FDIV_D : NEED_MOD_D);
     return FMT("%s(%s, %s)", f ? (fdiv ? "cy_fdiv_f" : "cy_mod_f") : (fdiv ? "cy_fdiv_d" : "cy_mod_d"), a, b);
 }
 
@@ -1923,64 +1936,32 @@ static const char SUPPORT_MOD_L[] =
     "    long r = a % b;\n"
     "    return r + ((r != 0) & ((r ^ b) < 0)) * b;\n"
     "}\n";
+/* C floating // and % as Cython writes them (the prelude's cyrt_fdiv_d ...):
+ * floor(a / b) in the operands' type, fmod(a, b) plus 0 or 1 times b */
 static const char SUPPORT_MOD_D[] =
     "double cy_mod_d(double a, double b)\n"
     "{\n"
-    "    double m = fmod(a, b);\n"
-    "    if (m != 0) {\n"
-    "        if ((b < 0) != (m < 0)) m += b;\n"
-    "    } else {\n"
-    "        m = copysign(0.0, b);\n"
-    "    }\n"
-    "    return m;\n"
+    "    double r = fmod(a, b);\n"
+    "    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;\n"
+    "    return r;\n"
     "}\n";
-static const char SUPPORT_FDIV_D[] =
-    "double cy_fdiv_d(double a, double b)\n"
-    "{\n"
-    "    double m = fmod(a, b), d = (a - m) / b, f;\n"
-    "    if (m != 0 && (b < 0) != (m < 0)) d -= 1.0;\n"
-    "    if (d != 0) {\n"
-    "        f = floor(d);\n"
-    "        if (d - f > 0.5) f += 1.0;\n"
-    "    } else {\n"
-    "        f = copysign(0.0, a / b);\n"
-    "    }\n"
-    "    return f;\n"
-    "}\n";
+static const char SUPPORT_FDIV_D[] = "double cy_fdiv_d(double a, double b) { return floor(a / b); }\n";
 static const char SUPPORT_MOD_F[] =
     "float cy_mod_f(float a, float b)\n"
     "{\n"
-    "    float m = fmod(a, b);\n"
-    "    if (m != 0) {\n"
-    "        if ((b < 0) != (m < 0)) m += b;\n"
-    "    } else {\n"
-    "        m = copysign(0.0f, b);\n"
-    "    }\n"
-    "    return m;\n"
+    "    float r = fmod(a, b);\n"
+    "    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;\n"
+    "    return r;\n"
     "}\n";
-/* the native backend computes float // in double; so does this where the
- * device has doubles */
-static const char SUPPORT_FDIV_F[] =
-    "float cy_fdiv_f(float a, float b)\n"
-    "{\n"
-    "#ifdef cl_khr_fp64\n"
-    "    return (float)cy_fdiv_d(a, b);\n"
-    "#else\n"
-    "    float m = fmod(a, b), d = (a - m) / b, f;\n"
-    "    if (m != 0 && (b < 0) != (m < 0)) d -= 1.0f;\n"
-    "    if (d != 0) {\n"
-    "        f = floor(d);\n"
-    "        if (d - f > 0.5f) f += 1.0f;\n"
-    "    } else {\n"
-    "        f = copysign(0.0f, a / b);\n"
-    "    }\n"
-    "    return f;\n"
-    "#endif\n"
-    "}\n";
+static const char SUPPORT_FDIV_F[] = "float cy_fdiv_f(float a, float b) { return floor(a / b); }\n";
 /* abs() wrapping like C with -fwrapv: abs(INT_MIN) == INT_MIN */
 static const char SUPPORT_ABS_I[] = "int cy_abs_i(int x) { return as_int(x < 0 ? 0u - (uint)x : (uint)x); }\n";
 static const char SUPPORT_ABS_L[] = "long cy_abs_l(long x) { return as_long(x < 0 ? (ulong)0 - (ulong)x : (ulong)x); }\n";
 static const char SUPPORT_ISINF_D[] = "int cy_isinf_d(double x) { return isinf(x) ? (signbit(x) ? -1 : 1) : 0; }\n";
+static const char SUPPORT_ILOGB_D[] =
+    "int cy_ilogb_d(double x) { return x == 0.0 || isnan(x) ? INT_MIN : isinf(x) ? INT_MAX : ilogb(x); }\n";
+static const char SUPPORT_ILOGB_F[] =
+    "int cy_ilogb_f(float x) { return x == 0.0f || isnan(x) ? INT_MIN : isinf(x) ? INT_MAX : ilogb(x); }\n";
 static const char SUPPORT_ISINF_F[] = "int cy_isinf_f(float x) { return isinf(x) ? (signbit(x) ? -1 : 1) : 0; }\n";
 /* integer power by squaring, wrapping like C arithmetic */
 static const char SUPPORT_IPOW_L[] =
@@ -2276,6 +2257,7 @@ int cy_emit_opencl(CyArena *a, CyDiag *d, const IrModule *m, const CyOclOptions 
         {NEED_CMUL_D, SUPPORT_CMUL_D, 1}, {NEED_CMUL_F, SUPPORT_CMUL_F, 0}, {NEED_CDIV_D, SUPPORT_CDIV_D, 1},
         {NEED_CDIV_F, SUPPORT_CDIV_F, 0}, {NEED_ABS_I, SUPPORT_ABS_I, 0}, {NEED_ABS_L, SUPPORT_ABS_L, 0},
         {NEED_ISINF_D, SUPPORT_ISINF_D, 1}, {NEED_ISINF_F, SUPPORT_ISINF_F, 0},
+        {NEED_ILOGB_D, SUPPORT_ILOGB_D, 1}, {NEED_ILOGB_F, SUPPORT_ILOGB_F, 0},
     };
     for (size_t i = 0; i < sizeof sup / sizeof sup[0]; i++) {
         if (!(G->need & sup[i].bit)) continue;

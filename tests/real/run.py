@@ -7,6 +7,8 @@ For every NAME.pyx here with a NAME_check.py beside it:
   - cyocl build --no-opencl                    (run once)
   - cyocl build (default)  with CYOCL_FORCE=native and CYOCL_FORCE=opencl
   - Cython + OpenMP        (the reference)
+NAME.pxd, NAME_*.pxd and NAME_*.pxi beside it are its own declarations and
+the files it cimports and includes (copied with it for the Cython build).
 NAME_check.py defines check(mod), which asserts against numpy and returns
 the results it computed (any mix of tuples, lists, dicts, numbers, arrays);
 each cyocl variant's results must match the Cython build's: integers and
@@ -44,6 +46,15 @@ def run(cmd, env=None, cwd=None, timeout=600):
         return -999, "timed out after %ss" % timeout
 
 
+def companions(pyx):
+    """The .pxd and .pxi files a case NAME brings with it: NAME.pxd (its own
+    declarations) and NAME_*.pxd / NAME_*.pxi (cimported, included)."""
+    d, name = os.path.split(pyx)
+    name = name[:-4]
+    return sorted(os.path.join(d, f) for f in os.listdir(d)
+                  if f.endswith((".pxd", ".pxi")) and (f == name + ".pxd" or f.startswith(name + "_")))
+
+
 def build_cython(pyx, out):
     """Builds the reference; reuses the module in `out` when it was built
     from the same source by the same Cython (the reference does not change
@@ -51,14 +62,18 @@ def build_cython(pyx, out):
     import hashlib, Cython, glob
     os.makedirs(out, exist_ok=True)
     name = os.path.splitext(os.path.basename(pyx))[0]
-    with open(pyx, "rb") as f:
-        key = hashlib.sha256(f.read() + Cython.__version__.encode() + sys.version.encode()).hexdigest()
+    text = b""
+    for fn in [pyx] + companions(pyx):
+        with open(fn, "rb") as f:
+            text += fn.encode() + b"\0" + f.read()
+    key = hashlib.sha256(text + Cython.__version__.encode() + sys.version.encode()).hexdigest()
     stamp = os.path.join(out, "built-from.sha256")
     if glob.glob(os.path.join(out, name + ".*.so")) and os.path.exists(stamp) and open(stamp).read() == key:
         return 0, "reused"
     if os.path.exists(stamp):
         os.remove(stamp)
-    shutil.copy(pyx, out)
+    for fn in [pyx] + companions(pyx):
+        shutil.copy(fn, out)
     setup = os.path.join(out, "setup_%s.py" % name)
     with open(setup, "w") as f:
         f.write(textwrap.dedent(f"""

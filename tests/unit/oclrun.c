@@ -152,34 +152,19 @@ static long mod_l(long a, long b) {
     long r = a % b;
     return r + ((r != 0) & ((r ^ b) < 0)) * b;
 }
+/* C floating // and % as Cython writes them (__Pyx_mod_double): floor of
+ * the quotient in the operands' type; fmod moved to b's sign */
 static double mod_d(double a, double b) {
-    double m = fmod(a, b);
-    if (m) {
-        if ((b < 0) != (m < 0)) m += b;
-    } else {
-        m = copysign(0.0, b);
-    }
-    return m;
+    double r = fmod(a, b);
+    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;
+    return r;
 }
-static double fdiv_d(double a, double b) {
-    double m = fmod(a, b), d = (a - m) / b, f;
-    if (m && (b < 0) != (m < 0)) d -= 1.0;
-    if (d) {
-        f = floor(d);
-        if (d - f > 0.5) f += 1.0;
-    } else {
-        f = copysign(0.0, a / b);
-    }
-    return f;
-}
+static double fdiv_d(double a, double b) { return floor(a / b); }
+static float fdiv_f(float a, float b) { return (float)floor(a / b); }
 static float mod_f(float a, float b) {
-    float m = fmodf(a, b);
-    if (m) {
-        if ((b < 0) != (m < 0)) m += b;
-    } else {
-        m = copysignf(0.0f, b);
-    }
-    return m;
+    float r = fmodf(a, b);
+    r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;
+    return r;
 }
 
 /* ---- ocl_control: reductions() ---- */
@@ -405,7 +390,7 @@ static void test_divmod_floats(cl_program p, double y, float v, int want_kind) {
         u[i] = (float)((i - 30) * 1.5);
         if (y != 0) wx[i] = fdiv_d(x[i], y) + mod_d(x[i], y) + x[i] / y;
         if (v != 0)
-            wu[i] = (float)((double)((float)fdiv_d(u[i], v) + mod_f(u[i], v) + u[i] / v) + (double)u[i] / 2.0);
+            wu[i] = (float)((double)(fdiv_f(u[i], v) + mod_f(u[i], v) + u[i] / v) + (double)u[i] / 2.0);
     }
     cl_mem mx = buf(x, sizeof x), mu = buf(u, sizeof u), err = errbuf();
     Args A = args(p, "cyk_3", 0, 1, N);
@@ -428,7 +413,7 @@ static void test_divmod_floats(cl_program p, double y, float v, int want_kind) {
             ok &= x[i] == wx[i] && signbit(x[i]) == signbit(wx[i]);
             ok &= fabsf(u[i] - wu[i]) <= 1e-5f * (1 + fabsf(wu[i]));
         }
-        check(ok, "divmod_floats(y=%g, v=%g): results differ from Python's", y, v);
+        check(ok, "divmod_floats(y=%g, v=%g): results differ from Cython's", y, v);
     }
     clReleaseKernel(A.k);
 }

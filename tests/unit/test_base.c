@@ -79,25 +79,25 @@ static char *capture(const char *text, void (*fn)(CyDiag *), CyDiag *out_d) {
 }
 
 static void diag_basic(CyDiag *d) {
-    cy_error(d, (CyPos){2, 5}, "undeclared name '%s'", "y");
-    cy_warning(d, (CyPos){1, 1}, "just a warning");
-    cy_note(d, (CyPos){3, 3}, "a note");
+    cy_error(d, (CyPos){2, 5, 0}, "undeclared name '%s'", "y");
+    cy_warning(d, (CyPos){1, 1, 0}, "just a warning");
+    cy_note(d, (CyPos){3, 3, 0}, "a note");
 }
 
 static void diag_many(CyDiag *d) {
     d->max_errors = 3;
     for (int i = 0; i < 10; i++)
-        cy_error(d, (CyPos){1, 1}, "error %d", i);
+        cy_error(d, (CyPos){1, 1, 0}, "error %d", i);
 }
 
 static void diag_silent(CyDiag *d) {
     d->out = NULL;
-    cy_error(d, (CyPos){1, 1}, "not shown");
-    cy_warning(d, (CyPos){1, 1}, "not shown");
+    cy_error(d, (CyPos){1, 1, 0}, "not shown");
+    cy_warning(d, (CyPos){1, 1, 0}, "not shown");
 }
 
-static void diag_long(CyDiag *d) { cy_error(d, (CyPos){1, 1001}, "deep"); }
-static void diag_long_start(CyDiag *d) { cy_error(d, (CyPos){1, 3}, "start"); }
+static void diag_long(CyDiag *d) { cy_error(d, (CyPos){1, 1001, 0}, "deep"); }
+static void diag_long_start(CyDiag *d) { cy_error(d, (CyPos){1, 3, 0}, "start"); }
 
 static void test_diag(void) {
     CyDiag d;

@@ -854,7 +854,9 @@ static void test_errors(void) {
     ERROR("cdef np.ndarray[double, negative_indices=False] v\n", 1, 42, "not supported by cyocl");
     ERROR("cdef object[double, ndim=2] v\n", 1, 13, "memoryview");
     ERROR("x = {1: 2, 3}\n", 1, 13, "':' expected after dictionary key");
-    ERROR("x = (y := 3)\n", 1, 6, "not supported");
+    ERROR("x = y := 3\n", 1, 10, "needs parentheses");
+    ERROR("y := 3\n", 1, 6, "needs parentheses");
+    ERROR("x = (y.a := 3)\n", 1, 6, "cannot use assignment expressions");
     ERROR("cdef unsigned double d\n", 1, 6, "invalid C type");
     ERROR("cdef int f() except +:\n    pass\n", 1, 21, "not supported");
     ERROR("def f(a=1, b):\n    pass\n", 1, 12, "non-default argument follows default argument");

@@ -18,10 +18,10 @@ typedef struct {
 static Result compile(const char *text) {
     Result r = {0};
     CyArena *a = cy_arena_new();
-    CySource src = {"t.pyx", "t.pyx", "t", text, strlen(text)};
+    CySource src = {.path = "t.pyx", .name = "t.pyx", .modname = "t", .text = text, .len = strlen(text)};
     size_t dlen = 0;
     FILE *out = open_memstream(&r.diag, &dlen);
-    CyDiag d = {&src, out, 0, 0, 0};
+    CyDiag d = {.src = &src, .out = out};
     AModule *am = cy_parse_source(a, &d, &src);
     IrModule *m = am ? cy_sema(a, &d, am) : NULL;
     if (m) {

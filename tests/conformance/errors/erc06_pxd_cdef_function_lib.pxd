@@ -1,0 +1,3 @@
+ctypedef double real_t
+
+cdef real_t scale(real_t x)
