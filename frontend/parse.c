@@ -1412,6 +1412,37 @@ static ANode *parse_testlist(P *p) {
     return t;
 }
 
+static void star_assign(P *p, ANode *targets, const Token *star, CyPos pos, ANode *value, CyVec *out);
+
+/* The targets of a 'for': as parse_exprlist, where one item may be
+ * starred (`for key, *vals in rows:`); *star is its token, or NULL. */
+static ANode *parse_for_targets(P *p, const Token **star) {
+    *star = NULL;
+    ANode *t = NULL, *first;
+    if (at_punct(p, "*")) {
+        *star = adv(p);
+        first = new_node(p, A_STARRED, (*star)->pos);
+        first->obj = limit_height(p, parse_bitor(p));
+    } else {
+        first = limit_height(p, parse_bitor(p));
+    }
+    if (!at_punct(p, ",")) return first;
+    t = new_node(p, A_TUPLE, first->pos);
+    push(p, &t->items, first);
+    while (accept_punct(p, ",") && (starts_expr(tok(p)) || at_punct(p, "*"))) {
+        if (at_punct(p, "*")) {
+            const Token *st = adv(p);
+            if (!*star) *star = st;
+            ANode *x = new_node(p, A_STARRED, st->pos);
+            x->obj = limit_height(p, parse_bitor(p));
+            push(p, &t->items, x);
+        } else {
+            push(p, &t->items, limit_height(p, parse_bitor(p)));
+        }
+    }
+    return t;
+}
+
 /* Targets of 'for' and 'del': no comparisons, so 'in' ends them. */
 static ANode *parse_exprlist(P *p) {
     if (at_punct(p, "*"))
@@ -2835,7 +2866,27 @@ static void parse_else(P *p, ANode *n) {
 static ANode *parse_for(P *p) {
     const Token *kw = adv(p);
     ANode *n = new_node(p, S_FOR, kw->pos);
-    ANode *target = parse_exprlist(p);
+    const Token *star = NULL;
+    ANode *target = parse_for_targets(p, &star);
+    if (star) {
+        /* for a, *b in it: each item goes to a hidden name, then a, *b = that */
+        if (!at_kw(p, "in")) err_syntax(p, "expected 'in'");
+        ANode *hidden = new_node(p, A_NAME, target->pos);
+        hidden->name = cy_fmt(p->a, "cy_star%d", p->nstar++);
+        push(p, &n->targets, hidden);
+        accept_kw(p, "in");
+        n->value = parse_testlist(p);
+        block_colon(p);
+        CyVec body = {0};
+        ANode *val = new_node(p, A_NAME, target->pos);
+        val->name = hidden->name;
+        star_assign(p, target, star, target->pos, val, &body);
+        parse_suite(p, &n->body);
+        for (int i = 0; i < n->body.len; i++) push(p, &body, n->body.items[i]);
+        n->body = body;
+        parse_else(p, n);
+        return n;
+    }
     check_target(p, target, "assign to");
     push(p, &n->targets, target);
     if (at_kw(p, "from") && target->kind == A_NAME) {

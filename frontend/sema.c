@@ -486,8 +486,51 @@ static Fused *builtin_fused(S *s, const char *name) {
 
 /* The fused type a type name means, or NULL: a 'ctypedef fused' name, a
  * name cimported from cython, or cython.floating after 'cimport cython'. */
+/* `cimport helpers [as h]` of a user's helpers.pxd: its declarations are
+ * module names (the parser spliced them in), and h.x stands for x.  The
+ * name after "h." of a dotted name that starts with such a module, or NULL. */
+static const char *user_mod_member(S *s, const char *name) {
+    const char *dot = name ? strchr(name, '.') : NULL;
+    if (!dot || strchr(dot + 1, '.')) return NULL;
+    char head[128];
+    size_t hl = (size_t)(dot - name);
+    if (hl >= sizeof head) return NULL;
+    memcpy(head, name, hl);
+    head[hl] = 0;
+    Sym *y = lookup(s, head);
+    return y && y->kind == SY_CMOD && y->qual && !strncmp(y->qual, "pxd:", 4) ? dot + 1 : NULL;
+}
+
+static int is_user_mod(S *s, const ANode *n) {
+    if (!n || n->kind != A_NAME) return 0;
+    Sym *y = lookup(s, n->name);
+    return y && y->kind == SY_CMOD && y->qual && !strncmp(y->qual, "pxd:", 4);
+}
+
+static ANode *pxd_foreign(ANode *n, const char *name);
+
+/* h.name of a user module h: 0 after an error when its .pxd does not
+ * declare name, or declares what cyocl cannot reach (the other .pyx's). */
+static int user_mod_has(S *s, const ANode *h, const char *name, CyPos p) {
+    Sym *y = lookup(s, h->name);
+    ANode *ci = y ? y->defval : NULL;
+    const char *mod = y->qual + 4;
+    if (ci && pxd_foreign(ci, name)) {
+        err(s, p, "'%s.%s' is defined in %s.pyx: using a cdef function, extension type or variable of another "
+                  "module is not supported by cyocl (it builds one module at a time)", h->name, name, mod);
+        return 0;
+    }
+    Sym *x = lookup_in(s->mscope, name);
+    if (!x || x->kind == SY_PYGLOBAL) {
+        err(s, p, "cimported module has no attribute '%s'", name);
+        return 0;
+    }
+    return 1;
+}
+
 static Fused *fused_named(S *s, const char *name) {
     if (!name) return NULL;
+    if (user_mod_member(s, name)) name = user_mod_member(s, name);
     const char *dot = strrchr(name, '.');
     if (!dot) {
         Sym *y = lookup(s, name);
@@ -534,6 +577,7 @@ static CyType *module_type(S *s, const char *mod, const char *n) {
 }
 
 static CyType *scalar_by_name(S *s, const char *name) {
+    if (user_mod_member(s, name)) name = user_mod_member(s, name);
     Fused *fu = fused_named(s, name);
     if (fu) return fused_bound(s, fu);
     /* np.float64_t, cython.double, cnp.int32_t */
@@ -756,6 +800,12 @@ static CyType *ctuple_type(S *s, ATypeSyn *ts) {
 
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
+    if (user_mod_member(s, t->name)) {
+        ATypeSyn *u = cy_alloc(s->a, sizeof *u);
+        *u = *t;
+        u->name = user_mod_member(s, t->name);
+        t = u;
+    }
     if (t->tuple_items.len) return ctuple_type(s, t);
     if (t->fn_ret) {
         CyType *ret = resolve_type(s, t->fn_ret);
@@ -2630,16 +2680,13 @@ static void read_names(S *s, ANode *n, CyVec *out, CyVec *own) {
     for (int i = 0; i < n->with_items.len; i++) read_names(s, ((AWithItem *)n->with_items.items[i])->expr, out, own);
 }
 
-static int is_compound(const ANode *n) {
-    return n->kind == S_IF || n->kind == S_FOR || n->kind == S_WHILE || n->kind == S_TRY || n->kind == S_WITH;
-}
 
 /* A function object copies the value of a variable of the enclosing function
  * it reads when it is made; that is Python's (which reads it when called)
- * where the variable cannot change after: a parameter the function never
- * assigns, or a local assigned once, by a statement of the function's own
- * block (not in a loop or branch) before the one the function object is
- * made in.  Returns NULL, or why not. */
+ * where the variable cannot change after: every statement of the function's
+ * own block that assigns it (anywhere inside: a branch, a loop) comes before
+ * the one the function object is made in, which runs once, after them.
+ * Returns NULL, or why not. */
 static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
     if (!y->var || !s->fscope || lookup_in(s->fscope, name) != y || (y->var->kind != V_PARAM && y->var->kind != V_LOCAL))
         return "it is not a variable of the enclosing function's own block (a comprehension's?)";
@@ -2647,7 +2694,9 @@ static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
     if (!(is_obj(t) || is_cnum(t) || is_view(t)) || t->kind == TY_LDOUBLE)
         return cy_fmt(s->a, "a closure over a variable of type '%s' is not supported", t->name);
     CyVec *body = s->fbody;
-    int count = 0, where = -1;
+    int here_at = -1; /* the statement the function object is made in */
+    for (int i = 0; body && i < body->len; i++)
+        if (!cy_pos_before(s->d, at, ((ANode *)body->items[i])->pos)) here_at = i;
     for (int i = 0; body && i < body->len; i++) {
         CyVec b = {0};
         ANode *st = body->items[i];
@@ -2660,16 +2709,10 @@ static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
             for (int k = 0; k < st->names.len; k++)
                 here += !strcmp(st->names.items[k], name) && st->inits.items[k];
         }
-        if (here) {
-            count += here;
-            where = is_compound(st) ? -2 : i;
-        }
+        if (here && i >= here_at)
+            return i == here_at ? "the statement that makes the function object assigns it too (in a loop?)"
+                                : "the enclosing function assigns it after the function object is made";
     }
-    if (y->var->kind == V_PARAM)
-        return count ? "the enclosing function assigns it" : NULL;
-    if (count != 1 || where < 0) return "the enclosing function assigns it more than once, or in a loop or branch";
-    if (where + 1 >= body->len || cy_pos_before(s->d, at, ((ANode *)body->items[where + 1])->pos))
-        return "the enclosing function assigns it after the function object is made";
     return NULL;
 }
 
@@ -2703,6 +2746,7 @@ static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
         dyn[i] = cargs.len;
     }
     CyVec caps = {0}; /* IrVar* of the enclosing function, in order */
+    int self_item = 0;
     if (s->fn) {
         CyVec own = {0}, reads = {0};
         for (int i = 0; i < np0; i++) push_name(s, &own, ((AParam *)af->params.items[i])->name);
@@ -2715,6 +2759,13 @@ static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
             if (mine) continue;
             Sym *y = lookup(s, x->name);
             if (!y || y == lookup_in(s->mscope, x->name) || (y->kind != SY_VAR && y->kind != SY_PYVAR)) continue;
+            if (!strcmp(what, "nested def") && !strcmp(x->name, af->name) && !self_item) {
+                /* def fact(k): ... fact(k - 1): its own name is the object being made */
+                cy_vec_push(s->a, &cargs, mk(s, E_NONE, cy_type_scalar(TY_OBJECT), pos));
+                cy_vec_push(s->a, &caps, y->var);
+                self_item = cargs.len;
+                continue;
+            }
             const char *why = capture_why_not(s, x->name, y, pos);
             if (why) {
                 err(s, x->pos, "a %s that uses the enclosing function's variable '%s' (a closure) is not supported by "
@@ -2741,6 +2792,7 @@ static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
     fn->cname = cy_fmt(s->a, "cy_lam%d", s->ntmp++);
     if (cargs.len) {
         fn->is_dynfunc = 1;
+        fn->self_item = self_item;
         for (int i = 0; i < np0; i++) cy_vec_push(s->a, &fn->param_dyn, (void *)dyn[i]);
         for (int k = 0; k < caps.len; k++) {
             IrVar *ov = caps.items[k];
@@ -2778,6 +2830,15 @@ static int call_unpacks(const ANode *n) {
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (f->kind == A_ATTR && is_user_mod(s, f->obj)) {
+        /* h.f(...) of `cimport helpers as h`: f(...) */
+        if (!user_mod_has(s, f->obj, f->name, f->pos)) return mk_err(s, n->pos);
+        ANode *c = an(s, A_CALL, n->pos);
+        *c = *n;
+        c->obj = an(s, A_NAME, f->pos);
+        c->obj->name = f->name;
+        return call_expr(s, c);
+    }
     if (call_unpacks(n)) {
         Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
         if (fy && fy->kind == SY_FUNC && fy->fn->kind != F_DEF) {
@@ -3411,7 +3472,14 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     }
     case A_NONE: return mk(s, E_NONE, cy_type_scalar(TY_OBJECT), n->pos);
     case A_TRUE: case A_FALSE: return mk_int(s, n->kind == A_TRUE, TY_BINT, n->pos);
-    case A_ATTR: return attr_expr(s, n);
+    case A_ATTR:
+        if (is_user_mod(s, n->obj)) {
+            if (!user_mod_has(s, n->obj, n->name, n->pos)) return mk_err(s, n->pos);
+            ANode *x = an(s, A_NAME, n->pos);
+            x->name = n->name;
+            return lower_expr(s, x);
+        }
+        return attr_expr(s, n);
     case A_CALL: return call_expr(s, n);
     case A_INDEX: return index_expr(s, n);
     case A_SLICE:
@@ -7447,9 +7515,23 @@ static ANode *pxd_foreign(ANode *n, const char *name) {
  * an alias is another name of the same symbol. */
 static void user_cimport_names(S *s, ANode *n) {
     if (n->kind == S_CIMPORT) {
-        err(s, *(CyPos *)n->name_pos.items[0],
-            "'cimport %s' of a .pxd file is not supported by cyocl (use 'from %s cimport NAME, ...')", n->module,
-            n->module);
+        const char *alias = n->aliases.len ? n->aliases.items[0] : NULL;
+        if (!alias && strchr(n->module, '.')) {
+            err(s, *(CyPos *)n->name_pos.items[0],
+                "'cimport %s' of a .pxd file in a package is not supported by cyocl without 'as NAME'", n->module);
+            return;
+        }
+        const char *bind = alias ? alias : n->module;
+        Sym *y = lookup_in(s->mscope, bind);
+        if (y && !(y->kind == SY_CMOD && y->qual && !strcmp(y->qual + 4, n->module))) {
+            err(s, *(CyPos *)n->name_pos.items[0], "'%s' redeclared", bind);
+            return;
+        }
+        if (!y) {
+            y = declare(s, s->mscope, bind, SY_CMOD);
+            y->qual = cy_fmt(s->a, "pxd:%s", n->module);
+            y->defval = n; /* the cimport: what the other module's .pyx defines (n->decls) */
+        }
         return;
     }
     for (int i = 0; !n->star && i < n->names.len; i++) {

@@ -3746,9 +3746,9 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         IrExpr *d = f->param_defaults.items[i];
         int not_none = (int)(intptr_t)f->param_not_none.items[i];
         const char *v = FMT("cy_vals[%d]", i);
-        /* a default or a closure variable the function object carries (its self, a tuple) */
+        /* a default or a closure variable the function object carries (its self, a list) */
         intptr_t dy = !off && i < orig->param_dyn.len ? (intptr_t)orig->param_dyn.items[i] : 0;
-        if (dy) out(G, "if (!%s) %s = PyTuple_GET_ITEM(cy_self, %d);", v, v, (int)(dy > 0 ? dy - 1 : -dy - 1));
+        if (dy) out(G, "if (!%s) %s = PyList_GET_ITEM(cy_self, %d);", v, v, (int)(dy > 0 ? dy - 1 : -dy - 1));
         const char *cd = const_default(G, d);
         const char *od = default_obj(defaults, orig, i + off);
         if (d && !cd && od) out(G, "if (!%s) %s = %s;", v, v, od);
@@ -4866,10 +4866,14 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
             f->cname, c_strz(G, f->name), wrapper_name(G, f), f->docstring ? c_strz(G, f->docstring) : "NULL");
         out(G, "static PyObject *%s_make(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs) {", f->cname);
         out(G, "    (void)cy_self;");
-        out(G, "    PyObject *cy_t = PyTuple_New(cy_nargs);");
+        /* a list, not a tuple: a function that calls itself is in its own list, a cycle only a list's
+           tp_clear lets the GC break (neither tuples nor builtin functions have one) */
+        out(G, "    PyObject *cy_t = PyList_New(cy_nargs);");
         out(G, "    if (!cy_t) return NULL;");
-        out(G, "    for (Py_ssize_t cy_i = 0; cy_i < cy_nargs; cy_i++) PyTuple_SET_ITEM(cy_t, cy_i, Py_NewRef(cy_args[cy_i]));");
+        out(G, "    for (Py_ssize_t cy_i = 0; cy_i < cy_nargs; cy_i++) PyList_SET_ITEM(cy_t, cy_i, Py_NewRef(cy_args[cy_i]));");
         out(G, "    PyObject *cy_f = PyCFunction_NewEx(&%s_def, cy_t, %s_mn);", f->cname, f->cname);
+        if (f->self_item) /* it calls itself by its name: the object is in its own list */
+            out(G, "    if (cy_f) Py_SETREF(((PyListObject *)cy_t)->ob_item[%d], Py_NewRef(cy_f));", f->self_item - 1);
         out(G, "    Py_DECREF(cy_t);");
         out(G, "    return cy_f;");
         out(G, "}");

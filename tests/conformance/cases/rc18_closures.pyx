@@ -48,6 +48,25 @@ def pipeline(int n):
         return x + base
     return list(map(step, range(3)))
 
+def flatten(tree):
+    out = []
+    def visit(node, int depth=0):
+        out.append((node[0], depth))
+        for child in node[1]:
+            visit(child, depth + 1)
+    visit(tree)
+    return out
+
+def by_mode(xs, int mode):
+    if mode == 1:
+        weight = 2.0
+    else:
+        weight = -1.0
+    total = 0
+    for x in xs:
+        total += x
+    return [(lambda v: v * weight + total)(x) for x in xs]
+
 cdef class Scaler:
     cdef public double factor
     def __init__(self, double factor):

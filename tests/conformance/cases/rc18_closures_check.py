@@ -29,3 +29,6 @@ def check(mod):
     assert mod.sample(np.arange(10.0), 3) == [0.0, 3.0, 6.0]
     assert mod.pipeline(2) == [20, 21, 22]
     assert mod.Scaler(1.5).apply_all([2, 4]) == [3.0, 6.0]
+    tree = ("a", [("b", []), ("c", [("d", [])])])
+    assert mod.flatten(tree) == [("a", 0), ("b", 1), ("c", 1), ("d", 2)]
+    assert mod.by_mode([1, 2], 1) == [5.0, 7.0] and mod.by_mode([1, 2], 0) == [2.0, 1.0]
