@@ -36,6 +36,7 @@ typedef struct {
     int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
     int nwith;        /* `with ... as` statements so far: their hidden names */
     int nstar;        /* starred assignments so far: their hidden names */
+    int in_func;      /* function bodies being parsed, one inside another */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
     const CySource *src;   /* the file these tokens are from */
@@ -2305,7 +2306,9 @@ static ANode *parse_def(P *p, CyVec *decorators) {
     if (accept_punct(p, "->"))
         ret = pure_type(p); /* the return type of a @cython.cfunc; for a def, ignored as Cython does */
     block_colon(p);
+    p->in_func++;
     parse_suite(p, &n->func->body);
+    p->in_func--;
     take_docstring(n->func);
     pure_decorators(p, n->func, ret);
     return n;
@@ -2376,7 +2379,9 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
             f->pxd_module = p->pxd_mod;
         } else {
             block_colon(p);
+            p->in_func++;
             parse_suite(p, &f->body);
+            p->in_func--;
             take_docstring(f);
         }
         push(p, out, n);
@@ -3152,6 +3157,7 @@ static void parse_stmt(P *p, CyVec *out) {
             err_syntax(p, "expected the file name of the include, a string");
         adv(p);
         expect_newline(p);
+        if (p->in_func || p->class_body) err_at(p, t->pos, "include statement not allowed here");
         include_file(p, t->pos, f, out);
     } else if (is_kw(t, "elif") || is_kw(t, "else") || is_kw(t, "except") || is_kw(t, "finally") ||
                is_kw(t, "ELIF") || is_kw(t, "ELSE")) {
