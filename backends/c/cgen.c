@@ -635,6 +635,16 @@ static Val gen_view(Gen *G, IrExpr *e) {
         out(G, "}");
         return (Val){t, 1};
     }
+    case E_STMTS:
+        if (e->ival == 'w') {
+            /* (v := a[1:]): the assignment, then a reference of its own to v's view */
+            gen_stmts(G, &e->stmts);
+            Val a = gen_view(G, e->args[0]);
+            const char *t = vtmp(G);
+            out(G, "cyrt_view_copy(&%s, &%s);", t, a.c);
+            return (Val){t, 1};
+        }
+        /* fall through */
     default:
         cy_error(G->d, e->pos, "internal error: C backend cannot produce a memoryview from this expression");
         return (Val){"cy_view_error", 0};
