@@ -36,6 +36,7 @@ typedef struct {
     int nlambda;      /* lambdas so far: Cython names them lambda, lambda1, ... in source order */
     int nwith;        /* `with ... as` statements so far: their hidden names */
     int nstar;        /* starred assignments so far: their hidden names */
+    int in_func;      /* function bodies being parsed, one inside another */
     jmp_buf jb;
     CyVec pure_names; /* names bound by `T = cython.fused_type(...)` / `cython.typedef(...)`: types */
     const CySource *src;   /* the file these tokens are from */
@@ -1412,6 +1413,37 @@ static ANode *parse_testlist(P *p) {
     return t;
 }
 
+static void star_assign(P *p, ANode *targets, const Token *star, CyPos pos, ANode *value, CyVec *out);
+
+/* The targets of a 'for': as parse_exprlist, where one item may be
+ * starred (`for key, *vals in rows:`); *star is its token, or NULL. */
+static ANode *parse_for_targets(P *p, const Token **star) {
+    *star = NULL;
+    ANode *t = NULL, *first;
+    if (at_punct(p, "*")) {
+        *star = adv(p);
+        first = new_node(p, A_STARRED, (*star)->pos);
+        first->obj = limit_height(p, parse_bitor(p));
+    } else {
+        first = limit_height(p, parse_bitor(p));
+    }
+    if (!at_punct(p, ",")) return first;
+    t = new_node(p, A_TUPLE, first->pos);
+    push(p, &t->items, first);
+    while (accept_punct(p, ",") && (starts_expr(tok(p)) || at_punct(p, "*"))) {
+        if (at_punct(p, "*")) {
+            const Token *st = adv(p);
+            if (!*star) *star = st;
+            ANode *x = new_node(p, A_STARRED, st->pos);
+            x->obj = limit_height(p, parse_bitor(p));
+            push(p, &t->items, x);
+        } else {
+            push(p, &t->items, limit_height(p, parse_bitor(p)));
+        }
+    }
+    return t;
+}
+
 /* Targets of 'for' and 'del': no comparisons, so 'in' ends them. */
 static ANode *parse_exprlist(P *p) {
     if (at_punct(p, "*"))
@@ -2274,7 +2306,9 @@ static ANode *parse_def(P *p, CyVec *decorators) {
     if (accept_punct(p, "->"))
         ret = pure_type(p); /* the return type of a @cython.cfunc; for a def, ignored as Cython does */
     block_colon(p);
+    p->in_func++;
     parse_suite(p, &n->func->body);
+    p->in_func--;
     take_docstring(n->func);
     pure_decorators(p, n->func, ret);
     return n;
@@ -2345,7 +2379,9 @@ static void parse_declarators(P *p, CyPos pos, ATypeSyn *base, int mode, int is_
             f->pxd_module = p->pxd_mod;
         } else {
             block_colon(p);
+            p->in_func++;
             parse_suite(p, &f->body);
+            p->in_func--;
             take_docstring(f);
         }
         push(p, out, n);
@@ -2835,7 +2871,27 @@ static void parse_else(P *p, ANode *n) {
 static ANode *parse_for(P *p) {
     const Token *kw = adv(p);
     ANode *n = new_node(p, S_FOR, kw->pos);
-    ANode *target = parse_exprlist(p);
+    const Token *star = NULL;
+    ANode *target = parse_for_targets(p, &star);
+    if (star) {
+        /* for a, *b in it: each item goes to a hidden name, then a, *b = that */
+        if (!at_kw(p, "in")) err_syntax(p, "expected 'in'");
+        ANode *hidden = new_node(p, A_NAME, target->pos);
+        hidden->name = cy_fmt(p->a, "cy_star%d", p->nstar++);
+        push(p, &n->targets, hidden);
+        accept_kw(p, "in");
+        n->value = parse_testlist(p);
+        block_colon(p);
+        CyVec body = {0};
+        ANode *val = new_node(p, A_NAME, target->pos);
+        val->name = hidden->name;
+        star_assign(p, target, star, target->pos, val, &body);
+        parse_suite(p, &n->body);
+        for (int i = 0; i < n->body.len; i++) push(p, &body, n->body.items[i]);
+        n->body = body;
+        parse_else(p, n);
+        return n;
+    }
     check_target(p, target, "assign to");
     push(p, &n->targets, target);
     if (at_kw(p, "from") && target->kind == A_NAME) {
@@ -3101,6 +3157,7 @@ static void parse_stmt(P *p, CyVec *out) {
             err_syntax(p, "expected the file name of the include, a string");
         adv(p);
         expect_newline(p);
+        if (p->in_func || p->class_body) err_at(p, t->pos, "include statement not allowed here");
         include_file(p, t->pos, f, out);
     } else if (is_kw(t, "elif") || is_kw(t, "else") || is_kw(t, "except") || is_kw(t, "finally") ||
                is_kw(t, "ELIF") || is_kw(t, "ELSE")) {

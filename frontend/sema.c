@@ -125,6 +125,7 @@ typedef struct {
     int nae;                /* array expressions lowered so far (unique names) */
     int buf_ok;             /* > 0: a buffer type may be declared here (arguments, locals) */
     CyVec *fbody;           /* the AST body of the function being lowered */
+    Scope *fscope;          /* its own scope (comprehensions' are inside it) */
     CyVec bufvars;          /* IrVar* pairs of this function: a buffer-typed variable, its view */
     /* fused types: Cython's builtin ones (made on first use), the
        specialisation being declared or lowered (fused type -> its type
@@ -487,8 +488,51 @@ static Fused *builtin_fused(S *s, const char *name) {
 
 /* The fused type a type name means, or NULL: a 'ctypedef fused' name, a
  * name cimported from cython, or cython.floating after 'cimport cython'. */
+/* `cimport helpers [as h]` of a user's helpers.pxd: its declarations are
+ * module names (the parser spliced them in), and h.x stands for x.  The
+ * name after "h." of a dotted name that starts with such a module, or NULL. */
+static const char *user_mod_member(S *s, const char *name) {
+    const char *dot = name ? strchr(name, '.') : NULL;
+    if (!dot || strchr(dot + 1, '.')) return NULL;
+    char head[128];
+    size_t hl = (size_t)(dot - name);
+    if (hl >= sizeof head) return NULL;
+    memcpy(head, name, hl);
+    head[hl] = 0;
+    Sym *y = lookup(s, head);
+    return y && y->kind == SY_CMOD && y->qual && !strncmp(y->qual, "pxd:", 4) ? dot + 1 : NULL;
+}
+
+static int is_user_mod(S *s, const ANode *n) {
+    if (!n || n->kind != A_NAME) return 0;
+    Sym *y = lookup(s, n->name);
+    return y && y->kind == SY_CMOD && y->qual && !strncmp(y->qual, "pxd:", 4);
+}
+
+static ANode *pxd_foreign(ANode *n, const char *name);
+
+/* h.name of a user module h: 0 after an error when its .pxd does not
+ * declare name, or declares what cyocl cannot reach (the other .pyx's). */
+static int user_mod_has(S *s, const ANode *h, const char *name, CyPos p) {
+    Sym *y = lookup(s, h->name);
+    ANode *ci = y ? y->defval : NULL;
+    const char *mod = y->qual + 4;
+    if (ci && pxd_foreign(ci, name)) {
+        err(s, p, "'%s.%s' is defined in %s.pyx: using a cdef function, extension type or variable of another "
+                  "module is not supported by cyocl (it builds one module at a time)", h->name, name, mod);
+        return 0;
+    }
+    Sym *x = lookup_in(s->mscope, name);
+    if (!x || x->kind == SY_PYGLOBAL) {
+        err(s, p, "cimported module has no attribute '%s'", name);
+        return 0;
+    }
+    return 1;
+}
+
 static Fused *fused_named(S *s, const char *name) {
     if (!name) return NULL;
+    if (user_mod_member(s, name)) name = user_mod_member(s, name);
     const char *dot = strrchr(name, '.');
     if (!dot) {
         Sym *y = lookup(s, name);
@@ -535,6 +579,7 @@ static CyType *module_type(S *s, const char *mod, const char *n) {
 }
 
 static CyType *scalar_by_name(S *s, const char *name) {
+    if (user_mod_member(s, name)) name = user_mod_member(s, name);
     Fused *fu = fused_named(s, name);
     if (fu) return fused_bound(s, fu);
     /* np.float64_t, cython.double, cnp.int32_t */
@@ -757,6 +802,12 @@ static CyType *ctuple_type(S *s, ATypeSyn *ts) {
 
 static CyType *resolve_type(S *s, ATypeSyn *t) {
     if (!t) return cy_type_scalar(TY_OBJECT);
+    if (user_mod_member(s, t->name)) {
+        ATypeSyn *u = cy_alloc(s->a, sizeof *u);
+        *u = *t;
+        u->name = user_mod_member(s, t->name);
+        t = u;
+    }
     if (t->tuple_items.len) return ctuple_type(s, t);
     if (t->fn_ret) {
         CyType *ret = resolve_type(s, t->fn_ret);
@@ -2540,100 +2591,263 @@ static IrExpr *struct_from_dict(S *s, ANode *d, CyType *t) {
 
 static struct Flat *flat_of(S *s, IrFunc *m);
 
-/* The first name n reads that the enclosing function binds (a closure
- * variable), NULL if none: bound names are the lambda's parameters and the
- * comprehensions' targets inside it. */
-static ANode *closure_name(S *s, ANode *n, CyVec *bound) {
-    if (!n) return NULL;
-    if (n->kind == A_NAME) {
-        for (int i = 0; i < bound->len; i++)
-            if (!strcmp(bound->items[i], n->name)) return NULL;
-        Sym *y = lookup(s, n->name);
-        return y && y != lookup_in(s->mscope, n->name) ? n : NULL;
-    }
-    if (n->kind == A_LAMBDA) {
-        int mark = bound->len;
-        for (int i = 0; i < n->func->params.len; i++)
-            cy_vec_push(s->a, bound, (void *)((AParam *)n->func->params.items[i])->name);
-        ANode *r = closure_name(s, ((ANode *)n->func->body.items[0])->value, bound);
-        bound->len = mark;
-        return r;
-    }
-    if (n->kind == A_COMP) {
-        int mark = bound->len;
-        for (int i = 0; i < n->items.len; i++) {
-            ANode *c = n->items.items[i];
-            if (c->kind == S_FOR) {
-                ANode *r = closure_name(s, c->obj, bound);
-                if (r) return r;
-                CyVec tg = {0};
-                cy_vec_push(s->a, &tg, c->lhs);
-                for (int k = 0; k < tg.len; k++) {
-                    ANode *t = tg.items[k];
-                    if (t->kind == A_NAME) cy_vec_push(s->a, bound, (void *)t->name);
-                    else for (int j = 0; j < t->items.len; j++) cy_vec_push(s->a, &tg, t->items.items[j]);
-                }
-            } else {
-                ANode *r = closure_name(s, c->cond, bound);
-                if (r) return r;
-            }
-        }
-        ANode *r = closure_name(s, n->then, bound);
-        if (!r) r = closure_name(s, n->other, bound);
-        bound->len = mark;
-        return r;
-    }
-    ANode *r = NULL;
-    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
-    for (int i = 0; i < 7 && !r; i++) r = closure_name(s, kids[i], bound);
-    for (int i = 0; i < n->items.len && !r; i++) r = closure_name(s, n->items.items[i], bound);
-    for (int i = 0; i < n->values.len && !r; i++) r = closure_name(s, n->values.items[i], bound);
-    return r;
-}
-
 static IrFunc *declare_function(S *s, AFunc *af, int is_extern);
 
 /* lambda: a def of its own, whose function object the module
  * makes once at import (Cython's lambda is a closure; cyocl's reads only
  * its arguments and module globals, so one object serves every
  * evaluation). */
-static IrExpr *lower_lambda(S *s, ANode *n) {
-    AFunc *af = n->func;
-    CyVec bound = {0};
-    for (int i = 0; i < af->params.len; i++) {
+/* ---- lambdas and nested defs: function objects made where they are evaluated ---- */
+
+static void each_walrus(ANode *n, void (*f)(void *, ANode *), void *ctx);
+
+typedef struct {
+    S *s;
+    CyVec *out;
+} NameAcc;
+
+static void push_name(S *s, CyVec *out, const char *name) {
+    for (int i = 0; i < out->len; i++)
+        if (!strcmp(out->items[i], name)) return;
+    cy_vec_push(s->a, out, (void *)name);
+}
+
+static void target_names(S *s, ANode *t, CyVec *out) {
+    if (!t) return;
+    if (t->kind == A_NAME) push_name(s, out, t->name);
+    else if (t->kind == A_STARRED) target_names(s, t->obj, out);
+    else if (t->kind == A_TUPLE || t->kind == A_LIST)
+        for (int i = 0; i < t->items.len; i++) target_names(s, t->items.items[i], out);
+}
+
+static void walrus_acc(void *ctx, ANode *w) {
+    NameAcc *na = ctx;
+    push_name(na->s, na->out, w->lhs->name);
+}
+
+/* The names statement n binds in its function (Python's rule for what is
+ * local), through its blocks; also the names comprehensions and lambdas in
+ * it bind for themselves (approximately: they are not read from outside). */
+static void bound_names(S *s, ANode *n, CyVec *out) {
+    if (!n) return;
+    NameAcc na = {s, out};
+    switch (n->kind) {
+    case S_ASSIGN:
+        for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
+        break;
+    case S_AUGASSIGN: target_names(s, n->lhs, out); break;
+    case S_FOR: target_names(s, n->targets.items[0], out); break;
+    case S_DEL:
+        for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
+        break;
+    case S_CDEF:
+        for (int i = 0; i < n->names.len; i++) push_name(s, out, n->names.items[i]);
+        break;
+    case S_EXCEPT:
+        if (n->name) push_name(s, out, n->name);
+        break;
+    case S_FUNC: push_name(s, out, n->func->name); return;
+    case S_IMPORT:
+        if (n->aliases.len && n->aliases.items[0]) push_name(s, out, n->aliases.items[0]);
+        else if (n->module) {
+            const char *dot = strchr(n->module, '.');
+            push_name(s, out, dot ? cy_strndup(s->a, n->module, (size_t)(dot - n->module)) : n->module);
+        }
+        break;
+    case S_FROMIMPORT:
+        for (int i = 0; !n->is_cimport && i < n->names.len; i++)
+            push_name(s, out, n->aliases.items[i] ? n->aliases.items[i] : n->names.items[i]);
+        break;
+    default: break;
+    }
+    if (n->kind != S_FUNC && n->kind != S_CDEF_CLASS) each_walrus(n, walrus_acc, &na);
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++) bound_names(s, bl[k]->items[i], out);
+}
+
+/* The names expression or statement n reads (A_NAME nodes, first of each),
+ * through blocks, comprehensions, lambdas and nested defs; the names
+ * comprehensions and lambdas bind are added to own. */
+static void read_names(S *s, ANode *n, CyVec *out, CyVec *own) {
+    if (!n) return;
+    if (n->kind == A_NAME) {
+        for (int i = 0; i < out->len; i++)
+            if (!strcmp(((ANode *)out->items[i])->name, n->name)) return;
+        cy_vec_push(s->a, out, n);
+        return;
+    }
+    if (n->kind == A_LAMBDA || n->kind == S_FUNC) {
+        AFunc *f = n->func;
+        for (int i = 0; i < f->params.len; i++) {
+            AParam *ap = f->params.items[i];
+            if (n->kind == A_LAMBDA) push_name(s, own, ap->name);
+            read_names(s, ap->deflt, out, own);
+        }
+        CyVec inner = {0};
+        for (int i = 0; i < f->params.len; i++) push_name(s, &inner, ((AParam *)f->params.items[i])->name);
+        for (int i = 0; i < f->body.len; i++) bound_names(s, f->body.items[i], &inner);
+        CyVec rd = {0};
+        for (int i = 0; i < f->body.len; i++) read_names(s, f->body.items[i], &rd, own);
+        for (int i = 0; i < rd.len; i++) {
+            ANode *x = rd.items[i];
+            int mine = 0;
+            for (int k = 0; k < inner.len && !mine; k++) mine = !strcmp(inner.items[k], x->name);
+            if (!mine) read_names(s, x, out, own);
+        }
+        return;
+    }
+    if (n->kind == A_COMP)
+        for (int i = 0; i < n->items.len; i++) {
+            ANode *c = n->items.items[i];
+            if (c->kind == S_FOR) target_names(s, c->lhs, own);
+        }
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) read_names(s, kids[i], out, own);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits, &n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < vs[k]->len; i++) read_names(s, vs[k]->items[i], out, own);
+    for (int i = 0; i < n->with_items.len; i++) read_names(s, ((AWithItem *)n->with_items.items[i])->expr, out, own);
+}
+
+
+/* A function object copies the value of a variable of the enclosing function
+ * it reads when it is made; that is Python's (which reads it when called)
+ * where the variable cannot change after: every statement of the function's
+ * own block that assigns it (anywhere inside: a branch, a loop) comes before
+ * the one the function object is made in, which runs once, after them.
+ * Returns NULL, or why not. */
+static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
+    if (!y->var || !s->fscope || lookup_in(s->fscope, name) != y || (y->var->kind != V_PARAM && y->var->kind != V_LOCAL))
+        return "it is not a variable of the enclosing function's own block (a comprehension's?)";
+    CyType *t = y->var->ty;
+    if (!(is_obj(t) || is_cnum(t) || is_view(t)) || t->kind == TY_LDOUBLE)
+        return cy_fmt(s->a, "a closure over a variable of type '%s' is not supported", t->name);
+    CyVec *body = s->fbody;
+    int here_at = -1; /* the statement the function object is made in */
+    for (int i = 0; body && i < body->len; i++)
+        if (!cy_pos_before(s->d, at, ((ANode *)body->items[i])->pos)) here_at = i;
+    for (int i = 0; body && i < body->len; i++) {
+        CyVec b = {0};
+        ANode *st = body->items[i];
+        bound_names(s, st, &b);
+        int here = 0;
+        for (int k = 0; k < b.len; k++) here += !strcmp(b.items[k], name);
+        if (here && st->kind == S_CDEF) {
+            /* a declaration without a value assigns nothing */
+            here = 0;
+            for (int k = 0; k < st->names.len; k++)
+                here += !strcmp(st->names.items[k], name) && st->inits.items[k];
+        }
+        if (here && i >= here_at)
+            return i == here_at ? "the statement that makes the function object assigns it too (in a loop?)"
+                                : "the enclosing function assigns it after the function object is made";
+    }
+    return NULL;
+}
+
+static int const_default_node(ANode *d) {
+    if (d && d->kind == A_UNOP && !strcmp(d->op, "-")) d = d->obj;
+    return d && (d->kind == A_NONE || d->kind == A_TRUE || d->kind == A_FALSE || d->kind == A_INT ||
+                 d->kind == A_FLOAT || (d->kind == A_STR && !d->is_fstring));
+}
+
+/* The function object of a lambda or of a def nested in a function.  A
+ * default that is not a constant is evaluated here, and each variable of
+ * the enclosing function the body reads (a closure) is copied here: the
+ * object is made each time with those values (Cython makes a closure). */
+static IrExpr *make_function(S *s, AFunc *af, CyPos pos, const char *what) {
+    CyVec cargs = {0}; /* IrExpr*: the values the object carries */
+    int np0 = af->params.len;
+    intptr_t *dyn = cy_alloc(s->a, (size_t)(np0 + 1) * sizeof *dyn);
+    ANode **saved = cy_alloc(s->a, (size_t)(np0 + 1) * sizeof *saved);
+    for (int i = 0; i < np0; i++) {
         AParam *ap = af->params.items[i];
-        ANode *d = ap->deflt;
-        if (d && d->kind == A_UNOP && !strcmp(d->op, "-")) d = d->obj;
-        if (d && !(d->kind == A_NONE || d->kind == A_TRUE || d->kind == A_FALSE || d->kind == A_INT ||
-                   d->kind == A_FLOAT || (d->kind == A_STR && !d->is_fstring))) {
-            /* evaluated where the lambda is: only a constant is the same each time */
-            err(s, ap->deflt->pos, "a default value of a lambda argument that is not a constant is not supported by "
-                                   "cyocl");
-            return mk_err(s, n->pos);
+        saved[i] = ap->deflt;
+        if (!ap->deflt || const_default_node(ap->deflt)) continue;
+        if (ap->type) {
+            err(s, ap->deflt->pos, "a default value that is not a constant for the typed argument '%s' of a %s is not "
+                                   "supported by cyocl", ap->name, what);
+            return mk_err(s, pos);
         }
-        cy_vec_push(s->a, &bound, (void *)ap->name);
+        IrExpr *v = lower_expr(s, ap->deflt);
+        if (v->ty == TY_ERR) return v;
+        cy_vec_push(s->a, &cargs, coerce(s, v, cy_type_scalar(TY_OBJECT)));
+        dyn[i] = cargs.len;
     }
+    CyVec caps = {0}; /* IrVar* of the enclosing function, in order */
+    int self_item = 0;
     if (s->fn) {
-        ANode *c = closure_name(s, ((ANode *)af->body.items[0])->value, &bound);
-        if (c) {
-            err(s, c->pos, "a lambda that uses the enclosing function's variable '%s' (a closure) is not supported "
-                           "by cyocl", c->name);
-            return mk_err(s, n->pos);
+        CyVec own = {0}, reads = {0};
+        for (int i = 0; i < np0; i++) push_name(s, &own, ((AParam *)af->params.items[i])->name);
+        for (int i = 0; i < af->body.len; i++) bound_names(s, af->body.items[i], &own);
+        for (int i = 0; i < af->body.len; i++) read_names(s, af->body.items[i], &reads, &own);
+        for (int i = 0; i < reads.len; i++) {
+            ANode *x = reads.items[i];
+            int mine = 0;
+            for (int k = 0; k < own.len && !mine; k++) mine = !strcmp(own.items[k], x->name);
+            if (mine) continue;
+            Sym *y = lookup(s, x->name);
+            if (!y || y == lookup_in(s->mscope, x->name) || (y->kind != SY_VAR && y->kind != SY_PYVAR)) continue;
+            if (!strcmp(what, "nested def") && !strcmp(x->name, af->name) && !self_item) {
+                /* def fact(k): ... fact(k - 1): its own name is the object being made */
+                cy_vec_push(s->a, &cargs, mk(s, E_NONE, cy_type_scalar(TY_OBJECT), pos));
+                cy_vec_push(s->a, &caps, y->var);
+                self_item = cargs.len;
+                continue;
+            }
+            const char *why = capture_why_not(s, x->name, y, pos);
+            if (why) {
+                err(s, x->pos, "a %s that uses the enclosing function's variable '%s' (a closure) is not supported by "
+                               "cyocl here: %s (cyocl copies the value when the function object is made)",
+                    what, x->name, why);
+                return mk_err(s, pos);
+            }
+            ANode nm = *x;
+            IrExpr *v = lower_expr(s, &nm);
+            if (v->ty == TY_ERR) return v;
+            cy_vec_push(s->a, &cargs, coerce(s, v, cy_type_scalar(TY_OBJECT)));
+            cy_vec_push(s->a, &caps, y->var);
         }
     }
-    if (!need_gil(s, n->pos, "Creating a Python function")) return mk_err(s, n->pos);
-    IrFunc *saved = s->fn;
+    if (!need_gil(s, pos, "Creating a Python function")) return mk_err(s, pos);
+    ANode none = {.kind = A_NONE, .pos = pos};
+    for (int i = 0; i < np0; i++)
+        if (dyn[i]) ((AParam *)af->params.items[i])->deflt = &none;
+    IrFunc *saved_fn = s->fn;
     IrFunc *fn = declare_function(s, af, 0);
-    s->fn = saved;
+    s->fn = saved_fn;
+    for (int i = 0; i < np0; i++) ((AParam *)af->params.items[i])->deflt = saved[i];
     fn->is_lambda = 1;
     fn->cname = cy_fmt(s->a, "cy_lam%d", s->ntmp++);
+    if (cargs.len) {
+        fn->is_dynfunc = 1;
+        fn->self_item = self_item;
+        for (int i = 0; i < np0; i++) cy_vec_push(s->a, &fn->param_dyn, (void *)dyn[i]);
+        for (int k = 0; k < caps.len; k++) {
+            IrVar *ov = caps.items[k];
+            IrVar *p = new_var(s, ov->name, ov->ty, V_PARAM, pos);
+            cy_vec_push(s->a, &fn->params, p);
+            cy_vec_push(s->a, &fn->param_defaults, mk(s, E_NONE, cy_type_scalar(TY_OBJECT), pos));
+            cy_vec_push(s->a, &fn->param_not_none, (void *)(intptr_t)0);
+            cy_vec_push(s->a, &fn->param_dyn, (void *)(intptr_t) - (cargs.len - caps.len + k + 1));
+        }
+    }
     cy_vec_push(s->a, &s->m->funcs, fn);
     cy_vec_push(s->a, &s->lambdas, af);
     cy_vec_push(s->a, &s->lambdas, fn);
-    IrExpr *e = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), n->pos);
-    e->sval = cy_fmt(s->a, "%s_obj", fn->cname);
-    return e;
+    IrExpr *f = mk(s, E_CNAME, cy_type_scalar(TY_OBJECT), pos);
+    f->sval = cy_fmt(s->a, "%s_obj", fn->cname);
+    if (!cargs.len) return f;
+    IrExpr *c = mk(s, E_OBJ_CALL, cy_type_scalar(TY_OBJECT), pos);
+    c->nargs = cargs.len + 1;
+    c->args = cy_alloc(s->a, (size_t)c->nargs * sizeof(IrExpr *));
+    c->args[0] = f;
+    for (int i = 0; i < cargs.len; i++) c->args[i + 1] = cargs.items[i];
+    return c;
 }
+
+static IrExpr *lower_lambda(S *s, ANode *n) { return make_function(s, n->func, n->pos, "lambda"); }
 
 /* f(*args, **kwargs) anywhere in a call: only Python's call does it. */
 static int call_unpacks(const ANode *n) {
@@ -2646,6 +2860,15 @@ static int call_unpacks(const ANode *n) {
 
 static IrExpr *call_expr(S *s, ANode *n) {
     ANode *f = n->obj;
+    if (f->kind == A_ATTR && is_user_mod(s, f->obj)) {
+        /* h.f(...) of `cimport helpers as h`: f(...) */
+        if (!user_mod_has(s, f->obj, f->name, f->pos)) return mk_err(s, n->pos);
+        ANode *c = an(s, A_CALL, n->pos);
+        *c = *n;
+        c->obj = an(s, A_NAME, f->pos);
+        c->obj->name = f->name;
+        return call_expr(s, c);
+    }
     if (call_unpacks(n)) {
         Sym *fy = f->kind == A_NAME ? lookup(s, f->name) : NULL;
         if (fy && fy->kind == SY_FUNC && fy->fn->kind != F_DEF) {
@@ -3318,7 +3541,14 @@ static IrExpr *lower_expr(S *s, ANode *n) {
     }
     case A_NONE: return mk(s, E_NONE, cy_type_scalar(TY_OBJECT), n->pos);
     case A_TRUE: case A_FALSE: return mk_int(s, n->kind == A_TRUE, TY_BINT, n->pos);
-    case A_ATTR: return attr_expr(s, n);
+    case A_ATTR:
+        if (is_user_mod(s, n->obj)) {
+            if (!user_mod_has(s, n->obj, n->name, n->pos)) return mk_err(s, n->pos);
+            ANode *x = an(s, A_NAME, n->pos);
+            x->name = n->name;
+            return lower_expr(s, x);
+        }
+        return attr_expr(s, n);
     case A_CALL: return call_expr(s, n);
     case A_INDEX: return index_expr(s, n);
     case A_SLICE:
@@ -5884,7 +6114,29 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         return;
     case S_GLOBAL: return;
     case S_FUNC:
-        if (s->fn) err(s, n->pos, "nested functions are not supported");
+        if (!s->fn) return;
+        if (n->func->kind != FN_DEF || n->func->decorators.len) {
+            err(s, n->pos, n->func->kind != FN_DEF ? "cdef statement not allowed here"
+                                                   : "a decorated function nested in a function is not supported by cyocl");
+            return;
+        }
+        if (s->rctx) {
+            err(s, n->pos, "a function nested in a parallel region is not supported by cyocl");
+            return;
+        }
+        {
+            /* def inner(...): a Python function object assigned to the local name */
+            IrExpr *fo = make_function(s, n->func, n->func->pos, "nested def");
+            if (fo->ty == TY_ERR) return;
+            ANode *v = an(s, A_IR, n->pos);
+            v->ir = fo;
+            ANode *t = an(s, A_NAME, n->func->pos);
+            t->name = n->func->name;
+            ANode *as = an(s, S_ASSIGN, n->pos);
+            cy_vec_push(s->a, &as->targets, t);
+            as->value = v;
+            lower_assign(s, as, out);
+        }
         return;
     case S_CLASS: err(s, n->pos, "%s are not supported", n->what ? n->what : "class definitions"); return;
     case S_CDEF_CLASS: err(s, n->pos, "cdef statement not allowed here"); return;
@@ -6175,6 +6427,12 @@ static void pre_stmt(Pre *pr, ANode *n) {
     case S_GLOBAL:
         for (int i = 0; i < n->names.len; i++) cy_vec_push(s->a, &pr->globals, n->names.items[i]);
         return;
+    case S_FUNC: {
+        /* a def nested in the function: its name is a local (an object) */
+        ANode tn = {.kind = A_NAME, .pos = n->func->pos, .name = n->func->name};
+        pre_target(pr, &tn, NULL, 2);
+        return;
+    }
     case S_ASSIGN:
         for (int i = 0; i < n->targets.len; i++) pre_target(pr, n->targets.items[i], n->value, 0);
         return;
@@ -6679,6 +6937,7 @@ static void check_break_lastprivates(S *s, const CyVec *body, const BreakFrame *
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
+    s->fscope = &fsc;
     s->fn = fn;
     Directives saved = s->dir;
     for (int i = 0; i < af->decorators.len; i++) {
@@ -7327,9 +7586,23 @@ static ANode *pxd_foreign(ANode *n, const char *name) {
  * an alias is another name of the same symbol. */
 static void user_cimport_names(S *s, ANode *n) {
     if (n->kind == S_CIMPORT) {
-        err(s, *(CyPos *)n->name_pos.items[0],
-            "'cimport %s' of a .pxd file is not supported by cyocl (use 'from %s cimport NAME, ...')", n->module,
-            n->module);
+        const char *alias = n->aliases.len ? n->aliases.items[0] : NULL;
+        if (!alias && strchr(n->module, '.')) {
+            err(s, *(CyPos *)n->name_pos.items[0],
+                "'cimport %s' of a .pxd file in a package is not supported by cyocl without 'as NAME'", n->module);
+            return;
+        }
+        const char *bind = alias ? alias : n->module;
+        Sym *y = lookup_in(s->mscope, bind);
+        if (y && !(y->kind == SY_CMOD && y->qual && !strcmp(y->qual + 4, n->module))) {
+            err(s, *(CyPos *)n->name_pos.items[0], "'%s' redeclared", bind);
+            return;
+        }
+        if (!y) {
+            y = declare(s, s->mscope, bind, SY_CMOD);
+            y->qual = cy_fmt(s->a, "pxd:%s", n->module);
+            y->defval = n; /* the cimport: what the other module's .pyx defines (n->decls) */
+        }
         return;
     }
     for (int i = 0; !n->star && i < n->names.len; i++) {

@@ -646,7 +646,15 @@ struct IrFunc {
     int is_classmethod;        /* a @classmethod def method of cls: params[0] is the class (an object),
                                   METH_CLASS in tp_methods */
     int is_lambda;             /* a lambda: a def ("lambda", "lambda1" ...) whose function object (cname "_obj") the
-                                  module makes at import, in no namespace */
+                                  module makes at import, in no namespace; also a def nested in a function */
+    int is_dynfunc;            /* a lambda / nested def whose function object is made where it is evaluated,
+                                  carrying a list of values (its self): "_obj" is then the factory the
+                                  evaluation calls with those values */
+    int self_item;             /* a nested def that reads its own name (recursion): 1 + the item of its list
+                                  that is the function object itself (a cycle the GC collects), else 0 */
+    CyVec param_dyn;           /* per parameter (intptr; missing: 0): k > 0, a default evaluated with the
+                                  function object, item k - 1 of its list; k < 0, a variable of the enclosing
+                                  function it reads (a closure), item -k - 1, a hidden keyword-only parameter */
     int star_arg, kwstar_arg;  /* a def's *args / **kwargs: 1 + the index of that parameter (an object:
                                   the tuple / dict its wrapper makes), 0 for none */
     struct IrClass *static_of; /* a @staticmethod of this class: a plain function (cls NULL) in the

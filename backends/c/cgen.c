@@ -635,6 +635,16 @@ static Val gen_view(Gen *G, IrExpr *e) {
         out(G, "}");
         return (Val){t, 1};
     }
+    case E_STMTS:
+        if (e->ival == 'w') {
+            /* (v := a[1:]): the assignment, then a reference of its own to v's view */
+            gen_stmts(G, &e->stmts);
+            Val a = gen_view(G, e->args[0]);
+            const char *t = vtmp(G);
+            out(G, "cyrt_view_copy(&%s, &%s);", t, a.c);
+            return (Val){t, 1};
+        }
+        /* fall through */
     default:
         cy_error(G->d, e->pos, "internal error: C backend cannot produce a memoryview from this expression");
         return (Val){"cy_view_error", 0};
@@ -2741,7 +2751,9 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     int na = R->args.len;
     /* outside the if: the native path's trace line gives the runtime's reason */
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
-    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1;", id, id, id, id);
+    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1; cy_ol%d.team = 0;",
+        id, id, id, id, id);
+    out(G, "cy_ol%d.chunk_ns = 0;", id);
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
@@ -2828,6 +2840,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     if (R->ocl_quiet) out(G, "cy_ol%d.quiet = 1;", id);
+    if (!R->num_threads) out(G, "cy_ol%d.team_ok = 1;", id);
     out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);
     out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
     out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);
@@ -3338,7 +3351,10 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
     /* a module with the runtime: one thread short while the device starts (cyrt_team) */
-    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : G->opt->opencl && !nested ? " num_threads(cyrt_team())" : "";
+    const char *ntc = nt                           ? FMT(" num_threads(%s)", nt)
+                      : ocl                        ? FMT(" num_threads(cyrt_team_of(cy_ol%d.team))", id)
+                      : G->opt->opencl && !nested ? " num_threads(cyrt_team())"
+                                                   : "";
     if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)
@@ -3365,6 +3381,11 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
+    /* the dispatcher tells the work from a team's start and its wait at
+       its end (for a thread that lost its core: a stall) by thread 0's
+       time over its share of the iterations */
+    if (ocl)
+        out(G, "const long long cy_w%d = cy_clock%d && omp_get_thread_num() == 0 ? cyrt_now_ns() : 0;", id, id);
     if (blocked) {
         emit_omp_for_blocked(G, R, chunk, &cl, n, need_par ? f->par : NULL, idx, body, blocked);
     } else if (prange) {
@@ -3372,6 +3393,9 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     } else {
         put(G, body);
     }
+    if (ocl)
+        out(G, "if (cy_w%d) { cy_ol%d.chunk_ns = cyrt_now_ns() - cy_w%d; cy_ol%d.team_size = omp_get_num_threads(); }", id,
+            id, id, id);
     if (need_tstate) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);
@@ -3754,6 +3778,9 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         IrExpr *d = f->param_defaults.items[i];
         int not_none = (int)(intptr_t)f->param_not_none.items[i];
         const char *v = FMT("cy_vals[%d]", i);
+        /* a default or a closure variable the function object carries (its self, a list) */
+        intptr_t dy = !off && i < orig->param_dyn.len ? (intptr_t)orig->param_dyn.items[i] : 0;
+        if (dy) out(G, "if (!%s) %s = PyList_GET_ITEM(cy_self, %d);", v, v, (int)(dy > 0 ? dy - 1 : -dy - 1));
         const char *cd = const_default(G, d);
         const char *od = default_obj(defaults, orig, i + off);
         if (d && !cd && od) out(G, "if (!%s) %s = %s;", v, v, od);
@@ -3852,8 +3879,12 @@ static void emit_wrapper(Gen *G, IrFunc *f, CyVec *defaults, CyBuf *dst) {
         wrapper_name(G, orig));
     G->e.ind = 1;
     CyBuf names = {0};
-    for (int i = 0; i < np; i++)
-        cy_buf_printf(&names, "%s, ", c_strz(G, ((IrVar *)f->params.items[i])->name));
+    for (int i = 0; i < np; i++) {
+        /* a closure variable is a hidden keyword-only parameter: no keyword can name it */
+        intptr_t dy = !off && i < orig->param_dyn.len ? (intptr_t)orig->param_dyn.items[i] : 0;
+        if (dy < 0) cy_buf_printf(&names, "\"\\001%s\", ", ((IrVar *)f->params.items[i])->name);
+        else cy_buf_printf(&names, "%s, ", c_strz(G, ((IrVar *)f->params.items[i])->name));
+    }
     out(G, "static const char *const cy_names[] = {%sNULL};", names.s ? names.s : "");
     cy_buf_free(&names);
     out(G, "PyObject *cy_vals[%d];", np ? np : 1);
@@ -4857,6 +4888,31 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     cy_buf_free(&hdr);
     G->e.out = out_buf;
     emit_classes(G, m);
+    for (int i = 0; i < m->funcs.len; i++) {
+        /* a lambda / nested def made with values (its defaults, its closure's): the factory its
+           evaluation calls, which binds them to a new function object as its self */
+        IrFunc *f = m->funcs.items[i];
+        if (!f->is_dynfunc) continue;
+        out(G, "static PyObject *%s_mn;", f->cname);
+        out(G, "static PyMethodDef %s_def = {%s, (PyCFunction)(void (*)(void))%s, METH_FASTCALL | METH_KEYWORDS, %s};",
+            f->cname, c_strz(G, f->name), wrapper_name(G, f), f->docstring ? c_strz(G, f->docstring) : "NULL");
+        out(G, "static PyObject *%s_make(PyObject *cy_self, PyObject *const *cy_args, Py_ssize_t cy_nargs) {", f->cname);
+        out(G, "    (void)cy_self;");
+        /* a list, not a tuple: a function that calls itself is in its own list, a cycle only a list's
+           tp_clear lets the GC break (neither tuples nor builtin functions have one) */
+        out(G, "    PyObject *cy_t = PyList_New(cy_nargs);");
+        out(G, "    if (!cy_t) return NULL;");
+        out(G, "    for (Py_ssize_t cy_i = 0; cy_i < cy_nargs; cy_i++) PyList_SET_ITEM(cy_t, cy_i, Py_NewRef(cy_args[cy_i]));");
+        out(G, "    PyObject *cy_f = PyCFunction_NewEx(&%s_def, cy_t, %s_mn);", f->cname, f->cname);
+        if (f->self_item) /* it calls itself by its name: the object is in its own list */
+            out(G, "    if (cy_f) Py_SETREF(((PyListObject *)cy_t)->ob_item[%d], Py_NewRef(cy_f));", f->self_item - 1);
+        out(G, "    Py_DECREF(cy_t);");
+        out(G, "    return cy_f;");
+        out(G, "}");
+        out(G, "static PyMethodDef %s_mkdef = {%s, (PyCFunction)(void (*)(void))%s_make, METH_FASTCALL, NULL};", f->cname,
+            c_strz(G, f->name), f->cname);
+        out(G, "%s", "");
+    }
     out(G, "static PyMethodDef cy_methods[] = {");
     G->e.ind = 1;
     for (int i = 0; i < m->funcs.len; i++) {
@@ -4889,9 +4945,19 @@ int cy_emit_c(CyArena *a, CyDiag *d, const IrModule *m, const CyCOptions *opt, C
     for (int i = 0; i < m->funcs.len; i++) {
         IrFunc *f = m->funcs.items[i];
         if (!f->is_lambda) continue;
+        if (f->is_dynfunc) {
+            out(G, "%s_mn = PyModule_GetNameObject(m);", f->cname);
+            out(G, "%s_obj = %s_mn ? PyCFunction_NewEx(&%s_mkdef, NULL, NULL) : NULL;", f->cname, f->cname, f->cname);
+            out(G, "if (!%s_obj) {", f->cname);
+            out(G, "    Py_DECREF(m);");
+            out(G, "    return NULL;");
+            out(G, "}");
+            continue;
+        }
         out(G, "{");
         out(G, "    static PyMethodDef cy_d = {%s, (PyCFunction)(void (*)(void))%s, "
-               "METH_FASTCALL | METH_KEYWORDS, NULL};", c_strz(G, f->name), wrapper_name(G, f));
+               "METH_FASTCALL | METH_KEYWORDS, %s};", c_strz(G, f->name), wrapper_name(G, f),
+            f->docstring ? c_strz(G, f->docstring) : "NULL");
         out(G, "    PyObject *cy_mn = PyModule_GetNameObject(m);");
         out(G, "    %s_obj = cy_mn ? PyCFunction_NewEx(&cy_d, NULL, cy_mn) : NULL;", f->cname);
         out(G, "    Py_XDECREF(cy_mn);");

@@ -7,6 +7,7 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel import prange
 from pxd_geom_types cimport real_t, Box, Norm, NORM_L1, NORM_L2 as L2, dist1, dist2, hypot
+cimport pxd_geom_types as gt
 
 include "pxd_geom_consts.pxi"
 
@@ -53,4 +54,7 @@ def nearest(double[::1] d):
     return nearest_of(d, k), k
 
 def hyp(double a, double b):
-    return hypot(a, b)
+    cdef gt.real_t r = gt.hypot(a, b)
+    cdef gt.Box bx = gt.Box(a, b)
+    return r if gt.NORM_L2 == 2 else bx.hi
+

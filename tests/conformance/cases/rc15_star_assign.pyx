@@ -29,3 +29,11 @@ def parse_lines(lines):
         key, *vals = line.split()
         out[key] = [float(v) for v in vals]
     return out
+
+def table(rows):
+    out = []
+    for name, *cells, total in rows:
+        out.append((name, len(cells), total))
+    else:
+        out.append("end")
+    return out

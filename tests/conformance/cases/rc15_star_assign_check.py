@@ -7,6 +7,13 @@ def check(mod):
     assert mod.middle(iter([1, 2])) == (1, [], 2)
     assert mod.typed([1.25, 2, 3]) == (2.5, 2)
     assert mod.parse_lines(["a 1 2", "b", "c 0.5"]) == {"a": [1.0, 2.0], "b": [], "c": [0.5]}
+    assert mod.table([("a", 1, 2, 3), ["b", 9]]) == [("a", 2, 3), ("b", 0, 9), "end"]
+    try:
+        mod.table([("x",)])
+    except ValueError as e:
+        assert str(e) == "need more than 1 value to unpack", e
+    else:
+        raise AssertionError("no ValueError")
     for bad, n in (([1], 1), ([], 0)):
         try:
             mod.middle(bad)

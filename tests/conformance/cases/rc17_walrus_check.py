@@ -12,4 +12,5 @@ def check(mod):
     assert mod.first_over(["ab", "abcd"], 2) == ("abcd", 4)
     assert mod.first_over(["ab", "c"], 5) == (None, 1)
     assert mod.typed_total(1.25, 2.0) == (3.25, 6.5)
+    assert mod.tail_pair(np.arange(4.0)) == (3.0, 3) and mod.tail_pair(np.arange(2.0)) == (0.0, 1)
     assert mod.DEPTH == 12 and mod.found.group(1) == "depth"

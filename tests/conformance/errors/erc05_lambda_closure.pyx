@@ -1,5 +1,8 @@
-# expect-error: 5:41 a lambda that uses the enclosing function's variable 'scale'
-# cyocl-limit: closures (Cython makes the lambda a closure over 'scale')
-def scaled(list xs, double scale):
-    # the lambda reads a local of scaled(): a closure
-    return sorted(xs, key=lambda v: v * scale)
+# expect-error: 7:33 a lambda that uses the enclosing function's variable 'k'
+# cyocl-limit: a closure over a variable that changes after the lambda is made (the loop's k: Python reads
+# it when the lambda is called, so every lambda sees the last k; cyocl copies values, and refuses this)
+def adders(int n):
+    fs = []
+    for k in range(n):
+        fs.append(lambda x: x + k)
+    return fs
