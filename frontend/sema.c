@@ -1058,6 +1058,12 @@ static int is_cpdef_enum(S *s, const CyType *t) {
 
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (e->kind == E_POW && e->soft_pow == 4) {
+        if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
+        IrExpr *b = mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, e);
+        b->sval = "cyrt_soft_cobj";
+        return b;
+    }
     if (e->kind == E_POW && e->soft_pow) {
         /* Cython's soft complex as an object: a float, or a complex where
            the imaginary part is not zero ((-8.0) ** (1/3.) is (1+1.73j)) */
@@ -3372,6 +3378,10 @@ static IrExpr *arith1(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
                    !(const_num(l, &lv) ? lv >= 0 : cy_type_is_int(l->ty) && !l->ty->is_signed) &&
                    !(cy_type_is_int(r->ty) || (const_num(r, &rv) && rv == (double)(long long)rv));
         IrExpr *e = mk2(s, E_POW, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        /* complex ** a non-integer: the soft complex too, which only an
+           object shows (a float where the imaginary part is zero) */
+        if (cy_type_is_complex(t) && !(cy_type_is_int(r->ty) || (const_num(r, &rv) && rv == (double)(long long)rv)))
+            e->soft_pow = 4;
         if (soft) {
             e->soft_pow = s->dir.cpow == 2 ? 2 : 1;
             e->ty = cy_type_scalar(TY_DOUBLE);
@@ -7463,7 +7473,7 @@ static int raises_expr(IrExpr *e) {
     case E_VIEW_SLICE: r = 1; break;
     case E_BINOP: if (e->op == OP_DIV && !e->cdivision) r = 1; break;
     case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) r = 1; break;
-    case E_POW: if (e->soft_pow) r = 1; break;
+    case E_POW: if (e->soft_pow == 1 || e->soft_pow == 2) r = 1; break;
     case E_CALL: r |= e->fn->can_raise; break;
     case E_STR: case E_BYTES: case E_BIGINT: case E_NONE: case E_PYBOOL: break;
     case E_PYGLOBAL: case E_VIEW_FROM_OBJ: case E_OBJ_FROM_VIEW: case E_BOX: case E_UNBOX: case E_OBJ_BINOP:

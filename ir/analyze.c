@@ -211,7 +211,7 @@ static int raises_here(const IrExpr *e) {
     case E_VIEW_ELEM: case E_VIEW_SLICE: return e->boundscheck || e->kind == E_VIEW_SLICE;
     case E_BINOP:
         return (e->op == OP_DIV || e->op == OP_MOD) && !e->cdivision && !nonzero_const(e->args[1]);
-    case E_POW: return e->soft_pow != 0;
+    case E_POW: return e->soft_pow == 1 || e->soft_pow == 2;
     case E_PYFLOORDIV: case E_PYMOD:
         if (e->cdivision) return 0;
         if (!nonzero_const(e->args[1])) return 1;
@@ -322,7 +322,7 @@ static void elig_expr(Elig *g, IrExpr *e) {
         uses(g, e->kind == E_POW ? "a complex power" : "complex numbers");
         return;
     }
-    if (e->kind == E_POW && e->soft_pow) {
+    if (e->kind == E_POW && (e->soft_pow == 1 || e->soft_pow == 2)) {
         /* glibc's cpow and its TypeError: native code only */
         uses(g, "a ** b that Cython computes as a complex power (a base that may be negative, an exponent that "
                 "may not be an integer, inside an expression)");

@@ -296,7 +296,9 @@ typedef struct IrExpr {
     int soft_pow;              /* E_POW of C floats that Cython 3 (cpow=False) computes as a complex
                                   power (a base that may be negative, an exponent that may not be
                                   an integer) inside an expression: glibc's cpow, whose non-zero
-                                  imaginary part raises TypeError; typed double */
+                                  imaginary part raises TypeError; typed double (1; 2: under an
+                                  explicit cpow=False). 4: complex ** a non-integer, a complex
+                                  that as an object is a float where its imaginary part is 0 */
     int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
     int import_top;            /* E_IMPORT */
     CyVec stmts;               /* E_STMTS: IrStmt* */

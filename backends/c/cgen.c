@@ -974,7 +974,7 @@ static const char *tg_view_shape(void *g, void *view, int k) { return vr_shape(g
 static const char *tg_pow(void *g, const CyType *t, const char *a, const char *b) {
     Gen *G = g;
     switch (t->kind) {
-    case TY_CFLOAT: G->used_complex = 1; return FMT("(float _Complex)cyrt_cpow(%s, %s)", a, b);
+    case TY_CFLOAT: G->used_complex = 1; return FMT("cyrt_cpowf(%s, %s)", a, b);
     case TY_CDOUBLE: G->used_complex = 1; return FMT("cyrt_cpow(%s, %s)", a, b);
     default:
         if (t->is_signed) return FMT("(%s)cyrt_ipow_ll(%s, %s)", cty(G, t), a, b);
@@ -1282,6 +1282,7 @@ static Val gen(Gen *G, IrExpr *e) {
         /* int() of a C float (sema): a Python int, exact */
         const char *call = e->sval && !strcmp(e->sval, "PyLong_FromDouble") ? FMT("PyLong_FromDouble((double)%s)", c)
                                                                                : box_call(G, x->ty, c);
+        if (e->sval && !strcmp(e->sval, "cyrt_soft_cobj")) call = FMT("cyrt_soft_cobj(%s)", c);
         if (e->sval && !strcmp(e->sval, "cyrt_soft_pow_obj")) {
             /* a ** b of C floats as an object (sema): float or complex */
             G->used_complex = 1;

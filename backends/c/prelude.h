@@ -352,37 +352,17 @@ CYRT_INLINE unsigned long long cyrt_ipow_ull(unsigned long long b, unsigned long
     return r;
 }
 
-/* Complex power as Cython computes it: small integer exponents by
- * multiplication (exact, like Python), else through polar form. */
-CYRT_FN double _Complex cyrt_cpow(double _Complex a, double _Complex b) {
-    double br = __real__ b, bi = __imag__ b, r, theta, lnr, zr, zt;
-    if (bi == 0 && br == (int)br && br >= -4 && br <= 4) {
-        double _Complex z;
-        if (br < 0) {
-            a = CYRT_CMPLX(1.0, 0.0) / a;
-            br = -br;
-        }
-        switch ((int)br) {
-        case 0: return CYRT_CMPLX(1.0, 0.0);
-        case 1: return a;
-        case 2: return a * a;
-        case 3: z = a * a; return z * a;
-        default: z = a * a; return z * z;
-        }
-    }
-    if (__imag__ a == 0) {
-        if (__real__ a == 0) return a;
-        if (bi == 0) return CYRT_CMPLX(pow(__real__ a, br), 0.0);
-        r = fabs(__real__ a);
-        theta = __real__ a > 0 ? 0.0 : atan2(0.0, -1.0);
-    } else {
-        r = hypot(__real__ a, __imag__ a);
-        theta = atan2(__imag__ a, __real__ a);
-    }
-    lnr = log(r);
-    zr = exp(lnr * br - theta * bi);
-    zt = theta * br + lnr * bi;
-    return CYRT_CMPLX(zr * cos(zt), zr * sin(zt));
+/* Complex power as Cython computes it where the C compiler has complex
+ * numbers (CYTHON_CCOMPLEX, so with gcc and C11 always): __Pyx_c_pow_double
+ * is C's cpow, glibc's (its own polar-form code, used only without C
+ * complex support, differs: (1+2j) ** 2 is -3+4.000000000000002j by cpow,
+ * and it lost (-8) ** (1/3.)'s complex root here). */
+CYRT_FN double _Complex cyrt_cpow(double _Complex a, double _Complex b) { return __builtin_cpow(a, b); }
+CYRT_FN float _Complex cyrt_cpowf(float _Complex a, float _Complex b) { return __builtin_cpowf(a, b); }
+/* ... as an object (Cython's soft complex): a float where the imaginary
+ * part is zero */
+CYRT_FN PyObject *cyrt_soft_cobj(double _Complex z) {
+    return __imag__ z != 0 ? PyComplex_FromDoubles(__real__ z, __imag__ z) : PyFloat_FromDouble(__real__ z);
 }
 
 /* ---- conversions object -> C ---------------------------------------------- */
