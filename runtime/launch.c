@@ -803,11 +803,12 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
     if (ng > gcap) ng = gcap;
     size_t global = ng * local;
     /* a collapsed nest on a GPU (CYOCL_PLAN=gpu: on any device; not with
-       reductions: their tree is 1-D): a 2-D
-       grid, dimension 0 along the range() loop, 1 along the prange (the
-       kernel loops over what is beyond it; oclgen.c) — groups of up to
-       `local` along j, the rest along i where j is short; at most 65535
-       groups along i (CUDA's limit) */
+       reductions: their tree is 1-D): a 2-D grid, dimension 0 along the
+       range() loop, 1 along the prange — groups of up to `local` along j,
+       the rest along i where j is short.  The grid covers the nest, a
+       work-item per pair: the kernel's 2-D form has no loop (oclgen.c), so
+       a nest past 65535 groups along i (CUDA's limit) or 65536 along j
+       takes the 1-D walk instead */
     size_t cglobal[2] = {0, 0}, clocal[2] = {0, 0};
     int pm = plan_mode(rt);
     int grid2 = ((st.gpu && pm != 3) || pm == 2) && !reds && !L->serial && !L->tiled && L->inner > 0 && L->n > 0;
@@ -817,8 +818,9 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
         size_t l1 = local / l0 ? local / l0 : 1;
         size_t g0 = (inner + l0 - 1) / l0, g1 = ((size_t)L->n + l1 - 1) / l1;
         clocal[0] = l0, clocal[1] = l1;
-        cglobal[0] = (g0 < 65536 ? g0 : 65536) * l0;
-        cglobal[1] = (g1 < 65535 ? g1 : 65535) * l1;
+        cglobal[0] = g0 * l0;
+        cglobal[1] = g1 * l1;
+        grid2 = g0 <= 65536 && g1 <= 65535;
     }
 
     for (int i = 0; i < L->nargs; i++) {

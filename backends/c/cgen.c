@@ -2743,7 +2743,9 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     int na = R->args.len;
     /* outside the if: the native path's trace line gives the runtime's reason */
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
-    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1;", id, id, id, id);
+    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1; cy_ol%d.team = 0;",
+        id, id, id, id, id);
+    out(G, "cy_ol%d.chunk_ns = 0;", id);
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
@@ -2830,6 +2832,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     if (R->ocl_quiet) out(G, "cy_ol%d.quiet = 1;", id);
+    if (!R->num_threads) out(G, "cy_ol%d.team_ok = 1;", id);
     out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);
     out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
     out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);
@@ -3340,7 +3343,10 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     }
     out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
     /* a module with the runtime: one thread short while the device starts (cyrt_team) */
-    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : G->opt->opencl && !nested ? " num_threads(cyrt_team())" : "";
+    const char *ntc = nt                           ? FMT(" num_threads(%s)", nt)
+                      : ocl                        ? FMT(" num_threads(cyrt_team_of(cy_ol%d.team))", id)
+                      : G->opt->opencl && !nested ? " num_threads(cyrt_team())"
+                                                   : "";
     if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)
@@ -3367,6 +3373,11 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
+    /* the dispatcher tells the work from a team's start and its wait at
+       its end (for a thread that lost its core: a stall) by thread 0's
+       time over its share of the iterations */
+    if (ocl)
+        out(G, "const long long cy_w%d = cy_clock%d && omp_get_thread_num() == 0 ? cyrt_now_ns() : 0;", id, id);
     if (blocked) {
         emit_omp_for_blocked(G, R, chunk, &cl, n, need_par ? f->par : NULL, idx, body, blocked);
     } else if (prange) {
@@ -3374,6 +3385,9 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     } else {
         put(G, body);
     }
+    if (ocl)
+        out(G, "if (cy_w%d) { cy_ol%d.chunk_ns = cyrt_now_ns() - cy_w%d; cy_ol%d.team_size = omp_get_num_threads(); }", id,
+            id, id, id);
     if (need_tstate) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);

@@ -1516,7 +1516,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 10
+#define CYRT_OCL_API_VERSION 11
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1558,6 +1558,10 @@ typedef struct {
     int quiet;         /* the kernel reports nothing (ir/analyze.c): no result read */
     const char *kernel_tiled_small; /* the same plan for grids that would not fill the device */
     int small_local[2], small_elems[2];
+    int team_ok;       /* the dispatcher may size the native team (no num_threads given) */
+    int team;          /* decide's choice for the native run: 0 the team (cyrt_team), 1 one thread */
+    long long chunk_ns; /* the native run: thread 0's time over its share of the iterations (0 unknown) */
+    int team_size;     /* and the team's size */
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -1641,6 +1645,10 @@ CYRT_INLINE int cyrt_team(void) {
     if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) return n;
     return n > 8 ? n - 2 : n > 1 ? n - 1 : n;
 }
+
+/* The team of a region the dispatcher decided: one thread where it measured
+ * that faster (a short region's fork and barrier cost more than its work). */
+CYRT_INLINE int cyrt_team_of(int team) { return team == 1 ? 1 : cyrt_team(); }
 
 CYRT_FN void cyrt_trace_line(const char *line, int len) {
     if (len > 0) {

@@ -1618,7 +1618,8 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     }
 
     /* the body first: what it uses decides what to emit around it */
-    CyBuf body = {0};
+    CyBuf body = {0}, body2 = {0};
+    int next2 = 0;
     G->e.out = &body;
     if (P) {
         G->e.ind = 1;
@@ -1626,6 +1627,21 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     } else {
         G->e.ind = 2;
         gen_stmts(G, L ? &L->body : &x->body);
+    }
+    /* a collapsed nest without reductions may run on a 2-D grid that
+       covers it (the runtime's choice on GPUs): a second copy of the body
+       for that, a work-item per (i, j) pair and no loop around it */
+    int grid2 = L && !P && !G->nred;
+    if (grid2) {
+        int used1 = G->next_used;
+        G->e.out = &body2;
+        G->e.ind = 3;
+        G->next_used = 0;
+        G->next_label = "cy_next2";
+        gen_stmts(G, &L->body);
+        next2 = G->next_used;
+        G->next_used = used1;
+        G->next_label = "cy_next";
     }
 
     CyBuf *o = dst;
@@ -1716,21 +1732,36 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
             out(G, "}");
             return;
         }
-        /* launched in 2-D (GPUs; the runtime's choice), dimension 0 takes j
-           and 1 the prange, each a grid-stride loop: no division per
-           work-item, and 32 registers instead of the 40-48 that 64-bit
-           division takes (H100, jacobi 4096^2: 20.9 ms per 200 sweeps,
-           clref 20.5; 22.1 with the 1-D walk); in 1-D (reductions, CPU
-           devices), the walk over the flattened space */
-        out(G, "const int cy_2d = get_work_dim() == 2; /* the same in the whole grid */");
+        /* launched in 2-D (GPUs without reductions; the runtime's choice,
+           and its grid covers the nest), dimension 0 takes j and 1 the
+           prange: a work-item per pair, no division and no loop (H100,
+           jacobi 4096^2 x 200 sweeps back to back: 20.58 ms, clref's kernel
+           20.52; 20.86 with a grid-stride loop around the body, 22.1 with
+           the 1-D walk; bench/jacobi_kernels.c); in 1-D (reductions, CPU devices, grids past the
+           2-D limits), the walk over the flattened space */
+        if (grid2) {
+            out(G, "if (get_work_dim() == 2) { /* the same in the whole grid */");
+            out(G, "    const long cy_oi = get_global_id(1), cy_ij = get_global_id(0);");
+            out(G, "    if (cy_oi < cy_n && cy_ij < cy_m) {");
+            G->e.ind = 3;
+            if (use_index) out(G, "%s = %s;", R->index->cname, index_at(G, R, "cy_oi"));
+            out(G, "%s = %s;", L->var->cname, at_iter(G, L->var, L->start, ja, js, "cy_ij"));
+            put(G, body2.s ? body2.s : "");
+            if (next2) out(G, "cy_next2: ;");
+            if (G->lastp.len) {
+                out(G, "if (cy_oi == cy_n - 1 && cy_ij == cy_m - 1) {");
+                for (int i = 0; i < G->lastp.len; i++)
+                    out(G, "    %s = %s;", last_slot(G, i, 0), ((IrVar *)G->lastp.items[i])->cname);
+                out(G, "}");
+            }
+            G->e.ind = 1;
+            out(G, "    }");
+            out(G, "    return;");
+            out(G, "}");
+        }
+        cy_buf_free(&body2);
         out(G, "long cy_oi = cy_n, cy_ij = 0, cy_dq = 0, cy_dr = 0;");
-        out(G, "if (cy_m > 0 && cy_2d) {");
-        out(G, "    cy_oi = get_global_id(1);");
-        out(G, "    cy_ij = get_global_id(0);");
-        out(G, "    cy_dq = get_global_size(1);");
-        out(G, "    cy_dr = get_global_size(0);");
-        out(G, "    if (cy_ij >= cy_m) cy_oi = cy_n;");
-        out(G, "} else if (cy_m > 0) {");
+        out(G, "if (cy_m > 0) {");
         out(G, "    const long cy_total = cy_n * cy_m, cy_gs = get_global_size(0), cy_it = get_global_id(0);");
         out(G, "    if (cy_total <= 0x7fffffffL && cy_gs <= 0x7fffffffL) {");
         out(G, "        cy_oi = (uint)cy_it / (uint)cy_m; /* far cheaper than 64-bit division on GPUs */");
@@ -1764,17 +1795,10 @@ static void emit_kernel(OG *G, IrRegion *R, const IrPlan *P, IrStmt *L, const ch
     }
     if (L) {
         out(G, "cy_ij += cy_dr;");
-        out(G, "if (cy_2d) {");
-        out(G, "    if (cy_ij >= cy_m) {");
-        out(G, "        cy_ij = get_global_id(0);");
-        out(G, "        cy_oi += cy_dq;");
-        out(G, "    }");
-        out(G, "} else {");
-        out(G, "    cy_oi += cy_dq;");
-        out(G, "    if (cy_ij >= cy_m) {");
-        out(G, "        cy_ij -= cy_m;");
-        out(G, "        cy_oi++;");
-        out(G, "    }");
+        out(G, "cy_oi += cy_dq;");
+        out(G, "if (cy_ij >= cy_m) {");
+        out(G, "    cy_ij -= cy_m;");
+        out(G, "    cy_oi++;");
         out(G, "}");
     }
     G->e.ind = 1;

@@ -59,3 +59,17 @@ def matmul_checked(float[:, ::1] a, float[:, ::1] b, float[:, ::1] c, Py_ssize_t
                 s = s + a[i, k] * b[k, j]
             c[i, j] = s
     return k, j, s  # live lastprivates
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def stencil_checked(double[:, ::1] u, double[:, ::1] out, int[::1] skip, Py_ssize_t d):
+    """a collapsed nest without a reduction loop: on GPUs (and here, under
+    CYOCL_PLAN=gpu) a 2-D grid, a work-item per (i, j) pair; a continue, a
+    bounds check that fails where d > 1, a live lastprivate"""
+    cdef Py_ssize_t i, j
+    for i in prange(1, u.shape[0] - 1, nogil=True):
+        for j in range(1, u.shape[1] - 1):
+            if skip[j]:
+                continue
+            out[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + d])
+    return j

@@ -89,3 +89,23 @@ def check(mod):
         assert "Out of bounds on buffer access (axis 1)" in str(e) or "axis 0" in str(e), str(e)
     else:
         raise AssertionError("matmul_checked past the end raised nothing")
+
+    # a collapsed nest without a reduction loop (a 2-D grid under
+    # CYOCL_PLAN=gpu): sizes around the work-group's, a continue, the live
+    # lastprivate, and a bounds check that fails at the last column
+    for n, m in [(3, 3), (5, 40), (70, 300), (300, 7), (2, 9)]:
+        u = rng.standard_normal((n, m))
+        skip = (rng.random(m) < 0.3).astype(np.intc)
+        out = np.full((n, m), np.nan)
+        j = mod.stencil_checked(u, out, skip, 1)
+        want = np.full((n, m), np.nan)
+        core = 0.25 * (((u[:-2, 1:-1] + u[2:, 1:-1]) + u[1:-1, :-2]) + u[1:-1, 2:])
+        want[1:-1, 1:-1] = np.where(skip[1:-1].astype(bool), np.nan, core)
+        same(out, want, "stencil_checked %s" % ((n, m),))
+        assert n < 3 or m < 3 or j == m - 2, (n, m, j)
+    try:
+        mod.stencil_checked(np.zeros((9, 600)), np.zeros((9, 600)), np.zeros(600, np.intc), 2)
+    except IndexError as e:
+        assert "Out of bounds on buffer access (axis 1)" in str(e), str(e)
+    else:
+        raise AssertionError("stencil_checked past the end raised nothing")
