@@ -930,6 +930,7 @@ static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
     case CY_FAIL_ZERODIV_DIVMOD: raise = "cyrt_err_zerodiv(\"float divmod()\");"; break;
     case CY_FAIL_DIV_OVERFLOW: raise = "cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\");"; break;
     case CY_FAIL_RANGE_STEP: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
+    case CY_FAIL_SOFT_POW: raise = "cyrt_err_soft_pow();"; G->used_complex = 1; break;
     default: raise = FMT("cyrt_err_bounds(%d);", (int)(f - CY_FAIL_BOUNDS)); break;
     }
     out(G, "if (cyrt_unlikely(%s)) { %s goto %s; }", cond, raise, errlbl(G));
@@ -1278,7 +1279,14 @@ static Val gen(Gen *G, IrExpr *e) {
         }
         const char *c = genc(G, x);
         if (cy_type_is_complex(x->ty)) c = once(G, x->ty, c);
-        const char *call = box_call(G, x->ty, c);
+        /* int() of a C float (sema): a Python int, exact */
+        const char *call = e->sval && !strcmp(e->sval, "PyLong_FromDouble") ? FMT("PyLong_FromDouble((double)%s)", c)
+                                                                               : box_call(G, x->ty, c);
+        if (e->sval && !strcmp(e->sval, "cyrt_soft_pow_obj")) {
+            /* a ** b of C floats as an object (sema): float or complex */
+            G->used_complex = 1;
+            call = FMT("cyrt_soft_pow_obj(%s, %s)", c, genc(G, e->args[1]));
+        }
         if (!call) {
             cy_error(G->d, e->pos, "internal error: cannot convert '%s' to a Python object", x->ty->name);
             return v;

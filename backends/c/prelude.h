@@ -300,6 +300,24 @@ CYRT_INLINE long long cyrt_mod_ll(long long a, long long b) {
  * 0.1 is 10.0, Python's 9.0); fmod(a, b) moved to b's sign by adding b,
  * times 0 or 1 (so 7.0 % inf is nan, 0.0 % -1.0 is 0.0), as its
  * __Pyx_mod_double and __Pyx_mod_float. */
+/* a ** b of C floats that Cython 3 (cpow=False) leaves a "soft complex"
+ * (__Pyx_c_pow_double: glibc's cpow with CYTHON_CCOMPLEX): a non-zero
+ * imaginary part is a TypeError where a double is wanted, a complex as an
+ * object */
+#ifdef _Complex_I
+CYRT_INLINE double _Complex cyrt_soft_pow(double a, double b) {
+    return cpow(a + 0.0 * _Complex_I, b + 0.0 * _Complex_I);
+}
+CYRT_INLINE PyObject *cyrt_soft_pow_obj(double a, double b) {
+    double _Complex z = cpow(a + 0.0 * _Complex_I, b + 0.0 * _Complex_I);
+    return cimag(z) != 0 ? PyComplex_FromDoubles(creal(z), cimag(z)) : PyFloat_FromDouble(creal(z));
+}
+#endif
+CYRT_COLD void cyrt_err_soft_pow(void) {
+    cyrt_raise_str(PyExc_TypeError, "Cannot convert 'complex' with non-zero imaginary component to 'double' (this "
+                                    "most likely comes from the '**' operator; use 'cython.cpow(True)' to return "
+                                    "'nan' instead of a complex number).");
+}
 CYRT_INLINE double cyrt_mod_d(double a, double b) {
     double r = fmod(a, b);
     r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;
