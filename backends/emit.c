@@ -385,6 +385,13 @@ void cy_lower_for_range(CyEmit *E, const CyTarget *T, IrStmt *s, CyRange *r) {
 const char *cy_lower_pow(CyEmit *E, const CyTarget *T, IrExpr *e) {
     const CyType *t = e->ty;
     const char *a = T->expr(T->G, e->args[0]), *b = T->expr(T->G, e->args[1]);
+    if (e->soft_pow) {
+        /* Cython's complex power: its real part, TypeError for a complex
+           one (only native code has it: ir/analyze.c keeps it off OpenCL) */
+        const char *z = T->once(T->G, cy_type_scalar(TY_CDOUBLE), cy_fmt(E->a, "cyrt_soft_pow(%s, %s)", a, b), e->pos);
+        T->check(T->G, cy_fmt(E->a, "cimag(%s) != 0", z), CY_FAIL_SOFT_POW, e->pos);
+        return cy_fmt(E->a, "creal(%s)", z);
+    }
     if (cy_type_is_float(t)) return cy_fmt(E->a, "%s(%s, %s)", T->libm(T->G, "pow", t), a, b);
     return T->pow(T->G, t, a, b);
 }

@@ -103,6 +103,7 @@ typedef enum {
     CY_FAIL_ZERODIV_DIVMOD, /* ZeroDivisionError: float divmod() (% of floats) */
     CY_FAIL_DIV_OVERFLOW,   /* OverflowError: value too large to perform division (MIN // -1) */
     CY_FAIL_RANGE_STEP,     /* ValueError: range() arg 3 must not be zero */
+    CY_FAIL_SOFT_POW,       /* TypeError: a ** b's complex result where a double is wanted */
     CY_FAIL_BOUNDS,         /* IndexError: out of bounds on axis f - CY_FAIL_BOUNDS (one member per axis) */
 } CyFail;
 

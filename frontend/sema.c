@@ -61,6 +61,7 @@ enum { SCOPE_LINEAR = 16 };
 
 typedef struct {
     int boundscheck, wraparound, cdivision, initializedcheck, nonecheck;
+    int cpow; /* 0: not set (Cython 3's default, False, with its fallback), 1: True, 2: False */
 } Directives;
 
 /* What a parallel region's body does with each variable; classified when
@@ -116,6 +117,7 @@ typedef struct {
     RegionCtx *rctx;
     int lvalue;             /* lowering an assignment target: an element is written, not read */
     CyVec warned;           /* const char* "LINE:COL:message" of the warnings given */
+    int keep_soft;          /* > 0: coercing an arithmetic operand (a complex power stays one) */
     int truth_cmp;          /* > 0: coercing the operands of x == 0 / x != 0 */
     int inplace_read;       /* > 0: lowering the current value of an in-place target (not a read of its own) */
     int ntmp;               /* for unique C names */
@@ -1056,6 +1058,15 @@ static int is_cpdef_enum(S *s, const CyType *t) {
 
 static IrExpr *box(S *s, IrExpr *e) {
     if (e->ty == TY_ERR || is_obj(e->ty)) return e;
+    if (e->kind == E_POW && e->soft_pow) {
+        /* Cython's soft complex as an object: a float, or a complex where
+           the imaginary part is not zero ((-8.0) ** (1/3.) is (1+1.73j)) */
+        if (!need_gil(s, e->pos, "Converting to Python object")) return mk_err(s, e->pos);
+        IrExpr *b = mk2(s, E_BOX, cy_type_scalar(TY_OBJECT), e->pos, OP_NONE,
+                        coerce(s, e->args[0], cy_type_scalar(TY_DOUBLE)), coerce(s, e->args[1], cy_type_scalar(TY_DOUBLE)));
+        b->sval = "cyrt_soft_pow_obj";
+        return b;
+    }
     e = as_held(s, e);
     if (cond_arms_convert(e, cy_type_scalar(TY_OBJECT))) return cond_to(s, e, cy_type_scalar(TY_OBJECT));
     if (e->kind == E_NONE) return e;
@@ -1126,6 +1137,13 @@ static IrExpr *decay(S *s, IrExpr *e) {
 static int class_derives(const IrClass *c, const IrClass *base);
 
 static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
+    if (e->kind == E_POW && e->soft_pow == 1 && !s->keep_soft && to != TY_ERR && is_cnum(to) &&
+        !cy_type_is_complex(to)) {
+        /* Cython: a complex power straight into a C number is pow() (as
+           with cpow=True; Cython warns that this is fragile) */
+        e->soft_pow = 0;
+        e->ty = e->args[0]->ty;
+    }
     CyType *from = e->ty;
     if (from == TY_ERR || to == TY_ERR) return e;
     if (from->cls && to->cls && class_derives(from->cls, to->cls)) return e; /* an instance of a subclass */
@@ -1182,6 +1200,9 @@ static IrExpr *coerce(S *s, IrExpr *e, CyType *to) {
         return e;
     }
     if (cond_arms_convert(e, to)) return cond_to(s, e, to);
+    if (e->kind == E_BOX && e->sval && !strcmp(e->sval, "PyLong_FromDouble") && cy_type_is_int(to) &&
+        to->kind != TY_BINT)
+        return coerce(s, e->args[0], to); /* int(x) into a C integer: Cython's C cast */
     if (is_obj(to)) return box(s, e);
     if (e->kind == E_NONE) {
         if (is_view(to)) {
@@ -2291,6 +2312,15 @@ static IrExpr *builtin_call(S *s, ANode *n, const char *name, int *handled) {
                 return e;
             }
             if (cy_type_is_complex(t)) goto python;
+            if (name[0] == 'i' && cy_type_is_float(t) && !s->nogil) {
+                /* Cython: int() of a C float is a Python int, exact beyond
+                   64 bits (PyLong_FromDouble: int(1e20) is 10**20, NaN a
+                   ValueError); only where it goes straight to a C integer
+                   is it the C cast (coerce undoes the box) */
+                IrExpr *e = mk1(s, E_BOX, cy_type_scalar(TY_OBJECT), n->pos, a);
+                e->sval = "PyLong_FromDouble";
+                return e;
+            }
             TypeKind k = name[0] == 'i' ? (cy_type_is_int(t) && t->kind != TY_BINT ? t->kind : TY_LONG)
                          : name[0] == 'f' ? TY_DOUBLE : TY_BINT;
             if (k == TY_BINT) return mk2(s, E_CMP, cy_type_scalar(TY_BINT), n->pos, OP_NE, a,
@@ -2606,7 +2636,7 @@ static void bound_names(S *s, ANode *n, CyVec *out) {
         for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
         break;
     case S_AUGASSIGN: target_names(s, n->lhs, out); break;
-    case S_FOR: target_names(s, n->targets.items[0], out); break;
+    case S_FOR: target_names(s, n->targets.len ? n->targets.items[0] : n->lhs, out); break;
     case S_DEL:
         for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
         break;
@@ -2714,6 +2744,184 @@ static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
                                 : "the enclosing function assigns it after the function object is made";
     }
     return NULL;
+}
+
+/* ---- nonlocal: the variable becomes a cell (a one-item list) ---------------- */
+
+static int vec_has_name(CyVec *v, const char *name) {
+    for (int i = 0; i < v->len; i++)
+        if (!strcmp(v->items[i], name)) return 1;
+    return 0;
+}
+
+/* Whether function f declares `nonlocal name` in its own block. */
+static int declares_nonlocal(ANode *n, const char *name) {
+    if (!n) return 0;
+    if (n->kind == S_NONLOCAL) return vec_has_name(&n->names, name);
+    if (n->kind == S_FUNC || n->kind == A_LAMBDA) return 0;
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++)
+            if (declares_nonlocal(bl[k]->items[i], name)) return 1;
+    return 0;
+}
+
+/* Rewrites each use of name in n (reads and assignment targets) to cell[0],
+ * into nested functions and lambdas that do not bind the name themselves
+ * (or that declare it nonlocal). */
+static void cell_rewrite(S *s, ANode *n, const char *name, const char *cell) {
+    if (!n) return;
+    if (n->kind == A_NAME) {
+        if (strcmp(n->name, name)) return;
+        ANode *c = an(s, A_NAME, n->pos);
+        c->name = cell;
+        ANode *zero = an(s, A_INT, n->pos);
+        zero->int_text = "0";
+        n->kind = A_INDEX;
+        n->name = NULL;
+        n->obj = c;
+        n->items = (CyVec){0};
+        cy_vec_push(s->a, &n->items, zero);
+        return;
+    }
+    if (n->kind == S_FUNC || n->kind == A_LAMBDA) {
+        AFunc *f = n->func;
+        for (int i = 0; i < f->params.len; i++) cell_rewrite(s, ((AParam *)f->params.items[i])->deflt, name, cell);
+        CyVec own = {0};
+        for (int i = 0; i < f->params.len; i++) cy_vec_push(s->a, &own, (void *)((AParam *)f->params.items[i])->name);
+        for (int i = 0; i < f->body.len; i++) bound_names(s, f->body.items[i], &own);
+        int nl = 0;
+        for (int i = 0; i < f->body.len && !nl; i++) nl = declares_nonlocal(f->body.items[i], name);
+        if (vec_has_name(&own, name) && !nl) return;
+        for (int i = 0; i < f->body.len; i++) cell_rewrite(s, f->body.items[i], name, cell);
+        return;
+    }
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) cell_rewrite(s, kids[i], name, cell);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits, &n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < vs[k]->len; i++) cell_rewrite(s, vs[k]->items[i], name, cell);
+    for (int i = 0; i < n->with_items.len; i++) cell_rewrite(s, ((AWithItem *)n->with_items.items[i])->expr, name, cell);
+}
+
+/* A way statement n (not inside nested functions) binds name that a cell
+ * cannot stand in for, or NULL. */
+static ANode *cell_refused(S *s, ANode *n, const char *name, const char **how) {
+    if (!n || n->kind == S_FUNC || n->kind == A_LAMBDA) {
+        if (n && n->kind == S_FUNC && !strcmp(n->func->name, name)) return *how = "a def of that name", n;
+        return NULL;
+    }
+    CyVec b = {0};
+    switch (n->kind) {
+    case S_FOR: /* a comprehension's clause has its target in lhs */
+        target_names(s, n->targets.len ? n->targets.items[0] : n->lhs, &b);
+        *how = n->targets.len ? "a for loop's target" : "a comprehension's variable";
+        break;
+    case S_CDEF:
+        for (int i = 0; i < n->names.len; i++) cy_vec_push(s->a, &b, n->names.items[i]);
+        *how = "a cdef declaration";
+        break;
+    case S_DEL: for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], &b); *how = "del"; break;
+    case S_EXCEPT: if (n->name) cy_vec_push(s->a, &b, (void *)n->name); *how = "except ... as"; break;
+    case S_IMPORT: case S_FROMIMPORT: bound_names(s, n, &b); *how = "an import"; break;
+    case A_WALRUS: if (!strcmp(n->lhs->name, name)) return *how = "an assignment expression", n; break;
+    case A_COMP:
+        for (int i = 0; i < n->items.len; i++) {
+            ANode *c = n->items.items[i];
+            if (c->kind == S_FOR) target_names(s, c->lhs, &b);
+        }
+        *how = "a comprehension's variable";
+        break;
+    default: break;
+    }
+    if (vec_has_name(&b, name)) return n;
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) {
+        ANode *r = cell_refused(s, kids[i], name, how);
+        if (r) return r;
+    }
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits, &n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < vs[k]->len; i++) {
+            ANode *r = cell_refused(s, vs[k]->items[i], name, how);
+            if (r) return r;
+        }
+    return NULL;
+}
+
+/* The nested defs directly in block-statement n (not inside another). */
+static void nested_defs(S *s, ANode *n, CyVec *out) {
+    if (!n) return;
+    if (n->kind == S_FUNC) {
+        cy_vec_push(s->a, out, n);
+        return;
+    }
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++) nested_defs(s, bl[k]->items[i], out);
+}
+
+static void nonlocal_stmts(S *s, ANode *n, CyVec *out) {
+    if (!n || n->kind == S_FUNC) return;
+    if (n->kind == S_NONLOCAL) cy_vec_push(s->a, out, n);
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++) nonlocal_stmts(s, bl[k]->items[i], out);
+}
+
+/* `nonlocal x` in a def nested in function af: x, a variable of af, becomes
+ * a cell, cy_cell_x = [x] (or [None]) first in af, every use of x in af and
+ * in its nested functions cy_cell_x[0]; the nested functions read the cell,
+ * which never changes, as a closure. */
+static void make_cells(S *s, AFunc *af) {
+    CyVec defs = {0};
+    for (int i = 0; i < af->body.len; i++) nested_defs(s, af->body.items[i], &defs);
+    CyVec done = {0};
+    for (int d = 0; d < defs.len; d++) {
+        AFunc *df = ((ANode *)defs.items[d])->func;
+        CyVec nls = {0};
+        for (int i = 0; i < df->body.len; i++) nonlocal_stmts(s, df->body.items[i], &nls);
+        for (int k = 0; k < nls.len; k++) {
+            ANode *nl = nls.items[k];
+            for (int j = 0; j < nl->names.len; j++) {
+                const char *x = nl->names.items[j];
+                CyPos p = *(CyPos *)nl->name_pos.items[j];
+                int param = 0;
+                for (int i = 0; i < af->params.len; i++) param |= !strcmp(((AParam *)af->params.items[i])->name, x);
+                CyVec own = {0};
+                for (int i = 0; i < af->body.len; i++) bound_names(s, af->body.items[i], &own);
+                if (!param && !vec_has_name(&own, x)) {
+                    err(s, p, "no binding for nonlocal '%s' found (cyocl: it must be a variable of the function "
+                              "directly around)", x);
+                    continue;
+                }
+                if (vec_has_name(&done, x)) continue;
+                const char *how = "";
+                ANode *bad = NULL;
+                for (int i = 0; i < af->body.len && !bad; i++) bad = cell_refused(s, af->body.items[i], x, &how);
+                if (bad) {
+                    err(s, bad->pos, "nonlocal '%s' bound by %s is not supported by cyocl", x, how);
+                    continue;
+                }
+                cy_vec_push(s->a, &done, (void *)x);
+                const char *cell = cy_fmt(s->a, "cy_cell_%s", x);
+                for (int i = 0; i < af->body.len; i++) cell_rewrite(s, af->body.items[i], x, cell);
+                ANode *lst = an(s, A_LIST, af->pos);
+                ANode *v = an(s, param ? A_NAME : A_NONE, af->pos);
+                v->name = param ? x : NULL;
+                cy_vec_push(s->a, &lst->items, v);
+                ANode *tg = an(s, A_NAME, af->pos);
+                tg->name = cell;
+                ANode *as = an(s, S_ASSIGN, af->pos);
+                cy_vec_push(s->a, &as->targets, tg);
+                as->value = lst;
+                cy_vec_push(s->a, &af->body, NULL);
+                memmove(af->body.items + 1, af->body.items, sizeof(void *) * (size_t)(af->body.len - 1));
+                af->body.items[0] = as;
+            }
+            nl->kind = S_PASS;
+        }
+    }
 }
 
 static int const_default_node(ANode *d) {
@@ -3235,7 +3443,33 @@ static IrExpr *fold_int(S *s, CyPos p, IrOp op, const IrExpr *l, const IrExpr *r
     return mk_int(s, v, TY_LONG, p);
 }
 
+/* A number constant (2, -0.5, <double>3): its value */
+static int const_num(const IrExpr *e, double *v) {
+    int neg = 0;
+    while (e && (e->kind == E_CAST || (e->kind == E_UNOP && (e->op == OP_NEG || e->op == OP_POS)))) {
+        if (e->kind == E_UNOP && e->op == OP_NEG) neg = !neg;
+        e = e->args[0];
+    }
+    if (!e) return 0;
+    if (e->kind == E_INT) *v = e->ty->is_signed ? (double)(int64_t)e->ival : (double)e->ival;
+    else if (e->kind == E_FLOAT) *v = e->fval;
+    else return 0;
+    if (neg) *v = -*v;
+    return 1;
+}
+
+static IrExpr *arith1(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r);
+
+/* An operand that is a complex power stays one (Cython's soft complex
+   arithmetic); the result carries it to where it is used */
 static IrExpr *arith(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
+    s->keep_soft++;
+    IrExpr *e = arith1(s, p, op, l, r);
+    s->keep_soft--;
+    return e;
+}
+
+static IrExpr *arith1(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
     if (l->ty == TY_ERR || r->ty == TY_ERR) return mk_err(s, p);
     if (is_obj(l->ty) || is_obj(r->ty) || l->kind == E_NONE || r->kind == E_NONE) {
         if (!need_gil(s, p, "Operation on Python object")) return mk_err(s, p);
@@ -3303,11 +3537,24 @@ static IrExpr *arith(S *s, CyPos p, IrOp op, IrExpr *l, IrExpr *r) {
         return as_cython(s, e, l, r);
     }
     if (op == OP_POW) {
-        if (cy_type_is_int(t)) {
+        if (cy_type_is_int(t) && s->dir.cpow != 1) {
             /* Cython 3 (cpow=False): a possibly negative exponent gives a double */
             if (!(r->kind == E_INT && (int64_t)r->ival >= 0)) t = cy_type_scalar(TY_DOUBLE);
         }
-        return mk2(s, E_POW, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        /* Cython 3 (cpow=False): of C floats, unless the base is surely not
+           negative or the exponent surely an integer, a complex power (its
+           "soft complex" type: glibc's cpow); straight into a C number it
+           falls back to pow() (coerce), unless cpow=False was written */
+        double lv, rv;
+        int soft = (t->kind == TY_FLOAT || t->kind == TY_DOUBLE) && s->dir.cpow != 1 &&
+                   !(const_num(l, &lv) ? lv >= 0 : cy_type_is_int(l->ty) && !l->ty->is_signed) &&
+                   !(cy_type_is_int(r->ty) || (const_num(r, &rv) && rv == (double)(long long)rv));
+        IrExpr *e = mk2(s, E_POW, t, p, op, coerce(s, l, t), coerce(s, r, t));
+        if (soft) {
+            e->soft_pow = s->dir.cpow == 2 ? 2 : 1;
+            e->ty = cy_type_scalar(TY_DOUBLE);
+        }
+        return e;
     }
     err(s, p, "Invalid operand types for '%s' (%s; %s)", cy_op_name(op), l->ty->name, r->ty->name);
     return mk_err(s, p);
@@ -6044,6 +6291,10 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         }
         return;
     case S_GLOBAL: return;
+    case S_NONLOCAL:
+        err(s, n->pos, s->fn ? "no binding for nonlocal '%s' found" : "nonlocal declaration not allowed at module level",
+            (const char *)n->names.items[0]);
+        return;
     case S_FUNC:
         if (!s->fn) return;
         if (n->func->kind != FN_DEF || n->func->decorators.len) {
@@ -6122,6 +6373,7 @@ static int set_directive(S *s, Directives *d, const char *key, int val, CyPos p)
     else if (!strcmp(key, "cdivision")) d->cdivision = val;
     else if (!strcmp(key, "initializedcheck")) d->initializedcheck = val;
     else if (!strcmp(key, "nonecheck")) d->nonecheck = val;
+    else if (!strcmp(key, "cpow")) d->cpow = val ? 1 : 2;
     else {
         static const char *ignored[] = {"language_level", "infer_types", "cpow", "embedsignature", "binding",
                                         "profile", "linetrace", "overflowcheck", "always_allow_keywords",
@@ -6864,7 +7116,13 @@ static void check_break_lastprivates(S *s, const CyVec *body, const BreakFrame *
     }
 }
 
+static void make_cells(S *s, AFunc *af);
+
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
+    if (!af->cells_done) {
+        af->cells_done = 1;
+        make_cells(s, af);
+    }
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
     s->fscope = &fsc;
@@ -7393,6 +7651,7 @@ static int raises_expr(IrExpr *e) {
     case E_VIEW_SLICE: r = 1; break;
     case E_BINOP: if (e->op == OP_DIV && !e->cdivision) r = 1; break;
     case E_PYFLOORDIV: case E_PYMOD: if (!e->cdivision) r = 1; break;
+    case E_POW: if (e->soft_pow) r = 1; break;
     case E_CALL: r |= e->fn->can_raise; break;
     case E_STR: case E_BYTES: case E_BIGINT: case E_NONE: case E_PYBOOL: break;
     case E_PYGLOBAL: case E_VIEW_FROM_OBJ: case E_OBJ_FROM_VIEW: case E_BOX: case E_UNBOX: case E_OBJ_BINOP:

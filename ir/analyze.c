@@ -211,6 +211,7 @@ static int raises_here(const IrExpr *e) {
     case E_VIEW_ELEM: case E_VIEW_SLICE: return e->boundscheck || e->kind == E_VIEW_SLICE;
     case E_BINOP:
         return (e->op == OP_DIV || e->op == OP_MOD) && !e->cdivision && !nonzero_const(e->args[1]);
+    case E_POW: return e->soft_pow != 0;
     case E_PYFLOORDIV: case E_PYMOD:
         if (e->cdivision) return 0;
         if (!nonzero_const(e->args[1])) return 1;
@@ -319,6 +320,12 @@ static void elig_expr(Elig *g, IrExpr *e) {
     if (raises_here(e)) g->raises = 1;
     if (!complex_ok(e)) {
         uses(g, e->kind == E_POW ? "a complex power" : "complex numbers");
+        return;
+    }
+    if (e->kind == E_POW && e->soft_pow) {
+        /* glibc's cpow and its TypeError: native code only */
+        uses(g, "a ** b that Cython computes as a complex power (a base that may be negative, an exponent that "
+                "may not be an integer, inside an expression)");
         return;
     }
     switch (e->kind) {

@@ -293,6 +293,10 @@ typedef struct IrExpr {
     CyType *ty2;               /* E_SIZEOF operand type */
     int boundscheck, wraparound; /* E_VIEW_ELEM, E_VIEW_SLICE */
     int cdivision;             /* E_BINOP '/' and '%', E_PYFLOORDIV, E_PYMOD: no zero check */
+    int soft_pow;              /* E_POW of C floats that Cython 3 (cpow=False) computes as a complex
+                                  power (a base that may be negative, an exponent that may not be
+                                  an integer) inside an expression: glibc's cpow, whose non-zero
+                                  imaginary part raises TypeError; typed double */
     int can_raise;             /* computed by sema: evaluating this (sub)tree may set an exception */
     int import_top;            /* E_IMPORT */
     CyVec stmts;               /* E_STMTS: IrStmt* */

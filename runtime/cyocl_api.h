@@ -6,8 +6,9 @@
 #define CYOCL_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#define CYOCL_API_VERSION 10
+#define CYOCL_API_VERSION 12
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -77,6 +78,18 @@ typedef struct {
        device has compute units. */
     const char *kernel_tiled_small;
     int small_local[2], small_elems[2];
+    /* in: the dispatcher may choose the native team's size (the region
+       gives no num_threads); out (decide, a native choice): 0 the full team,
+       1 one thread, where that was measured faster at this size (a team's
+       start and barrier cost more than a short region's work) */
+    int team_ok;
+    int team;
+    /* in (native_done): thread 0's time over its share of the iterations
+       (0 unknown) and the team's size: the work, without the team's start
+       nor its wait at the end for a thread that lost its core (a stall:
+       milliseconds for microseconds of work) */
+    long long chunk_ns;
+    int team_size;
 } cyocl_launch;
 
 /* A view generated code touches on the host (host_views). */
@@ -124,6 +137,10 @@ typedef struct {
     /* as host_use, for a statement that touches only the n views v: only
        their regions come back (write: and lose their device copies) */
     void (*host_views)(int write, int n, const cyocl_hview *v, cyocl_sync *S);
+    /* stats()' native_regions: a region the module does not time (no
+     * dispatcher, no trace) adds one here itself (relaxed atomic add),
+     * cheaper than native_ran's call for a region of a few microseconds */
+    uint64_t *native_regions;
 } cyocl_api;
 
 #endif

@@ -38,8 +38,11 @@
  * a native point measured only in bad moments (provisional) is retried
  * with a backoff, never before the chosen side's calls took its cost less
  * STALL_SLACK, and once RETRY_GAP and RETRY_SHARE times its cost have
- * passed since its last run (stored provisional points stay so).  A native run far slower than its prediction (a stalled
- * team) makes the next teams short for STALL_NS.  Per device,
+ * passed since its last run (stored provisional points stay so).  A
+ * native run far slower than its prediction (a stalled team) makes the
+ * next teams short for STALL_NS.  The native team's size (the full team or
+ * one thread) is chosen per region and octave of n from both's measured
+ * times (team_locked).  Per device,
  * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
@@ -92,6 +95,9 @@
 #define YOUNG 250000000u
 #define RETRY_GAP 200000000u  /* ns: a provisional point is retried no sooner than this after its last run */
 #define RETRY_SHARE 20.0      /* nor before RETRY_SHARE times what the retry is predicted to cost */
+#define SOLO_TRY 100000.0     /* ns: one thread is tried at sizes where the team takes less */
+#define SOLO_BYTES 262144.0   /* and first, before the team, where the views span less */
+#define SOLO_RECHECK 16       /* full native decisions at an octave between runs of the team size not chosen */
 
 typedef struct {
     double n, t;  /* the lowest of the recent (n, ns) pairs in this octave */
@@ -108,6 +114,21 @@ typedef struct {
     dpoint b[DB];
     uint32_t explored;
 } dside;
+
+/* The native team's size at one octave of n (cyocl_launch.team): ns per
+ * iteration of the full team's [0] and one thread's [1] last WIN runs.  A
+ * short region's work is less than the team's start and barrier (H100,
+ * 16 threads: 5-8 us for a 10x10 matmul's microsecond of work), and a
+ * team of every core stalls for a scheduler slice whenever another thread
+ * takes one of them: one thread does neither. */
+typedef struct {
+    float t[2][WIN];
+    uint32_t cnt[2];
+    uint32_t since; /* full decisions since the size not chosen last ran */
+    float work[WIN]; /* the team's runs: thread 0's share times the team's size
+                        (what one thread would take), ns per iteration */
+    uint32_t nwork;
+} dteam;
 
 /* A settled decision for one octave of n (decide's hot path): word is 0,
  * or 1 | side << 1 | sig << 2, where sig names where the data was (the
@@ -157,6 +178,9 @@ struct cyrt_dregion {
     uint32_t skipped;   /* atomic: calls decided from fast[] since the last full decision */
     int hot_native;     /* atomic: the next native run was decided on the hot path (not timed in) */
     uint32_t nquiet;    /* atomic: quiet device launches (cyrt_dispatch_wait_due) */
+    dteam team[DB];     /* the native team's size per octave (team_locked) */
+    int solo[DB];       /* atomic: its choice there for the hot path: 0 none yet (full decisions
+                           measure it), 1 the full team, 2 one thread */
     struct cyrt_dregion *next;
 };
 
@@ -375,6 +399,125 @@ static const dpoint *side_nearest(const dside *s, double n) {
 /* ---- the dispatcher object ----------------------------------------------------------- */
 
 static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d);
+
+/* ---- the native team's size (cyocl_launch.team) ---------------------------------- */
+
+static int view_extent(const cyocl_arg *a, uintptr_t *lo, uintptr_t *hi);
+
+static double team_best(const dteam *v, int k) {
+    if (!v->cnt[k])
+        return -1;
+    uint32_t m = v->cnt[k] < WIN ? v->cnt[k] : WIN;
+    double lo = v->t[k][0];
+    for (uint32_t i = 1; i < m; i++)
+        if (v->t[k][i] < lo)
+            lo = v->t[k][i];
+    return lo;
+}
+
+/* What one thread is expected to take, ns per iteration: the lowest of
+ * the team's recent work estimates, -1 none. */
+static double team_work(const dteam *v) {
+    if (!v->nwork)
+        return -1;
+    uint32_t m = v->nwork < WIN ? v->nwork : WIN;
+    double lo = v->work[0];
+    for (uint32_t i = 1; i < m; i++)
+        if (v->work[i] < lo)
+            lo = v->work[i];
+    return lo;
+}
+
+static void team_note(dteam *v, int k, double per) {
+    if (!(per >= 0) || !isfinite(per))
+        return;
+    v->t[k][v->cnt[k] % WIN] = (float)per;
+    if (v->cnt[k] < 1000000)
+        v->cnt[k]++;
+}
+
+/* The size of the team for a native run of n iterations (r->spin held):
+ * 0 the full team, 1 one thread; *cal: the run measures the size not
+ * chosen.  The full team first (Cython's), then, where it took less than
+ * SOLO_TRY, one thread (twice where within 4x: a first run pays for cold
+ * caches), the team again, and the faster stands; every SOLO_RECHECK full decisions the other size runs
+ * once where it was within 4x (times are noisy upwards only: the lowest
+ * of the last WIN runs counts). */
+static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
+    int b = bucket(n);
+    dteam *v = &r->team[b];
+    double tt = team_best(v, 0), ts = team_best(v, 1);
+    int pick = 0;
+    *cal = 0;
+    if (small && v->cnt[1] < 2 && (tt < 0 || ts < 0 || ts <= 4 * tt)) {
+        /* views this small: one thread first, twice (H100, matmul 10x10
+         * right after 800 MB of device arrays were freed: the team's runs
+         * took 12 and 17 ms, thread 0 alone 6 ms of them for one row, the
+         * team's waiting threads spinning on its core; one thread, 1.5 us) */
+        pick = *cal = 1;
+    } else if (tt < 0) {
+        pick = 0;
+        *cal = small;
+    } else if (ts < 0) {
+        /* the team's own time, or the work its thread 0 did times its
+         * size where the team waited at its end far longer (H100, matmul
+         * 10x10 right after 1 GB of device arrays were freed: every team
+         * run took 5-8 ms, for microseconds of work) */
+        double w = team_work(v);
+        pick = *cal = (w >= 0 && w < tt ? w : tt) * n < SOLO_TRY;
+    } else if (v->cnt[1] < 2 && ts <= 4 * tt) {
+        pick = *cal = 1;
+    } else if (v->cnt[0] < 2) {
+        /* the team's first run was the region's first at this size (cold) */
+        pick = 0;
+        *cal = 1;
+    } else if ((v->cnt[0] < 4 || v->cnt[1] < 4) && (ts < tt ? 2 * ts >= tt : 2 * tt >= ts)) {
+        /* within 2x of each other: four runs each before one stands (a
+         * team's run in a bad moment, or one thread's, decided triad 10^4
+         * on the H100 for the hot path's next thousand calls, at 1.5x) */
+        pick = v->cnt[1] < v->cnt[0];
+        *cal = 1;
+    } else {
+        pick = ts < tt;
+        double win = pick ? ts : tt, lose = pick ? tt : ts;
+        /* the team is rechecked whatever its time (one measured in a bad
+         * moment may be a thousand times its own), one thread where within 4x */
+        ++v->since;
+        if ((v->since >= SOLO_RECHECK && lose <= 4 * win) || (pick && v->since >= 4 * SOLO_RECHECK)) {
+            v->since = 0;
+            pick = !pick;
+            *cal = 1;
+        }
+    }
+    if (!*cal && tt >= 0)
+        __atomic_store_n(&r->solo[b], 1 + pick, __ATOMIC_RELAXED);
+    return pick;
+}
+
+/* A native choice at a full decision: the team's size, and the reason
+ * says when it is one thread or that run measures it. */
+static void native_team(struct cyrt_dregion *r, cyocl_launch *L) {
+    L->team = 0;
+    if (!r || !L->team_ok || L->n <= 0)
+        return;
+    double bytes = 0;
+    for (int i = 0; i < L->nargs; i++) {
+        uintptr_t lo, hi;
+        if (L->args[i].kind == CYOCL_A_VIEW && view_extent(&L->args[i], &lo, &hi))
+            bytes += (double)(hi - lo);
+    }
+    int cal;
+    spin_lock(&r->spin);
+    L->team = team_locked(r, (double)L->n, bytes > 0 && bytes < SOLO_BYTES, &cal);
+    spin_unlock(&r->spin);
+    if (cal) {
+        snprintf(L->reason, sizeof L->reason, "calibrating (%s)", L->team ? "one thread" : "the full team");
+    } else if (L->team) {
+        size_t k = strlen(L->reason);
+        if (k + 14 < sizeof L->reason)
+            memcpy(L->reason + k, " (one thread)", 14);
+    }
+}
 
 /* The dispatcher, made at its first use (loading the stored calibration). */
 static struct cyrt_disp *disp_get(cyrt_rt *rt) {
@@ -1301,6 +1444,7 @@ static void settle_locked(struct cyrt_dregion *r, int b, uint64_t sig, const cyr
 
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     L->pred_native = L->pred_opencl = -1;
+    L->team = 0;
     struct cyrt_dregion *hot = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     struct cyrt_disp *hd = hot ? __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE) : NULL;
     if (hd && L->n > 0) {
@@ -1312,28 +1456,35 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         if (hds == 2 && !__atomic_load_n(&hot->off, __ATOMIC_RELAXED) && !(L->cpu_only && hd->dev_type != CYRT_DEV_CPU)) {
             const dfast *f = &hot->fast[bucket((double)L->n)];
             uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
-            if (w && (w >> 2) == call_sig(rt, L)) {
+            /* a native team size still being measured: full decisions */
+            if (w && (w >> 2) == call_sig(rt, L) &&
+                (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) : 1)) {
                 fside = (int)(w >> 1 & 1);
                 p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
                 p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
             }
         } else if (hds == -1) {
-            fside = 0; /* no device: native, the model only predicts */
+            /* no device: native, the model only predicts (and sizes the team) */
+            if (!L->team_ok || __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED))
+                fside = 0;
         }
         if (fside >= 0 && __atomic_add_fetch(&hot->ncalls, 1, __ATOMIC_RELAXED) % SAMPLE != 0 &&
             !(hd->verbose && hot->last != fside)) {
             __atomic_add_fetch(&hot->skipped, 1, __ATOMIC_RELAXED);
-            if (fside == 0)
+            if (fside == 0) {
                 __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
+                if (L->team_ok)
+                    L->team = __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) == 2;
+            }
             __atomic_add_fetch(&hd->fast_calls, 1, __ATOMIC_RELAXED);
             epoch_tick(rt, hot);
             if (hds == 2) {
                 cyrt_dispatch_idle_check(rt);
-                memcpy(L->reason, "auto", 5);
+                memcpy(L->reason, L->team ? "auto (one thread)" : "auto", L->team ? 18 : 5);
                 L->pred_native = p0;
                 L->pred_opencl = p1;
             } else {
-                snprintf(L->reason, sizeof L->reason, "auto: no OpenCL device");
+                snprintf(L->reason, sizeof L->reason, "auto: no OpenCL device%s", L->team ? " (one thread)" : "");
                 if (L->kernel_time) /* the trace shows the prediction */
                     L->pred_native = cyrt_dispatch_predict(rt, hot, 0, L->n);
             }
@@ -1415,6 +1566,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
         snprintf(L->reason, sizeof L->reason, "%s", why);
+        native_team(r, L);
         if (d->verbose && r->last != 0)
             verbose_print(r, L, 0, why);
         return 0;
@@ -1424,6 +1576,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
          * module while a GPU was opened */
         L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         snprintf(L->reason, sizeof L->reason, "auto");
+        native_team(r, L);
         return 0;
     }
     /* the signature first: a registry that changes meanwhile leaves one
@@ -1450,6 +1603,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     if (c.calibrating)
         __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
     snprintf(L->reason, sizeof L->reason, "%s", why);
+    if (side == 0)
+        native_team(r, L);
     if (d->verbose && r->last != side)
         verbose_print(r, L, side, why);
     return side;
@@ -1466,7 +1621,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_mutex_unlock(&rt->disp_lock);
     }
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    int stalled = d && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
+    /* (one thread's time is not the team's: a run that measures it may
+     * take the team's times its prediction) */
+    int stalled = d && !L->team && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
     if (stalled) {
         /* stalled: a team of every core waited at its barrier for a thread
          * that shared a core with some other busy thread (a driver's, seen
@@ -1475,7 +1632,12 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * work, 19 calls in a row).  Teams run two threads short for a
          * while, so that the thread finds a free core (cyrt_team); a stall
          * seen meanwhile makes it longer.  Only the teams: the times
-         * measured meanwhile still count (a lasting slowdown is learnt). */
+         * measured meanwhile still count (a lasting slowdown is learnt).
+         * A libgomp team that changes size pays for it (H100, matmul 10x10
+         * alternating 14 and 16 threads: 60 us a call against 7 us), but
+         * without short teams after device runs the H100's mid sizes
+         * (stencil 316x316-2048x2048 plain, dot 10^5-10^6 plain) measured
+         * native at 20-40x its time and ran on the device. */
         __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
         if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
             __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
@@ -1500,6 +1662,15 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * 96 us in a process of its own; three such runs made the point,
          * and the device ran the size at 20-34x) */
         int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
+        if (L->team_ok && L->n > 0) {
+            dteam *v = &r->team[bucket((double)L->n)];
+            team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
+            if (!L->team && L->chunk_ns > 0 && L->team_size > 1) {
+                v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
+                if (v->nwork < 1000000)
+                    v->nwork++;
+            }
+        }
         spin_unlock(&r->spin);
         int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
@@ -1580,6 +1751,23 @@ static void hex32(const unsigned char h[32], char out[65]) {
         snprintf(out + 2 * i, 3, "%02x", h[i]);
 }
 
+/* The record of key in the scratch list of a load, made if new; NULL out of memory. */
+static struct cyrt_dregion *load_region(struct cyrt_dregion **list, const char *key) {
+    struct cyrt_dregion *r;
+    for (r = *list; r; r = r->next)
+        if (!strcmp(r->key, key))
+            return r;
+    if (!(r = calloc(1, sizeof *r)))
+        return NULL;
+    snprintf(r->key, sizeof r->key, "%s", key);
+    r->last = -1;
+    r->owner = -1;
+    r->stored = 1;
+    r->next = *list;
+    *list = r;
+    return r;
+}
+
 static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
     (void)rt;
     if (!d->path[0])
@@ -1655,21 +1843,10 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
                 bad = 1;
                 break;
             }
-            struct cyrt_dregion *r;
-            for (r = list; r; r = r->next)
-                if (!strcmp(r->key, key))
-                    break;
+            struct cyrt_dregion *r = load_region(&list, key);
             if (!r) {
-                if (!(r = calloc(1, sizeof *r))) {
-                    bad = 1;
-                    break;
-                }
-                snprintf(r->key, sizeof r->key, "%s", key);
-                r->last = -1;
-                r->owner = -1;
-                r->stored = 1;
-                r->next = list;
-                list = r;
+                bad = 1;
+                break;
             }
             /* a new process measures again where that is cheap (choose) */
             /* as many measurements as it had, up to three (a point measured
@@ -1680,6 +1857,31 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
              * c04 matmul 10x10 plain ran all its calls on the device at 13x
              * native on the first process's stalled 10 ms) */
             point_set(&r->side[side].b[b], n, t, prov ? 1 : cnt < 3 ? cnt : 3, prov ? 2 : 1);
+        } else if (!strncmp(line, "t ", 2)) {
+            /* the native team's size at an octave: ns per iteration of the
+             * full team and of one thread (-1 not measured), how often */
+            char key[80];
+            int b;
+            double tt, ts;
+            unsigned ct, cs;
+            struct cyrt_dregion *r;
+            if (sscanf(line + 2, "%79s %d %lf %lf %u %u", key, &b, &tt, &ts, &ct, &cs) != 6 || b < 0 || b >= DB ||
+                !isfinite(tt + ts) || (ct && !(tt >= 0)) || (cs && !(ts >= 0)) || !strchr(key, ':') ||
+                !(r = load_region(&list, key))) {
+                bad = 1;
+                break;
+            }
+            /* counted twice at most: the new process goes by them at once,
+             * and its own runs soon outweigh them */
+            dteam *v = &r->team[b];
+            memset(v, 0, sizeof *v);
+            for (int k = 0; k < 2; k++) {
+                unsigned c = k ? cs : ct;
+                v->cnt[k] = c < 2 ? c : 2;
+                for (uint32_t i = 0; i < v->cnt[k]; i++)
+                    v->t[k][i] = (float)(k ? ts : tt);
+            }
+            r->solo[b] = ct >= 2 && cs >= 2 ? 1 + (ts < tt) : 0;
         } else {
             bad = 1;
         }
@@ -1740,7 +1942,9 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
     for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
         spin_lock(&r->spin);
         dside s[2];
+        dteam tm[DB];
         memcpy(s, r->side, sizeof s);
+        memcpy(tm, r->team, sizeof tm);
         spin_unlock(&r->spin);
         /* provisional points (measured beside a busy driver) are upper
          * bounds, better than nothing for another process: stored as
@@ -1754,6 +1958,10 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
                         EMIT("p %s %d %d %.17g %.17g %u\n", r->key, side, b, s[side].b[b].n, s[side].b[b].t,
                              s[side].b[b].cnt);
                 }
+        for (int b = 0; b < DB; b++)
+            if (tm[b].cnt[0] || tm[b].cnt[1])
+                EMIT("t %s %d %.9g %.9g %u %u\n", r->key, b, team_best(&tm[b], 0), team_best(&tm[b], 1), tm[b].cnt[0],
+                     tm[b].cnt[1]);
     }
     d->dirty = 0;
     d->last_save = now_ns();

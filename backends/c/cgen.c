@@ -930,6 +930,7 @@ static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
     case CY_FAIL_ZERODIV_DIVMOD: raise = "cyrt_err_zerodiv(\"float divmod()\");"; break;
     case CY_FAIL_DIV_OVERFLOW: raise = "cyrt_raise_str(PyExc_OverflowError, \"value too large to perform division\");"; break;
     case CY_FAIL_RANGE_STEP: raise = "cyrt_raise_str(PyExc_ValueError, \"range() arg 3 must not be zero\");"; break;
+    case CY_FAIL_SOFT_POW: raise = "cyrt_err_soft_pow();"; G->used_complex = 1; break;
     default: raise = FMT("cyrt_err_bounds(%d);", (int)(f - CY_FAIL_BOUNDS)); break;
     }
     out(G, "if (cyrt_unlikely(%s)) { %s goto %s; }", cond, raise, errlbl(G));
@@ -1278,7 +1279,14 @@ static Val gen(Gen *G, IrExpr *e) {
         }
         const char *c = genc(G, x);
         if (cy_type_is_complex(x->ty)) c = once(G, x->ty, c);
-        const char *call = box_call(G, x->ty, c);
+        /* int() of a C float (sema): a Python int, exact */
+        const char *call = e->sval && !strcmp(e->sval, "PyLong_FromDouble") ? FMT("PyLong_FromDouble((double)%s)", c)
+                                                                               : box_call(G, x->ty, c);
+        if (e->sval && !strcmp(e->sval, "cyrt_soft_pow_obj")) {
+            /* a ** b of C floats as an object (sema): float or complex */
+            G->used_complex = 1;
+            call = FMT("cyrt_soft_pow_obj(%s, %s)", c, genc(G, e->args[1]));
+        }
         if (!call) {
             cy_error(G->d, e->pos, "internal error: cannot convert '%s' to a Python object", x->ty->name);
             return v;
@@ -2743,7 +2751,9 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     int na = R->args.len;
     /* outside the if: the native path's trace line gives the runtime's reason */
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
-    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1;", id, id, id, id);
+    out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1; cy_ol%d.team = 0;",
+        id, id, id, id, id);
+    out(G, "cy_ol%d.chunk_ns = 0;", id);
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
@@ -2830,6 +2840,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     if (R->ocl_quiet) out(G, "cy_ol%d.quiet = 1;", id);
+    if (!R->num_threads) out(G, "cy_ol%d.team_ok = 1;", id);
     out(G, "cy_ol%d.lslot = &cy_ls%d; cy_ol%d.kernel_time = cyrt_trace_fd >= 0;", id, id, id);
     out(G, "if (cyrt_force != 2) cy_ol%d.dslot = &cy_ds%d;", id, id);
     out(G, "if (cyrt_force == 2 || cyrt_ocl->decide(&cy_ol%d)) {", id);
@@ -3338,9 +3349,13 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         ts = FMT("cy_ts%d", id);
         out(G, "PyThreadState *%s = PyGILState_Check() ? PyEval_SaveThread() : NULL;", ts);
     }
-    out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
+    /* timed for the dispatcher only where it can decide (prelude: cyrt_timing) */
+    out(G, "long long cy_clock%d = %s ? cyrt_now_ns() : 0;", id, ocl ? "cyrt_timing()" : "cyrt_trace_fd >= 0");
     /* a module with the runtime: one thread short while the device starts (cyrt_team) */
-    const char *ntc = nt ? FMT(" num_threads(%s)", nt) : G->opt->opencl && !nested ? " num_threads(cyrt_team())" : "";
+    const char *ntc = nt                           ? FMT(" num_threads(%s)", nt)
+                      : ocl                        ? FMT(" num_threads(cyrt_team_of(cy_ol%d.team))", id)
+                      : G->opt->opencl && !nested ? " num_threads(cyrt_team())"
+                                                   : "";
     if (uti) ntc = FMT("%s if(%s)", ntc, uti);
     out(G, "cyrt_omp_ran = 1; /* prelude: cyrt_fork_child */");
     if (prange)
@@ -3367,6 +3382,11 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         out(G, "PyGILState_STATE cy_gs%d = PyGILState_Ensure();", id);
         out(G, "PyThreadState *cy_tst%d = PyEval_SaveThread();", id);
     }
+    /* the dispatcher tells the work from a team's start and its wait at
+       its end (for a thread that lost its core: a stall) by thread 0's
+       time over its share of the iterations */
+    if (ocl)
+        out(G, "const long long cy_w%d = cy_clock%d && omp_get_thread_num() == 0 ? cyrt_now_ns() : 0;", id, id);
     if (blocked) {
         emit_omp_for_blocked(G, R, chunk, &cl, n, need_par ? f->par : NULL, idx, body, blocked);
     } else if (prange) {
@@ -3374,6 +3394,9 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     } else {
         put(G, body);
     }
+    if (ocl)
+        out(G, "if (cy_w%d) { cy_ol%d.chunk_ns = cyrt_now_ns() - cy_w%d; cy_ol%d.team_size = omp_get_num_threads(); }", id,
+            id, id, id);
     if (need_tstate) {
         out(G, "PyEval_RestoreThread(cy_tst%d);", id);
         out(G, "PyGILState_Release(cy_gs%d);", id);
@@ -3381,7 +3404,7 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     for (int i = 0; i < pviews.len; i++) out(G, "cyrt_view_release(&%s);", ((IrVar *)pviews.items[i])->cname);
     G->e.ind--;
     out(G, "}");
-    out(G, "if (cyrt_timing()) cyrt_region_done(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
+    out(G, "cyrt_region_end(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
         ocl ? FMT("&cy_ol%d", id) : "NULL");
     if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
     if (prange) {

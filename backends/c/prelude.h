@@ -300,6 +300,24 @@ CYRT_INLINE long long cyrt_mod_ll(long long a, long long b) {
  * 0.1 is 10.0, Python's 9.0); fmod(a, b) moved to b's sign by adding b,
  * times 0 or 1 (so 7.0 % inf is nan, 0.0 % -1.0 is 0.0), as its
  * __Pyx_mod_double and __Pyx_mod_float. */
+/* a ** b of C floats that Cython 3 (cpow=False) leaves a "soft complex"
+ * (__Pyx_c_pow_double: glibc's cpow with CYTHON_CCOMPLEX): a non-zero
+ * imaginary part is a TypeError where a double is wanted, a complex as an
+ * object */
+#ifdef _Complex_I
+CYRT_INLINE double _Complex cyrt_soft_pow(double a, double b) {
+    return cpow(a + 0.0 * _Complex_I, b + 0.0 * _Complex_I);
+}
+CYRT_INLINE PyObject *cyrt_soft_pow_obj(double a, double b) {
+    double _Complex z = cpow(a + 0.0 * _Complex_I, b + 0.0 * _Complex_I);
+    return cimag(z) != 0 ? PyComplex_FromDoubles(creal(z), cimag(z)) : PyFloat_FromDouble(creal(z));
+}
+#endif
+CYRT_COLD void cyrt_err_soft_pow(void) {
+    cyrt_raise_str(PyExc_TypeError, "Cannot convert 'complex' with non-zero imaginary component to 'double' (this "
+                                    "most likely comes from the '**' operator; use 'cython.cpow(True)' to return "
+                                    "'nan' instead of a complex number).");
+}
 CYRT_INLINE double cyrt_mod_d(double a, double b) {
     double r = fmod(a, b);
     r += ((r != 0) & ((r < 0) ^ (b < 0))) * b;
@@ -1516,7 +1534,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 10
+#define CYRT_OCL_API_VERSION 12
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1558,6 +1576,10 @@ typedef struct {
     int quiet;         /* the kernel reports nothing (ir/analyze.c): no result read */
     const char *kernel_tiled_small; /* the same plan for grids that would not fill the device */
     int small_local[2], small_elems[2];
+    int team_ok;       /* the dispatcher may size the native team (no num_threads given) */
+    int team;          /* decide's choice for the native run: 0 the team (cyrt_team), 1 one thread */
+    long long chunk_ns; /* the native run: thread 0's time over its share of the iterations (0 unknown) */
+    int team_size;     /* and the team's size */
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -1586,6 +1608,7 @@ typedef struct {
     int (*decide)(cyrt_ocl_launch *L);
     void (*native_done)(cyrt_ocl_launch *L, long long ns);
     void (*host_views)(int write, int n, const cyrt_ocl_hview *v, cyrt_ocl_sync *S);
+    uint64_t *native_regions;
 } cyrt_ocl_api;
 
 /* The runtime's residency word (1: some data only on a device, 2: some
@@ -1618,7 +1641,7 @@ CYRT_FN int cyrt_ocl_init(void) {
         Py_XDECREF(cap);
         Py_DECREF(m);
     }
-    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state)) api = NULL;
+    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state || !api->native_regions)) api = NULL;
     if (!api) {
         PyErr_Clear();
         cyrt_ocl_why = "fallback: the cyocl runtime module is not available";
@@ -1641,6 +1664,10 @@ CYRT_INLINE int cyrt_team(void) {
     if (!(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) return n;
     return n > 8 ? n - 2 : n > 1 ? n - 1 : n;
 }
+
+/* The team of a region the dispatcher decided: one thread where it measured
+ * that faster (a short region's fork and barrier cost more than its work). */
+CYRT_INLINE int cyrt_team_of(int team) { return team == 1 ? 1 : cyrt_team(); }
 
 CYRT_FN void cyrt_trace_line(const char *line, int len) {
     if (len > 0) {
@@ -1766,8 +1793,14 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
     if (len > 0 && (size_t)len < sizeof line) cyrt_trace_line(line, len);
 }
 
-/* Regions are timed for the trace and for the runtime's statistics. */
-CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || cyrt_ocl; }
+/* Regions are timed for the trace and for the dispatcher (native_done;
+ * stats()' native_ns is the time of the native runs timed).  A region the
+ * dispatcher does not decide (CYOCL_FORCE=native, a region OpenCL cannot
+ * take: cgen.c times those for the trace only) is counted but not timed:
+ * its two clock reads (about 60 ns each on the H100's VM) and the runtime
+ * call cost as much as a small region's work (bench/region_overhead.py,
+ * jacobi 10x10 at 16 threads: 1.09x Cython with them, 1.02x without). */
+CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || (cyrt_ocl && cyrt_force != 1); }
 
 CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long t0, cyrt_ocl_launch *L) {
     long long ns = cyrt_now_ns() - t0;
@@ -1776,6 +1809,17 @@ CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long
     /* the dispatcher learns from the regions it sent here */
     if (L && L->dslot) cyrt_ocl->native_done(L, ns);
     else cyrt_ocl->native_ran(ns);
+}
+
+/* After a native region; t0: its start when timed, else 0 (a monotonic
+ * clock is never 0).  Untimed: one add to stats()' native_regions, or,
+ * while teams run short (the dispatcher of some other module started the
+ * device), the runtime's call, whose idle check gives full teams back. */
+CYRT_INLINE void cyrt_region_end(const cyrt_region_info *ri, long long n, long long t0, cyrt_ocl_launch *L) {
+    if (t0) cyrt_region_done(ri, n, t0, L);
+    else if (!cyrt_ocl) return;
+    else if (cyrt_unlikely(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) cyrt_ocl->native_ran(0);
+    else __atomic_add_fetch(cyrt_ocl->native_regions, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- module initialisation ------------------------------------------------------ */

@@ -426,6 +426,7 @@ static void tg_check(void *g, const char *cond, CyFail f, CyPos pos) {
     case CY_FAIL_ZERODIV_DIVMOD: arg = ZD_DIVMOD; break;
     case CY_FAIL_DIV_OVERFLOW: code = 4; break;
     case CY_FAIL_RANGE_STEP: code = 5; break;
+    case CY_FAIL_SOFT_POW: code = 7; break; /* never: ir/analyze.c keeps it native */
     default: code = 1, arg = (int)(f - CY_FAIL_BOUNDS); break;
     }
     out(G, "if (%s) %s", cond, fail(G, code, arg, pos));

@@ -1095,6 +1095,166 @@ static void test_stored_provisional(void) {
     drop(rt);
 }
 
+/* The native team's size: a short region runs on one thread where that
+ * was measured faster (H100: a 16-thread team takes 5-8 us to start and
+ * join for a 10x10 matmul's microsecond of work, and stalls for a
+ * scheduler slice whenever another thread takes a core); the team stays
+ * where it is faster, where the region gives num_threads (team_ok 0), and
+ * where the team's time is too long to try one thread; a new process
+ * starts with the stored choice. */
+static int team_call(cyrt_rt *rt, cyocl_launch *L, long long team_ns, long long solo_ns) {
+    int side = cyrt_dispatch_decide(rt, L);
+    if (getenv("TEAM_DEBUG"))
+        fprintf(stderr, "n=%lld side %d team %d %s pred %lld %lld\n", L->n, side, L->team, L->reason, L->pred_native,
+                L->pred_opencl);
+    CHECK(side == 0, "native (%s)", L->reason);
+    cyrt_dispatch_native_done(rt, L, L->team ? solo_ns : team_ns);
+    return L->team;
+}
+
+/* A launch whose team the dispatcher may size; small: views of 800 bytes,
+ * else of 8 MB (one thread is then not tried before the team). */
+static cyocl_launch team_launch(cyrt_dregion **r, long long n, int small) {
+    static double x[100];
+    static cyocl_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CYOCL_A_VIEW;
+    a.size = 8;
+    a.read = 1;
+    a.ptr = x;
+    a.ndim = 1;
+    a.shape[0] = small ? 100 : 1000000;
+    a.strides[0] = 8;
+    cyocl_launch L = launch_of(r, n);
+    L.team_ok = 1;
+    L.nargs = 1;
+    L.args = &a;
+    return L;
+}
+
+static void test_team_size(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S9 = "__kernel void cyk_0(void) {}\n/* team size */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
+    long long sizes[3] = {100, 1000, 1000000};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, sizes[k], 8000 + 2 * sizes[k], 0, 0);
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, sizes[k], 900000 + 20 * sizes[k], 0, 0);
+        }
+    cyocl_launch L = team_launch(&r, 100, 0);
+    int seq[5];
+    for (int i = 0; i < 5; i++)
+        seq[i] = team_call(rt, &L, i ? 8000 : 30000, 1000);
+    CHECK(seq[0] == 0 && seq[1] == 1 && seq[2] == 1 && seq[3] == 0, "team, one thread twice, team again: %d %d %d %d",
+          seq[0], seq[1], seq[2], seq[3]);
+    int solo = 0;
+    for (int i = 0; i < 200; i++)
+        solo += team_call(rt, &L, 8000, 1000);
+    CHECK(solo >= 185, "then one thread (%d of 200), the team rechecked now and then", solo);
+    CHECK(strstr(L.reason, "one thread") != NULL, "the reason says so: %s", L.reason);
+
+    /* one thread slower: the team stays */
+    L = team_launch(&r, 1000, 0);
+    solo = 0;
+    for (int i = 0; i < 100; i++)
+        solo += team_call(rt, &L, 10000, 60000);
+    CHECK(solo <= 2, "the team where it is faster (one thread ran %d times)", solo);
+
+    /* the team takes longer than one thread is worth trying */
+    L = team_launch(&r, 1000000, 0);
+    solo = 0;
+    for (int i = 0; i < 50; i++)
+        solo += team_call(rt, &L, 2008000, 2008000);
+    CHECK(solo == 0, "no one-thread run where the team takes 2 ms (%d)", solo);
+
+    /* a region whose team runs all stall (H100, matmul 10x10 right after
+     * 1 GB of device arrays were freed: 5-8 ms a run for microseconds of
+     * work; the device's 90 us won every size up to 100x100): thread 0's
+     * share times the team's size says what one thread would take */
+    for (int est = 0; est < 2; est++) {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 40 + est);
+        L = team_launch(&s, 10, 0);
+        int native = 0, one = 0;
+        for (int i = 0; i < 40; i++) {
+            int side = cyrt_dispatch_decide(rt, &L);
+            if (side) {
+                cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 10, 90000, 0, 0);
+                continue;
+            }
+            L.chunk_ns = est && !L.team ? 300 : 0;
+            L.team_size = 16;
+            cyrt_dispatch_native_done(rt, &L, L.team ? 2000 : 7000000);
+            if (i >= 10) {
+                native++;
+                one += L.team;
+            }
+        }
+        if (est)
+            CHECK(native >= 27 && one == native, "thread 0 worked 300 ns of 7 ms: one thread, natively (%d, %d of 30)",
+                  one, native);
+        else
+            CHECK(native <= 3 && one == 0, "no work estimate: the device (%d native of 30)", native);
+    }
+
+    /* views this small: one thread first, before the team, which may stall
+     * in such a window from its first run (H100, matmul 10x10 after 800 MB
+     * of device arrays were freed: 12 and 17 ms, thread 0 itself 6 ms of
+     * them) without thread 0's share saying otherwise */
+    {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 42);
+        L = team_launch(&s, 10, 1);
+        int native = 0, one = 0, first = -1;
+        for (int i = 0; i < 40; i++) {
+            int side = cyrt_dispatch_decide(rt, &L);
+            if (side) {
+                cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 10, 90000, 0, 0);
+                continue;
+            }
+            if (first < 0)
+                first = L.team;
+            L.chunk_ns = L.team ? 0 : 6000000;
+            L.team_size = 16;
+            cyrt_dispatch_native_done(rt, &L, L.team ? 2000 : 12000000);
+            if (i >= 10) {
+                native++;
+                one += L.team;
+            }
+        }
+        CHECK(first == 1, "one thread first");
+        CHECK(native >= 27 && one >= native - 1, "then one thread, natively (%d, %d of 30)", one, native);
+    }
+
+    /* num_threads given: never */
+    cyrt_dregion *q = cyrt_dispatch_region(rt, S9, 39);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 100, 8000, 0, 0);
+        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 900000, 0, 0);
+    }
+    L = launch_of(&q, 100);
+    solo = 0;
+    for (int i = 0; i < 50; i++)
+        solo += team_call(rt, &L, 8000, 1000);
+    CHECK(solo == 0, "the region's own team size stands (%d)", solo);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+
+    /* a new process: one thread from its first call at that size */
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    r = cyrt_dispatch_region(rt, S9, 38);
+    L = team_launch(&r, 100, 0);
+    L.source = S9;
+    L.region = 38;
+    CHECK(team_call(rt, &L, 8000, 1000) == 1, "stored: one thread at once (%s)", L.reason);
+    L = team_launch(&r, 1000, 0);
+    CHECK(team_call(rt, &L, 10000, 60000) == 0, "stored: the team at once");
+    drop(rt);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
     mkdir(dir, 0700);
@@ -1124,6 +1284,7 @@ int main(void) {
     test_retry_after_window();
     test_fresh_stall();
     test_stored_provisional();
+    test_team_size();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
