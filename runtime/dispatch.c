@@ -428,20 +428,9 @@ static double team_work(const dteam *v) {
     return lo;
 }
 
-/* prov: measured while the device's driver was busy beside the team (or
- * cold): it counts only where lower, as for the model's points, else as an
- * attempt (a team run then may wait for a core: H100, dot 10^4 took 12 us
- * on one thread for the team's 7 us because the team's runs all came in
- * such windows) */
-static void team_note(dteam *v, int k, double per, int prov) {
+static void team_note(dteam *v, int k, double per) {
     if (!(per >= 0) || !isfinite(per))
         return;
-    double best = team_best(v, k);
-    if (prov && best >= 0 && per >= best) {
-        if (v->cnt[k] < 1000000)
-            v->cnt[k]++;
-        return;
-    }
     v->t[k][v->cnt[k] % WIN] = (float)per;
     if (v->cnt[k] < 1000000)
         v->cnt[k]++;
@@ -1673,11 +1662,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * 96 us in a process of its own; three such runs made the point,
          * and the device ran the size at 20-34x) */
         int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
-        int busy = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
-                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         if (L->team_ok && L->n > 0) {
             dteam *v = &r->team[bucket((double)L->n)];
-            team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n, busy || first);
+            team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
             if (!L->team && L->chunk_ns > 0 && L->team_size > 1) {
                 v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
                 if (v->nwork < 1000000)
@@ -1685,7 +1672,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
             }
         }
         spin_unlock(&r->spin);
-        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, first || fresh || busy);
+        int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
     }
 }
 
