@@ -2636,7 +2636,7 @@ static void bound_names(S *s, ANode *n, CyVec *out) {
         for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
         break;
     case S_AUGASSIGN: target_names(s, n->lhs, out); break;
-    case S_FOR: target_names(s, n->targets.items[0], out); break;
+    case S_FOR: target_names(s, n->targets.len ? n->targets.items[0] : n->lhs, out); break;
     case S_DEL:
         for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
         break;
@@ -2813,7 +2813,10 @@ static ANode *cell_refused(S *s, ANode *n, const char *name, const char **how) {
     }
     CyVec b = {0};
     switch (n->kind) {
-    case S_FOR: target_names(s, n->targets.items[0], &b); *how = "a for loop's target"; break;
+    case S_FOR: /* a comprehension's clause has its target in lhs */
+        target_names(s, n->targets.len ? n->targets.items[0] : n->lhs, &b);
+        *how = n->targets.len ? "a for loop's target" : "a comprehension's variable";
+        break;
     case S_CDEF:
         for (int i = 0; i < n->names.len; i++) cy_vec_push(s->a, &b, n->names.items[i]);
         *how = "a cdef declaration";
