@@ -11,21 +11,8 @@
  * Prints one line: ms per launch (median of REPS single launches timed by
  * events), GFLOP/s, and how many of the checked elements differ (all of
  * them when N <= 512, else 4096 sampled ones).  Exit 1 on a difference. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "cltool.h"
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CK(x)                                                                                                          \
-    do {                                                                                                               \
-        cl_int e_ = (x);                                                                                               \
-        if (e_ != CL_SUCCESS) {                                                                                        \
-            fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #x, e_);                                          \
-            exit(2);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static unsigned long long rng = 88172645463325252ULL;
 static double next(void) {
@@ -57,33 +44,13 @@ int main(int argc, char **argv) {
     size_t lx = atol(argv[5]), ly = atol(argv[6]), bn = atol(argv[7]), bm = atol(argv[8]);
     int reps = argc > 9 ? atoi(argv[9]) : 20;
     const char *want = argc > 10 ? argv[10] : "";
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) return perror(argv[1]), 2;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *src = malloc(len + 1);
-    if (fread(src, 1, len, f) != (size_t)len) return 2;
-    src[len] = 0;
-    fclose(f);
+    char *src = cltool_read(argv[1]);
 
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    CK(clGetPlatformIDs(8, plats, &np));
-    cl_platform_id plat = NULL;
-    for (cl_uint i = 0; i < np && !plat; i++) {
-        char name[256] = "";
-        clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-        if (strstr(name, want)) plat = plats[i];
-    }
-    if (!plat) return fprintf(stderr, "no platform '%s'\n", want), 2;
     cl_device_id dev;
-    CK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_context ctx;
+    cl_command_queue q;
+    cltool_open(want, &dev, &ctx, &q);
     cl_int err;
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CK(err);
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
-    CK(err);
     cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
     CK(err);
     /* GPU_TILES_OPTS: more build options (NVIDIA: -cl-nv-verbose puts ptxas's register counts in

@@ -21,21 +21,8 @@
  * each waited for (how CYOCL_TRACE times them).  Medians over ROUNDS
  * (configs interleaved).  Every config's result after SWEEPS sweeps from
  * the same start is compared bit for bit with the first config's. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "cltool.h"
 #include <time.h>
-
-#define CK(x)                                                                                                          \
-    do {                                                                                                               \
-        cl_int e_ = (x);                                                                                               \
-        if (e_ != CL_SUCCESS) {                                                                                        \
-            fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #x, e_);                                          \
-            exit(2);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static const char *REF = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                          "__kernel void jacobi(__global const double *u, __global double *o, long n, long m) {\n"
@@ -137,34 +124,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: jacobi_kernels FILE.cl M SWEEPS ROUNDS PLATFORM NAME:KERNEL:LX:LY...\n");
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) return perror(argv[1]), 2;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *src = malloc(len + 1);
-    if (fread(src, 1, len, f) != (size_t)len) return 2;
-    src[len] = 0;
-    fclose(f);
+    char *src = cltool_read(argv[1]);
     long m = atol(argv[2]);
     int ns = atoi(argv[3]), rounds = atoi(argv[4]);
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    CK(clGetPlatformIDs(8, plats, &np));
-    cl_platform_id plat = NULL;
-    for (cl_uint i = 0; i < np && !plat; i++) {
-        char name[256] = "";
-        clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-        if (strstr(name, argv[5])) plat = plats[i];
-    }
-    if (!plat) return fprintf(stderr, "no platform '%s'\n", argv[5]), 2;
     cl_device_id dev;
-    CK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_context ctx;
+    cl_command_queue q;
+    cltool_open(argv[5], &dev, &ctx, &q);
     cl_int err;
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CK(err);
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
-    CK(err);
     cl_program pc = build(ctx, dev, src), pr = build(ctx, dev, REF);
     int nc = argc - 6;
     config *cs = calloc(nc, sizeof *cs);

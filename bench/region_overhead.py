@@ -9,8 +9,12 @@ arrays, batches alternating.
 
 Variants (the generated C of the region in `_step`, edited after `cyocl build --keep-c`
 and compiled with the very command cyocl used):
-  cyocl      as built: two clock reads (cyrt_now_ns) around the region and
-             cyrt_region_done, which calls the runtime's native_ran (the
+  cyocl      as built: under CYOCL_FORCE=native without a trace no clock
+             reads, one atomic add for the statistics' native_regions
+             (cyrt_region_end); otherwise timed and cyrt_region_done
+  before     as built before 2026-11-25 05:00 UTC: two clock reads
+             (cyrt_now_ns) around the region whenever the runtime is loaded
+             and cyrt_region_done, which calls the runtime's native_ran (the
              statistics' native_regions and native_ns, the dispatcher's
              idle check)
   no-clock   without the clock reads (native_ran(0) still called)
@@ -27,12 +31,14 @@ from native_vs_cython import load  # noqa: E402
 from run import build_cython, CASES  # noqa: E402
 
 START = "cyrt_timing() ? cyrt_now_ns() : 0"
-DONE = "if (cyrt_timing()) cyrt_region_done(&cy_ri0, cy_n0, cy_clock0, &cy_ol0);"
+DONE = "cyrt_region_end(&cy_ri0, cy_n0, cy_clock0, &cy_ol0);"
+CLOCK = "(cyrt_trace_fd >= 0 || cyrt_ocl) ? cyrt_now_ns() : 0"
+SINK = ("static void cy_f__step(cy_view v_u, cy_view v_out) {",
+        "static volatile long long cy_sink;\nstatic void cy_f__step(cy_view v_u, cy_view v_out) {")
 VARIANTS = {
-    "no-clock": [(START, "0"), (DONE, "if (cyrt_timing()) cyrt_ocl->native_ran(0);")],
-    "no-call": [(DONE, "if (cyrt_timing()) cy_sink += cyrt_now_ns() - cy_clock0;"),
-                ("static void cy_f__step(cy_view v_u, cy_view v_out) {",
-                 "static volatile long long cy_sink;\nstatic void cy_f__step(cy_view v_u, cy_view v_out) {")],
+    "before": [(START, CLOCK), (DONE, "if (cy_clock0) cyrt_region_done(&cy_ri0, cy_n0, cy_clock0, &cy_ol0);")],
+    "no-clock": [(START, "0"), (DONE, "if (cyrt_ocl) cyrt_ocl->native_ran(0);")],
+    "no-call": [(START, CLOCK), (DONE, "if (cy_clock0) cy_sink += cyrt_now_ns() - cy_clock0;"), SINK],
     "neither": [(START, "0"), (DONE, "")],
 }
 
@@ -85,7 +91,7 @@ def main():
     import numpy as np
     work = a.work or tempfile.mkdtemp(prefix="cyocl-regov-")
     dirs = build(work, os.path.abspath(a.cyocl))
-    order = ["cython", "cyocl", "no-clock", "no-call", "neither"]
+    order = ["cython", "cyocl", "before", "no-clock", "no-call", "neither"]
     mods = {k: load(dirs[k], "c03_stencil2d") for k in order}
     r = np.random.default_rng(0)
     u0, t0 = r.random((10, 10)), np.zeros((10, 10))

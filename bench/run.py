@@ -24,7 +24,8 @@ to the next, docs/benchmarks.md):
   cython     Cython 3 + OpenMP on the same .pyx (-O3 -fopenmp)
   numpy      the same computation with numpy (the reference)
   cupy       the same with CuPy, where it imports and finds a GPU
-  clref:P    ../shared/reference/clref.c (hand-written OpenCL) on platform P:
+  clref:P    ../shared/reference/clref.c (hand-written OpenCL) on platform P, for every
+             device of `cyocl devices` (`clref:K`: the devices K names):
              its fixed-size figures, placed at the points they measure
 
 Writes DIR/results.csv, DIR/results.md (ratios to the fastest), DIR/<kernel>.png.
@@ -710,8 +711,11 @@ def main():
     # --time-limit should cut them first
     steps = [("worker", x) for x in plan if not x[0].startswith("opencl:") or
              devs_by_name[x[0].replace("+fma", "")]["type"] == "gpu"]
-    if "clref" in want:
-        steps += [("clref", d) for d in devs]
+    if any(w.split(":")[0] == "clref" for w in want):
+        # clref:K, as opencl:K: only the devices K names
+        only = [w.split(":", 1)[1] for w in want if w.startswith("clref:")]
+        steps += [("clref", d) for d in devs
+                  if not only or any(o.lower() in (d["name"] + d["platform"] + dev_names[d["index"]]).lower() for o in only)]
         if not devs:
             unavailable.append("clref (no OpenCL device)")
     steps += [("worker", x) for x in plan if x[0].startswith("opencl:") and

@@ -520,9 +520,11 @@ static char *read_file(const char *path, size_t *len) {
 
 /* `-v`: where each parallel region runs, and why not on OpenCL; the
  * schedules planned for it (ir/plan.c), and why a plain loop where one is. */
-static void list_regions(const CySource *src, const IrModule *ir, int opencl) {
+static void list_regions(const CyDiag *d, const IrModule *ir, int opencl) {
     for (int i = 0; i < ir->regions.len; i++) {
         IrRegion *r = ir->regions.items[i];
+        /* a region in an included .pxi names that file */
+        const CySource *src = cy_pos_source(d, r->pos);
         fprintf(stderr, "%s:%d: region %d (function %s): ", src->name, r->pos.line, r->id,
                 r->func ? (r->func->spec_name ? r->func->spec_name : r->func->name) : "<module>");
         if (!opencl)
@@ -762,7 +764,7 @@ static int translate(const Options *o, const char *modname, CyBuf *out, const An
             }
         }
         if (o->verbose)
-            list_regions(&src, ir, !o->no_opencl);
+            list_regions(&diag, ir, !o->no_opencl);
         if (ann && rc == EXIT_OK)
             rc = annotate_module(o, &src, ir, copt.region_code, &ocl.prog, ann);
     }

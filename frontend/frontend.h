@@ -159,6 +159,7 @@ typedef enum {
     S_CLASS,     /* parsed only to be rejected by sema: name (or NULL), what = plural
                     ("class definitions", "cdef classes": "%s are not supported") */
     S_GLOBAL,    /* global a, b */
+    S_NONLOCAL,  /* nonlocal a, b (names, name_pos): sema rewrites the variables as cells */
     S_DEL,       /* targets */
     S_COMP_NEXT, /* made by sema only: the rest of a comprehension's clauses, from ival on */
     S_UNSUPPORTED, /* a construct the parser recognised but cyocl rejects; what says which,
@@ -196,6 +197,7 @@ typedef struct AFunc {
     int decl_only;          /* `cdef double f(double x)` without a body: a forward declaration (a .pxd's,
                                or one in the .pyx) of a function defined elsewhere */
     const char *pxd_module; /* declared in a .pxd: the module it belongs to (the .pxd's name) */
+    int cells_done;         /* sema: its nested defs' nonlocal variables were made cells */
 } AFunc;
 
 typedef struct AWithItem {

@@ -1956,9 +1956,9 @@ static void parse_small(P *p, CyVec *out) {
             push(p, out, n);
             return;
         }
-        if (is_kw(t, "global")) {
+        if (is_kw(t, "global") || is_kw(t, "nonlocal")) {
             adv(p);
-            n = new_node(p, S_GLOBAL, t->pos);
+            n = new_node(p, t->text[0] == 'g' ? S_GLOBAL : S_NONLOCAL, t->pos);
             do {
                 const Token *nm = expect_name(p, "a name");
                 push(p, &n->names, (void *)nm->text);
@@ -1967,8 +1967,6 @@ static void parse_small(P *p, CyVec *out) {
             push(p, out, n);
             return;
         }
-        if (is_kw(t, "nonlocal"))
-            err_at(p, t->pos, "nonlocal statements are not supported");
         if (is_kw(t, "del")) {
             adv(p);
             n = new_node(p, S_DEL, t->pos);

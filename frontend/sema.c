@@ -2642,7 +2642,7 @@ static void bound_names(S *s, ANode *n, CyVec *out) {
         for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
         break;
     case S_AUGASSIGN: target_names(s, n->lhs, out); break;
-    case S_FOR: target_names(s, n->targets.items[0], out); break;
+    case S_FOR: target_names(s, n->targets.len ? n->targets.items[0] : n->lhs, out); break;
     case S_DEL:
         for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], out);
         break;
@@ -2750,6 +2750,184 @@ static const char *capture_why_not(S *s, const char *name, Sym *y, CyPos at) {
                                 : "the enclosing function assigns it after the function object is made";
     }
     return NULL;
+}
+
+/* ---- nonlocal: the variable becomes a cell (a one-item list) ---------------- */
+
+static int vec_has_name(CyVec *v, const char *name) {
+    for (int i = 0; i < v->len; i++)
+        if (!strcmp(v->items[i], name)) return 1;
+    return 0;
+}
+
+/* Whether function f declares `nonlocal name` in its own block. */
+static int declares_nonlocal(ANode *n, const char *name) {
+    if (!n) return 0;
+    if (n->kind == S_NONLOCAL) return vec_has_name(&n->names, name);
+    if (n->kind == S_FUNC || n->kind == A_LAMBDA) return 0;
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++)
+            if (declares_nonlocal(bl[k]->items[i], name)) return 1;
+    return 0;
+}
+
+/* Rewrites each use of name in n (reads and assignment targets) to cell[0],
+ * into nested functions and lambdas that do not bind the name themselves
+ * (or that declare it nonlocal). */
+static void cell_rewrite(S *s, ANode *n, const char *name, const char *cell) {
+    if (!n) return;
+    if (n->kind == A_NAME) {
+        if (strcmp(n->name, name)) return;
+        ANode *c = an(s, A_NAME, n->pos);
+        c->name = cell;
+        ANode *zero = an(s, A_INT, n->pos);
+        zero->int_text = "0";
+        n->kind = A_INDEX;
+        n->name = NULL;
+        n->obj = c;
+        n->items = (CyVec){0};
+        cy_vec_push(s->a, &n->items, zero);
+        return;
+    }
+    if (n->kind == S_FUNC || n->kind == A_LAMBDA) {
+        AFunc *f = n->func;
+        for (int i = 0; i < f->params.len; i++) cell_rewrite(s, ((AParam *)f->params.items[i])->deflt, name, cell);
+        CyVec own = {0};
+        for (int i = 0; i < f->params.len; i++) cy_vec_push(s->a, &own, (void *)((AParam *)f->params.items[i])->name);
+        for (int i = 0; i < f->body.len; i++) bound_names(s, f->body.items[i], &own);
+        int nl = 0;
+        for (int i = 0; i < f->body.len && !nl; i++) nl = declares_nonlocal(f->body.items[i], name);
+        if (vec_has_name(&own, name) && !nl) return;
+        for (int i = 0; i < f->body.len; i++) cell_rewrite(s, f->body.items[i], name, cell);
+        return;
+    }
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) cell_rewrite(s, kids[i], name, cell);
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits, &n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < vs[k]->len; i++) cell_rewrite(s, vs[k]->items[i], name, cell);
+    for (int i = 0; i < n->with_items.len; i++) cell_rewrite(s, ((AWithItem *)n->with_items.items[i])->expr, name, cell);
+}
+
+/* A way statement n (not inside nested functions) binds name that a cell
+ * cannot stand in for, or NULL. */
+static ANode *cell_refused(S *s, ANode *n, const char *name, const char **how) {
+    if (!n || n->kind == S_FUNC || n->kind == A_LAMBDA) {
+        if (n && n->kind == S_FUNC && !strcmp(n->func->name, name)) return *how = "a def of that name", n;
+        return NULL;
+    }
+    CyVec b = {0};
+    switch (n->kind) {
+    case S_FOR: /* a comprehension's clause has its target in lhs */
+        target_names(s, n->targets.len ? n->targets.items[0] : n->lhs, &b);
+        *how = n->targets.len ? "a for loop's target" : "a comprehension's variable";
+        break;
+    case S_CDEF:
+        for (int i = 0; i < n->names.len; i++) cy_vec_push(s->a, &b, n->names.items[i]);
+        *how = "a cdef declaration";
+        break;
+    case S_DEL: for (int i = 0; i < n->targets.len; i++) target_names(s, n->targets.items[i], &b); *how = "del"; break;
+    case S_EXCEPT: if (n->name) cy_vec_push(s->a, &b, (void *)n->name); *how = "except ... as"; break;
+    case S_IMPORT: case S_FROMIMPORT: bound_names(s, n, &b); *how = "an import"; break;
+    case A_WALRUS: if (!strcmp(n->lhs->name, name)) return *how = "an assignment expression", n; break;
+    case A_COMP:
+        for (int i = 0; i < n->items.len; i++) {
+            ANode *c = n->items.items[i];
+            if (c->kind == S_FOR) target_names(s, c->lhs, &b);
+        }
+        *how = "a comprehension's variable";
+        break;
+    default: break;
+    }
+    if (vec_has_name(&b, name)) return n;
+    ANode *kids[] = {n->obj, n->lhs, n->rhs, n->cond, n->then, n->other, n->value};
+    for (int i = 0; i < 7; i++) {
+        ANode *r = cell_refused(s, kids[i], name, how);
+        if (r) return r;
+    }
+    CyVec *vs[] = {&n->items, &n->values, &n->targets, &n->inits, &n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < vs[k]->len; i++) {
+            ANode *r = cell_refused(s, vs[k]->items[i], name, how);
+            if (r) return r;
+        }
+    return NULL;
+}
+
+/* The nested defs directly in block-statement n (not inside another). */
+static void nested_defs(S *s, ANode *n, CyVec *out) {
+    if (!n) return;
+    if (n->kind == S_FUNC) {
+        cy_vec_push(s->a, out, n);
+        return;
+    }
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++) nested_defs(s, bl[k]->items[i], out);
+}
+
+static void nonlocal_stmts(S *s, ANode *n, CyVec *out) {
+    if (!n || n->kind == S_FUNC) return;
+    if (n->kind == S_NONLOCAL) cy_vec_push(s->a, out, n);
+    CyVec *bl[] = {&n->body, &n->orelse, &n->tryelse, &n->handlers};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < bl[k]->len; i++) nonlocal_stmts(s, bl[k]->items[i], out);
+}
+
+/* `nonlocal x` in a def nested in function af: x, a variable of af, becomes
+ * a cell, cy_cell_x = [x] (or [None]) first in af, every use of x in af and
+ * in its nested functions cy_cell_x[0]; the nested functions read the cell,
+ * which never changes, as a closure. */
+static void make_cells(S *s, AFunc *af) {
+    CyVec defs = {0};
+    for (int i = 0; i < af->body.len; i++) nested_defs(s, af->body.items[i], &defs);
+    CyVec done = {0};
+    for (int d = 0; d < defs.len; d++) {
+        AFunc *df = ((ANode *)defs.items[d])->func;
+        CyVec nls = {0};
+        for (int i = 0; i < df->body.len; i++) nonlocal_stmts(s, df->body.items[i], &nls);
+        for (int k = 0; k < nls.len; k++) {
+            ANode *nl = nls.items[k];
+            for (int j = 0; j < nl->names.len; j++) {
+                const char *x = nl->names.items[j];
+                CyPos p = *(CyPos *)nl->name_pos.items[j];
+                int param = 0;
+                for (int i = 0; i < af->params.len; i++) param |= !strcmp(((AParam *)af->params.items[i])->name, x);
+                CyVec own = {0};
+                for (int i = 0; i < af->body.len; i++) bound_names(s, af->body.items[i], &own);
+                if (!param && !vec_has_name(&own, x)) {
+                    err(s, p, "no binding for nonlocal '%s' found (cyocl: it must be a variable of the function "
+                              "directly around)", x);
+                    continue;
+                }
+                if (vec_has_name(&done, x)) continue;
+                const char *how = "";
+                ANode *bad = NULL;
+                for (int i = 0; i < af->body.len && !bad; i++) bad = cell_refused(s, af->body.items[i], x, &how);
+                if (bad) {
+                    err(s, bad->pos, "nonlocal '%s' bound by %s is not supported by cyocl", x, how);
+                    continue;
+                }
+                cy_vec_push(s->a, &done, (void *)x);
+                const char *cell = cy_fmt(s->a, "cy_cell_%s", x);
+                for (int i = 0; i < af->body.len; i++) cell_rewrite(s, af->body.items[i], x, cell);
+                ANode *lst = an(s, A_LIST, af->pos);
+                ANode *v = an(s, param ? A_NAME : A_NONE, af->pos);
+                v->name = param ? x : NULL;
+                cy_vec_push(s->a, &lst->items, v);
+                ANode *tg = an(s, A_NAME, af->pos);
+                tg->name = cell;
+                ANode *as = an(s, S_ASSIGN, af->pos);
+                cy_vec_push(s->a, &as->targets, tg);
+                as->value = lst;
+                cy_vec_push(s->a, &af->body, NULL);
+                memmove(af->body.items + 1, af->body.items, sizeof(void *) * (size_t)(af->body.len - 1));
+                af->body.items[0] = as;
+            }
+            nl->kind = S_PASS;
+        }
+    }
 }
 
 static int const_default_node(ANode *d) {
@@ -6123,6 +6301,10 @@ static void lower_stmt1(S *s, ANode *n, CyVec *out) {
         }
         return;
     case S_GLOBAL: return;
+    case S_NONLOCAL:
+        err(s, n->pos, s->fn ? "no binding for nonlocal '%s' found" : "nonlocal declaration not allowed at module level",
+            (const char *)n->names.items[0]);
+        return;
     case S_FUNC:
         if (!s->fn) return;
         if (n->func->kind != FN_DEF || n->func->decorators.len) {
@@ -6944,7 +7126,13 @@ static void check_break_lastprivates(S *s, const CyVec *body, const BreakFrame *
     }
 }
 
+static void make_cells(S *s, AFunc *af);
+
 static void lower_function(S *s, AFunc *af, IrFunc *fn) {
+    if (!af->cells_done) {
+        af->cells_done = 1;
+        make_cells(s, af);
+    }
     Scope fsc = {s->mscope, NULL, NULL, 0, 0};
     s->scope = &fsc;
     s->fscope = &fsc;

@@ -278,6 +278,8 @@ void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
  * microseconds of work). */
 enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2, CYRT_STATE_STARTING = 4 };
 const int *cyrt_state_word(cyrt_rt *rt);
+/* counts.native_regions, which generated modules add to themselves (cyocl_api.h) */
+uint64_t *cyrt_native_regions_word(cyrt_rt *rt);
 /* Host access from generated code: every device-dirty region comes back;
  * with write, every device copy is dropped too (waits for regions other
  * threads' kernels hold). */

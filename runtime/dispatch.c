@@ -437,12 +437,15 @@ static void team_note(dteam *v, int k, double per) {
 }
 
 /* The size of the team for a native run of n iterations (r->spin held):
- * 0 the full team, 1 one thread; *cal: the run measures the size not
- * chosen.  The full team first (Cython's), then, where it took less than
- * SOLO_TRY, one thread (twice where within 4x: a first run pays for cold
- * caches), the team again, and the faster stands; every SOLO_RECHECK full decisions the other size runs
- * once where it was within 4x (times are noisy upwards only: the lowest
- * of the last WIN runs counts). */
+ * 0 the full team, 1 one thread; *cal: the run measures a size.  Where the
+ * views span less than SOLO_BYTES (small), one thread first, twice (a
+ * first run pays for cold caches), then the team twice; elsewhere the full
+ * team first (Cython's), then, where it or its thread 0's share times its
+ * size took less than SOLO_TRY, one thread twice, the team again.  Sizes
+ * within 2x of each other run four times each; then the faster stands
+ * (times are noisy upwards only: the lowest of the last WIN runs counts),
+ * the other rechecked every SOLO_RECHECK full decisions where within 4x,
+ * and the team every 4 * SOLO_RECHECK whatever its time. */
 static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
     int b = bucket(n);
     dteam *v = &r->team[b];

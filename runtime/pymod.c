@@ -227,7 +227,7 @@ static int decide(cyocl_launch *L) {
 static void native_done(cyocl_launch *L, long long ns) { cyrt_dispatch_native_done(cyrt_rt_global(), L, ns); }
 
 static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent,
-                        native_ran, decide, native_done, host_views};
+                        native_ran, decide, native_done, host_views, NULL};
 
 /* ---- views of Python objects: resident(), pin_host(), to_host() ---------------------- */
 
@@ -573,6 +573,7 @@ static struct PyModuleDef moddef_pkg = {PyModuleDef_HEAD_INIT, "_runtime", "The 
 
 static PyObject *make_module(struct PyModuleDef *def) {
     api.state = cyrt_state_word(cyrt_rt_global());
+    api.native_regions = cyrt_native_regions_word(cyrt_rt_global());
     /* the runtime's warnings become RuntimeWarnings (give_warnings): Python
      * can filter them, and they name the region they concern */
     cyrt_warnings_defer(cyrt_rt_global(), 1);

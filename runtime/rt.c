@@ -338,6 +338,8 @@ void cyrt_note_native(cyrt_rt *rt, uint64_t ns) {
     __atomic_add_fetch(&rt->counts.native_ns, ns, __ATOMIC_RELAXED);
 }
 
+uint64_t *cyrt_native_regions_word(cyrt_rt *rt) { return &rt->counts.native_regions; }
+
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out) {
     pthread_mutex_lock(&rt->lock);
     *out = rt->stats;

@@ -3350,7 +3350,8 @@ static void gen_region_code(Gen *G, IrStmt *s) {
         ts = FMT("cy_ts%d", id);
         out(G, "PyThreadState *%s = PyGILState_Check() ? PyEval_SaveThread() : NULL;", ts);
     }
-    out(G, "long long cy_clock%d = cyrt_timing() ? cyrt_now_ns() : 0;", id);
+    /* timed for the dispatcher only where it can decide (prelude: cyrt_timing) */
+    out(G, "long long cy_clock%d = %s ? cyrt_now_ns() : 0;", id, ocl ? "cyrt_timing()" : "cyrt_trace_fd >= 0");
     /* a module with the runtime: one thread short while the device starts (cyrt_team) */
     const char *ntc = nt                           ? FMT(" num_threads(%s)", nt)
                       : ocl                        ? FMT(" num_threads(cyrt_team_of(cy_ol%d.team))", id)
@@ -3404,7 +3405,7 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     for (int i = 0; i < pviews.len; i++) out(G, "cyrt_view_release(&%s);", ((IrVar *)pviews.items[i])->cname);
     G->e.ind--;
     out(G, "}");
-    out(G, "if (cyrt_timing()) cyrt_region_done(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
+    out(G, "cyrt_region_end(&cy_ri%d, %s, cy_clock%d, %s);", id, prange ? n : "0", id,
         ocl ? FMT("&cy_ol%d", id) : "NULL");
     if (ts) out(G, G->gil == 1 ? "PyEval_RestoreThread(%s);" : "if (%s) PyEval_RestoreThread(%s);", ts, ts);
     if (prange) {

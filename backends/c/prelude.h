@@ -1514,7 +1514,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 11
+#define CYRT_OCL_API_VERSION 12
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1588,6 +1588,7 @@ typedef struct {
     int (*decide)(cyrt_ocl_launch *L);
     void (*native_done)(cyrt_ocl_launch *L, long long ns);
     void (*host_views)(int write, int n, const cyrt_ocl_hview *v, cyrt_ocl_sync *S);
+    uint64_t *native_regions;
 } cyrt_ocl_api;
 
 /* The runtime's residency word (1: some data only on a device, 2: some
@@ -1620,7 +1621,7 @@ CYRT_FN int cyrt_ocl_init(void) {
         Py_XDECREF(cap);
         Py_DECREF(m);
     }
-    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state)) api = NULL;
+    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state || !api->native_regions)) api = NULL;
     if (!api) {
         PyErr_Clear();
         cyrt_ocl_why = "fallback: the cyocl runtime module is not available";
@@ -1772,8 +1773,14 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
     if (len > 0 && (size_t)len < sizeof line) cyrt_trace_line(line, len);
 }
 
-/* Regions are timed for the trace and for the runtime's statistics. */
-CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || cyrt_ocl; }
+/* Regions are timed for the trace and for the dispatcher (native_done;
+ * stats()' native_ns is the time of the native runs timed).  A region the
+ * dispatcher does not decide (CYOCL_FORCE=native, a region OpenCL cannot
+ * take: cgen.c times those for the trace only) is counted but not timed:
+ * its two clock reads (about 60 ns each on the H100's VM) and the runtime
+ * call cost as much as a small region's work (bench/region_overhead.py,
+ * jacobi 10x10 at 16 threads: 1.09x Cython with them, 1.02x without). */
+CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || (cyrt_ocl && cyrt_force != 1); }
 
 CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long t0, cyrt_ocl_launch *L) {
     long long ns = cyrt_now_ns() - t0;
@@ -1782,6 +1789,17 @@ CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long
     /* the dispatcher learns from the regions it sent here */
     if (L && L->dslot) cyrt_ocl->native_done(L, ns);
     else cyrt_ocl->native_ran(ns);
+}
+
+/* After a native region; t0: its start when timed, else 0 (a monotonic
+ * clock is never 0).  Untimed: one add to stats()' native_regions, or,
+ * while teams run short (the dispatcher of some other module started the
+ * device), the runtime's call, whose idle check gives full teams back. */
+CYRT_INLINE void cyrt_region_end(const cyrt_region_info *ri, long long n, long long t0, cyrt_ocl_launch *L) {
+    if (t0) cyrt_region_done(ri, n, t0, L);
+    else if (!cyrt_ocl) return;
+    else if (cyrt_unlikely(__atomic_load_n(cyrt_ocl_state, __ATOMIC_RELAXED) & 4)) cyrt_ocl->native_ran(0);
+    else __atomic_add_fetch(cyrt_ocl->native_regions, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- module initialisation ------------------------------------------------------ */

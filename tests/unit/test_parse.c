@@ -833,7 +833,7 @@ static void test_errors(void) {
     ERROR("def g():\n    yield 1\n", 2, 5, "not supported");
     ERROR("try:\n    pass\nx = 1\n", 3, 1, "expected 'except' or 'finally' block");
     ERROR("async def f():\n    pass\n", 1, 1, "not supported");
-    ERROR("def f():\n    nonlocal x\n", 2, 5, "not supported");
+    ERROR("def f():\n    nonlocal\n", 2, 13, "expected a name");
     ERROR("print >>f, x\n", 1, 1, "not supported");
     ERROR("exec 'code'\n", 1, 1, "not supported");
     ERROR("f(**kw, *args)\n", 1, 9, "iterable argument unpacking follows keyword argument unpacking");
