@@ -5028,6 +5028,20 @@ static int is_reduction_op(IrOp op) {
     return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR;
 }
 
+
+/* The access, in source order, still to be warned about (flag 2): with
+ * addr, for its address taken of a shared variable, else for a read before
+ * the body assigns it.  The warnings come out in source order. */
+static Access *earliest_flagged(Access *acc, int addr) {
+    Access *first = NULL;
+    for (Access *x = acc; x; x = x->next) {
+        if ((addr ? x->addr : x->read_first) != 2) continue;
+        CyPos p = addr ? x->addr_pos : x->read_first_pos, q;
+        if (first) q = addr ? first->addr_pos : first->read_first_pos;
+        if (!first || p.line < q.line || (p.line == q.line && p.col < q.col)) first = x;
+    }
+    return first;
+}
 static void classify(S *s, RegionCtx *rc) {
     IrRegion *r = rc->r;
     if (!r->is_prange) {
@@ -5096,14 +5110,7 @@ static void classify(S *s, RegionCtx *rc) {
             x->read_first = 2;
         cy_vec_push(s->a, &r->vars, u);
     }
-    for (;;) {
-        Access *first = NULL;
-        for (Access *x = rc->acc; x; x = x->next)
-            if (x->read_first == 2 &&
-                (!first || x->read_first_pos.line < first->read_first_pos.line ||
-                 (x->read_first_pos.line == first->read_first_pos.line && x->read_first_pos.col < first->read_first_pos.col)))
-                first = x;
-        if (!first) break;
+    for (Access *first; (first = earliest_flagged(rc->acc, 0));) {
         first->read_first = 1;
         const char *nm = first->var->name;
         warn(s, first->read_first_pos,
@@ -5114,13 +5121,7 @@ static void classify(S *s, RegionCtx *rc) {
              "it before reading it in the body, or use an in-place reduction",
              nm, r->is_prange ? "prange body" : "parallel block", nm, nm);
     }
-    for (;;) {
-        Access *first = NULL;
-        for (Access *x = rc->acc; x; x = x->next)
-            if (x->addr == 2 && (!first || x->addr_pos.line < first->addr_pos.line ||
-                                 (x->addr_pos.line == first->addr_pos.line && x->addr_pos.col < first->addr_pos.col)))
-                first = x;
-        if (!first) break;
+    for (Access *first; (first = earliest_flagged(rc->acc, 1));) {
         first->addr = 1;
         const char *nm = first->var->name;
         warn(s, first->addr_pos,
