@@ -1415,20 +1415,20 @@ static ANode *parse_testlist(P *p) {
 
 static void star_assign(P *p, ANode *targets, const Token *star, CyPos pos, ANode *value, CyVec *out);
 
-/* The targets of a 'for': as parse_exprlist, where one item may be
- * starred (`for key, *vals in rows:`); *star is its token, or NULL. */
-static ANode *parse_for_targets(P *p, const Token **star) {
+/* A target list where items may be starred (a star is A_STARRED, *star
+ * the first one's token, or NULL); item parses the plain items. */
+static ANode *parse_starred_list(P *p, const Token **star, ANode *(*item)(P *)) {
     *star = NULL;
-    ANode *t = NULL, *first;
+    ANode *first;
     if (at_punct(p, "*")) {
         *star = adv(p);
         first = new_node(p, A_STARRED, (*star)->pos);
         first->obj = limit_height(p, parse_bitor(p));
     } else {
-        first = limit_height(p, parse_bitor(p));
+        first = item(p);
     }
     if (!at_punct(p, ",")) return first;
-    t = new_node(p, A_TUPLE, first->pos);
+    ANode *t = new_node(p, A_TUPLE, first->pos);
     push(p, &t->items, first);
     while (accept_punct(p, ",") && (starts_expr(tok(p)) || at_punct(p, "*"))) {
         if (at_punct(p, "*")) {
@@ -1438,11 +1438,17 @@ static ANode *parse_for_targets(P *p, const Token **star) {
             x->obj = limit_height(p, parse_bitor(p));
             push(p, &t->items, x);
         } else {
-            push(p, &t->items, limit_height(p, parse_bitor(p)));
+            push(p, &t->items, item(p));
         }
     }
     return t;
 }
+
+static ANode *parse_bitor_item(P *p) { return limit_height(p, parse_bitor(p)); }
+
+/* The targets of a 'for': as parse_exprlist, where one item may be
+ * starred (`for key, *vals in rows:`); *star is its token, or NULL. */
+static ANode *parse_for_targets(P *p, const Token **star) { return parse_starred_list(p, star, parse_bitor_item); }
 
 /* Targets of 'for' and 'del': no comparisons, so 'in' ends them. */
 static ANode *parse_exprlist(P *p) {
@@ -1717,32 +1723,7 @@ static ANode *wbin(P *p, CyPos pos, const char *op, ANode *l, ANode *r) {
 
 /* The targets before '=' of an expression statement: a testlist where an
  * item may be starred (`a, *rest = seq`); a star is A_STARRED. */
-static ANode *parse_target_list(P *p, const Token **star) {
-    *star = NULL;
-    ANode *first;
-    if (at_punct(p, "*")) {
-        *star = adv(p);
-        first = new_node(p, A_STARRED, (*star)->pos);
-        first->obj = limit_height(p, parse_bitor(p));
-    } else {
-        first = parse_test_nostar(p);
-    }
-    if (!at_punct(p, ",")) return first;
-    ANode *t = new_node(p, A_TUPLE, first->pos);
-    push(p, &t->items, first);
-    while (accept_punct(p, ",") && (starts_expr(tok(p)) || at_punct(p, "*"))) {
-        if (at_punct(p, "*")) {
-            const Token *st = adv(p);
-            if (!*star) *star = st;
-            ANode *x = new_node(p, A_STARRED, st->pos);
-            x->obj = limit_height(p, parse_bitor(p));
-            push(p, &t->items, x);
-        } else {
-            push(p, &t->items, parse_test_nostar(p));
-        }
-    }
-    return t;
-}
+static ANode *parse_target_list(P *p, const Token **star) { return parse_starred_list(p, star, parse_test_nostar); }
 
 /* `a, *b, c = VALUE` is, with a hidden name (cy_star<k>, a module global at
  * module level) and Cython's error:
