@@ -1,7 +1,7 @@
 /* cltool.h: what the small OpenCL timing tools in bench/ (gpu_tiles.c,
  * jacobi_kernels.c) share: an exit on any OpenCL error, a kernel file read
- * whole, and the first device of a platform named by a substring, with a
- * profiling queue.  Tools, not the runtime: errors end the process. */
+ * whole, a program built with options from the environment, and the first
+ * device of a platform named by a substring, with a profiling queue.  Tools, not the runtime: errors end the process. */
 #ifndef CYOCL_BENCH_CLTOOL_H
 #define CYOCL_BENCH_CLTOOL_H
 
@@ -36,6 +36,28 @@ static char *cltool_read(const char *path) {
     src[len] = 0;
     fclose(f);
     return src;
+}
+
+/* src built for dev with "-cl-std=CL1.2" and the options in the environment
+ * variable opts_env; *log (may be NULL) the build log.  Exits 2, printing the
+ * log, where the build fails. */
+static cl_program cltool_build(cl_context ctx, cl_device_id dev, const char *src, const char *opts_env,
+                               const char **log) {
+    static char text[1 << 20];
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CK(err);
+    char opts[512];
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 %s", getenv(opts_env) ? getenv(opts_env) : "");
+    cl_int rc = clBuildProgram(p, 1, &dev, opts, NULL, NULL);
+    text[0] = 0;
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof text, text, NULL);
+    if (rc != CL_SUCCESS) {
+        fprintf(stderr, "build failed:\n%s\n", text);
+        exit(2);
+    }
+    if (log) *log = text;
+    return p;
 }
 
 /* The first device of the first platform whose name contains want ("" any). */

@@ -51,24 +51,14 @@ int main(int argc, char **argv) {
     cl_command_queue q;
     cltool_open(want, &dev, &ctx, &q);
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err);
-    CK(err);
     /* GPU_TILES_OPTS: more build options (NVIDIA: -cl-nv-verbose puts ptxas's register counts in
        the log, printed for KERNEL; -cl-nv-maxrregcount=N) */
-    char opts[512];
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 %s", getenv("GPU_TILES_OPTS") ? getenv("GPU_TILES_OPTS") : "");
-    static char log[1 << 20];
-    cl_int brc = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
-    log[0] = 0;
-    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    if (brc != CL_SUCCESS) {
-        fprintf(stderr, "build failed:\n%s\n", log);
-        return 2;
-    }
+    const char *log;
+    cl_program prog = cltool_build(ctx, dev, src, "GPU_TILES_OPTS", &log);
     /* ptxas's lines about KERNEL: the one naming it and the three after */
     int left = 0;
-    for (char *l = log; *l;) {
-        char *e = strchr(l, '\n');
+    for (const char *l = log; *l;) {
+        const char *e = strchr(l, '\n');
         int n = e ? (int)(e - l) : (int)strlen(l);
         char line[1024];
         snprintf(line, sizeof line, "%.*s", n, l);

@@ -51,19 +51,8 @@ typedef struct {
 
 /* JK_OPTS: more build options (NVIDIA: -cl-nv-verbose prints ptxas's register counts) */
 static cl_program build(cl_context ctx, cl_device_id dev, const char *src) {
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-    CK(err);
-    char opts[512];
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 %s", getenv("JK_OPTS") ? getenv("JK_OPTS") : "");
-    static char log[1 << 16];
-    cl_int rc = clBuildProgram(p, 1, &dev, opts, NULL, NULL);
-    log[0] = 0;
-    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    if (rc != CL_SUCCESS) {
-        fprintf(stderr, "build failed:\n%s\n", log);
-        exit(2);
-    }
+    const char *log;
+    cl_program p = cltool_build(ctx, dev, src, "JK_OPTS", &log);
     if (getenv("JK_OPTS")) printf("%s\n", log);
     return p;
 }
