@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CYOCL_API_VERSION 12
+#define CYOCL_API_VERSION 13
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -141,6 +141,9 @@ typedef struct {
      * dispatcher, no trace) adds one here itself (relaxed atomic add),
      * cheaper than native_ran's call for a region of a few microseconds */
     uint64_t *native_regions;
+    /* CYRT_FORCE_* (cyrt.h): 0 the dispatcher decides, 1 native, 2 the
+     * device; read (relaxed) at every region, since cyocl.force() changes it */
+    const int *force;
 } cyocl_api;
 
 #endif

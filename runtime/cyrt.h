@@ -278,6 +278,13 @@ void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
  * microseconds of work). */
 enum { CYRT_STATE_DIRTY = 1, CYRT_STATE_VALID = 2, CYRT_STATE_STARTING = 4 };
 const int *cyrt_state_word(cyrt_rt *rt);
+/* Where every region of every module runs from now on: the dispatcher's
+ * choice, always natively (Cython's team, nothing measured for the
+ * dispatcher) or always on the device (CYOCL_FORCE's meanings, changeable
+ * while the process runs: cyocl.force()).  Returns the previous value. */
+enum { CYRT_FORCE_AUTO = 0, CYRT_FORCE_NATIVE = 1, CYRT_FORCE_OPENCL = 2 };
+int cyrt_set_force(cyrt_rt *rt, int force);
+const int *cyrt_force_word(cyrt_rt *rt);
 /* counts.native_regions, which generated modules add to themselves (cyocl_api.h) */
 uint64_t *cyrt_native_regions_word(cyrt_rt *rt);
 /* Host access from generated code: every device-dirty region comes back;

@@ -135,6 +135,9 @@ struct cyrt_rt {
     cyrt_xfer stats;
     cyrt_counts counts; /* updated with __atomic builtins, no lock */
     int state; /* CYRT_STATE_* bits, read without the lock by generated code */
+    /* CYRT_FORCE_*: CYOCL_FORCE when the Python module starts, then
+     * cyocl.force(); read without the lock by generated code */
+    int force;
     /* changes (atomically, lock held) whenever a handle comes or goes or
      * changes flags, or some top's extent or residency changes: the
      * dispatcher's settled decisions hold while it stays (dispatch.c) */

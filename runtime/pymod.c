@@ -227,7 +227,7 @@ static int decide(cyocl_launch *L) {
 static void native_done(cyocl_launch *L, long long ns) { cyrt_dispatch_native_done(cyrt_rt_global(), L, ns); }
 
 static cyocl_api api = {CYOCL_API_VERSION, run_region, NULL, scope_enter, scope_leave, host_use, host_extent,
-                        native_ran, decide, native_done, host_views, NULL};
+                        native_ran, decide, native_done, host_views, NULL, NULL};
 
 /* ---- views of Python objects: resident(), pin_host(), to_host() ---------------------- */
 
@@ -537,6 +537,32 @@ static PyObject *py_finish(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static const char *const force_names[] = {"auto", "native", "opencl"};
+
+/* force(mode): where regions run from now on (None: the dispatcher); returns the previous
+ * mode's name, so that a caller can put it back. */
+static PyObject *py_force(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    static char *kwlist[] = {"mode", NULL};
+    PyObject *mode = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:force", kwlist, &mode))
+        return NULL;
+    int want = -1;
+    if (mode == Py_None) {
+        want = CYRT_FORCE_AUTO;
+    } else if (PyUnicode_Check(mode)) {
+        for (int i = 0; i < 3; i++)
+            if (PyUnicode_CompareWithASCIIString(mode, force_names[i]) == 0)
+                want = i;
+    }
+    if (want < 0) {
+        PyErr_Format(PyExc_ValueError, "force(): mode must be None, 'auto', 'native' or 'opencl', not %R", mode);
+        return NULL;
+    }
+    int old = cyrt_set_force(cyrt_rt_global(), want);
+    return PyUnicode_FromString(force_names[old >= 0 && old < 3 ? old : 0]);
+}
+
 /* Python's atexit: before the C library's exit handlers (see cyrt.h). */
 static PyObject *py_shutdown(PyObject *self, PyObject *args) {
     (void)self;
@@ -558,6 +584,10 @@ static PyMethodDef methods[] = {
     {"cache_info", py_cache_info, METH_NOARGS,
      "The kernel cache: dir, state, entries, bytes, max_bytes, and this process's hits, misses, "
      "stores, compile_ns, load_ns, saved_ns (docs/cache.md)."},
+    {"force", (PyCFunction)(void (*)(void))py_force, METH_VARARGS | METH_KEYWORDS,
+     "force(mode): where every region runs from now on: None or 'auto' the dispatcher's choice, "
+     "'native' always natively with Cython's team, 'opencl' always on the device (CYOCL_FORCE's meanings; "
+     "forced runs teach the dispatcher nothing). Returns the previous mode ('auto', 'native', 'opencl')."},
     {"to_host", py_to_host, METH_VARARGS,
      "to_host(*arrays): brings the arrays' data back from the device (dropping the device copy); "
      "returns the array when given one."},
@@ -574,6 +604,13 @@ static struct PyModuleDef moddef_pkg = {PyModuleDef_HEAD_INIT, "_runtime", "The 
 static PyObject *make_module(struct PyModuleDef *def) {
     api.state = cyrt_state_word(cyrt_rt_global());
     api.native_regions = cyrt_native_regions_word(cyrt_rt_global());
+    /* CYOCL_FORCE as every module reads it (prelude.h's cyrt_init, which
+     * also warns about a value it does not understand) */
+    const char *force = getenv("CYOCL_FORCE");
+    cyrt_set_force(cyrt_rt_global(), force && !strcmp(force, "native")   ? CYRT_FORCE_NATIVE
+                                     : force && !strcmp(force, "opencl") ? CYRT_FORCE_OPENCL
+                                                                         : CYRT_FORCE_AUTO);
+    api.force = cyrt_force_word(cyrt_rt_global());
     /* the runtime's warnings become RuntimeWarnings (give_warnings): Python
      * can filter them, and they name the region they concern */
     cyrt_warnings_defer(cyrt_rt_global(), 1);

@@ -877,6 +877,10 @@ void cyrt_restate_locked(cyrt_rt *rt) {
 
 const int *cyrt_state_word(cyrt_rt *rt) { return &rt->state; }
 
+int cyrt_set_force(cyrt_rt *rt, int force) { return __atomic_exchange_n(&rt->force, force, __ATOMIC_RELAXED); }
+
+const int *cyrt_force_word(cyrt_rt *rt) { return &rt->force; }
+
 /* Marks (t->mark = 1) the tops that hold a view flagged resident. */
 static void mark_resident(cyrt_rt *rt) {
     for (size_t k = 0; k < rt->ntops; k++)

@@ -67,7 +67,12 @@ static void cyrt_fork_child(void) {
 #endif
 }
 static int cyrt_trace_fd = -1;      /* CYOCL_TRACE file, or -1 */
-static int cyrt_force;              /* CYOCL_FORCE: 0 auto, 1 native, 2 opencl */
+static int cyrt_force_env;          /* CYOCL_FORCE: 0 auto, 1 native, 2 opencl */
+/* Where regions run: the module's own reading of CYOCL_FORCE, or, with
+ * the runtime, the runtime's word, which cyocl.force() changes while the
+ * process runs (cyrt_ocl_init). */
+static const int *cyrt_force_p = &cyrt_force_env;
+#define cyrt_force (__atomic_load_n(cyrt_force_p, __ATOMIC_RELAXED))
 
 /* ---- errors (GIL-safe) ---------------------------------------------------- */
 
@@ -1514,7 +1519,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 12
+#define CYRT_OCL_API_VERSION 13
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1589,6 +1594,7 @@ typedef struct {
     void (*native_done)(cyrt_ocl_launch *L, long long ns);
     void (*host_views)(int write, int n, const cyrt_ocl_hview *v, cyrt_ocl_sync *S);
     uint64_t *native_regions;
+    const int *force;
 } cyrt_ocl_api;
 
 /* The runtime's residency word (1: some data only on a device, 2: some
@@ -1621,7 +1627,7 @@ CYRT_FN int cyrt_ocl_init(void) {
         Py_XDECREF(cap);
         Py_DECREF(m);
     }
-    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state || !api->native_regions)) api = NULL;
+    if (api && (api->version != CYRT_OCL_API_VERSION || !api->state || !api->native_regions || !api->force)) api = NULL;
     if (!api) {
         PyErr_Clear();
         cyrt_ocl_why = "fallback: the cyocl runtime module is not available";
@@ -1630,6 +1636,7 @@ CYRT_FN int cyrt_ocl_init(void) {
     }
     cyrt_ocl = api;
     cyrt_ocl_state = api->state;
+    cyrt_force_p = api->force;
     cyrt_owner_hook = cyrt_ocl_owner_hook;
     return 0;
 }
@@ -1646,8 +1653,11 @@ CYRT_INLINE int cyrt_team(void) {
 }
 
 /* The team of a region the dispatcher decided: one thread where it measured
- * that faster (a short region's fork and barrier cost more than its work). */
-CYRT_INLINE int cyrt_team_of(int team) { return team == 1 ? 1 : cyrt_team(); }
+ * that faster (a short region's fork and barrier cost more than its work).
+ * Forced native keeps Cython's team, whatever the device's driver does. */
+CYRT_INLINE int cyrt_team_of(int team) {
+    return team == 1 ? 1 : cyrt_force == 1 ? omp_get_max_threads() : cyrt_team();
+}
 
 CYRT_FN void cyrt_trace_line(const char *line, int len) {
     if (len > 0) {
@@ -1819,8 +1829,8 @@ CYRT_FN int cyrt_init(PyObject *module, const char *modname) {
     Py_DECREF(bm);
     if (PyType_Ready(&cyrt_viewobj_type) < 0) return -1;
     if (force && *force) {
-        if (!strcmp(force, "native")) cyrt_force = 1;
-        else if (!strcmp(force, "opencl")) cyrt_force = 2;
+        if (!strcmp(force, "native")) cyrt_force_env = 1;
+        else if (!strcmp(force, "opencl")) cyrt_force_env = 2;
         else if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
                                   "CYOCL_FORCE=%s is not understood (use 'native' or 'opencl'); choosing automatically",
                                   force) < 0)

@@ -242,7 +242,7 @@ if OPENCL:
 # kernel, so its launches always wait for them.
 UNTRACED = {"quiet_kernels_unwaited"}
 # ... and under CYOCL_FORCE=native without a trace: regions are counted, not timed
-UNTRACED_NATIVE = {"forced_native_counted_untimed"}
+UNTRACED_NATIVE = {"forced_native_counted_untimed", "force_switches_at_run_time"}
 
 
 @scenario
@@ -259,6 +259,41 @@ else:
     # no dispatcher, no trace: nothing reads the clock (prelude.h: cyrt_timing)
     assert 'CYOCL_TRACE' not in os.environ
     assert st['native_regions'] == 3 and st['native_ns'] == 0 and st['launches'] == 0, st
+"""
+
+
+@scenario
+def force_switches_at_run_time():
+    """
+a = np.arange(5000, dtype=np.float64)
+start = 'opencl' if OPENCL else 'native'
+s0 = cyocl.stats()
+assert cyocl.force('native') == start
+m.scale(a, 2.0)
+s1 = cyocl.stats()
+assert s1['launches'] == s0['launches'] and s1['native_regions'] == s0['native_regions'] + 1, (s0, s1)
+assert cyocl.force('opencl') == 'native'
+m.scale(a, 2.0)
+s2 = cyocl.stats()
+assert s2['launches'] == s1['launches'] + 1 and s2['native_regions'] == s1['native_regions'], (s1, s2)
+assert cyocl.force(None) == 'opencl'
+for k in range(4):
+    m.scale(a, 2.0)
+s3 = cyocl.stats()
+assert s3['launches'] + s3['native_regions'] == s2['launches'] + s2['native_regions'] + 4, (s2, s3)
+assert cyocl.force(mode=start) == 'auto'
+assert a[17] == 17.0 * 2 ** 6, a[17]
+for bad in ('gpu', 1):
+    try:
+        cyocl.force(bad)
+    except ValueError as e:
+        assert 'mode' in str(e), e
+    else:
+        raise AssertionError('no ValueError for %r' % (bad,))
+assert cyocl.force(start) == start
+if 'CYOCL_TRACE' in os.environ:
+    why = [r['reason'] for r in T() if 'impl' in r]
+    assert why[:2] == ['forced', 'forced'] and 'forced' not in why[2:6], why
 """
 
 
