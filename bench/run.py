@@ -3,7 +3,7 @@
 in one run, each result checked against numpy (docs/benchmarks.md).
 
     python3 bench/run.py [--quick] [--out DIR] [--label TEXT] [--kernels c01,c04|triad,...]
-                         [--impls auto,auto2,native,opencl,opencl+fma,cython,numpy,clref,cupy] [--cyocl build/cyocl]
+                         [--impls auto,auto2,side,side2,native,opencl,opencl+fma,cython,numpy,clref,cupy] [--cyocl build/cyocl]
                          [--trace DIR] [--rounds N]
 
 Implementations (each in processes of its own, run one after the other; with
@@ -16,6 +16,14 @@ to the next, docs/benchmarks.md):
              empty calibration (a new one each round): timed from the third call of each point
   auto2      the same in a second process that finds the same round's auto's stored
              calibration and kernel cache: timed from the first call
+  side       auto, forced native and forced OpenCL side by side in one process
+             (cyocl.force() switches them): per point, auto's first two calls, the
+             forced ones' two warm-up calls, then three rounds of one block of timed
+             calls each, in a rotated order, a block after a 30 ms pause and 5 ms of
+             untimed calls; plain calls share the very arrays; a new process with an
+             empty calibration, as auto
+  side2      the same in a second process that finds side's stored calibration: auto
+             timed from the first call
   native     cyocl, CYOCL_FORCE=native
   opencl:K   cyocl, CYOCL_FORCE=opencl, CYOCL_DEVICE=K, for every device of `cyocl devices`
   opencl:K+fma  the same, built with `cyocl build --fp-contract` (a * b + c may be one
@@ -41,7 +49,9 @@ import kernels as K  # noqa: E402
 SHARED = os.environ.get("CYOCL_SHARED") or os.path.abspath(os.path.join(ROOT, "..", "shared"))
 CASES = os.path.join(SHARED, "conformance", "cases")
 CLREF = os.path.join(SHARED, "reference", "clref.c")
-ALL_IMPLS = ["auto", "auto2", "native", "opencl", "opencl+fma", "cython", "numpy", "clref", "cupy"]
+ALL_IMPLS = ["auto", "auto2", "side", "side2", "native", "opencl", "opencl+fma", "cython", "numpy", "clref", "cupy"]
+# the modes a side-by-side process runs (worker.py --side): the first is the dispatcher's
+SIDE_MODES = ("auto", "native", "opencl")
 # the kernels whose --fp-contract build is timed as a column of its own: the
 # matrix products, where one fused multiply-add per update halves the
 # arithmetic instructions (issue 17's matmul targets are past what separate
@@ -184,6 +194,8 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout, tag
     args += ["--rmin", "3", "--rmax", "51", "--budget", str(a.budget), "--cap", str(a.cap)]
     if a.max_size:
         args += ["--max-size", str(a.max_size)]
+    if name in ("side", "side2"):
+        args += ["--side", ",".join(SIDE_MODES)]
     if name in a.corrupt.split(","):
         args.append("--corrupt")
     if a.quick:
@@ -205,7 +217,8 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout, tag
         if "unavailable" in r:
             unavailable = r["unavailable"]
             continue
-        r["impl"] = name
+        # a side-by-side process's rows: one per mode, "side:auto", "side:native", ...
+        r["impl"] = name + ":" + r.pop("side") if "side" in r else name
         rows.append(r)
     say("%-28s %d points, %.0f s%s" % (name + tag, len(rows), time.time() - t0,
                                        "" if rc == 0 else ", exit %s: %s" % (rc, err.strip()[-400:])))
@@ -277,10 +290,12 @@ def fmt_t(s):
 
 
 def summarise(rows, impls, kernels):
-    """Per point: the fastest time; the automatic choices' ratios."""
+    """Per point: the fastest time; the automatic choices' ratios (the
+    side-by-side processes' rows apart: side_stats)."""
     pts = {}
     for r in rows:
-        if r.get("kernel") and r.get("median_s") is not None and r["status"] in ("ok", "unchecked"):
+        if r.get("kernel") and r.get("median_s") is not None and r["status"] in ("ok", "unchecked") and \
+                not is_side(r.get("impl")):
             pts.setdefault((r["kernel"], r["size"], r["mode"]), {})[r["impl"]] = r["median_s"]
     return pts
 
@@ -350,6 +365,70 @@ def rounds_lines(rows, impls, nrounds):
     return L
 
 
+def is_side(impl):
+    return bool(impl) and impl.split(":")[0] in ("side", "side2")
+
+
+def side_stats(rows, which):
+    """`which`:auto over the fastest of `which`'s forced modes at each point
+    (all timed in the same process), and the points' rows."""
+    pts = {}
+    for r in rows:
+        if r.get("kernel") and r.get("median_s") is not None and r["status"] in ("ok", "unchecked") and \
+                r.get("impl", "").split(":")[0] == which:
+            pts.setdefault((r["kernel"], r["size"], r["mode"]), {})[r["impl"].split(":", 1)[1]] = r
+    out = []
+    for key, t in pts.items():
+        opts = [t[m]["median_s"] for m in SIDE_MODES[1:] if m in t]
+        if "auto" in t and opts:
+            out.append((t["auto"]["median_s"] / min(opts), key))
+    return out, pts
+
+
+def side_lines(rows, impls, kernels):
+    """The side-by-side section of results.md."""
+    L = []
+    for which in ("side", "side2"):
+        if which not in impls:
+            continue
+        rs, _ = side_stats(rows, which)
+        L.append("- `%s:auto` against the fastest of `%s:native` and `%s:opencl` (the same process): %s" % (
+            which, which, which, stat_line(rs)))
+    if not L:
+        return []
+    L = ["## Side by side in one process", "",
+         "`side` runs auto, forced native and forced OpenCL (the device auto binds) in one process, switched "
+         "with `cyocl.force()`: per point auto's first two calls (`side2`, a second process that finds `side`'s "
+         "stored calibration: its first call, timed), the forced modes' two warm-up calls, then three rounds "
+         "of one block of timed calls per mode in a rotated order, each block after a 30 ms pause and 5 ms of "
+         "untimed calls (at least two: threads that slept wake there); plain calls "
+         "share the very arrays, resident ones a copy each in a scope of its own.  A process's own speed, "
+         "where its threads and pages landed, is then the same for the three.  Each cell: auto's median over "
+         "the fastest forced mode's, then where auto's timed calls ran; `n`/`o` the forced times.", ""] + L + [""]
+    _, p1 = side_stats(rows, "side")
+    _, p2 = side_stats(rows, "side2")
+    L.append("| kernel | size | mode | side: auto / best | native | opencl | side2: auto / best | native | opencl |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+
+    def cells(t):
+        if not t or "auto" not in t:
+            return ["", "", ""]
+        opts = [t[m]["median_s"] for m in SIDE_MODES[1:] if m in t]
+        a = t["auto"]
+        c = "%.2f" % (a["median_s"] / min(opts)) if opts else ""
+        if isinstance(a.get("calls_native"), int):
+            nn, no = a["calls_native"], a.get("calls_opencl", 0)
+            c += " n" if no == 0 else " o" if nn == 0 else " n+o"
+        return [c] + [fmt_t(t[m]["median_s"]) if m in t else "" for m in SIDE_MODES[1:]]
+    for k in kernels:
+        for mode in ("plain", "resident"):
+            for sz in sorted({key[1] for key in list(p1) + list(p2) if key[0] == k.name and key[2] == mode}):
+                L.append("| %s | %s | %s | %s |" % (k.name, k.shape_str(sz), mode, " | ".join(
+                    cells(p1.get((k.name, sz, mode))) + cells(p2.get((k.name, sz, mode))))))
+    L.append("")
+    return L
+
+
 def auto_stats(pts, which):
     """Ratio of `which` to the fastest cyocl option (native, opencl:*) and to the fastest of all."""
     rs_opt, rs_all = [], []
@@ -416,6 +495,7 @@ def write_md(path, rows, impls, kernels, meta, clextra):
                 " (err %.3g)" % r["err"] if isinstance(r.get("err"), float) else "") + (
                 " " + r["note"] if r.get("note") else "")) for r in bad[:20])))
     L.append("")
+    L += side_lines(rows, impls, kernels)
     if meta.get("rounds_done", 1) > 1:
         L += ["## Process to process", "",
               "A point's figure is the median of its processes' medians (`results.csv`: `procs`, `proc_min_s`, "
@@ -654,7 +734,7 @@ def main():
     forced_cache = os.path.join(work, "cache-forced")
     shutil.rmtree(forced_cache, ignore_errors=True)
     os.makedirs(forced_cache, mode=0o700)
-    for d in glob.glob(os.path.join(work, "cache-auto*")):
+    for d in glob.glob(os.path.join(work, "cache-auto*")) + glob.glob(os.path.join(work, "cache-side*")):
         shutil.rmtree(d, ignore_errors=True)
     devs = devices(moddir, dict(base, CYOCL_CACHE_DIR=forced_cache))
     dev_names = {}
@@ -700,6 +780,10 @@ def main():
         plan.append(("auto", "cyocl", moddir, dict(base), 2))
     if "auto2" in want:
         plan.append(("auto2", "cyocl", moddir, dict(base), 0))
+    if "side" in want:
+        plan.append(("side", "cyocl", moddir, dict(base), 2))
+    if "side2" in want:
+        plan.append(("side2", "cyocl", moddir, dict(base), 0))
     if "cython" in want and cydir:
         plan.append(("cython", "cython", cydir, base, 2))
     if "numpy" in want:
@@ -737,10 +821,11 @@ def main():
         """auto's and auto2's environment in round rnd (1-based): that round's
         calibration and kernel cache directory, which auto starts empty and
         auto2 finds as auto left it; their trace, per round."""
-        if name not in ("auto", "auto2"):
+        if name not in ("auto", "auto2", "side", "side2"):
             return env
-        cache = os.path.join(work, "cache-auto" if rnd == 1 else "cache-auto.r%d" % rnd)
-        if name == "auto" or not os.path.isdir(cache):
+        fam = name.rstrip("2")
+        cache = os.path.join(work, "cache-" + fam if rnd == 1 else "cache-%s.r%d" % (fam, rnd))
+        if name == fam or not os.path.isdir(cache):
             shutil.rmtree(cache, ignore_errors=True)
             os.makedirs(cache, mode=0o700)
         env = dict(env, CYOCL_CACHE_DIR=cache)
@@ -761,7 +846,7 @@ def main():
     units, tail = [], []
     for st in steps:
         nm = step_name(*st)
-        if nm == "auto2" and units and step_name(*units[-1][-1]) == "auto":
+        if nm in ("auto2", "side2") and units and step_name(*units[-1][-1]) == nm[:-1]:
             units[-1].append(st)
         elif st[0] == "worker" and nm.startswith("opencl:") and \
                 devs_by_name[nm.replace("+fma", "")]["type"] != "gpu":
@@ -774,7 +859,7 @@ def main():
         return us[k:] + us[:k]
 
     order = [step_name(*st) for st in steps]
-    ran_auto = 0            # the last round whose auto ran
+    ran_first = {}          # "auto"/"side" -> the last round it ran
     procs = {}              # step name -> processes run
     raw, clextra = [], {}
     names = {k.name for k in kernels}
@@ -796,8 +881,8 @@ def main():
         ran = False
         for what, x in [st for u in rotated(units, rnd) + rotated(tail, rnd) for st in u]:
             nm = step_name(what, x)
-            if nm in dead or (nm == "auto2" and "auto" in order and ran_auto != rnd):
-                continue   # (auto2 only where this round's auto stored its calibration)
+            if nm in dead or (nm in ("auto2", "side2") and nm[:-1] in order and ran_first.get(nm[:-1]) != rnd):
+                continue   # (auto2 only where this round's auto stored its calibration; side2 so)
             left = a.worker_timeout
             if a.time_limit:
                 left = min(left, int(a.time_limit - (time.time() - t_start)))
@@ -838,8 +923,8 @@ def main():
             took[nm] = time.time() - t0
             procs[nm] = procs.get(nm, 0) + 1
             ran = True
-            if nm == "auto":
-                ran_auto = rnd
+            if nm in ("auto", "side"):
+                ran_first[nm] = rnd
             if nm not in impls:
                 impls.append(nm)
             # what is there so far, in case the run is cut short
@@ -858,6 +943,9 @@ def main():
         if which in impls:
             ro, _ = auto_stats(pts, which)
             say("%s against the fastest cyocl option: %s" % (which, stat_line(ro)))
+    for which in ("side", "side2"):
+        if which in impls:
+            say("%s:auto against the fastest forced mode in its process: %s" % (which, stat_line(side_stats(rows, which)[0])))
     if rounds_done > 1:
         for line in rounds_lines(rows, impls, rounds_done):
             say(line[2:].replace("`", ""))

@@ -175,6 +175,117 @@ def run_point(impl, kernel, size, mode, a, ref):
     return row
 
 
+def run_side_point(impl, kernel, size, mode, a, ref):
+    """--side auto,native,opencl: the implementations in this one process,
+    switched with cyocl.force(), on the same inputs (plain calls: the very
+    same arrays, so that where their pages lie does not differ; resident:
+    a copy each, in a scope of its own, so that one's residency is not
+    another's).  The first mode is the dispatcher's: its first --warmup
+    calls come first (with --warmup 0 its first call is timed); each other
+    mode's first call is checked on fresh inputs (a kernel may update its
+    inputs), then warms up.  Then --side-rounds rounds of one block of
+    timed calls per mode, in an order rotated every round.  A block starts
+    after a pause (the device's driver may still work for the last block)
+    with untimed calls for --side-warm seconds (at least two): threads that
+    slept in the pause wake there (on a 2-core VM the first team after
+    30 ms idle took 4-7 ms for 5 us of work, whatever ran before).  One row
+    per mode ("side": the mode)."""
+    cy = impl.cyocl
+    modes = a.side.split(",")
+    base = fresh(kernel, size, a.quick)
+    ds = {m: base if mode == "plain" or m == modes[0] else fresh(kernel, size, a.quick) for m in modes}
+    preps = {m: impl.prepare(kernel, ds[m], mode) for m in modes}
+    rows = {m: {"kernel": kernel.name, "size": size, "shape": kernel.shape_str(size), "mode": mode, "side": m}
+            for m in modes}
+    times = {m: [] for m in modes}
+    calls = [0, 0]
+
+    def timed(call):
+        t0 = time.perf_counter()
+        r = call()
+        return r, time.perf_counter() - t0
+
+    def check(m, call, fetch):
+        r, dt = timed(call)
+        got = fetch(r)
+        if a.corrupt:
+            got = np.asarray(got) + 1
+        ok, err = kernel.check(got, ref)
+        rows[m].update(status="ok" if ok else "MISMATCH", err=err, first_s=dt)
+        return dt
+
+    def block(m, nmin, nmax, budget):
+        call = preps[m][0]
+        cy.force(None if m == "auto" else m)
+        k, warm = 0, 0.0
+        # (one call where one takes ten times that: a 5 ms wake is nothing to it)
+        while k == 0 or warm < a.side_warm or (k < 2 and warm < 10 * a.side_warm):
+            warm += timed(call)[1]
+            k += 1
+        s0 = impl.sides() if m == "auto" else None
+        k, spent = 0, 0.0
+        while k < nmax and (k < nmin or spent < budget):
+            dt = timed(call)[1]
+            times[m].append(dt)
+            k += 1
+            spent += dt
+        if s0 is not None:
+            s1 = impl.sides()
+            calls[0] += s1[0] - s0[0]
+            calls[1] += s1[1] - s0[1]
+
+    entered = []
+    try:
+        for m in modes:
+            if preps[m][2] is not None:
+                preps[m][2].__enter__()
+                entered.append(preps[m][2])
+        for m in modes:
+            cy.force(None if m == "auto" else m)
+            if m == modes[0]:
+                s0 = impl.sides()
+                dt = check(m, preps[m][0], preps[m][1])
+                if a.warmup == 0:   # timed from the first call
+                    times[m].append(dt)
+                    s1 = impl.sides()
+                    calls[0] += s1[0] - s0[0]
+                    calls[1] += s1[1] - s0[1]
+                for _ in range(max(a.warmup - 1, 0)):
+                    preps[m][0]()
+                continue
+            if mode == "plain":
+                # checked on inputs of its own: the shared ones are the other modes' outputs by now
+                call, fetch, _ = impl.prepare(kernel, fresh(kernel, size, a.quick), mode)
+                check(m, call, fetch)
+            else:
+                check(m, preps[m][0], preps[m][1])
+            preps[m][0]()
+        nr = max(a.side_rounds, 1)
+        for rnd in range(nr):
+            order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+            for m in order:
+                time.sleep(a.side_pause)
+                left = nr - rnd
+                # --rmin calls at least (more than two: a block's median is
+                # not one call's) and --budget seconds, spread over the rounds left
+                nmin = max(3, -(-(a.rmin - len(times[m])) // left))
+                nmax = max(nmin, -(-(a.rmax - len(times[m])) // left))
+                slow = times[m] and min(times[m]) > 0.1
+                block(m, 1 if slow else nmin, nmax, max(a.budget - sum(times[m]), 0.0) / left)
+    finally:
+        cy.force(None)
+        for sc in reversed(entered):
+            sc.__exit__(None, None, None)
+    out = []
+    for m in modes:
+        r = rows[m]
+        r.update(median_s=statistics.median(times[m]), min_s=min(times[m]), repeats=len(times[m]))
+        if m == modes[0]:
+            r.update(calls_native=calls[0], calls_opencl=calls[1])
+        out.append(r)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kind", required=True, choices=["cyocl", "cython", "numpy", "cupy"])
@@ -189,6 +300,15 @@ def main():
     ap.add_argument("--cap", type=float, default=3.0,
                     help="a size whose call is predicted (from the last size) to take longer is skipped")
     ap.add_argument("--max-size", type=int, default=0, help="only the sizes up to this many elements")
+    ap.add_argument("--side", default="",
+                    help="cyocl only: these modes side by side in this process (cyocl.force), the first the "
+                         "dispatcher's: auto,native,opencl")
+    ap.add_argument("--side-rounds", type=int, default=3, help="--side: rounds of one block per mode")
+    ap.add_argument("--side-warm", type=float, default=0.005,
+                    help="--side: seconds of untimed calls at the start of each block (at least two calls)")
+    ap.add_argument("--side-pause", type=float, default=0.03,
+                    help="--side: seconds before each block (the runtime counts the driver busy for 20 ms "
+                         "after a device run)")
     ap.add_argument("--corrupt", action="store_true", help="add 1 to every result before the check (self-test)")
     ap.add_argument("--refs-only", action="store_true",
                     help="compute the missing references and exit (bench/run.py, before any timed process)")
@@ -231,7 +351,13 @@ def main():
                     continue
                 try:
                     ref = ref_for(kernel, size, a.quick, a.refdir)
-                    row = run_point(impl, kernel, size, mode, a, ref)
+                    if a.side:
+                        rows = run_side_point(impl, kernel, size, mode, a, ref)
+                        for r in rows[1:]:
+                            print(json.dumps(r), flush=True)
+                        row = rows[0]
+                    else:
+                        row = run_point(impl, kernel, size, mode, a, ref)
                     slow = (size, row["min_s"])
                 except MemoryError as e:
                     row = {"kernel": kernel.name, "size": size, "shape": kernel.shape_str(size), "mode": mode,
