@@ -128,6 +128,7 @@ typedef struct {
     float work[WIN]; /* the team's runs: thread 0's share times the team's size
                         (what one thread would take), ns per iteration */
     uint32_t nwork;
+    uint32_t waits; /* team runs that waited at their end (native_done) */
 } dteam;
 
 /* A settled decision for one octave of n (decide's hot path): word is 0,
@@ -479,6 +480,15 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
          * team's run in a bad moment, or one thread's, decided triad 10^4
          * on the H100 for the hot path's next thousand calls, at 1.5x) */
         pick = v->cnt[1] < v->cnt[0];
+        *cal = 1;
+    } else if (ts < tt && v->waits >= v->cnt[0] && v->waits < 3) {
+        /* every team run so far waited at its end for a thread without
+         * its core, a moment's (2-core VM, PoCL: c05 mandelbrot 100x100's
+         * two team runs right after device runs took 6.3 and 4.3 ms, one
+         * thread 0.5 ms, the team 0.25 ms on any later run; one thread
+         * stood for the rest of the process) or the machine's: the team
+         * again, up to three such runs */
+        pick = 0;
         *cal = 1;
     } else {
         pick = ts < tt;
@@ -1613,6 +1623,18 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     return side;
 }
 
+/* Whether native teams run short after a device run or a stalled team
+ * (cyrt_team): beside a GPU's driver, whose threads keep cores busy for
+ * a while after copies and launches.  A CPU device's threads (PoCL) work
+ * while its kernels run, and the launch waits for them; without a device
+ * a stall is other load, which the region's team size (team_locked)
+ * answers where it lasts.  On a 2-core machine a short team is one thread:
+ * half the speed (PoCL, c02 dot 10^6: 630 us against the team's 320 for
+ * every call of a block after device runs). */
+static int gpu_driver(struct cyrt_disp *d) {
+    return __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 2 && d->dev_type != CYRT_DEV_CPU;
+}
+
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
@@ -1627,7 +1649,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     /* (one thread's time is not the team's: a run that measures it may
      * take the team's times its prediction) */
     int stalled = d && !L->team && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
-    if (stalled) {
+    if (stalled && gpu_driver(d)) {
         /* stalled: a team of every core waited at its barrier for a thread
          * that shared a core with some other busy thread (a driver's, seen
          * on the H100 for 100-250 ms after large copies and frees: every
@@ -1667,6 +1689,16 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
         if (L->team_ok && L->n > 0) {
             dteam *v = &r->team[bucket((double)L->n)];
+            /* a team that waited at its end for over twice what thread 0
+             * worked, or took over twice one thread's time, had a thread
+             * without its core (team_locked); thread 0 may be the one (a
+             * 2-core VM's first team runs after one thread's: 7.4 and 11.9
+             * ms where one thread took 0.24, c04 matmul 100x100) */
+            double one = team_best(v, 1);
+            if (!L->team && L->team_size > 1 && v->waits < 1000000 &&
+                ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
+                 (one >= 0 && (double)ns > 2 * one * (double)L->n + 100000)))
+                v->waits++;
             team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
             if (!L->team && L->chunk_ns > 0 && L->team_size > 1) {
                 v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
@@ -1699,6 +1731,8 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (!d)
         return; /* CYOCL_FORCE: no native team chosen beside the device */
+    if (!built && !gpu_driver(d))
+        return;
     uint64_t t = now_ns();
     if (built) {
         __atomic_store_n(&d->build_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);

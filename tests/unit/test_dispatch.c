@@ -735,11 +735,25 @@ static void test_costly_retry(void) {
 }
 
 /* A native team that stalled (far slower than its prediction) makes the
- * next teams short for a while (cyrt_team), and only for a while. */
+ * next teams short for a while (cyrt_team), and only for a while, beside
+ * a GPU's driver; beside a CPU device neither a stall nor a device run
+ * does (its threads work only while its kernels run). */
 static void test_stall_teams(void) {
     cyrt_rt *rt = mk();
     static const char *S7 = "__kernel void cyk_0(void) {}\n/* stall */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_CPU);
+    {
+        cyocl_launch L = launch_of(&r, 100);
+        L.pred_native = 6000;
+        cyrt_dispatch_native_done(rt, &L, 11900000);
+        cyrt_dispatch_device_used(rt, 0);
+        CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "CPU device: full teams after a stall and a device run");
+    }
+    drop(rt);
+    rt = mk();
+    r = cyrt_dispatch_region(rt, S7, 35);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
     cyocl_launch L = launch_of(&r, 100);
     L.pred_native = 6000;
     cyrt_dispatch_native_done(rt, &L, 9000);
@@ -1028,6 +1042,7 @@ static void test_retry_after_window(void) {
  * measured again once the window is over, instead of standing at 12 ms. */
 static void test_fresh_stall(void) {
     cyrt_rt *rt = mk();
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     static const char *S7 = "__kernel void cyk_0(void) {}\n/* fresh stall */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
@@ -1225,6 +1240,28 @@ static void test_team_size(void) {
         }
         CHECK(first == 1, "one thread first");
         CHECK(native >= 27 && one >= native - 1, "then one thread, natively (%d, %d of 30)", one, native);
+    }
+
+    /* the team's first two runs waited at their end (thread 0 worked 120 us
+     * of 6 ms: another thread had no core) and one thread took 500 us: the
+     * team runs again, and where it then takes 250 us, it stands (2-core
+     * VM, PoCL: c05 mandelbrot 100x100 right after device runs) */
+    {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 43);
+        for (int i = 0; i < 3; i++)
+            cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 100, 900000, 0, 0);
+        L = team_launch(&s, 100, 1);
+        int team_runs = 0, team = 0;
+        for (int i = 0; i < 40; i++) {
+            CHECK(cyrt_dispatch_decide(rt, &L) == 0, "native (%s)", L.reason);
+            L.team_size = 2;
+            int waits = !L.team && team_runs++ < 2;
+            L.chunk_ns = L.team ? 0 : waits ? 120000 : 125000;
+            cyrt_dispatch_native_done(rt, &L, L.team ? 500000 : waits ? 6000000 : 250000);
+            if (i >= 20)
+                team += !L.team;
+        }
+        CHECK(team >= 19, "the team again after runs that waited, then the team (%d of 20)", team);
     }
 
     /* num_threads given: never */
