@@ -261,10 +261,17 @@ def run_side_point(impl, kernel, size, mode, a, ref):
                 check(m, preps[m][0], preps[m][1])
             preps[m][0]()
         nr = max(a.side_rounds, 1)
+        moved = 0
         for rnd in range(nr):
             order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
             for m in order:
-                time.sleep(a.side_pause)
+                # longer after blocks that moved a lot: plain calls free their
+                # device buffers, and the H100's driver keeps cores busy for
+                # 100-250 ms after large frees (c02 dot 10^8 plain: forced
+                # native 15 ms a call after native blocks, 20-30 ms after
+                # blocks of forced OpenCL that moved 1.6 GB a call)
+                time.sleep(max(a.side_pause, min(0.3, moved / 5e9)))
+                st0 = cy.stats()
                 left = nr - rnd
                 # --rmin calls at least (more than two: a block's median is
                 # not one call's) and --budget seconds, spread over the rounds left
@@ -272,6 +279,8 @@ def run_side_point(impl, kernel, size, mode, a, ref):
                 nmax = max(nmin, -(-(a.rmax - len(times[m])) // left))
                 slow = times[m] and min(times[m]) > 0.1
                 block(m, 1 if slow else nmin, nmax, max(a.budget - sum(times[m]), 0.0) / left)
+                st1 = cy.stats()
+                moved = sum(st1.get(k, 0) - st0.get(k, 0) for k in ("bytes_to_device", "bytes_to_host"))
     finally:
         cy.force(None)
         for sc in reversed(entered):

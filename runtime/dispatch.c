@@ -348,17 +348,19 @@ static int side_near(const dside *s, double n) {
     return 0;
 }
 
-/* Every point of the side was measured only in bad moments (provisional:
- * its times are upper bounds, not estimates); 0 for a side with none. */
-static int side_unproven(const dside *s) {
-    int any = 0;
-    for (int b = 0; b < DB; b++)
-        if (s->b[b].cnt) {
-            if (s->b[b].loaded != 2)
-                return 0;
-            any = 1;
-        }
-    return any;
+/* The point a prediction at n leans on (the side's nearest, at any
+ * distance) was measured only in bad moments (provisional: its time is an
+ * upper bound, not an estimate); 0 for a side with none.  (H100, c02 dot
+ * 10^5 plain within the window after triad's 2.4 GB of device arrays were
+ * freed: native 2.5, 5.9 and 1.0 ms for 15 us of work; 10^6, extrapolated
+ * from it, was predicted 10.7 ms against the device's 2.5 and never run
+ * natively, 92 us in a process of its own: the device ran it at 23x.) */
+static int side_unproven(const dside *s, double n) {
+    int b = bucket(n), best = -1;
+    for (int k = 0; k < DB; k++)
+        if (s->b[k].cnt && (best < 0 || abs(k - b) < abs(best - b)))
+            best = k;
+    return best >= 0 && s->b[best].loaded == 2;
 }
 
 /* What a side with only provisional points may really cost at n: its
@@ -857,11 +859,11 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
-        (po <= 2.0 * pb || (side_unproven(&r->side[o]) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
+        (po <= 2.0 * pb || (side_unproven(&r->side[o], (double)n) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
         /* a new size far from the other side's points, where that side is
-         * predicted within 2x, or where every point it has was measured
-         * only in bad moments (upper bounds: extrapolated, a stalled 10x10
-         * call made every larger size look hopeless) */
+         * predicted within 2x, or where the point its prediction leans on
+         * was measured only in bad moments (an upper bound: extrapolated,
+         * a stalled 10x10 call made every larger size look hopeless) */
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
@@ -1656,8 +1658,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * call of dot 10^2 took 11.9 ms, one scheduler slice, for 6 us of
          * work, 19 calls in a row).  Teams run two threads short for a
          * while, so that the thread finds a free core (cyrt_team); a stall
-         * seen meanwhile makes it longer.  Only the teams: the times
-         * measured meanwhile still count (a lasting slowdown is learnt).
+         * seen meanwhile makes it longer; the times measured meanwhile are
+         * provisional (below).
          * A libgomp team that changes size pays for it (H100, matmul 10x10
          * alternating 14 and 16 threads: 60 us a call against 7 us), but
          * without short teams after device runs the H100's mid sizes
@@ -1707,8 +1709,15 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
             }
         }
         spin_unlock(&r->spin);
+        /* and any run in a stall's window (the stalled one included): the
+         * H100's windows after large frees stalled every native try at dot
+         * 10^5 (2.5, 5.9, 1.0 ms for 15 us of work); counted as measured,
+         * the last stood, and the device ran the size at 20x.  Provisional,
+         * they are retried with the backoff above (a lasting slowdown still
+         * decides meanwhile: the upper bound is the estimate) */
         int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
-                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
+                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) ||
+                   start < __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
     }
 }

@@ -1040,6 +1040,37 @@ static void test_retry_after_window(void) {
  * us in a process of its own) is provisional like a region's first call:
  * the retries right after device runs (stalled too) leave it so, and it is
  * measured again once the window is over, instead of standing at 12 ms. */
+/* A size whose native prediction leans on a point measured only in bad
+ * moments runs natively once, however hopeless the extrapolation looks
+ * (H100, c02 dot: 10^5 plain stalled at 2.5, 5.9 and 1.0 ms for 15 us of
+ * work in the window after 2.4 GB of device arrays were freed; 10^6,
+ * predicted 10.7 ms against the device's 2.5, ran on the device at 23x). */
+static void test_unproven_neighbour(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* unproven neighbour */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 44);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 6000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 10000, 9000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 10000, 80000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100000, 290000, 0, 0);
+    }
+    cyocl_launch L = launch_of(&r, 100000);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_device_used(rt, 0); /* right after a device run: provisional */
+        L.pred_native = 90000;
+        cyrt_dispatch_native_done(rt, &L, 984000);
+    }
+    cyrt_dchoice c;
+    cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "10^6 runs natively once (predicted %lld against %lld)",
+          c.pred[0], c.pred[1]);
+    drop(rt);
+}
+
 static void test_fresh_stall(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
@@ -1320,6 +1351,7 @@ int main(void) {
     test_costly_retry();
     test_retry_after_window();
     test_fresh_stall();
+    test_unproven_neighbour();
     test_stored_provisional();
     test_team_size();
     char cmd[400];
