@@ -152,6 +152,7 @@ struct cyrt_dregion {
     dside side[2];      /* CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL */
     uint32_t since_explore;
     double credit;      /* ns the chosen sides were predicted to take since the last recheck */
+    int lost, lost_best; /* rechecks in a row (choose_locked's last) that left lost_best the faster side */
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
@@ -594,6 +595,7 @@ static struct cyrt_dregion *region_new(struct cyrt_disp *d, const char *key) {
         return NULL;
     snprintf(r->key, sizeof r->key, "%s", key);
     r->last = -1;
+    r->lost_best = -1;
     r->owner = -1;
     r->next = d->regions;
     d->regions = r;
@@ -781,6 +783,16 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
  * since the last full decision: they count towards the rechecks and the
  * purchase's gain).  *stable: the choice may settle (no calibration, no
  * move, and no time lost to rent or buy, which counts calls). */
+/* A recheck of the side not chosen (choose_locked's last two): one more in
+ * a row that leaves best the faster, or the first since best changed. */
+static void lost_recheck(struct cyrt_dregion *r, int best) {
+    if (r->lost_best != best)
+        r->lost = 0;
+    else if (r->lost < 7)
+        r->lost++;
+    r->lost_best = best;
+}
+
 static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, const cyrt_dmove *m,
                           cyrt_dchoice *c, int dry, double w, int *stable) {
     *stable = 0;
@@ -909,7 +921,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * stored point only where that costs 1.5x at most */
         c->side = o;
         c->calibrating = 1;
-    } else if (r->since_explore >= 256 && (po + x[o] - pb <= 0.3 * pb || po + x[o] - pb <= 0.03 * r->credit)) {
+    } else if (r->since_explore >= 256 &&
+               (po + x[o] - pb <= 0.3 * pb || po + x[o] - pb <= 0.03 * r->credit / (double)(1u << r->lost))) {
         /* now and then the other side again, where that costs little
          * (within 1.3x, or 3% of the calls' time since the last recheck):
          * a time measured in a bad moment does not stand for ever.  Where
@@ -918,12 +931,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * for the def's 200 calls, rechecked native at the next call
          * (predicted 13.9 ms with the copy back against this call's 11.8
          * ms with its own) and paid 10 ms of copies more for it every
-         * other def call */
+         * other def call.  The 3% halves with each such recheck in a row
+         * (below) */
+        lost_recheck(r, best);
         r->since_explore = 0;
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
-    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? (4.0 * pb > po - STALL_SLACK ? 4.0 * pb : po - STALL_SLACK) : 32.0 * po)) {
+    } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? (4.0 * pb > po - STALL_SLACK ? 4.0 * pb : po - STALL_SLACK)
+                                                              : 32.0 * (double)(1u << r->lost) * po)) {
         /* and wherever it costs more: once the calls since the last
          * recheck took 32 times what it is predicted to cost (at most ~3%
          * of the time spent).  A point measured once or twice (here or in
@@ -931,7 +947,14 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * beside a driver's threads losing a scheduler slice (ms for us of
          * work): it is retried after four of the chosen side's calls (and
          * no sooner than they took what the retry costs less what a stall
-         * may add), which counts it up to three, so at most twice */
+         * may add), which counts it up to three, so at most twice.
+         * Each such recheck in a row that leaves the same side the faster
+         * doubles the wait, up to 2^7 (a recheck costs what the run costs,
+         * not its prediction: c03 jacobi 100x100 resident on PoCL, 2-core
+         * VM: the device predicted 0.16 ms, run after the native calls for
+         * 0.2-4.2 ms with its copies, every 5 ms of native calls, a third of
+         * the time) */
+        lost_recheck(r, best);
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
@@ -1807,6 +1830,7 @@ static struct cyrt_dregion *load_region(struct cyrt_dregion **list, const char *
         return NULL;
     snprintf(r->key, sizeof r->key, "%s", key);
     r->last = -1;
+    r->lost_best = -1;
     r->owner = -1;
     r->stored = 1;
     r->next = *list;

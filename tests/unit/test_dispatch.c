@@ -1071,6 +1071,36 @@ static void test_unproven_neighbour(void) {
     drop(rt);
 }
 
+/* The rechecks of a side that keeps losing back off: each in a row that
+ * leaves the same side the faster doubles the wait (c03 jacobi 100x100
+ * resident on PoCL: rechecks every 5 ms of native calls cost a third of
+ * the time).  They never stop. */
+static void test_recheck_backoff(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* recheck backoff */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 45);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 150000, 0, 0);
+    }
+    int dev = 0, last = 0;
+    for (int i = 0; i < 40000; i++) {
+        cyrt_dchoice c;
+        cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+        if (c.side == CYRT_SIDE_OPENCL) {
+            dev++;
+            last = i;
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 150000, 0, 0);
+        } else {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
+        }
+    }
+    CHECK(dev >= 3 && dev <= 9 && last > 20000, "device rechecks back off, never stop (%d, the last at call %d)", dev, last);
+    drop(rt);
+}
+
 static void test_fresh_stall(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
@@ -1352,6 +1382,7 @@ int main(void) {
     test_retry_after_window();
     test_fresh_stall();
     test_unproven_neighbour();
+    test_recheck_backoff();
     test_stored_provisional();
     test_team_size();
     char cmd[400];
