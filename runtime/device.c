@@ -6,11 +6,16 @@
 #include "../cache/cache.h"
 
 #include <ctype.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- enumeration -------------------------------------------------------------- */
 
@@ -214,6 +219,7 @@ cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
 }
 
 static void stage_free(cyrt_device *d);
+static void stage_forget(struct cyrt_stage *st);
 
 void cyrt_devices_free(cyrt_rt *rt) {
     for (int i = 0; i < rt->ndevs; i++) {
@@ -240,7 +246,7 @@ void cyrt_devices_fork_child(cyrt_rt *rt) {
     /* the contexts, queues and the loader stay as the parent left them:
      * leaked, since releasing them would call into the driver */
     for (int i = 0; i < rt->ndevs; i++)
-        free(rt->devs[i].stage); /* its buffers are the parent's too */
+        stage_forget(rt->devs[i].stage); /* its buffers are the parent's too */
     free(rt->devs);
     free(rt->infos);
     rt->devs = NULL;
@@ -826,25 +832,42 @@ static void clb_free(void *ctx, void *buf) {
 
 /* ---- pinned staging --------------------------------------------------------------
  * A pageable host array crosses PCIe at a fraction of the bus's speed (the
- * driver stages it itself, 6.6-8.2 GB/s on the H100 against 54 GB/s from
- * pinned memory).  So a large copy to or from a GPU goes through pinned
- * buffers of the device's (CL_MEM_ALLOC_HOST_PTR, mapped once: pinned on
- * NVIDIA's driver) in chunks: STAGE_WORKERS threads each copy a chunk
- * between the array and one of their two buffers while the bus moves the
- * other, so the host's copies run beside the transfers and beside each
- * other.  One copy at a time uses the buffers; a copy that finds them busy
- * (another thread's) or that cannot have them goes directly, as before.
- * CYOCL_STAGING=on|off overrides the default (on for GPUs and
- * accelerators from STAGE_MIN bytes; a CPU device's memory is the host's). */
-#define STAGE_CHUNK ((size_t)4 << 20)
+ * driver stages it itself, 6-9 GB/s up and 10-16 back on the H100 against
+ * 55 GB/s from pinned memory).  So a large copy to or from a GPU goes
+ * through pinned buffers in STAGE_CHUNK chunks: STAGE_WORKERS workers (the
+ * caller and threads made for the copy) each copy a chunk between the array
+ * and one of their two buffers while the bus moves the other, so the host's
+ * copies run beside the transfers and beside each other.  One copy at a
+ * time uses the buffers; a copy that finds them busy (another thread's) or
+ * that cannot have any goes directly, as before.  CYOCL_STAGING=on|off
+ * overrides the default (on for GPUs and accelerators from STAGE_MIN
+ * bytes; a CPU device's memory is the host's).
+ *
+ * The figures behind the choices (256 MiB on the H100; bench/transfer.py
+ * and docs/benchmarks.md): 2 MiB chunks beat 1, 4 and 8 MiB (1 MiB
+ * commands lose to the driver's cost per command, larger chunks keep the
+ * bus waiting longer for the first ones); twelve workers beat eight and
+ * sixteen up, where the host's copy out of the array is the limit; back,
+ * the copy into the array uses streaming stores, which do not read each
+ * destination line first (45 GB/s against 27-30 with memcpy, same chunks
+ * and workers).  The buffers' memory is ours (huge pages, touched), handed
+ * to the driver with CL_MEM_USE_HOST_PTR, which NVIDIA's registers (pins):
+ * 256 MiB of it in 8 ms, where mapping CL_MEM_ALLOC_HOST_PTR buffers took
+ * 40-60 ms for 64 MiB, most of a process's first copy (now 14 GB/s up
+ * instead of 5-7).  The copies pass the mapped pointers only: the cl_mem
+ * objects exist for the pinning. */
+#define STAGE_CHUNK ((size_t)2 << 20)
 #define STAGE_MIN ((size_t)8 << 20)
-#define STAGE_WORKERS 8
+#define STAGE_WORKERS 12
 
 struct cyrt_stage {
-    int busy;        /* atomic: a copy holds the buffers */
-    int state;       /* 0 not made yet, 1 usable, -1 could not be made (not retried) */
+    int busy; /* atomic: a copy holds the buffers */
+    /* per worker: 0 its two buffers not made yet, 1 made, -1 could not be
+       made (not retried: that worker sits out) */
+    int made[STAGE_WORKERS];
     cl_mem mem[2 * STAGE_WORKERS];
-    void *host[2 * STAGE_WORKERS];
+    void *host[2 * STAGE_WORKERS];     /* the buffers, mapped */
+    unsigned char *own[STAGE_WORKERS]; /* the memory of worker w's two buffers */
 };
 
 /* One staged copy, shared by its workers. */
@@ -857,6 +880,7 @@ typedef struct {
     int up;              /* 1 host -> device */
     size_t next;         /* atomic: the next chunk to take */
     int rc;              /* atomic: the first failure, 0 none */
+    int waiting;         /* atomic: workers still making their buffers (see stage_run) */
 } stage_job;
 
 typedef struct {
@@ -870,6 +894,78 @@ static void stage_fail(stage_job *j, cl_int rc) {
                                 __ATOMIC_SEQ_CST);
 }
 
+/* memcpy with streaming stores where there are (SSE2): the bytes that came
+ * back go into the array without each destination line being read from
+ * memory first, which a plain copy does and which costs a sixth of the
+ * speed back. */
+static void copy_out(void *dst, const void *src, size_t n) {
+#if defined(__SSE2__)
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, x0);
+        _mm_stream_si128((__m128i *)(d + 16), x1);
+        _mm_stream_si128((__m128i *)(d + 32), x2);
+        _mm_stream_si128((__m128i *)(d + 48), x3);
+    }
+    _mm_sfence(); /* the streamed bytes are visible before the copy returns */
+    memcpy(d, s, n);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
+/* The host side only: a forked child's copy, or after the buffers went. */
+static void stage_forget(struct cyrt_stage *st) {
+    if (!st)
+        return;
+    for (int w = 0; w < STAGE_WORKERS; w++)
+        free(st->own[w]);
+    free(st);
+}
+
+/* Worker w's two buffers, made at its first copy (each worker makes its
+ * own, so the copy's workers make theirs side by side). */
+static int stage_make(cyrt_device *d, struct cyrt_stage *st, int w) {
+    if (st->made[w])
+        return st->made[w];
+    const cyrt_cl *cl = &d->rt->cl;
+    st->made[w] = -1;
+    /* huge pages: fewer pages for the driver to pin and for the copies'
+       TLB; touched here, so that pinning them does not fault them in */
+    unsigned char *own = aligned_alloc((size_t)2 << 20, 2 * STAGE_CHUNK);
+    if (!own)
+        return -1;
+    madvise(own, 2 * STAGE_CHUNK, MADV_HUGEPAGE);
+    memset(own, 0, 2 * STAGE_CHUNK);
+    st->own[w] = own;
+    for (int i = 2 * w; i < 2 * w + 2; i++) {
+        cl_int rc = CL_SUCCESS;
+        st->mem[i] = cl->clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, STAGE_CHUNK,
+                                        own + (size_t)(i - 2 * w) * STAGE_CHUNK, &rc);
+        if (!st->mem[i] || rc != CL_SUCCESS) {
+            st->mem[i] = NULL;
+            return -1;
+        }
+        /* mapped for good: the copies use the pointer the driver gives
+           (ours on NVIDIA's), which stays valid while mapped */
+        st->host[i] = cl->clEnqueueMapBuffer(d->queue, st->mem[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                             STAGE_CHUNK, 0, NULL, NULL, &rc);
+        if (!st->host[i] || rc != CL_SUCCESS) {
+            st->host[i] = NULL;
+            return -1;
+        }
+    }
+    return st->made[w] = 1;
+}
+
 /* Worker w: chunks taken in turn, through its two buffers.  Up: each chunk
  * is copied into a buffer whose last transfer is over, then sent without
  * waiting.  Down: each chunk is asked for, then the one before it (in the
@@ -880,6 +976,16 @@ static void *stage_run(void *arg) {
     if (sw->w > 0)
         pthread_setname_np(pthread_self(), "cyocl-stage");
     stage_job *j = sw->job;
+    int usable = stage_make(j->d, j->st, sw->w) == 1;
+    /* at the copy that makes the buffers, nobody starts before all are
+       made: a blocking map waits for every transfer already enqueued on
+       the queue, so a worker still making its buffers would stall behind
+       the others' chunks */
+    __atomic_fetch_sub(&j->waiting, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&j->waiting, __ATOMIC_ACQUIRE) > 0)
+        sched_yield();
+    if (!usable)
+        return NULL; /* the others take its chunks */
     const cyrt_cl *cl = &j->d->rt->cl;
     cl_event ev[2] = {NULL, NULL};
     size_t chunk_of[2] = {0, 0};
@@ -901,6 +1007,7 @@ static void *stage_run(void *arg) {
                     break;
                 }
             }
+            /* a plain copy: its lines stay in the cache, where the bus reads them */
             memcpy(j->st->host[slot], j->host + pos, len);
             rc = cl->clEnqueueWriteBuffer(j->d->queue, j->buf, CL_FALSE, j->off + pos, len, j->st->host[slot], 0,
                                           NULL, &ev[s]);
@@ -926,7 +1033,7 @@ static void *stage_run(void *arg) {
                 stage_fail(j, rc);
                 break;
             }
-            memcpy(j->host + p2, j->st->host[2 * sw->w + (s ^ 1)], l2);
+            copy_out(j->host + p2, j->st->host[2 * sw->w + (s ^ 1)], l2);
         }
     }
     /* whatever is still in flight in this worker's buffers: waited for
@@ -942,30 +1049,10 @@ static void *stage_run(void *arg) {
         else if (!j->up && !__atomic_load_n(&j->rc, __ATOMIC_RELAXED)) {
             size_t p2 = chunk_of[s] * STAGE_CHUNK;
             size_t l2 = j->bytes - p2 < STAGE_CHUNK ? j->bytes - p2 : STAGE_CHUNK;
-            memcpy(j->host + p2, j->st->host[2 * sw->w + s], l2);
+            copy_out(j->host + p2, j->st->host[2 * sw->w + s], l2);
         }
     }
     return NULL;
-}
-
-/* The buffers, made at the first staged copy (the caller holds busy). */
-static int stage_make(cyrt_device *d, struct cyrt_stage *st) {
-    const cyrt_cl *cl = &d->rt->cl;
-    for (int i = 0; i < 2 * STAGE_WORKERS; i++) {
-        cl_int rc = CL_SUCCESS;
-        st->mem[i] = cl->clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, STAGE_CHUNK, NULL, &rc);
-        if (!st->mem[i] || rc != CL_SUCCESS) {
-            st->mem[i] = NULL;
-            return -1;
-        }
-        st->host[i] = cl->clEnqueueMapBuffer(d->queue, st->mem[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, STAGE_CHUNK,
-                                             0, NULL, NULL, &rc);
-        if (!st->host[i] || rc != CL_SUCCESS) {
-            st->host[i] = NULL;
-            return -1;
-        }
-    }
-    return 0;
 }
 
 static void stage_free(cyrt_device *d) {
@@ -973,15 +1060,18 @@ static void stage_free(cyrt_device *d) {
     if (!st)
         return;
     const cyrt_cl *cl = &d->rt->cl;
-    for (int i = 0; i < 2 * STAGE_WORKERS; i++) {
+    int mapped = 0;
+    for (int i = 0; i < 2 * STAGE_WORKERS; i++)
         if (st->host[i])
-            cl->clEnqueueUnmapMemObject(d->queue, st->mem[i], st->host[i], 0, NULL, NULL);
+            cl->clEnqueueUnmapMemObject(d->queue, st->mem[i], st->host[i], 0, NULL, NULL), mapped = 1;
+    /* the unmaps are over before the buffers go, and the buffers before
+       the memory they use */
+    if (mapped)
+        cl->clFinish(d->queue);
+    for (int i = 0; i < 2 * STAGE_WORKERS; i++)
         if (st->mem[i])
             cl->clReleaseMemObject(st->mem[i]);
-    }
-    if (st->host[0])
-        cl->clFinish(d->queue);
-    free(st);
+    stage_forget(st);
     d->stage = NULL;
 }
 
@@ -1011,30 +1101,42 @@ static int stage_copy(cyrt_device *d, cl_mem buf, size_t off, unsigned char *hos
     }
     if (__atomic_exchange_n(&st->busy, 1, __ATOMIC_ACQUIRE))
         return 0; /* another thread's copy has them */
-    if (st->state == 0)
-        st->state = stage_make(d, st) == 0 ? 1 : -1;
-    if (st->state != 1) {
+    size_t nchunks = (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK;
+    int nw = nchunks < STAGE_WORKERS ? (int)nchunks : STAGE_WORKERS, tomake = 0, usable = 0;
+    for (int w = 0; w < nw; w++) {
+        tomake += st->made[w] == 0;
+        usable += st->made[w] >= 0;
+    }
+    if (!usable) {
         __atomic_store_n(&st->busy, 0, __ATOMIC_RELEASE);
         return 0;
     }
-    stage_job j = {d, st, buf, off, bytes, (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK, host, up, 0, 0};
+    stage_job j = {d, st, buf, off, bytes, nchunks, host, up, 0, 0, 0};
     stage_worker ws[STAGE_WORKERS];
     pthread_t th[STAGE_WORKERS];
     int started[STAGE_WORKERS] = {0};
-    size_t nw = j.nchunks < STAGE_WORKERS ? j.nchunks : STAGE_WORKERS;
-    for (size_t w = 0; w < nw; w++) {
+    /* the workers that will run: each counts itself down at the start */
+    j.waiting = tomake ? 1 : 0;
+    for (int w = 1; w < nw; w++)
+        j.waiting += tomake && st->made[w] >= 0;
+    for (int w = 0; w < nw; w++) {
         ws[w].job = &j;
-        ws[w].w = (int)w;
+        ws[w].w = w;
         /* worker 0 is this thread; a thread that cannot be made leaves its
            chunks to the others */
-        if (w > 0)
+        if (w > 0 && st->made[w] >= 0) {
             started[w] = pthread_create(&th[w], NULL, stage_run, &ws[w]) == 0;
+            if (!started[w] && tomake)
+                __atomic_fetch_sub(&j.waiting, 1, __ATOMIC_ACQ_REL);
+        }
     }
     stage_run(&ws[0]);
-    for (size_t w = 1; w < nw; w++)
+    for (int w = 1; w < nw; w++)
         if (started[w])
             pthread_join(th[w], NULL);
     __atomic_store_n(&st->busy, 0, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&j.next, __ATOMIC_RELAXED) == 0 && !j.rc)
+        return 0; /* no worker could make its buffers: nothing moved yet, copy directly */
     *rc = j.rc;
     return 1;
 }
