@@ -184,7 +184,7 @@ def run_side_point(impl, kernel, size, mode, a, ref):
     calls come first (with --warmup 0 its first call is timed); each other
     mode's first call is checked on fresh inputs (a kernel may update its
     inputs), then warms up.  Then --side-rounds rounds of one block of
-    timed calls per mode, in an order rotated every round.  A block starts
+    timed calls per mode (auto and native follow OpenCL equally often).  A block starts
     after a pause (the device's driver may still work for the last block)
     with untimed calls for --side-warm seconds (at least two): threads that
     slept in the pause wake there (on a 2-core VM the first team after
@@ -263,7 +263,14 @@ def run_side_point(impl, kernel, size, mode, a, ref):
         nr = max(a.side_rounds, 1)
         moved = 0
         for rnd in range(nr):
-            order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+            if len(modes) == 3:
+                # auto, opencl, native / native, opencl, auto / ...: auto and
+                # native each follow an OpenCL block (the driver's aftermath)
+                # as often as the other, and themselves once (a rotation put
+                # auto after OpenCL in every round)
+                order = [modes[0], modes[2], modes[1]] if rnd % 2 == 0 else [modes[1], modes[2], modes[0]]
+            else:
+                order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
             for m in order:
                 # longer after blocks that moved a lot: plain calls free their
                 # device buffers, and the H100's driver keeps cores busy for

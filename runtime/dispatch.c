@@ -183,6 +183,8 @@ struct cyrt_dregion {
     dteam team[DB];     /* the native team's size per octave (team_locked) */
     int solo[DB];       /* atomic: its choice there for the hot path: 0 none yet (full decisions
                            measure it), 1 the full team, 2 one thread */
+    float solo_t[DB];   /* atomic: one thread's ns per iteration there (its runs, or the
+                           team's thread 0's work times the team's size), 0 unknown */
     struct cyrt_dregion *next;
 };
 
@@ -510,9 +512,24 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
     return pick;
 }
 
+/* Within a stall's window (a team of every core lost scheduler slices
+ * beside a GPU driver's busy threads), one thread where it takes less
+ * than STALL_SOLO_NS: a team two threads short still stalled there (H100,
+ * bench side, c01 triad 10^5 plain right after forced OpenCL calls: 19
+ * calls in a row of 5.9 ms each, for 9 us of work), and one thread cannot
+ * wait for another. */
+#define STALL_SOLO_NS 1000000.0
+static int stall_solo(struct cyrt_disp *d, struct cyrt_dregion *r, const int *state, long long n) {
+    if (!d || !r || n <= 0 || !(__atomic_load_n(state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+        return 0;
+    float t;
+    __atomic_load(&r->solo_t[bucket((double)n)], &t, __ATOMIC_RELAXED);
+    return t > 0 && (double)t * (double)n < STALL_SOLO_NS && now_ns() < __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE);
+}
+
 /* A native choice at a full decision: the team's size, and the reason
  * says when it is one thread or that run measures it. */
-static void native_team(struct cyrt_dregion *r, cyocl_launch *L) {
+static void native_team(cyrt_rt *rt, struct cyrt_disp *d, struct cyrt_dregion *r, cyocl_launch *L) {
     L->team = 0;
     if (!r || !L->team_ok || L->n <= 0)
         return;
@@ -526,6 +543,8 @@ static void native_team(struct cyrt_dregion *r, cyocl_launch *L) {
     spin_lock(&r->spin);
     L->team = team_locked(r, (double)L->n, bytes > 0 && bytes < SOLO_BYTES, &cal);
     spin_unlock(&r->spin);
+    if (!cal && !L->team && stall_solo(d, r, &rt->state, L->n))
+        L->team = 1;
     if (cal) {
         snprintf(L->reason, sizeof L->reason, "calibrating (%s)", L->team ? "one thread" : "the full team");
     } else if (L->team) {
@@ -1512,7 +1531,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (fside == 0) {
                 __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
                 if (L->team_ok)
-                    L->team = __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) == 2;
+                    L->team = __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) == 2 ||
+                              stall_solo(hd, hot, &rt->state, L->n);
             }
             __atomic_add_fetch(&hd->fast_calls, 1, __ATOMIC_RELAXED);
             epoch_tick(rt, hot);
@@ -1604,7 +1624,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
         snprintf(L->reason, sizeof L->reason, "%s", why);
-        native_team(r, L);
+        native_team(rt, d, r, L);
         if (d->verbose && r->last != 0)
             verbose_print(r, L, 0, why);
         return 0;
@@ -1614,7 +1634,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
          * module while a GPU was opened */
         L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         snprintf(L->reason, sizeof L->reason, "auto");
-        native_team(r, L);
+        native_team(rt, d, r, L);
         return 0;
     }
     /* the signature first: a registry that changes meanwhile leaves one
@@ -1642,7 +1662,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
     snprintf(L->reason, sizeof L->reason, "%s", why);
     if (side == 0)
-        native_team(r, L);
+        native_team(rt, d, r, L);
     if (d->verbose && r->last != side)
         verbose_print(r, L, side, why);
     return side;
@@ -1730,6 +1750,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
                 if (v->nwork < 1000000)
                     v->nwork++;
             }
+            double t1 = team_best(v, 1), work = team_work(v);
+            float st = (float)(t1 >= 0 && (work < 0 || t1 < work) ? t1 : work >= 0 ? work : 0);
+            __atomic_store(&r->solo_t[bucket((double)L->n)], &st, __ATOMIC_RELAXED);
         }
         spin_unlock(&r->spin);
         /* and any run in a stall's window (the stalled one included): the

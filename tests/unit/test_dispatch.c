@@ -1314,6 +1314,8 @@ static void test_team_size(void) {
         L = team_launch(&s, 100, 1);
         int team_runs = 0, team = 0;
         for (int i = 0; i < 40; i++) {
+            if (i == 10)
+                usleep(120000); /* past the stall's window (one thread meanwhile: stall_solo) */
             CHECK(cyrt_dispatch_decide(rt, &L) == 0, "native (%s)", L.reason);
             L.team_size = 2;
             int waits = !L.team && team_runs++ < 2;
@@ -1323,6 +1325,36 @@ static void test_team_size(void) {
                 team += !L.team;
         }
         CHECK(team >= 19, "the team again after runs that waited, then the team (%d of 20)", team);
+    }
+
+    /* in a stall's window, one thread where it takes under 1 ms (H100,
+     * c01 triad 10^5 plain: a team two threads short took 5.9 ms a call
+     * for 9 us of work, 19 calls in a row); the team again after it; a
+     * region whose one thread takes longer keeps its team */
+    for (int big = 0; big < 2; big++) {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 46 + big);
+        for (int i = 0; i < 3; i++)
+            cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 1000, 900000000, 0, 0);
+        L = team_launch(&s, 1000, 0);
+        long long solo_ns = big ? 5000000 : 20000, team_ns = big ? 400000 : 10000;
+        for (int i = 0; i < 12; i++)
+            team_call(rt, &L, team_ns, solo_ns);
+        CHECK(!L.team, "the team, faster (%s)", L.reason);
+        CHECK(cyrt_dispatch_decide(rt, &L) == 0 && !L.team, "native, the team");
+        cyrt_dispatch_native_done(rt, &L, 6000000); /* stalled */
+        int one = 0;
+        for (int i = 0; i < 10; i++)
+            one += team_call(rt, &L, team_ns, solo_ns);
+        if (big)
+            CHECK(one == 0, "one thread's 5 ms is no answer to a stall (%d of 10)", one);
+        else
+            CHECK(one == 10, "one thread in the stall's window (%d of 10)", one);
+        usleep(120000);
+        cyrt_dispatch_idle_check(rt);
+        one = 0;
+        for (int i = 0; i < 10; i++)
+            one += team_call(rt, &L, team_ns, solo_ns);
+        CHECK(one == 0, "the team after the window (%d of 10)", one);
     }
 
     /* num_threads given: never */
