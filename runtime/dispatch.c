@@ -217,6 +217,7 @@ struct cyrt_disp {
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
     uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
+    uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo) */
 };
 
 static uint64_t now_ns(void) {
@@ -512,19 +513,23 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
     return pick;
 }
 
-/* Within a stall's window (a team of every core lost scheduler slices
- * beside a GPU driver's busy threads), one thread where it takes less
- * than STALL_SOLO_NS: a team two threads short still stalled there (H100,
- * bench side, c01 triad 10^5 plain right after forced OpenCL calls: 19
- * calls in a row of 5.9 ms each, for 9 us of work), and one thread cannot
- * wait for another. */
+/* For STALL_SOLO_WIN ns after a team stalled (a team of every core lost
+ * scheduler slices beside a GPU driver's busy threads), one thread where
+ * it takes less than STALL_SOLO_NS: a team two threads short still
+ * stalled there (H100, bench side, c01 triad 10^5 plain right after forced
+ * OpenCL calls: 19 calls in a row of 5.9 ms each, for 9 us of work), and
+ * one thread cannot wait for another.  Then the team again, and another
+ * 10 ms of one thread if it stalls again: such windows lasted about 30 ms
+ * there, and one thread for all of the 100 ms of short teams cost c02 dot
+ * 10^5 85 calls at 84 us against the team's 10. */
 #define STALL_SOLO_NS 1000000.0
+#define STALL_SOLO_WIN 10000000u
 static int stall_solo(struct cyrt_disp *d, struct cyrt_dregion *r, const int *state, long long n) {
     if (!d || !r || n <= 0 || !(__atomic_load_n(state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
         return 0;
     float t;
     __atomic_load(&r->solo_t[bucket((double)n)], &t, __ATOMIC_RELAXED);
-    return t > 0 && (double)t * (double)n < STALL_SOLO_NS && now_ns() < __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE);
+    return t > 0 && (double)t * (double)n < STALL_SOLO_NS && now_ns() < __atomic_load_n(&d->solo_until, __ATOMIC_ACQUIRE);
 }
 
 /* A native choice at a full decision: the team's size, and the reason
@@ -1709,6 +1714,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * (stencil 316x316-2048x2048 plain, dot 10^5-10^6 plain) measured
          * native at 20-40x its time and ran on the device. */
         __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
+        __atomic_store_n(&d->solo_until, now_ns() + STALL_SOLO_WIN, __ATOMIC_RELEASE);
         if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
             __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
