@@ -569,10 +569,12 @@ def write_plots(out, rows, impls, kernels):
     except ImportError:
         say("matplotlib is not installed: no plots (./dev setup installs it)")
         return
+    # side's modes as lines of their own (side2's would repeat them)
+    lines = [i for i in impls if not is_side(i)] + ["side:" + m for m in SIDE_MODES if "side" in impls]
     for k in kernels:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
         for ax, mode in zip(axes, ("plain", "resident")):
-            for n, i in enumerate(impls):
+            for n, i in enumerate(lines):
                 pts = sorted((r["size"], r["median_s"]) for r in rows if r.get("kernel") == k.name and
                              r.get("mode") == mode and r.get("impl") == i and r.get("median_s") is not None
                              and r["status"] in ("ok", "unchecked"))
