@@ -515,7 +515,7 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
 
 /* For STALL_SOLO_WIN ns after a team stalled (a team of every core lost
  * scheduler slices beside a GPU driver's busy threads), one thread where
- * it takes less than STALL_SOLO_NS: a team two threads short still
+ * it takes less than STALL_SOLO_NS and at most twice the team's time: a team two threads short still
  * stalled there (H100, bench side, c01 triad 10^5 plain right after forced
  * OpenCL calls: 19 calls in a row of 5.9 ms each, for 9 us of work), and
  * one thread cannot wait for another.  Then the team again, and another
@@ -1756,8 +1756,13 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
                 if (v->nwork < 1000000)
                     v->nwork++;
             }
-            double t1 = team_best(v, 1), work = team_work(v);
-            float st = (float)(t1 >= 0 && (work < 0 || t1 < work) ? t1 : work >= 0 ? work : 0);
+            /* (only where one thread takes at most twice the team's
+             * best: a stall's window is a guess, and one thread 10x the
+             * team for its 10 ms cost c05 mandelbrot 100x100 on the H100
+             * 700 us calls against the team's 70, the block's median) */
+            double t1 = team_best(v, 1), work = team_work(v), tt = team_best(v, 0);
+            double t1w = t1 >= 0 && (work < 0 || t1 < work) ? t1 : work;
+            float st = (float)(t1w >= 0 && tt >= 0 && t1w <= 2 * tt ? t1w : 0);
             __atomic_store(&r->solo_t[bucket((double)L->n)], &st, __ATOMIC_RELAXED);
         }
         spin_unlock(&r->spin);
