@@ -515,10 +515,11 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
 
 /* For STALL_SOLO_WIN ns after a team stalled (a team of every core lost
  * scheduler slices beside a GPU driver's busy threads), one thread where
- * it takes less than STALL_SOLO_NS and at most twice the team's time: a team two threads short still
- * stalled there (H100, bench side, c01 triad 10^5 plain right after forced
- * OpenCL calls: 19 calls in a row of 5.9 ms each, for 9 us of work), and
- * one thread cannot wait for another.  Then the team again, and another
+ * it takes less than STALL_SOLO_NS and at most twice the team's time
+ * (solo_t, native_done): a team two threads short still stalled there
+ * (H100, bench side, c01 triad 10^5 plain right after forced OpenCL calls:
+ * 19 calls in a row of 5.9 ms each, for 9 us of work), and one thread
+ * cannot wait for another.  Then the team again, and another
  * 10 ms of one thread if it stalls again: such windows lasted about 30 ms
  * there, and one thread for all of the 100 ms of short teams cost c02 dot
  * 10^5 85 calls at 84 us against the team's 10. */
