@@ -896,7 +896,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
-        (po <= 2.0 * pb || (side_unproven(&r->side[o], (double)n) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
+        (po <= 2.0 * pb ||
+         (side_unproven(&r->side[o], (double)n) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
         /* a new size far from the other side's points, where that side is
          * predicted within 2x, or where the point its prediction leans on
          * was measured only in bad moments (an upper bound: extrapolated,
