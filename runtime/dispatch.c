@@ -215,6 +215,7 @@ struct cyrt_disp {
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
+    uint64_t dev_last;     /* atomic: when the device last ran or copied (cyrt_dispatch_device_used) */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
     uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
     uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo) */
@@ -493,8 +494,14 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
          * two team runs right after device runs took 6.3 and 4.3 ms, one
          * thread 0.5 ms, the team 0.25 ms on any later run; one thread
          * stood for the rest of the process) or the machine's: the team
-         * again, up to three such runs */
-        pick = 0;
+         * again, up to three such runs, each after four full decisions of
+         * one thread (retried at once, on 2 cores right after the device's
+         * calibration runs, c04 matmul 100x100's three team runs all
+         * waited: 6.7, 12 and 6.2 ms, and one thread at 1.55x the team
+         * stood for the process) */
+        pick = ++v->since < 4;
+        if (!pick)
+            v->since = 0;
         *cal = 1;
     } else {
         pick = ts < tt;
@@ -1748,11 +1755,18 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
              * 2-core VM's first team runs after one thread's: 7.4 and 11.9
              * ms where one thread took 0.24, c04 matmul 100x100) */
             double one = team_best(v, 1);
-            if (!L->team && L->team_size > 1 && v->waits < 1000000 &&
+            /* and a team run that starts within BUSY_NS of a device run
+             * sizes nothing: the device's threads may still hold cores (a
+             * CPU device's too: on 2 cores, PoCL, c04 matmul 100x100's team
+             * took 6.7, 12 and 1.1 ms in the 3 ms after the device's
+             * calibration runs, 0.15 ms in blocks of its own) */
+            int after_dev = !L->team && start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS;
+            if (!after_dev && !L->team && L->team_size > 1 && v->waits < 1000000 &&
                 ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
                  (one >= 0 && (double)ns > 2 * one * (double)L->n + 100000)))
                 v->waits++;
-            team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
+            if (!after_dev)
+                team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
             if (!L->team && L->chunk_ns > 0 && L->team_size > 1) {
                 v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
                 if (v->nwork < 1000000)
@@ -1799,6 +1813,7 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (!d)
         return; /* CYOCL_FORCE: no native team chosen beside the device */
+    __atomic_store_n(&d->dev_last, now_ns(), __ATOMIC_RELEASE);
     if (!built && !gpu_driver(d))
         return;
     uint64_t t = now_ns();
