@@ -383,10 +383,12 @@ uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt);
 /* Decisions taken on the hot path, from a settled one (cyocl.stats()'
  * fast_decisions). */
 uint64_t cyrt_dispatch_fast_calls(cyrt_rt *rt);
-/* A quiet kernel's launch that the dispatcher sent to the device: 1 when
- * this one must wait and be timed (every 64th), so the model keeps
- * learning the device's time from launches that otherwise return unwaited. */
-int cyrt_dispatch_wait_due(cyrt_rt *rt, cyrt_dregion *r);
+/* A quiet kernel's launch of n iterations that the dispatcher sent to the
+ * device: 1 when this one must wait and be timed (every 64th, and every
+ * one while the device has fewer than three times at n's octave), so the
+ * model keeps learning the device's time from launches that otherwise
+ * return unwaited. */
+int cyrt_dispatch_wait_due(cyrt_rt *rt, cyrt_dregion *r, long long n);
 /* Tests: the device counts as open and ready (of type dev_type, a
  * CYRT_DEV_* bit) without opening anything, so that decisions are made
  * as with a device. */

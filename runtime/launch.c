@@ -1070,7 +1070,7 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
        wait: its calibration runs, and every SAMPLE-th (cyrt_dispatch_wait_due) */
     cyrt_dregion *dr = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     int timed = dr && L->quiet && !L->kernel_time &&
-                (!strncmp(L->reason, "calibrating", 11) || cyrt_dispatch_wait_due(rt, dr));
+                (!strncmp(L->reason, "calibrating", 11) || cyrt_dispatch_wait_due(rt, dr, L->n));
     uint64_t drained = 0;
     int rc = launch(rt, L, kerr, ph, &moved, &unwaited, timed, &drained);
     if (ph[PH_SETUP] || L->build)
