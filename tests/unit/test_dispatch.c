@@ -35,6 +35,14 @@ static cyrt_rt *mk(void) {
     return rt;
 }
 
+/* Both sides measured three times at n (solid points, no calibration left). */
+static void measured3(cyrt_rt *rt, cyrt_dregion *r, long long n, long long native_ns, long long opencl_ns) {
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, native_ns, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, opencl_ns, 0, 0);
+    }
+}
+
 static void drop(cyrt_rt *rt) { cyrt_rt_free(rt, NULL); }
 
 /* time = a + b*n on each side, observed a few times */
@@ -94,10 +102,7 @@ static void test_correction(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 3);
     long long n = 1000000;
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 1000000, 0, 0);
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 300000, 0, 0);
-    }
+    measured3(rt, r, n, 1000000, 300000);
     cyrt_dchoice c;
     cyrt_dispatch_choose(rt, r, n, 0, 0, 0, &c);
     CHECK(c.side == CYRT_SIDE_OPENCL);
@@ -433,10 +438,7 @@ static void test_recheck_cost(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 27);
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
-    }
+    measured3(rt, r, 100, 5000, 100000);
     cyrt_dchoice c;
     double spent = 0;
     int device = 0;
@@ -461,10 +463,7 @@ static void test_stall_run(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 28);
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 10000, 0, 0);
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000, 60000, 0, 0);
-    }
+    measured3(rt, r, 1000, 10000, 60000);
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 8000000 + 4000000 * i, 0, 0);
     long long p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000);
@@ -780,10 +779,7 @@ static void test_hot_path(void) {
     cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
     static const char *S4 = "__kernel void cyk_0(void) {}\n/* hot */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S4, 31);
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
-    }
+    measured3(rt, r, 100, 5000, 100000);
     double x[100];
     cyocl_arg a;
     memset(&a, 0, sizeof a);
@@ -1092,10 +1088,7 @@ static void test_recheck_backoff(void) {
     cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* recheck backoff */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 45);
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 5000, 0, 0);
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 150000, 0, 0);
-    }
+    measured3(rt, r, 100, 5000, 150000);
     int dev = 0, last = 0;
     for (int i = 0; i < 40000; i++) {
         cyrt_dchoice c;
@@ -1161,10 +1154,7 @@ static void test_stored_provisional(void) {
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
     cyrt_dregion *q = cyrt_dispatch_region(rt, S8, 37); /* a real point */
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 100, 10000000, 0, 0);
-        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
-    }
+    measured3(rt, q, 100, 10000000, 100000);
     CHECK(cyrt_dispatch_save(rt) == 0);
     drop(rt);
     rt = mk();
@@ -1370,10 +1360,7 @@ static void test_team_size(void) {
 
     /* num_threads given: never */
     cyrt_dregion *q = cyrt_dispatch_region(rt, S9, 39);
-    for (int i = 0; i < 3; i++) {
-        cyrt_dispatch_observe(rt, q, CYRT_SIDE_NATIVE, 100, 8000, 0, 0);
-        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 900000, 0, 0);
-    }
+    measured3(rt, q, 100, 8000, 900000);
     L = launch_of(&q, 100);
     solo = 0;
     for (int i = 0; i < 50; i++)
