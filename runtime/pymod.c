@@ -539,6 +539,14 @@ static PyObject *py_finish(PyObject *self, PyObject *args) {
 
 static const char *const force_names[] = {"auto", "native", "opencl"};
 
+/* The CYRT_FORCE_* a mode's name means, -1 none. */
+static int force_named(const char *s) {
+    for (int i = 0; s && i < 3; i++)
+        if (!strcmp(s, force_names[i]))
+            return i;
+    return -1;
+}
+
 /* force(mode): where regions run from now on (None: the dispatcher); returns the previous
  * mode's name, so that a caller can put it back. */
 static PyObject *py_force(PyObject *self, PyObject *args, PyObject *kw) {
@@ -551,9 +559,10 @@ static PyObject *py_force(PyObject *self, PyObject *args, PyObject *kw) {
     if (mode == Py_None) {
         want = CYRT_FORCE_AUTO;
     } else if (PyUnicode_Check(mode)) {
-        for (int i = 0; i < 3; i++)
-            if (PyUnicode_CompareWithASCIIString(mode, force_names[i]) == 0)
-                want = i;
+        const char *s = PyUnicode_AsUTF8(mode);
+        if (!s)
+            PyErr_Clear(); /* (a lone surrogate: no mode's name, the ValueError below) */
+        want = force_named(s);
     }
     if (want < 0) {
         PyErr_Format(PyExc_ValueError, "force(): mode must be None, 'auto', 'native' or 'opencl', not %R", mode);
@@ -606,10 +615,8 @@ static PyObject *make_module(struct PyModuleDef *def) {
     api.native_regions = cyrt_native_regions_word(cyrt_rt_global());
     /* CYOCL_FORCE as every module reads it (prelude.h's cyrt_init, which
      * also warns about a value it does not understand) */
-    const char *force = getenv("CYOCL_FORCE");
-    cyrt_set_force(cyrt_rt_global(), force && !strcmp(force, "native")   ? CYRT_FORCE_NATIVE
-                                     : force && !strcmp(force, "opencl") ? CYRT_FORCE_OPENCL
-                                                                         : CYRT_FORCE_AUTO);
+    int force = force_named(getenv("CYOCL_FORCE"));
+    cyrt_set_force(cyrt_rt_global(), force > 0 ? force : CYRT_FORCE_AUTO);
     api.force = cyrt_force_word(cyrt_rt_global());
     /* the runtime's warnings become RuntimeWarnings (give_warnings): Python
      * can filter them, and they name the region they concern */
