@@ -135,6 +135,20 @@ class CuPy:
         return call, (lambda r: kernel.result(d, r)), None
 
 
+def checked_call(call, fetch, kernel, ref, a, row):
+    """One call, timed, its result compared with numpy's into row (status,
+    err, first_s); returns its time."""
+    t0 = time.perf_counter()
+    r = call()
+    dt = time.perf_counter() - t0
+    got = fetch(r)
+    if a.corrupt:   # bench/selftest.py: a wrong result must be reported
+        got = np.asarray(got) + 1
+    ok, err = kernel.check(got, ref)
+    row.update(status="ok" if ok else "MISMATCH", err=err, first_s=dt)
+    return dt
+
+
 def run_point(impl, kernel, size, mode, a, ref):
     d = fresh(kernel, size, a.quick)
     call, fetch, scope = impl.prepare(kernel, d, mode)
@@ -143,14 +157,7 @@ def run_point(impl, kernel, size, mode, a, ref):
         scope.__enter__()
     try:
         sides0 = impl.sides() if a.warmup == 0 else None
-        t0 = time.perf_counter()
-        r = call()
-        first = time.perf_counter() - t0
-        got = fetch(r)
-        if a.corrupt:   # bench/selftest.py: a wrong result must be reported
-            got = np.asarray(got) + 1
-        ok, err = kernel.check(got, ref)
-        row.update(status="ok" if ok else "MISMATCH", err=err, first_s=first)
+        first = checked_call(call, fetch, kernel, ref, a, row)
         times = [first] if a.warmup == 0 else []
         for _ in range(max(a.warmup - 1, 0)):
             call()
@@ -202,17 +209,11 @@ def run_side_point(impl, kernel, size, mode, a, ref):
 
     def timed(call):
         t0 = time.perf_counter()
-        r = call()
-        return r, time.perf_counter() - t0
+        call()
+        return time.perf_counter() - t0
 
     def check(m, call, fetch):
-        r, dt = timed(call)
-        got = fetch(r)
-        if a.corrupt:
-            got = np.asarray(got) + 1
-        ok, err = kernel.check(got, ref)
-        rows[m].update(status="ok" if ok else "MISMATCH", err=err, first_s=dt)
-        return dt
+        return checked_call(call, fetch, kernel, ref, a, rows[m])
 
     def block(m, nmin, nmax, budget):
         call = preps[m][0]
@@ -220,12 +221,12 @@ def run_side_point(impl, kernel, size, mode, a, ref):
         k, warm = 0, 0.0
         # (one call where one takes ten times that: a 5 ms wake is nothing to it)
         while k == 0 or warm < a.side_warm or (k < 2 and warm < 10 * a.side_warm):
-            warm += timed(call)[1]
+            warm += timed(call)
             k += 1
         s0 = impl.sides() if m == "auto" else None
         k, spent = 0, 0.0
         while k < nmax and (k < nmin or spent < budget):
-            dt = timed(call)[1]
+            dt = timed(call)
             times[m].append(dt)
             k += 1
             spent += dt
