@@ -207,6 +207,12 @@ def run_side_point(impl, kernel, size, mode, a, ref):
     times = {m: [] for m in modes}
     calls = [0, 0]
 
+    def count_since(s0):
+        # auto's timed calls per side, from cyocl.stats() before and now
+        s1 = impl.sides()
+        calls[0] += s1[0] - s0[0]
+        calls[1] += s1[1] - s0[1]
+
     def timed(call):
         t0 = time.perf_counter()
         call()
@@ -231,9 +237,7 @@ def run_side_point(impl, kernel, size, mode, a, ref):
             k += 1
             spent += dt
         if s0 is not None:
-            s1 = impl.sides()
-            calls[0] += s1[0] - s0[0]
-            calls[1] += s1[1] - s0[1]
+            count_since(s0)
 
     entered = []
     try:
@@ -248,9 +252,7 @@ def run_side_point(impl, kernel, size, mode, a, ref):
                 dt = check(m, preps[m][0], preps[m][1])
                 if a.warmup == 0:   # timed from the first call
                     times[m].append(dt)
-                    s1 = impl.sides()
-                    calls[0] += s1[0] - s0[0]
-                    calls[1] += s1[1] - s0[1]
+                    count_since(s0)
                 for _ in range(max(a.warmup - 1, 0)):
                     preps[m][0]()
                 continue
