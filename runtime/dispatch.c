@@ -129,6 +129,7 @@ typedef struct {
                         (what one thread would take), ns per iteration */
     uint32_t nwork;
     uint32_t waits; /* team runs that waited at their end (native_done) */
+    int size;       /* the full team's size its runs had (native_done) */
 } dteam;
 
 /* A settled decision for one octave of n (decide's hot path): word is 0,
@@ -153,6 +154,7 @@ struct cyrt_dregion {
     uint32_t since_explore;
     double credit;      /* ns the chosen sides were predicted to take since the last recheck */
     int lost, lost_best; /* rechecks in a row (choose_locked's last) that left lost_best the faster side */
+    int lost_b;         /* at this octave of n (another starts again) */
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
@@ -381,6 +383,17 @@ static double unproven_floor(const dside *s, double n, double po) {
         return po;
     double t = s->b[best].t, lo = t > STALL_SLACK ? t - STALL_SLACK : 0;
     return po * lo / t;
+}
+
+/* A lower bound of the side's time at n: its largest point at or below n
+ * (a region's time does not shrink as n grows), its fixed cost ov where
+ * there is none. */
+static double side_floor(const dside *s, double n, double ov) {
+    double t = ov;
+    for (int b = 0; b < DB; b++)
+        if (s->b[b].cnt && s->b[b].n <= n)
+            t = s->b[b].t;
+    return t;
 }
 
 /* When the point was last measured (ns; 0: only loaded from the store). */
@@ -767,7 +780,8 @@ static double epoch_rest(const struct cyrt_dregion *r) {
  * again: one that saved less than it cost doubles the next one's price,
  * one that paid off halves it. */
 static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const double comp[2], const double x[2],
-                       const int away[2], int now, int resident, int b, double w) {
+                       const int away[2], int now, int resident, int b, double w, int *idle) {
+    *idle = 0;
     if (r->owner >= 0) {
         /* gone: it must be moved again (not: a run there would leave
          * something to copy back later, as after a host read) */
@@ -789,8 +803,10 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
         r->regret = 0;
         r->regret_b = b;
         r->regret_ep = r->ep;
-        if (steady == now || !(x[steady] > 0))
+        if (steady == now || !(x[steady] > 0)) {
+            *idle = 1;
             return now;
+        }
     }
     double loss = cost[now] - comp[steady];
     r->regret += loss;
@@ -800,8 +816,19 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
     double price = resident && r->fails <= 0 ? 0 : x[steady], ahead = resident ? 0 : loss * epoch_rest(r);
     for (int k = resident ? r->fails - 4 : 0; k < 0; k++)
         price *= 0.5;
-    if (r->regret + ahead < price)
+    if (r->regret + ahead < price) {
+        /* plain calls whose epochs are too short for their loss ever to
+         * reach the price (a def that runs the region once per call):
+         * nothing will move, and the choice may settle.  Without this the
+         * H100's small plain calls, where the device's kernel alone beats
+         * the native team but its copies do not (c03 stencil 316x316,
+         * c02 dot 10^5), were decided in full at every call: 1.5 us a
+         * call, 1.15x forced native */
+        uint32_t len = r->ep_hist[0] > r->ep_hist[1] ? r->ep_hist[0] : r->ep_hist[1];
+        if (!resident && len && loss * (double)len < price)
+            *idle = 1;
         return now;
+    }
     r->regret = 0;
     r->owner = steady;
     r->owner_res = resident;
@@ -810,21 +837,27 @@ static int rent_or_buy(struct cyrt_dregion *r, const double cost[2], const doubl
     return steady | 2;
 }
 
+/* A recheck of the side not chosen (choose_locked's last two): one more in
+ * a row that leaves best the faster at the octave b, or the first since
+ * best or the octave changed: what the rechecks found at one size says
+ * nothing of another (H100, bench side, c05 mandelbrot 100x100 resident:
+ * the backoff that 10x10 and 32x32 had earned put the device's rechecks
+ * off by 128x, and two cold device runs of 97 and 119 us kept the size
+ * native at 57 us against the device's 34 for the rest of the point). */
+static void lost_recheck(struct cyrt_dregion *r, int best, int b) {
+    if (r->lost_best != best || r->lost_b != b)
+        r->lost = 0;
+    else if (r->lost < 7)
+        r->lost++;
+    r->lost_best = best;
+    r->lost_b = b;
+}
+
 /* r->spin held.  dry: a prediction only (no state changes).  w: the calls
  * this decision stands for (itself and those decided from a settled one
  * since the last full decision: they count towards the rechecks and the
  * purchase's gain).  *stable: the choice may settle (no calibration, no
  * move, and no time lost to rent or buy, which counts calls). */
-/* A recheck of the side not chosen (choose_locked's last two): one more in
- * a row that leaves best the faster, or the first since best changed. */
-static void lost_recheck(struct cyrt_dregion *r, int best) {
-    if (r->lost_best != best)
-        r->lost = 0;
-    else if (r->lost < 7)
-        r->lost++;
-    r->lost_best = best;
-}
-
 static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, const cyrt_dmove *m,
                           cyrt_dchoice *c, int dry, double w, int *stable) {
     *stable = 0;
@@ -880,8 +913,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = unknown ? 0 : now;
         return;
     }
-    int away[2] = {m->down_native > 0, m->up > 0};
-    int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n), w);
+    int away[2] = {m->down_native > 0, m->up > 0}, idle;
+    int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n), w, &idle);
     if (best & 2) {
         c->side = best & 1;
         c->moving = 1;
@@ -889,8 +922,9 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         return;
     }
-    /* the side faster without copies is the chosen one: rent or buy adds nothing up */
-    int quiet = (comp[1] < comp[0]) == (best & 1);
+    /* the side faster without copies is the chosen one, or the data can
+     * never move: rent or buy adds nothing up */
+    int quiet = idle || (comp[1] < comp[0]) == (best & 1);
     if (unknown) {
         c->side = 0;
         *stable = quiet;
@@ -899,16 +933,24 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     int o = !best;
     c->side = best;
     double pb = cost[best], po = cost[o];
+    int lost = r->lost_b == bucket((double)n) ? r->lost : 0;
     const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
     if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
         (po <= 2.0 * pb ||
-         (side_unproven(&r->side[o], (double)n) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb))) {
+         (side_unproven(&r->side[o], (double)n) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb) ||
+         (m->resident && side_floor(&r->side[o], (double)n, o ? launch : NATIVE_OVERHEAD) < pb))) {
         /* a new size far from the other side's points, where that side is
          * predicted within 2x, or where the point its prediction leans on
          * was measured only in bad moments (an upper bound: extrapolated,
-         * a stalled 10x10 call made every larger size look hopeless) */
+         * a stalled 10x10 call made every larger size look hopeless), or,
+         * for cyocl.resident views (the move is paid once), where that
+         * side's time at a smaller size is below this one's: an
+         * extrapolation from small sizes says little (H100, bench side,
+         * c01 triad and c02 dot 10^6 resident: the device predicted 0.3
+         * and 0.5 ms from its 10^5 points plus the copies, never run, the
+         * native team's 60-130 us stood against the device's 40-48) */
         r->side[o].explored++;
         c->side = o;
         c->calibrating = 1;
@@ -955,7 +997,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = o;
         c->calibrating = 1;
     } else if (r->since_explore >= 256 &&
-               (po + x[o] - pb <= 0.3 * pb || po + x[o] - pb <= 0.03 * r->credit / (double)(1u << r->lost))) {
+               (po + x[o] - pb <= 0.3 * pb || po + x[o] - pb <= 0.03 * r->credit / (double)(1u << lost))) {
         /* now and then the other side again, where that costs little
          * (within 1.3x, or 3% of the calls' time since the last recheck):
          * a time measured in a bad moment does not stand for ever.  Where
@@ -966,13 +1008,13 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * ms with its own) and paid 10 ms of copies more for it every
          * other def call.  The 3% halves with each such recheck in a row
          * (below) */
-        lost_recheck(r, best);
+        lost_recheck(r, best, bucket((double)n));
         r->since_explore = 0;
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
     } else if (r->credit >= (op->cnt && op->cnt < 3 && pb < po ? (4.0 * pb > po - STALL_SLACK ? 4.0 * pb : po - STALL_SLACK)
-                                                              : 32.0 * (double)(1u << r->lost) * po)) {
+                                                              : 32.0 * (double)(1u << lost) * po)) {
         /* and wherever it costs more: once the calls since the last
          * recheck took 32 times what it is predicted to cost (at most ~3%
          * of the time spent).  A point measured once or twice (here or in
@@ -987,7 +1029,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * VM: the device predicted 0.16 ms, run after the native calls for
          * 0.2-4.2 ms with its copies, every 5 ms of native calls, a third of
          * the time) */
-        lost_recheck(r, best);
+        lost_recheck(r, best, bucket((double)n));
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
@@ -1755,19 +1797,37 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
              * 2-core VM's first team runs after one thread's: 7.4 and 11.9
              * ms where one thread took 0.24, c04 matmul 100x100) */
             double one = team_best(v, 1);
+            /* the full team's times are those of its full size: a team run
+             * short (cyrt_team, while a driver holds cores) is not it (on 2
+             * cores, PoCL: c02 dot 10^5's "full team" measured 57 us at one
+             * thread in the 250 ms after the program's load, as fast as one
+             * thread, which then stood for a thousand calls at 2x the team's
+             * 30); a team of one is one thread */
+            int k = L->team ? 1 : 0, skip = 0;
+            if (!L->team && L->team_size > 0) {
+                if (L->team_size == 1) {
+                    k = 1;
+                } else if (L->team_size > v->size) {
+                    memset(v->t[0], 0, sizeof v->t[0]);
+                    v->cnt[0] = v->nwork = v->waits = 0;
+                    v->size = L->team_size;
+                } else if (L->team_size < v->size) {
+                    skip = 1;
+                }
+            }
             /* and a team run that starts within BUSY_NS of a device run
              * sizes nothing: the device's threads may still hold cores (a
              * CPU device's too: on 2 cores, PoCL, c04 matmul 100x100's team
              * took 6.7, 12 and 1.1 ms in the 3 ms after the device's
              * calibration runs, 0.15 ms in blocks of its own) */
-            int after_dev = !L->team && start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS;
-            if (!after_dev && !L->team && L->team_size > 1 && v->waits < 1000000 &&
+            int after_dev = !k && start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS;
+            if (!after_dev && !skip && !k && L->team_size > 1 && v->waits < 1000000 &&
                 ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
                  (one >= 0 && (double)ns > 2 * one * (double)L->n + 100000)))
                 v->waits++;
-            if (!after_dev)
-                team_note(v, L->team ? 1 : 0, (double)(ns > 0 ? ns : 0) / (double)L->n);
-            if (!L->team && L->chunk_ns > 0 && L->team_size > 1) {
+            if (!after_dev && !skip)
+                team_note(v, k, (double)(ns > 0 ? ns : 0) / (double)L->n);
+            if (!k && !skip && L->chunk_ns > 0) {
                 v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
                 if (v->nwork < 1000000)
                     v->nwork++;

@@ -1383,6 +1383,125 @@ static void test_team_size(void) {
     drop(rt);
 }
 
+/* Plain calls where the device's kernel alone beats the native team but
+ * its copies do not, one region call per def call: the data never moves,
+ * and the decision settles (hot path).  (H100, c03 stencil 316x316 plain:
+ * every call decided in full, 1.5 us a call, 1.15x forced native.) */
+static void test_plain_settles(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* plain settles */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 48);
+    measured3(rt, r, 314, 12000, 8000);
+    cyocl_launch L = team_launch(&r, 314, 0); /* 8 MB read: 800 us of copies */
+    int device = 0;
+    uint64_t fast = cyrt_dispatch_fast_calls(rt);
+    for (int i = 0; i < 640; i++) {
+        in_scope(rt, 1);
+        if (cyrt_dispatch_decide(rt, &L))
+            device++;
+        else
+            cyrt_dispatch_native_done(rt, &L, 12000);
+        in_scope(rt, 0);
+    }
+    fast = cyrt_dispatch_fast_calls(rt) - fast;
+    CHECK(device <= 2 && fast >= 560, "native, settled: %llu of 640 calls on the hot path, %d on the device",
+          (unsigned long long)fast, device);
+    drop(rt);
+}
+
+/* The rechecks' backoff is per size: one that the device lost at 10x10
+ * says nothing of 100x100 (H100, c05 mandelbrot 100x100 resident). */
+static void test_backoff_per_size(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* backoff per size */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 49);
+    measured3(rt, r, 100, 5000, 150000);
+    cyrt_dchoice c;
+    for (int i = 0; i < 40000; i++) {
+        cyrt_dispatch_choose(rt, r, 100, 0, 0, 0, &c);
+        cyrt_dispatch_observe(rt, r, c.side, 100, c.side ? 150000 : 5000, 0, 0);
+    }
+    /* 10000: native 57 us, the device measured 97 us once cold (three
+     * times: counted), 34 us in truth */
+    measured3(rt, r, 10000, 57000, 97000);
+    int at[2] = {-1, -1}, k = 0;
+    for (int i = 0; i < 20000 && k < 2; i++) {
+        cyrt_dispatch_choose(rt, r, 10000, 0, 0, 0, &c);
+        if (c.side == CYRT_SIDE_OPENCL)
+            at[k++] = i;
+        cyrt_dispatch_observe(rt, r, c.side, 10000, c.side ? 97000 : 57000, 0, 0);
+    }
+    /* 32x the recheck's 97 us of native calls at 57: 55 calls, not 128x that */
+    CHECK(k == 2 && at[1] - at[0] < 200, "the device rechecked at a new size at calls %d and %d", at[0], at[1]);
+    drop(rt);
+}
+
+/* cyocl.resident views at a size the device never ran, its prediction
+ * extrapolated from small sizes plus the move: the device is tried where
+ * its time at a smaller size is below the native one here (H100, c01
+ * triad 10^6 resident: predicted 0.26 ms + 4.8 ms of copies, never run,
+ * 40 us in truth against native 60-130). */
+static void test_resident_floor(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 5.0, 5.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* resident floor */\n";
+    for (int res = 0; res < 2; res++) {
+        cyrt_dregion *r = cyrt_dispatch_region(rt, S, 50 + res);
+        measured3(rt, r, 10000, 5000, 30000);
+        measured3(rt, r, 100000, 14000, 45000);
+        for (int i = 0; i < 3; i++)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000000, 60000, 0, 0);
+        cyrt_dmove m = {24000000, 0, 0, res, 3, 0};
+        cyrt_dchoice c;
+        cyrt_dispatch_choose_moves(rt, r, 1000000, &m, &c);
+        if (res)
+            CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "resident: the device tried (side %d)", c.side);
+        else
+            CHECK(c.side == CYRT_SIDE_NATIVE, "plain: its copies alone cost 80x native");
+    }
+    drop(rt);
+}
+
+/* A team run short (cyrt_team, beside a driver) is not the full team: its
+ * time does not make one thread look as fast (2-core PoCL, c02 dot 10^5:
+ * one thread stood for 1000 calls at 2x the team); a team of one is one
+ * thread's time. */
+static void test_short_team(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* short team */\n";
+    for (int k = 0; k < 2; k++) {
+        cyrt_dregion *r = cyrt_dispatch_region(rt, S, 52 + k);
+        for (int i = 0; i < 3; i++)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000, 900000, 0, 0);
+        cyocl_launch L = team_launch(&r, 1000, 0);
+        int solo = 0;
+        for (int i = 0; i < 650; i++) {
+            int side = cyrt_dispatch_decide(rt, &L);
+            CHECK(side == 0, "native (%s)", L.reason);
+            /* k 0: the full team of 16 takes 30 us, one thread 60; calls
+             * 60-399 run a team of 14 (a driver beside it), 90 us.  k 1 (2
+             * cores): the team is one thread in the first 20 calls, 60 us,
+             * one thread alone 45 us, the team of two 30 us */
+            int shrt = k ? i < 20 : i >= 60 && i < 400;
+            L.team_size = L.team ? 1 : shrt ? (k ? 1 : 14) : (k ? 2 : 16);
+            long long ns = L.team ? (k ? 45000 : 60000) : shrt ? (k ? 60000 : 90000) : 30000;
+            L.chunk_ns = L.team ? 0 : ns / 2;
+            cyrt_dispatch_native_done(rt, &L, ns);
+            if (i >= 450)
+                solo += L.team;
+        }
+        CHECK(solo <= 16, "%s: the team stands (one thread %d of 200)", k ? "a team of one first" : "short teams", solo);
+    }
+    drop(rt);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
     mkdir(dir, 0700);
@@ -1415,6 +1534,10 @@ int main(void) {
     test_recheck_backoff();
     test_stored_provisional();
     test_team_size();
+    test_plain_settles();
+    test_backoff_per_size();
+    test_resident_floor();
+    test_short_team();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
