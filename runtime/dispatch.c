@@ -155,6 +155,7 @@ struct cyrt_dregion {
     double credit;      /* ns the chosen sides were predicted to take since the last recheck */
     int lost, lost_best; /* rechecks in a row (choose_locked's last) that left lost_best the faster side */
     int lost_b;         /* at this octave of n (another starts again) */
+    int again;          /* native runs still due right after a provisional point's retry */
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
@@ -987,6 +988,18 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * ms, against 10.7 us in a process of its own, so the device ran
          * every size up to 100x100 at 3-13x native). */
         r->credit = 0;
+        c->side = o;
+        c->calibrating = 1;
+        /* a native retry right after the device's runs waits for the
+         * driver's threads as the first did: one more at once, after it
+         * (H100, bench side, c06 sigmoid 100x100 plain: native measured
+         * only around the program's load, 149 us, and retried after 16
+         * device calls, 168 us; forced native in blocks of its own 46-58
+         * us: the device's 119 ran every call) */
+        r->again = o == CYRT_SIDE_NATIVE;
+    } else if (o == CYRT_SIDE_NATIVE && r->again > 0 && (np = side_nearest(&r->side[o], (double)n)) &&
+               np->loaded == 2) {
+        r->again--;
         c->side = o;
         c->calibrating = 1;
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
