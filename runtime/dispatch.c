@@ -155,7 +155,7 @@ struct cyrt_dregion {
     double credit;      /* ns the chosen sides were predicted to take since the last recheck */
     int lost, lost_best; /* rechecks in a row (choose_locked's last) that left lost_best the faster side */
     int lost_b;         /* at this octave of n (another starts again) */
-    int again;          /* native runs still due right after a provisional point's retry */
+    int again, again_b; /* the side the next full decision at octave again_b runs once more (-1 none) */
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
@@ -642,6 +642,7 @@ static struct cyrt_dregion *region_new(struct cyrt_disp *d, const char *key) {
     snprintf(r->key, sizeof r->key, "%s", key);
     r->last = -1;
     r->lost_best = -1;
+    r->again = -1;
     r->owner = -1;
     r->next = d->regions;
     d->regions = r;
@@ -908,11 +909,34 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = 1;
         c->calibrating = 1;
         c->pred[1] = -1;
+        r->again = 1;
+        r->again_b = bucket((double)n);
         return;
     }
     if (dry) {
         c->side = unknown ? 0 : now;
         return;
+    }
+    /* The run after one that was cold runs that side once more, where it
+     * would lose now and its data is there: a side's first run after the
+     * data moved to it (a purchase, or a recheck that moved it) pays for
+     * cold pages and a first launch at the size, and a native run right
+     * after device runs waits for the driver's threads.  Measured once,
+     * such a time decided against the side (H100, bench side: c03 stencil
+     * 1000x1000 resident, the device's first run after the move 86 us,
+     * then 38 in its blocks: native's 73-88 stood, the data moved back and
+     * forth at each recheck; c06 sigmoid 100x100 plain, native measured
+     * only around the program's load and right after device calls, 149
+     * and 168 us against 46-58 in its blocks: the device's 119 ran every
+     * call). */
+    if (r->again >= 0) {
+        int a = r->again;
+        r->again = -1;
+        if (r->again_b == bucket((double)n) && x[a] <= 0 && comp[a] > comp[!a]) {
+            c->side = a;
+            c->calibrating = 1;
+            return;
+        }
     }
     int away[2] = {m->down_native > 0, m->up > 0}, idle;
     int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n), w, &idle);
@@ -921,6 +945,8 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->moving = 1;
         c->calibrating = unknown && c->side == 1;
         r->credit = 0;
+        r->again = c->side;
+        r->again_b = bucket((double)n);
         return;
     }
     /* the side faster without copies is the chosen one, or the data can
@@ -990,18 +1016,12 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
-        /* a native retry right after the device's runs waits for the
-         * driver's threads as the first did: one more at once, after it
-         * (H100, bench side, c06 sigmoid 100x100 plain: native measured
-         * only around the program's load, 149 us, and retried after 16
-         * device calls, 168 us; forced native in blocks of its own 46-58
-         * us: the device's 119 ran every call) */
-        r->again = o == CYRT_SIDE_NATIVE;
-    } else if (o == CYRT_SIDE_NATIVE && r->again > 0 && (np = side_nearest(&r->side[o], (double)n)) &&
-               np->loaded == 2) {
-        r->again--;
-        c->side = o;
-        c->calibrating = 1;
+        /* (a retry right after the device's runs waits for the driver's
+         * threads as the first did: run twice, below) */
+        if (o == CYRT_SIDE_NATIVE) {
+            r->again = o;
+            r->again_b = bucket((double)n);
+        }
     } else if (op->cnt && op->cnt < 3 && po <= (op->loaded ? 1.5 : 4.0) * pb) {
         /* the other side was measured here once or twice only (maybe in a
          * bad moment), or in another process (points loaded from the store
@@ -1046,6 +1066,10 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         r->credit = 0;
         c->side = o;
         c->calibrating = 1;
+    }
+    if (c->calibrating && c->side == o && x[o] > 0) {
+        r->again = o; /* it moves the data there: cold (above) */
+        r->again_b = bucket((double)n);
     }
     /* settle only where the rechecks above have nothing left to do soon:
      * the other side's point here and the one its prediction leans on were
@@ -1966,6 +1990,7 @@ static struct cyrt_dregion *load_region(struct cyrt_dregion **list, const char *
     snprintf(r->key, sizeof r->key, "%s", key);
     r->last = -1;
     r->lost_best = -1;
+    r->again = -1;
     r->owner = -1;
     r->stored = 1;
     r->next = *list;
