@@ -85,6 +85,7 @@
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
 #define STALL_NS 100000000u      /* native teams short after a stalled one */
+#define WAKE_NS 5000000u         /* a native team after this long without one wakes its threads */
 #define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
@@ -222,6 +223,7 @@ struct cyrt_disp {
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
     uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
     uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo) */
+    uint64_t native_end;   /* atomic: when the last native run ended (cyrt_dispatch_native_done) */
 };
 
 static uint64_t now_ns(void) {
@@ -1787,6 +1789,20 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     /* (one thread's time is not the team's: a run that measures it may
      * take the team's times its prediction) */
     int stalled = d && !L->team && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
+    /* a team's first run after the process ran no region for a while
+     * wakes its threads, asleep past libgomp's spin: milliseconds that are
+     * no driver's (H100, bench side: the first calls of a block after its
+     * 30 ms pause took 4-9 ms, forced native's as auto's; counted as a
+     * driver's stall they made auto's next 10 ms one thread and its next
+     * 100 ms short teams, c02 dot 10^4-10^5 plain 1.2x forced native).
+     * Provisional, below. */
+    int woke = 0;
+    if (d) {
+        uint64_t end = now_ns(), last = __atomic_exchange_n(&d->native_end, end, __ATOMIC_ACQ_REL);
+        woke = !L->team && last && end - (uint64_t)(ns > 0 ? ns : 0) > last + WAKE_NS;
+    }
+    if (woke)
+        stalled = 0;
     if (stalled && gpu_driver(d)) {
         /* stalled: a team of every core waited at its barrier for a thread
          * that shared a core with some other busy thread (a driver's, seen
@@ -1858,11 +1874,11 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
              * took 6.7, 12 and 1.1 ms in the 3 ms after the device's
              * calibration runs, 0.15 ms in blocks of its own) */
             int after_dev = !k && start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS;
-            if (!after_dev && !skip && !k && L->team_size > 1 && v->waits < 1000000 &&
+            if (!after_dev && !skip && !woke && !k && L->team_size > 1 && v->waits < 1000000 &&
                 ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
                  (one >= 0 && (double)ns > 2 * one * (double)L->n + 100000)))
                 v->waits++;
-            if (!after_dev && !skip)
+            if (!after_dev && !skip && !woke)
                 team_note(v, k, (double)(ns > 0 ? ns : 0) / (double)L->n);
             if (!k && !skip && L->chunk_ns > 0) {
                 v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
@@ -1885,7 +1901,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * the last stood, and the device ran the size at 20x.  Provisional,
          * they are retried with the backoff above (a lasting slowdown still
          * decides meanwhile: the upper bound is the estimate) */
-        int prov = first || fresh || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+        int prov = first || fresh || woke || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) ||
                    start < __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);

@@ -1572,6 +1572,39 @@ static void test_cold_after_move(void) {
     drop(rt);
 }
 
+/* A team's first run after the process ran no region for a while wakes
+ * its threads (milliseconds): not a driver's stall, so no short teams and
+ * no one-thread window after it (H100, bench side: the first call of each
+ * block after its 30 ms pause). */
+static void test_wake_not_stall(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* wake */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 56);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100000, 900000, 0, 0);
+    cyocl_launch L = team_launch(&r, 100000, 0);
+    for (int i = 0; i < 40; i++)
+        team_call(rt, &L, 12000, 25000);
+    const int *state = cyrt_state_word(rt);
+    CHECK(!(*state & CYRT_STATE_STARTING), "full teams before");
+    for (int round = 0; round < 2; round++) {
+        usleep(30000);
+        int side = cyrt_dispatch_decide(rt, &L);
+        CHECK(side == 0 && !L.team, "the team (%s)", L.reason);
+        L.team_size = 16;
+        L.chunk_ns = 6000;
+        cyrt_dispatch_native_done(rt, &L, round ? 12000 : 6000000); /* 6 ms: its threads woke */
+        CHECK(!(*state & CYRT_STATE_STARTING), "no short teams after a wake-up (round %d)", round);
+        int solo = 0;
+        for (int i = 0; i < 20; i++)
+            solo += team_call(rt, &L, 12000, 25000);
+        CHECK(solo <= 1, "nor one thread (%d of 20)", solo);
+    }
+    drop(rt);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/cyocl-test-dispatch-%d", (int)getpid());
     mkdir(dir, 0700);
@@ -1610,6 +1643,7 @@ int main(void) {
     test_short_team();
     test_retry_twice();
     test_cold_after_move();
+    test_wake_not_stall();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
