@@ -1878,7 +1878,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
                 ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
                  (one >= 0 && (double)ns > 2 * one * (double)L->n + 100000)))
                 v->waits++;
-            if (!after_dev && !skip && !woke)
+            /* (a woken team's time counts: where every run wakes the
+             * team, as when calls come 10 ms apart, that is its cost) */
+            if (!after_dev && !skip)
                 team_note(v, k, (double)(ns > 0 ? ns : 0) / (double)L->n);
             if (!k && !skip && L->chunk_ns > 0) {
                 v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
