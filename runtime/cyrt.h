@@ -416,6 +416,11 @@ cyrt_status cyrt_handle_info_get(cyrt_rt *rt, const cyrt_handle *h, cyrt_handle_
 typedef struct {
     size_t tops, records, handles, device_buffers;
     uint64_t device_bytes;
+    /* the OpenCL devices' buffer pools (device.c, CYOCL_POOL_MB): allocations
+     * that took an idle buffer / made one, idle buffers released to keep
+     * within the cap, and the idle buffers now */
+    uint64_t pool_hits, pool_misses, pool_evictions, pool_bytes;
+    size_t pool_buffers;
 } cyrt_registry_info;
 void cyrt_registry_info_get(cyrt_rt *rt, cyrt_registry_info *out);
 

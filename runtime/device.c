@@ -220,10 +220,12 @@ cyrt_status cyrt_devices_locked(cyrt_rt *rt, cyrt_err *err) {
 
 static void stage_free(cyrt_device *d);
 static void stage_forget(struct cyrt_stage *st);
+static void pool_teardown(cyrt_device *d);
 
 void cyrt_devices_free(cyrt_rt *rt) {
     for (int i = 0; i < rt->ndevs; i++) {
         cyrt_device *d = &rt->devs[i];
+        pool_teardown(d); /* the registry's buffers came back to it before */
         if (d->queue)
             stage_free(d);
         if (d->queue)
@@ -245,8 +247,10 @@ void cyrt_devices_fork_child(cyrt_rt *rt) {
         return; /* OpenCL never started here: the child may start it itself */
     /* the contexts, queues and the loader stay as the parent left them:
      * leaked, since releasing them would call into the driver */
-    for (int i = 0; i < rt->ndevs; i++)
+    for (int i = 0; i < rt->ndevs; i++) {
         stage_forget(rt->devs[i].stage); /* its buffers are the parent's too */
+        cyrt_pool_free(&rt->devs[i].pool); /* and the pool's (its lock may be held: left as is) */
+    }
     free(rt->devs);
     free(rt->infos);
     rt->devs = NULL;
@@ -811,23 +815,143 @@ cyrt_status cyrt_kernel_launch(cyrt_rt *rt, int index, struct _cl_kernel *kernel
     return CYRT_OK;
 }
 
-/* ---- OpenCL buffers as the registry's memory backend ------------------------------ */
-/* Transfers are blocking on the device's in-order queue, so they also wait
- * for kernels enqueued before them. */
+/* ---- OpenCL buffers as the registry's memory backend ------------------------------
+ * Transfers are blocking on the device's in-order queue, so they also wait
+ * for kernels enqueued before them.
+ *
+ * Buffers come from the device's pool and go back to it (pool.h): a plain
+ * call makes and frees its buffers at every call, and on the H100 a release
+ * of large buffers keeps the driver's threads busy for 100-250 ms, native
+ * teams stalling meanwhile.  A reused buffer's bytes are whatever its last
+ * user left, as undefined as a fresh buffer's: the registry uploads a
+ * region's whole extent before any kernel sees it (registry.c).  A kernel
+ * of the last user still running (a quiet kernel returns unwaited) is no
+ * hazard: the new user's first use is a copy into the buffer, and the
+ * registry waits for that kernel before any copy (cyrt_drain_locked).
+ * The bookkeeping is under the device's pool lock; buffers are made and
+ * released outside it (the registry may hold rt->lock meanwhile, as it did
+ * before the pool). */
+
+_Static_assert(CYRT_POOL_SLACK == CYRT_ALIGN, "the pool's size classes allow for the registry's alignment");
+
+static int alloc_failed(cl_int rc) { return rc == CL_MEM_OBJECT_ALLOCATION_FAILURE || rc == CL_OUT_OF_RESOURCES; }
+
+/* Releases every idle buffer of d's pool: how many there were. */
+static size_t pool_release_all(cyrt_device *d) {
+    if (d->pool_on != 1)
+        return 0;
+    size_t total = 0, n;
+    void *out[CYRT_POOL_MAX_IDLE + 1];
+    do {
+        pthread_mutex_lock(&d->pool_lock);
+        n = cyrt_pool_drain(&d->pool, out, sizeof out / sizeof out[0]);
+        pthread_mutex_unlock(&d->pool_lock);
+        for (size_t i = 0; i < n; i++)
+            d->rt->cl.clReleaseMemObject((cl_mem)out[i]);
+        total += n;
+    } while (n > 0);
+    return total;
+}
 
 static int clb_alloc(void *ctx, size_t bytes, void **buf) {
     cyrt_device *d = ctx;
+    int pooled = d->pool_on == 1;
+    size_t size = bytes;
+    if (pooled) {
+        pthread_mutex_lock(&d->pool_lock);
+        void *m = cyrt_pool_take(&d->pool, bytes, &size);
+        pthread_mutex_unlock(&d->pool_lock);
+        if (m) {
+            *buf = m;
+            return 0;
+        }
+        /* a size class, so that nearby sizes share it later; as asked
+           where the class is more than one buffer may have */
+        size = cyrt_pool_class(bytes);
+        if (d->info.max_alloc && size > d->info.max_alloc)
+            size = bytes;
+    }
     cl_int rc = CL_SUCCESS;
-    cl_mem m = d->rt->cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    cl_mem m = d->rt->cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size, NULL, &rc);
+    /* out of device memory: the idle buffers go, then once more, as asked */
+    if (!m && alloc_failed(rc) && (pool_release_all(d) > 0 || size > bytes)) {
+        size = bytes;
+        rc = CL_SUCCESS;
+        m = d->rt->cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size, NULL, &rc);
+    }
     if (!m)
         return rc != CL_SUCCESS ? rc : CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    if (pooled) {
+        /* not recorded (out of host memory): released when freed */
+        pthread_mutex_lock(&d->pool_lock);
+        (void)cyrt_pool_lent(&d->pool, m, size);
+        pthread_mutex_unlock(&d->pool_lock);
+    }
     *buf = m;
     return 0;
 }
 
 static void clb_free(void *ctx, void *buf) {
     cyrt_device *d = ctx;
+    if (d->pool_on == 1) {
+        void *evicted[CYRT_POOL_MAX_IDLE + 1];
+        size_t nev = 0;
+        pthread_mutex_lock(&d->pool_lock);
+        int kept = cyrt_pool_put(&d->pool, buf, evicted, &nev);
+        pthread_mutex_unlock(&d->pool_lock);
+        for (size_t i = 0; i < nev; i++)
+            d->rt->cl.clReleaseMemObject((cl_mem)evicted[i]);
+        if (kept)
+            return;
+    }
     d->rt->cl.clReleaseMemObject((cl_mem)buf);
+}
+
+/* Sets up d's pool at the registry's first binding to it (rt->lock held). */
+static void pool_setup(cyrt_device *d) {
+    if (d->pool_on)
+        return;
+    uint64_t cap = cyrt_pool_default_cap(d->info.global_mem, d->info.type == CYRT_DEV_CPU);
+    const char *v = getenv("CYOCL_POOL_MB");
+    if (v && *v && cyrt_pool_parse_mb(v, &cap) != 0) {
+        cap = cyrt_pool_default_cap(d->info.global_mem, d->info.type == CYRT_DEV_CPU);
+        cyrt_warn(d->rt, "CYOCL_POOL_MB='%s' is not a number of MiB: the pool keeps up to %llu MiB",
+                  v, (unsigned long long)(cap >> 20));
+    }
+    if (cap == 0 || pthread_mutex_init(&d->pool_lock, NULL) != 0) {
+        d->pool_on = -1;
+        return;
+    }
+    cyrt_pool_init(&d->pool, cap);
+    d->pool_on = 1;
+}
+
+/* Every idle buffer released and the tables freed (teardown, lock held,
+ * the context still there). */
+static void pool_teardown(cyrt_device *d) {
+    if (d->pool_on != 1)
+        return;
+    pool_release_all(d);
+    cyrt_pool_free(&d->pool);
+    pthread_mutex_destroy(&d->pool_lock);
+    d->pool_on = 0;
+}
+
+void cyrt_pools_info_locked(cyrt_rt *rt, cyrt_registry_info *out) {
+    if (rt->loaded != 1)
+        return;
+    for (int i = 0; i < rt->ndevs; i++) {
+        cyrt_device *d = &rt->devs[i];
+        if (d->pool_on != 1)
+            continue;
+        pthread_mutex_lock(&d->pool_lock);
+        out->pool_hits += d->pool.hits;
+        out->pool_misses += d->pool.misses;
+        out->pool_evictions += d->pool.evictions;
+        out->pool_bytes += d->pool.idle_bytes;
+        out->pool_buffers += d->pool.nidle;
+        pthread_mutex_unlock(&d->pool_lock);
+    }
 }
 
 /* ---- pinned staging --------------------------------------------------------------
@@ -1141,14 +1265,24 @@ static int stage_copy(cyrt_device *d, cl_mem buf, size_t off, unsigned char *hos
     return 1;
 }
 
-static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t bytes) {
-    cyrt_device *d = ctx;
+static int clb_write_once(cyrt_device *d, void *buf, size_t off, const void *src, size_t bytes) {
     int rc;
-    cyrt_dispatch_device_used(d->rt, 0);
     if (stage_copy(d, (cl_mem)buf, off, (unsigned char *)(uintptr_t)src, bytes, 1, &rc))
         return rc;
     return d->rt->cl.clEnqueueWriteBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, src, 0, NULL,
                                           NULL);
+}
+
+static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t bytes) {
+    cyrt_device *d = ctx;
+    cyrt_dispatch_device_used(d->rt, 0);
+    int rc = clb_write_once(d, buf, off, src, bytes);
+    /* some drivers (NVIDIA's) give a buffer its memory at its first use:
+       out of device memory there, the idle buffers go and the copy runs
+       once more (the whole of it: a copy's bytes may be copied twice) */
+    if (alloc_failed(rc) && pool_release_all(d) > 0)
+        rc = clb_write_once(d, buf, off, src, bytes);
+    return rc;
 }
 
 static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
@@ -1173,6 +1307,7 @@ void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be) {
     const char *v = getenv("CYOCL_STAGING");
     if (v && *v && strcmp(v, "on") && strcmp(v, "off"))
         cyrt_warn(d->rt, "CYOCL_STAGING='%s' is not one of on, off: the device's type decides", v);
+    pool_setup(d);
     be->ctx = d;
     be->alloc = clb_alloc;
     be->free = clb_free;

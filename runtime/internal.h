@@ -15,6 +15,7 @@
 #include <stdarg.h>
 
 #include "cyrt.h"
+#include "pool.h"
 
 /* The OpenCL 1.2 entry points the runtime calls, resolved with dlsym; the
  * declarations in <CL/cl.h> give the types only (nothing links -lOpenCL). */
@@ -50,6 +51,14 @@ typedef struct cyrt_device {
     /* pinned staging buffers for large copies (device.c), made at the
        first one; taken by one copy at a time (atomic), NULL: not yet */
     struct cyrt_stage *stage;
+    /* the pool of idle buffers (pool.h): pool_on 0 not set up yet (at the
+       registry's binding, cyrt_cl_backend), 1 on, -1 off (CYOCL_POOL_MB=0);
+       pool_lock (made when pool_on is set) guards pool.  Taken after
+       rt->lock where both are, never before, and held for bookkeeping only:
+       buffers are made and released outside it */
+    int pool_on;
+    pthread_mutex_t pool_lock;
+    cyrt_pool pool;
 } cyrt_device;
 
 /* A memory region: a byte extent [lo, hi) of host memory.  Top-level
@@ -216,6 +225,8 @@ void cyrt_cache_state_free(struct cyrt_cache_state *cs);
 void cyrt_cache_dir(cyrt_rt *rt, char *dir, size_t n, int *mode);
 /* The OpenCL buffers of one opened device as a memory backend. */
 void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be);
+/* The devices' buffer pools' counters and idle buffers, added into out. */
+void cyrt_pools_info_locked(cyrt_rt *rt, cyrt_registry_info *out);
 
 /* registry.c (lock held) */
 cyrt_status cyrt_bind_locked(cyrt_rt *rt, int index, cyrt_err *err);

@@ -472,7 +472,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
     cyrt_stats(cyrt_rt_global(), &x);
     cyrt_registry_info_get(cyrt_rt_global(), &r);
     cyrt_counts_get(cyrt_rt_global(), &c);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s}", "bytes_to_device",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s,s:K,s:K,s:K,s:K,s:n}", "bytes_to_device",
                          (unsigned long long)x.bytes_to_device, "bytes_to_host",
                          (unsigned long long)x.bytes_to_host, "bytes_device_copy",
                          (unsigned long long)x.bytes_device_copy, "to_device",
@@ -492,7 +492,10 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          (unsigned long long)cyrt_dispatch_fast_calls(cyrt_rt_global()), "result_reads",
                          (unsigned long long)c.result_reads, "unwaited_launches", (unsigned long long)c.unwaited,
                          "drains", (unsigned long long)c.drains, "device_state",
-                         dstate_name(cyrt_dispatch_device_state(cyrt_rt_global())));
+                         dstate_name(cyrt_dispatch_device_state(cyrt_rt_global())), "pool_hits",
+                         (unsigned long long)r.pool_hits, "pool_misses", (unsigned long long)r.pool_misses,
+                         "pool_evictions", (unsigned long long)r.pool_evictions, "pool_bytes",
+                         (unsigned long long)r.pool_bytes, "pool_buffers", (Py_ssize_t)r.pool_buffers);
 }
 
 static PyObject *py_cache_info(PyObject *self, PyObject *args) {

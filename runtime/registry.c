@@ -1144,5 +1144,6 @@ void cyrt_registry_info_get(cyrt_rt *rt, cyrt_registry_info *out) {
     }
     for (const cyrt_handle *h = rt->handles; h; h = h->next)
         out->handles++;
+    cyrt_pools_info_locked(rt, out);
     pthread_mutex_unlock(&rt->lock);
 }

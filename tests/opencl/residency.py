@@ -392,6 +392,92 @@ assert info['state'] in ('on', 'read-only', 'off', 'unsafe') and 'hits' in info,
 """
 
 
+# plain calls of several sizes: buffers come back from the pool (runtime/pool.h)
+POOL_CALLS = """
+import threading
+sizes = [1000, 3000, 20000, 150000, 700, 3100]
+def calls(seed, rounds):
+    rng = np.random.default_rng(seed)
+    for rnd in range(rounds):
+        for n in sizes:
+            a = np.arange(n, dtype=np.float64)
+            m.scale(a, 1e9 + rnd)          # leaves large values in the buffer it frees
+            assert np.array_equal(a, np.arange(n) * (1e9 + rnd)), (n, a[:3])
+            b = np.full(n, -1.0)
+            m.fill_even(b, float(rnd))     # its odd elements are not written, its buffer held a's bytes
+            exp = np.full(n, -1.0); exp[::2] = rnd
+            assert np.array_equal(b, exp), (n, b[:4])
+            u = rng.random((8, n // 8)); t = u.copy(); ru, rt = u.copy(), u.copy()
+            m.jacobi(u, t, 2)
+            for _ in range(2):
+                rt[1:-1, 1:-1] = 0.25 * (ru[:-2, 1:-1] + ru[2:, 1:-1] + ru[1:-1, :-2] + ru[1:-1, 2:])
+                ru[1:-1, 1:-1] = 0.25 * (rt[:-2, 1:-1] + rt[2:, 1:-1] + rt[1:-1, :-2] + rt[1:-1, 2:])
+            assert np.allclose(u, ru) and np.allclose(t, rt), n
+calls(0, 3)
+# and from several threads at once
+errors = []
+def run(seed):
+    try:
+        calls(seed, 2)
+    except BaseException as e:
+        errors.append(e)
+ths = [threading.Thread(target=run, args=(s,)) for s in range(1, 5)]
+for th in ths: th.start()
+for th in ths: th.join()
+assert not errors, errors
+st = cyocl.stats()
+assert st['regions'] == 0 and st['device_buffers'] == 0, st
+"""
+
+
+def with_pool_calls(fn):
+    fn.__doc__ = fn.__doc__.replace("exec(POOL_CALLS)\n", POOL_CALLS)
+    return fn
+
+
+@scenario
+@with_pool_calls
+def pool_reuses_buffers():
+    """
+os.environ.pop('CYOCL_POOL_MB', None)   # the default cap (the suite may run under CYOCL_POOL_MB=0)
+exec(POOL_CALLS)
+if OPENCL:
+    # every size misses once at most per buffer it needs at once; the rest hit
+    assert st['pool_misses'] > 0 and st['pool_hits'] > 5 * st['pool_misses'], st
+    assert st['pool_buffers'] > 0 and st['pool_bytes'] >= 150000 * 8, st
+else:
+    assert (st['pool_hits'], st['pool_misses'], st['pool_buffers'], st['pool_bytes']) == (0, 0, 0, 0), st
+"""
+
+
+@scenario
+@with_pool_calls
+def pool_off():
+    """
+os.environ['CYOCL_POOL_MB'] = '0'   # read when the first call binds the device
+exec(POOL_CALLS)
+assert (st['pool_hits'], st['pool_misses'], st['pool_buffers'], st['pool_bytes']) == (0, 0, 0, 0), st
+if OPENCL:
+    assert st['launches'] > 0, st
+"""
+
+
+@scenario
+def pool_cap_evicts():
+    """
+os.environ['CYOCL_POOL_MB'] = '1'
+cap = 1 << 20
+for rnd in range(3):
+    for n in (50000, 75000, 20000, 400000, 60000):   # 400000 doubles: over the cap alone
+        x = np.full((2, n // 2), float(rnd)); out = np.zeros_like(x)
+        m.layer(x, out)
+        assert np.all(out == 2.0 * rnd + 1.0), (n, out[0, :3])
+        st = cyocl.stats()
+        assert st['pool_bytes'] <= cap, st
+if OPENCL:
+    assert st['pool_evictions'] > 0 and st['pool_hits'] > 0 and st['pool_buffers'] > 0, st
+"""
+
 DRIVER = r"""
 import json, os, sys, warnings
 warnings.simplefilter('error')   # a fallback warning would be a failure here
