@@ -857,7 +857,8 @@ static void lost_recheck(struct cyrt_dregion *r, int best, int b) {
     r->lost_b = b;
 }
 
-/* The next runs full decisions at n make run side once more (choose_locked). */
+/* The next `runs` full decisions at n's octave run side once more, each
+ * where it is still due (choose_locked: a cold run is run again). */
 static void again_set(struct cyrt_dregion *r, int side, long long n, int runs) {
     r->again = side;
     r->again_b = bucket((double)n);
