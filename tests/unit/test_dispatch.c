@@ -1189,6 +1189,17 @@ static int team_call(cyrt_rt *rt, cyocl_launch *L, long long team_ns, long long 
     return L->team;
 }
 
+/* team_call with the team's size and thread 0's work reported as the
+ * generated code does (team_size, chunk_ns): a team of size, one thread's
+ * run a team of one; returns L->team. */
+static int team_run(cyrt_rt *rt, cyocl_launch *L, int size, long long chunk_ns, long long team_ns, long long solo_ns) {
+    CHECK(cyrt_dispatch_decide(rt, L) == 0, "native (%s)", L->reason);
+    L->team_size = L->team ? 1 : size;
+    L->chunk_ns = L->team ? 0 : chunk_ns;
+    cyrt_dispatch_native_done(rt, L, L->team ? solo_ns : team_ns);
+    return L->team;
+}
+
 /* A launch whose team the dispatcher may size; small: views of 800 bytes,
  * else of 8 MB (one thread is then not tried before the team). */
 static cyocl_launch team_launch(cyrt_dregion **r, long long n, int small) {
@@ -1483,17 +1494,13 @@ static void test_short_team(void) {
         cyocl_launch L = team_launch(&r, 1000, 0);
         int solo = 0;
         for (int i = 0; i < 650; i++) {
-            int side = cyrt_dispatch_decide(rt, &L);
-            CHECK(side == 0, "native (%s)", L.reason);
             /* k 0: the full team of 16 takes 30 us, one thread 60; calls
              * 60-399 run a team of 14 (a driver beside it), 90 us.  k 1 (2
              * cores): the team is one thread in the first 20 calls, 60 us,
              * one thread alone 45 us, the team of two 30 us */
             int shrt = k ? i < 20 : i >= 60 && i < 400;
-            L.team_size = L.team ? 1 : shrt ? (k ? 1 : 14) : (k ? 2 : 16);
-            long long ns = L.team ? (k ? 45000 : 60000) : shrt ? (k ? 60000 : 90000) : 30000;
-            L.chunk_ns = L.team ? 0 : ns / 2;
-            cyrt_dispatch_native_done(rt, &L, ns);
+            long long ns = shrt ? (k ? 60000 : 90000) : 30000;
+            team_run(rt, &L, shrt ? (k ? 1 : 14) : (k ? 2 : 16), ns / 2, ns, k ? 45000 : 60000);
             if (i >= 450)
                 solo += L.team;
         }
@@ -1654,18 +1661,11 @@ static void test_bad_moment_team(void) {
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 450000, 0, 0);
     cyocl_launch L = team_launch(&r, 100, 1);
     cyrt_dispatch_device_used(rt, 0);
-    for (int i = 0; i < 12; i++) { /* within 20 ms of the device's runs */
-        CHECK(cyrt_dispatch_decide(rt, &L) == 0, "native (%s)", L.reason);
-        L.team_size = L.team ? 1 : 2;
-        L.chunk_ns = L.team ? 0 : 140000;
-        cyrt_dispatch_native_done(rt, &L, L.team ? 243000 : 145000);
-    }
+    for (int i = 0; i < 12; i++) /* within 20 ms of the device's runs */
+        team_run(rt, &L, 2, 140000, 145000, 243000);
     for (int i = 0; i < 2; i++) { /* woken */
         usleep(30000);
-        cyrt_dispatch_decide(rt, &L);
-        L.team_size = L.team ? 1 : 2;
-        L.chunk_ns = L.team ? 0 : 140000;
-        cyrt_dispatch_native_done(rt, &L, L.team ? 243000 : 7700000 + 4000000 * i);
+        team_run(rt, &L, 2, 140000, 7700000 + 4000000 * i, 243000);
     }
     int solo = 0;
     for (int i = 0; i < 100; i++)
