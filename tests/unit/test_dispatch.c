@@ -35,6 +35,21 @@ static cyrt_rt *mk(void) {
     return rt;
 }
 
+/* A runtime whose device (10 GB/s both ways, a 20 us round trip) is
+ * ready, of type (CYRT_DEV_*). */
+static cyrt_rt *mk_ready(unsigned type) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, type);
+    return rt;
+}
+
+/* The device measured three times at n (a solid point). */
+static void device3(cyrt_rt *rt, cyrt_dregion *r, long long n, long long ns) {
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, ns, 0, 0);
+}
+
 /* Both sides measured three times at n (solid points, no calibration left). */
 static void measured3(cyrt_rt *rt, cyrt_dregion *r, long long n, long long native_ns, long long opencl_ns) {
     for (int i = 0; i < 3; i++) {
@@ -389,8 +404,7 @@ static void test_bad_moment(void) {
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 24);
     cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 100, 16000000, 0, 0);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 40000, 0, 0);
+    device3(rt, r, 100, 40000);
     cyrt_dchoice c;
     int device_calls = 0, i;
     for (i = 0; i < 40; i++) {
@@ -556,8 +570,7 @@ static void test_prov_costly(void) {
     cyrt_dregion *r = cyrt_dispatch_region(rt, S3, 30);
     cyocl_launch L = launch_of(&r, 100000000);
     cyrt_dispatch_native_done(rt, &L, 25000000); /* first call: provisional */
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, L.n, 1000000, 0, 0);
+    device3(rt, r, L.n, 1000000);
     cyrt_dchoice c;
     int native = 0;
     for (int i = 0; i < 3; i++) {
@@ -592,8 +605,7 @@ static void test_unproven_retry(void) {
     cyocl_launch L = launch_of(&r, 100);
     cyrt_dispatch_native_done(rt, &L, 11400000); /* first call: stalled */
     cyrt_dispatch_device_used(rt, 1);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
+    device3(rt, r, 100, 60000);
     cyrt_dchoice c;
     int retries = 0, calls;
     for (calls = 0; calls < 300; calls++) {
@@ -622,8 +634,7 @@ static void test_unproven_retry(void) {
     cyrt_dregion *q = cyrt_dispatch_region(rt, S5, 33);
     L.dslot = (void **)&q;
     cyrt_dispatch_native_done(rt, &L, 11400000);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, q, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
+    device3(rt, q, 100, 60000);
     retries = 0;
     for (calls = 0; calls < 2000; calls++) {
         cyrt_dispatch_device_used(rt, 0);
@@ -651,8 +662,7 @@ static void test_unproven_explore(void) {
     cyrt_dregion *r = cyrt_dispatch_region(rt, S6, 34);
     cyocl_launch L = launch_of(&r, 100);
     cyrt_dispatch_native_done(rt, &L, 11000000); /* first call: stalled */
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 60000, 0, 0);
+    device3(rt, r, 100, 60000);
     cyrt_dchoice c;
     cyrt_dispatch_choose(rt, r, 3000, 48000, 24000, 0, &c);
     CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native measured at a new size (side %d)", c.side);
@@ -705,8 +715,7 @@ static void test_costly_retry(void) {
     cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
     cyocl_launch L = launch_of(&r, 1000000);
     cyrt_dispatch_native_done(rt, &L, 55000000); /* a first call: provisional */
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 240000, 0, 0);
+    device3(rt, r, 1000000, 240000);
     cyrt_dchoice c;
     int native = 0, i;
     for (i = 0; i < 200 && !native; i++) {
@@ -774,9 +783,7 @@ static void test_stall_teams(void) {
  * that became slow is still left; a registry that changes (a view
  * registered) unsettles it. */
 static void test_hot_path(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S4 = "__kernel void cyk_0(void) {}\n/* hot */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S4, 31);
     measured3(rt, r, 100, 5000, 100000);
@@ -864,8 +871,7 @@ static void test_hot_path(void) {
     static const char *S5 = "__kernel void cyk_0(void) {}\n/* once */\n";
     cyrt_dregion *r5 = cyrt_dispatch_region(rt, S5, 32);
     cyrt_dispatch_observe(rt, r5, CYRT_SIDE_NATIVE, 100, 400000, 0, 0);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r5, CYRT_SIDE_OPENCL, 100, 30000, 0, 0);
+    device3(rt, r5, 100, 30000);
     cyocl_launch L5 = L;
     L5.dslot = (void **)&r5;
     L5.source = S5;
@@ -1053,9 +1059,7 @@ static void test_retry_after_window(void) {
  * work in the window after 2.4 GB of device arrays were freed; 10^6,
  * predicted 10.7 ms against the device's 2.5, ran on the device at 23x). */
 static void test_unproven_neighbour(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* unproven neighbour */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 44);
     for (int i = 0; i < 3; i++) {
@@ -1083,9 +1087,7 @@ static void test_unproven_neighbour(void) {
  * resident on PoCL: rechecks every 5 ms of native calls cost a third of
  * the time).  They never stop. */
 static void test_recheck_backoff(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* recheck backoff */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 45);
     measured3(rt, r, 100, 5000, 150000);
@@ -1113,8 +1115,7 @@ static void test_fresh_stall(void) {
     cyrt_dregion *r = cyrt_dispatch_region(rt, S7, 35);
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 10000, 0, 0);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 32000, 3000000, 0, 0);
+    device3(rt, r, 32000, 3000000);
     cyocl_launch L = launch_of(&r, 32000);
     L.pred_native = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 32000);
     CHECK(L.pred_native > 0 && L.pred_native < 1000000, "native predicted from n=1000: %lld", L.pred_native);
@@ -1151,8 +1152,7 @@ static void test_stored_provisional(void) {
     cyrt_dregion *r = cyrt_dispatch_region(rt, S8, 36);
     cyocl_launch L = launch_of(&r, 100);
     cyrt_dispatch_native_done(rt, &L, 10000000); /* first call, stalled: provisional */
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
+    device3(rt, r, 100, 100000);
     cyrt_dregion *q = cyrt_dispatch_region(rt, S8, 37); /* a real point */
     measured3(rt, q, 100, 10000000, 100000);
     CHECK(cyrt_dispatch_save(rt) == 0);
@@ -1221,9 +1221,7 @@ static cyocl_launch team_launch(cyrt_dregion **r, long long n, int small) {
 }
 
 static void test_team_size(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S9 = "__kernel void cyk_0(void) {}\n/* team size */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S9, 38);
     long long sizes[3] = {100, 1000, 1000000};
@@ -1321,8 +1319,7 @@ static void test_team_size(void) {
      * VM, PoCL: c05 mandelbrot 100x100 right after device runs) */
     {
         cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 43);
-        for (int i = 0; i < 3; i++)
-            cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 100, 900000, 0, 0);
+        device3(rt, s, 100, 900000);
         L = team_launch(&s, 100, 1);
         int team_runs = 0, team = 0;
         for (int i = 0; i < 40; i++) {
@@ -1345,8 +1342,7 @@ static void test_team_size(void) {
      * region whose one thread takes longer keeps its team */
     for (int big = 0; big < 2; big++) {
         cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 46 + big);
-        for (int i = 0; i < 3; i++)
-            cyrt_dispatch_observe(rt, s, CYRT_SIDE_OPENCL, 1000, 900000000, 0, 0);
+        device3(rt, s, 1000, 900000000);
         L = team_launch(&s, 1000, 0);
         long long solo_ns = big ? 5000000 : 20000, team_ns = big ? 400000 : 10000;
         for (int i = 0; i < 12; i++)
@@ -1399,9 +1395,7 @@ static void test_team_size(void) {
  * and the decision settles (hot path).  (H100, c03 stencil 316x316 plain:
  * every call decided in full, 1.5 us a call, 1.15x forced native.) */
 static void test_plain_settles(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* plain settles */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 48);
     measured3(rt, r, 314, 12000, 8000);
@@ -1425,9 +1419,7 @@ static void test_plain_settles(void) {
 /* The rechecks' backoff is per size: one that the device lost at 10x10
  * says nothing of 100x100 (H100, c05 mandelbrot 100x100 resident). */
 static void test_backoff_per_size(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* backoff per size */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 49);
     measured3(rt, r, 100, 5000, 150000);
@@ -1483,14 +1475,11 @@ static void test_resident_floor(void) {
  * one thread stood for 1000 calls at 2x the team); a team of one is one
  * thread's time. */
 static void test_short_team(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* short team */\n";
     for (int k = 0; k < 2; k++) {
         cyrt_dregion *r = cyrt_dispatch_region(rt, S, 52 + k);
-        for (int i = 0; i < 3; i++)
-            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000, 900000, 0, 0);
+        device3(rt, r, 1000, 900000);
         cyocl_launch L = team_launch(&r, 1000, 0);
         int solo = 0;
         for (int i = 0; i < 650; i++) {
@@ -1515,9 +1504,7 @@ static void test_short_team(void) {
  * 100x100 plain: 149 and 168 us measured, 46-58 in truth, the device's
  * 119 ran every call). */
 static void test_retry_twice(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* retry twice */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 54);
     cyocl_launch L = launch_of(&r, 100);
@@ -1552,9 +1539,7 @@ static void test_retry_twice(void) {
  * (38 us): it runs at once, before the data moves back to a native side of
  * 73 us (H100, bench side, c03 stencil 1000x1000 resident at 2.2x). */
 static void test_cold_after_move(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* cold after move */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 55);
     long long n = 1000000;
@@ -1585,13 +1570,10 @@ static void test_cold_after_move(void) {
  * no one-thread window after it (H100, bench side: the first call of each
  * block after its 30 ms pause). */
 static void test_wake_not_stall(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* wake */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 56);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100000, 900000, 0, 0);
+    device3(rt, r, 100000, 900000);
     cyocl_launch L = team_launch(&r, 100000, 0);
     for (int i = 0; i < 40; i++)
         team_call(rt, &L, 12000, 25000);
@@ -1619,14 +1601,11 @@ static void test_wake_not_stall(void) {
  * 7.4 ms, 0.26 ms in its own blocks; the device's 0.45 ms ran the point at
  * 2.3x). */
 static void test_cpu_device_spin(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_CPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_CPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* cpu spin */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 57);
     cyocl_launch L = launch_of(&r, 100);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 454000, 0, 0);
+    device3(rt, r, 100, 454000);
     cyrt_dispatch_device_used(rt, 0);
     cyrt_dchoice c;
     int since_dev = 0, native = 0;
@@ -1652,13 +1631,10 @@ static void test_cpu_device_spin(void) {
  * two woken ones of 7.7 and 11.9 ms became the team's times, and one
  * thread stood at 1.55x). */
 static void test_bad_moment_team(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_CPU);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_CPU);
     static const char *S = "__kernel void cyk_0(void) {}\n/* bad moment team */\n";
     cyrt_dregion *r = cyrt_dispatch_region(rt, S, 58);
-    for (int i = 0; i < 3; i++)
-        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 450000, 0, 0);
+    device3(rt, r, 100, 450000);
     cyocl_launch L = team_launch(&r, 100, 1);
     cyrt_dispatch_device_used(rt, 0);
     for (int i = 0; i < 12; i++) /* within 20 ms of the device's runs */
