@@ -224,7 +224,7 @@ def build_figures(d, sz):
     add("call with one element, resident: call + `cyocl.finish()` (median µs)", "≤ 20 µs",
         lat("resident + finish"), cell("clref", lambda r: r["launch_finish_us"]),
         cell("worker:cupy", lambda r: wpoint("worker:cupy", "triad", 1, "resident")["median_s"] * 1e6),
-        lambda v: v <= 20, "µs", note="clref: launch + clFinish of an empty kernel; CuPy: the fused triad + "
+        lambda v: v <= 20, "µs", 2, note="clref: launch + clFinish of an empty kernel; CuPy: the fused triad + "
         "synchronize on GPU arrays")
     add("call with one element, plain call (copies in and out)", "—", lat("plain"), none,
         cell("worker:cupy", lambda r: wpoint("worker:cupy", "triad", 1, "plain")["median_s"] * 1e6),
@@ -234,7 +234,7 @@ def build_figures(d, sz):
         cell("triad", lambda r: 24 * r["triad_n"] / (list(r["ms"].values())[0] / 1e3) / 1e9),
         cell("clref", lambda r: r["triad_GBps"] if r["triad_n"] == nt else None),
         cell("worker:cupy", lambda r: 24 * nt / wpoint("worker:cupy", "triad", nt, "resident")["median_s"] / 1e9),
-        lambda v: v >= 2900, "GB/s", 0)
+        lambda v: v >= 2900, "GB/s", 1)
     jn, js = sz["jacobi"], sz["steps"]
     jname = "jacobi(u, t, %d) %d², f64" % (js, jn)
     add(jname + ", resident (median ms)", "≤ 22 ms",
@@ -254,7 +254,7 @@ def build_figures(d, sz):
         note="clref: its 16x16 tiled kernel, x and w in, out back, one run")
     ratio = (sig_cp[0] / sig_cy[0], None) if sig_cy[0] and sig_cp[0] else (None, "n/a")
     rows.append({"figure": "sigmoid layer %d² plain: CuPy's copy-in/copy-out time / cyocl's" % m,
-                 "threshold": "≥ 2×", "cyocl": "%.2f×" % ratio[0] if ratio[0] else (cupy_unavailable() or "n/a"),
+                 "threshold": "≥ 2×", "cyocl": "%.3f×" % ratio[0] if ratio[0] else (cupy_unavailable() or "n/a"),
                  "clref": "—", "cupy": "—", "cyocl_value": ratio[0], "unit": "x",
                  "met": (ratio[0] >= 2 if ratio[0] else None) if not small else None, "note": ""})
 
@@ -282,7 +282,7 @@ def build_figures(d, sz):
             msg = raw["transfer"]["cupy"][0]["unavailable"]
             cwhy = "not installed" if msg.startswith(("ModuleNotFoundError", "ImportError")) else "unavailable"
         rv = cell("clref", lambda r: "pinned %.1f, pageable %.1f GB/s" % (r[clref_x[key][0]], r[clref_x[key][1]]))
-        desc = lambda x: "%.1f GB/s (%.1f-%.1f; %d of %d ≥ 40)" % (  # noqa: E731
+        desc = lambda x: "%.2f GB/s (%.1f-%.1f; %d of %d ≥ 40)" % (  # noqa: E731
             med(x), min(x), max(x), sum(y >= 40 for y in x), len(x))
         rows.append({"figure": "%d MiB f64 argument %s (median GB/s)" % (mib, what), "threshold": "≥ 40 GB/s",
                      "cyocl": desc(v) if v else why, "clref": rv[0] or rv[1], "cupy": desc(cv) if cv else cwhy,
