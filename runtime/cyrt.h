@@ -57,7 +57,16 @@ typedef struct cyrt_membackend {
     int (*copy)(void *ctx, void *src, size_t src_offset, void *dst, size_t dst_offset,
                 size_t bytes);
     const char *(*error_name)(int code); /* may be NULL */
+    /* whether write/read of this many bytes go through pinned staging
+     * buffers (a path of their own speed, counted apart in cyrt_xfer for
+     * the dispatcher); NULL: never */
+    int (*staged)(void *ctx, size_t bytes);
 } cyrt_membackend;
+
+/* The OpenCL backend's rule (device.c): a copy of bytes to or from a device
+ * of dev_type (CYRT_DEV_*) is staged through pinned buffers from 8 MiB on,
+ * for GPUs and accelerators, CYOCL_STAGING=on|off overriding. */
+int cyrt_copy_staged(unsigned dev_type, size_t bytes);
 
 /* ---- the runtime object ---------------------------------------------------- */
 typedef struct cyrt_rt cyrt_rt;
@@ -111,6 +120,10 @@ typedef struct {
     uint64_t to_device, to_host, device_copies; /* transfer counts */
     uint64_t ns_to_device, ns_to_host; /* wall time of those copies (the dispatcher's
                                           bandwidth and the device run's own time) */
+    /* of those, the staged copies (cyrt_membackend.staged): bytes, counts, ns */
+    uint64_t staged_bytes_to_device, staged_bytes_to_host;
+    uint64_t staged_to_device, staged_to_host;
+    uint64_t staged_ns_to_device, staged_ns_to_host;
 } cyrt_xfer;
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out);
 
