@@ -336,7 +336,8 @@ int cyrt_host_pinned(cyrt_rt *rt, const cyrt_handle *h);
 /* ---- the dispatcher (dispatch.c, DESIGN §6, docs/runtime.md) -----------------
  * Per region (kernel source + region id) a time model for each side
  * (CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL): time against n, learnt from every
- * measured run; per device, bandwidth both ways and launch overhead.  The
+ * measured run; per device, bandwidth both ways per copy path (direct,
+ * staged: cyrt_copy_staged) and launch overhead.  The
  * prediction for each side adds the bytes that must move given where the
  * data is now; where the data would stay after moving (a resident view, or
  * the later regions of a def call), moving it is bought once the calls
@@ -361,6 +362,13 @@ typedef struct {
     uint64_t up, down_pend, down_native;
     int resident;
     unsigned copies, copies_native;
+    /* split: the fields below say which of those are staged copies
+     * (cyrt_copy_staged; each pays the staged path's fixed cost instead of
+     * the round trip); 0: each of up, down_pend and down_native is taken as
+     * one copy, its path by its size */
+    int split;
+    uint64_t up_st, pend_st, native_st;
+    unsigned copies_up_st, copies_pend_st, copies_native_st;
 } cyrt_dmove;
 /* The record of (source, region): found or made (loaded from the store
  * when it holds one for this source's hash); NULL out of memory. */
@@ -385,10 +393,27 @@ void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up
 long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long long n);
 /* A region the device cannot take (OpenCL failed, not eligible there). */
 void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
-/* Device constants (bytes per ns, ns), as the microbenchmark sets them. */
+/* The same with a device run's transfers as the registry counted and timed
+ * them (each path's refines that path's bandwidth). */
+void cyrt_dispatch_observe_xfer(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                                const cyrt_xfer *moved);
+/* Device constants (bytes per ns, ns), as the microbenchmark sets them:
+ * one bandwidth each way for both copy paths, the round trip as every
+ * copy's fixed cost. */
 void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns);
-/* The bandwidths now (bytes per ns; refined by measured copies). */
+/* The direct path's bandwidths now (bytes per ns; refined by measured copies). */
 void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, double *launch_ns);
+/* Per copy path: direct (pageable host memory) and staged (through pinned
+ * buffers, cyrt_copy_staged), each way. */
+typedef struct {
+    double up, down;             /* direct copies: bytes per ns */
+    double st_up, st_down;       /* staged copies: bytes per ns */
+    double st_fix_up, st_fix_down; /* a staged copy's fixed cost, ns */
+    double launch_ns;            /* the round trip: a direct copy's fixed cost, a launch's floor */
+} cyrt_devconst;
+void cyrt_dispatch_set_consts(cyrt_rt *rt, const cyrt_devconst *k);
+/* Zeros before the device was measured. */
+void cyrt_dispatch_get_consts(cyrt_rt *rt, cyrt_devconst *k);
 /* The store: written now (0, or -1: no writable cache, I/O error); its path. */
 int cyrt_dispatch_save(cyrt_rt *rt);
 int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n);
