@@ -3,7 +3,7 @@
 process with a warm kernel cache <= 5 ms more than the second call, device
 start-up included"), cyocl as users get it (the dispatcher).
 
-    python3 bench/first_call.py [--cyocl build/cyocl] [--n 100] [--procs 3] [--func dot]
+    python3 bench/first_call.py [--cyocl build/cyocl] [--n 100] [--procs 3] [--func dot] [--json FILE]
 
 Builds c02's dot and c01's triad (../shared/conformance/cases) into one
 module, then runs a first process that calls --func 300 times at --n
@@ -63,6 +63,7 @@ def main():
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--procs", type=int, default=3)
     ap.add_argument("--func", default="dot", choices=["dot", "triad"])
+    ap.add_argument("--json", help="also write every process's times (seconds) and trace lines here")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cyocl-first-")
     src = os.path.join(work, "fc.pyx")
@@ -83,6 +84,7 @@ def main():
         return json.loads(p.stdout.strip().splitlines()[-1])
 
     r = child(300)
+    log = {"n": a.n, "func": a.func, "first_process": r, "procs": []}
     print("first process: median %.1f us, stats %s" % (r["median"] * 1e6, {k: r["stats"][k] for k in (
         "calls_native", "calls_opencl", "calibration_runs", "device_state")}))
     for i in range(a.procs):
@@ -93,10 +95,16 @@ def main():
               % (i + 2, r["import_cyocl"] * 1e3, r["import_module"] * 1e3, ", ".join("%.1f" % (x * 1e6) for x in c),
                  r["median"] * 1e6, (c[0] - c[1]) * 1e3))
         with open(tr) as f:
-            for line in list(f)[:3]:
-                d = json.loads(line)
-                print("    %s %s ns=%s pred=%s build=%s" % (d.get("impl"), d.get("reason"), d.get("ns"),
-                                                            d.get("predicted_ns"), d.get("build")))
+            lines = [json.loads(line) for line in list(f)[:3]]
+        r["trace"] = lines
+        r["first_minus_second"] = c[0] - c[1]
+        log["procs"].append(r)
+        for d in lines:
+            print("    %s %s ns=%s pred=%s build=%s" % (d.get("impl"), d.get("reason"), d.get("ns"),
+                                                        d.get("predicted_ns"), d.get("build")))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(log, f, indent=1, default=str)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ CuPy and numpy (clref's are printed by ../shared/reference/clref.c itself):
 
     CYOCL_DEVICE=NVIDIA python3 bench/gpu_plan.py [--cyocl build/cyocl] [--reps 20] [--jacobi]
                                                   [--fp-contract] [--only matmul,sigmoid,mlp,triad]
+                                                  [--json FILE]
 
 c04 matmul / matmul_f32 and c06 sigmoid_layer at 2048^2, c06 mlp2 with a
 batch of 128 rows at 2048, c03 jacobi 4096^2 x 100 (200 sweeps: the sum of
@@ -59,7 +60,9 @@ def main():
     ap.add_argument("--jacobi", action="store_true", help="only jacobi (its kernels' times from CYOCL_TRACE)")
     ap.add_argument("--fp-contract", action="store_true", help="build with --fp-contract (a * b + c may be one FMA)")
     ap.add_argument("--n", type=int, default=2048, help="matrix size (a smaller one to try the script out)")
+    ap.add_argument("--triad-n", type=int, default=1 << 26, help="triad's length (a smaller one to try it out)")
     ap.add_argument("--only", default="matmul,sigmoid,mlp,triad", help="which figures (default: all)")
+    ap.add_argument("--json", help="also write every row's ms here (triad's GB/s too)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="gpu_plan_")
     trace = os.path.join(work, "trace.jsonl")
@@ -91,7 +94,7 @@ def main():
 
     if a.jacobi:
         jacobi(a, c03_stencil2d, cyocl, rng, trace, row)
-        return
+        return dump(a, out)
     n = a.n
     tag = " +fma" if a.fp_contract else ""
     F = fractions.Fraction
@@ -129,6 +132,13 @@ def main():
         mlp(a, np, cp, csync if cp is not None else None, cyocl, c06_mlp, rng, sig, row, out)
     if "triad" in only:
         triad(a, np, cyocl, c01_triad, rng, row)
+    dump(a, out)
+
+
+def dump(a, out):
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"ms": out, "reps": a.reps, "n": a.n, "triad_n": a.triad_n}, f, indent=1)
 
 
 def sigmoid(a, np, cp, csync, cyocl, c06_mlp, rng, sig, row, tag):
@@ -161,11 +171,12 @@ def mlp(a, np, cp, csync, cyocl, c06_mlp, rng, sig, row, out):
 
 
 def triad(a, np, cyocl, c01_triad, rng, row):
-    nt = 1 << 26
+    nt = a.triad_n
     ta, tb, tc = np.zeros(nt), rng.random(nt), rng.random(nt)
     with cyocl.resident(ta, tb, tc):
         t = med(lambda: c01_triad.triad(ta, tb, tc, 3.0), a.reps, cyocl.finish)
-    row("cyocl triad 2^26", t, "(%.0f GB/s; correct: %s)" % (24 * nt / t / 1e6, np.array_equal(ta, tb + 3.0 * tc)))
+    name = "cyocl triad 2^26" if nt == 1 << 26 else "cyocl triad %d" % nt
+    row(name, t, "(%.0f GB/s; correct: %s)" % (24 * nt / t / 1e6, np.array_equal(ta, tb + 3.0 * tc)))
 
 
 if __name__ == "__main__":

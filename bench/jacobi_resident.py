@@ -4,12 +4,14 @@ cyocl.resident(u, t), for one or more cyocl binaries side by side in one run
 (a "no slowdown" check between two trees: ratios count).
 
     python3 bench/jacobi_resident.py --cyocl build/cyocl [--cyocl old/build/cyocl] [--n 4096] [--steps 100]
+                                     [--calls 5] [--rounds 3] [--force opencl] [--json FILE]
 
 Every binary builds c03_stencil2d.pyx into a directory of its own; each
 round runs one fresh process per binary, in turn, so drifting clocks touch
 all alike.  Per process: one warm-up call of each kind, then --calls timed
 calls; the figure is the median over all rounds.  CYOCL_FORCE=opencl is set
-(CYOCL_DEVICE picks the device).
+(CYOCL_DEVICE picks the device; --force auto: the dispatcher's choice, as
+users get it, with cyocl.stats()'s calls per side in --json).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, textwrap
 
@@ -30,12 +32,15 @@ CHILD = textwrap.dedent("""
         t0 = time.perf_counter(); m.jacobi(u, t, steps); res["plain"].append(time.perf_counter() - t0)
     with cyocl.resident(u, t):
         m.jacobi(u, t, steps)
+        cyocl.finish()   # or the first timed call waits for the warm-up's kernels too
         for _ in range(calls):
             # a kernel that reports nothing may still run when the call
             # returns (a quiet launch): finish() waits for it
             t0 = time.perf_counter(); m.jacobi(u, t, steps); cyocl.finish()
             res["resident"].append(time.perf_counter() - t0)
     res["device"] = [d.get("name") for d in cyocl.devices()]
+    st = cyocl.stats()
+    res["stats"] = {k: st.get(k) for k in ("calls_native", "calls_opencl")}
     print(json.dumps(res))
 """)
 
@@ -47,6 +52,8 @@ def main():
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--calls", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--force", default="opencl", help="CYOCL_FORCE for the runs; 'auto': none (the dispatcher)")
+    ap.add_argument("--json", help="also write every call's time (ms) and the medians here")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cyocl-jacobi-")
     pyx = os.path.join(SHARED, "cases", "c03_stencil2d.pyx")
@@ -55,8 +62,11 @@ def main():
         d = os.path.join(work, "b%d" % k)
         subprocess.run([c, "build", "-o", d, pyx], check=True, capture_output=True)
         dirs.append(d)
-    env = dict(os.environ, CYOCL_FORCE="opencl")
+    env = dict(os.environ, CYOCL_FORCE=a.force)
+    if a.force == "auto":
+        env.pop("CYOCL_FORCE")
     times = [{"plain": [], "resident": []} for _ in dirs]
+    stats = [[] for _ in dirs]
     for _ in range(a.rounds):
         for k, d in enumerate(dirs):
             p = subprocess.run([sys.executable, "-c", CHILD, d, str(a.n), str(a.steps), str(a.calls)],
@@ -64,7 +74,14 @@ def main():
             r = json.loads(p.stdout.strip().splitlines()[-1])
             for kind in ("plain", "resident"):
                 times[k][kind] += r[kind]
-    print("jacobi(u, t, %d), %dx%d, f64, CYOCL_FORCE=opencl: median ms" % (a.steps, a.n, a.n))
+            stats[k].append(r["stats"])
+    print("jacobi(u, t, %d), %dx%d, f64, CYOCL_FORCE=%s: median ms" % (a.steps, a.n, a.n, a.force))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"n": a.n, "steps": a.steps, "force": a.force, "runs": [
+                {"cyocl": c, "median_ms": {kind: statistics.median(times[k][kind]) * 1e3 for kind in times[k]},
+                 "ms": {kind: [t * 1e3 for t in times[k][kind]] for kind in times[k]}, "stats": stats[k]}
+                for k, c in enumerate(a.cyocl)]}, f, indent=1)
     base = None
     for k, c in enumerate(a.cyocl):
         med = {kind: statistics.median(times[k][kind]) * 1e3 for kind in ("plain", "resident")}

@@ -4,6 +4,7 @@ element, data resident on the device, beside clref's launch + finish (issue
 16: "call with one element <= 20 µs").
 
     python3 bench/launch_latency.py [--cyocl build/cyocl] [--calls 3000] [--rounds 3]
+                                    [--json FILE] [--no-clref]
 
 Per round, one fresh process per setting (OpenCL forced, native forced);
 each runs 200 untimed calls, then --calls timed ones, resident (inside
@@ -62,6 +63,8 @@ def main():
     ap.add_argument("--cyocl", default=os.path.join(ROOT, "build", "cyocl"))
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--json", help="also write the medians (and min, 10th and 90th percentiles), µs, here")
+    ap.add_argument("--no-clref", action="store_true")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cyocl-latency-")
     src = os.path.join(work, "lat.pyx")
@@ -84,6 +87,17 @@ def main():
     for s in settings:
         print("  %-7s " % s + "   ".join("%s %.1f" % (k, statistics.median(v) * 1e6)
                                           for k, v in times[s].items()))
+    if a.json:
+        def q(v, f):
+            v = sorted(v)
+            return v[min(len(v) - 1, int(f * len(v)))] * 1e6
+        with open(a.json, "w") as f:
+            json.dump({"rounds": a.rounds, "calls": a.calls,
+                       "us": {s: {k: {"median": statistics.median(v) * 1e6, "min": min(v) * 1e6,
+                                      "p10": q(v, 0.1), "p90": q(v, 0.9), "n": len(v)}
+                                  for k, v in times[s].items()} for s in settings}}, f, indent=1)
+    if a.no_clref:
+        return
     clref = os.path.join(SHARED, "reference", "clref.c")
     exe = os.path.join(work, "clref")
     if os.path.exists(clref) and subprocess.run(["cc", "-O2", "-o", exe, clref, "-lOpenCL", "-lm"],

@@ -4,7 +4,7 @@
 and pageable copies and the host's own copy speed.
 
     CYOCL_DEVICE=NVIDIA python3 bench/transfer.py [--cyocl build/cyocl] [--mib 256]
-        [--rounds 3] [--repeats 5] [--json FILE] [--work DIR] [--no-clref]
+        [--rounds 3] [--repeats 5] [--json FILE] [--work DIR] [--no-clref] [--cupy]
 
 Per round, two fresh processes (CYOCL_FORCE=opencl; CYOCL_DEVICE picks the
 device), one per cache state, each holding one touched array inside
@@ -25,7 +25,10 @@ cyocl.stats() confirms that every step moved exactly the array's bytes.
 numpy's copy of the same bytes (into a touched and into a fresh array) is
 the host's own copy speed, which bounds a copy staged through pinned
 buffers.  clref (../shared/reference/clref.c, or $CYOCL_SHARED/reference) is
-built and run when it can be (REF_PLATFORM, default NVIDIA).
+built and run when it can be (REF_PLATFORM, default NVIDIA).  --cupy: the
+same array through cupy.asarray (up) and ndarray.get(out=a) (back, into the
+array's pages) and cupy.asnumpy (back into fresh pages), warm and cold, in a
+process of its own per round (CuPy's own copies: its default, pageable).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, textwrap
 
@@ -112,6 +115,41 @@ CHILD = textwrap.dedent("""
     print(json.dumps(res))
 """)
 
+CUPY_CHILD = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    try:
+        import cupy as cp
+        sync = cp.cuda.Device().synchronize
+        sync()
+    except Exception as e:  # noqa: BLE001 (not installed, or no GPU)
+        print(json.dumps({"unavailable": "%s: %s" % (type(e).__name__, e)}))
+        sys.exit(0)
+    n, repeats = int(sys.argv[1]), int(sys.argv[2])
+    scratch = np.ones(80 << 20)
+    a = np.full(n, 1.0)
+    res = {"warm": {"up": [], "back": []}, "cold": {"up": [], "back": []}, "fresh": []}
+    cp.asarray(np.zeros(16)); sync()
+    t0 = time.perf_counter(); g = cp.asarray(a); sync(); res["first_up"] = time.perf_counter() - t0
+    for mode in ("warm", "cold"):
+        for k in range(repeats):
+            g = None   # its memory goes back to CuPy's pool, for the next asarray
+            if mode == "cold":
+                scratch.sum()
+            t0 = time.perf_counter(); g = cp.asarray(a); sync(); res[mode]["up"].append(time.perf_counter() - t0)
+            if mode == "cold":
+                scratch.sum()
+            t0 = time.perf_counter(); g.get(out=a); sync(); res[mode]["back"].append(time.perf_counter() - t0)
+    for k in range(repeats):
+        t0 = time.perf_counter(); h = cp.asnumpy(g); res["fresh"].append(time.perf_counter() - t0)
+        assert h[-1] == 1.0
+        del h
+    assert a[0] == 1.0 and a[-1] == 1.0
+    res["device"] = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    res["cupy"] = cp.__version__
+    print(json.dumps(res))
+""")
+
 
 def gbps(nbytes, secs):
     return nbytes / secs / 1e9
@@ -124,6 +162,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-clref", action="store_true")
+    ap.add_argument("--cupy", action="store_true", help="CuPy's copies of the same array, beside")
     ap.add_argument("--json", help="also write every sample here")
     ap.add_argument("--work", help="build the module here (kept; reused when already built)")
     a = ap.parse_args()
@@ -165,9 +204,26 @@ def main():
     row("numpy copyto, fresh dst", [t for r in every for t in r["np_fresh"]])
     kms = [t * 1e3 for r in every for t in r["kernel"]]
     print("  (the kernel alone, subtracted from up: median %.2f ms)" % statistics.median(kms))
+    cupy = []
+    if a.cupy:
+        for _ in range(a.rounds):
+            p = subprocess.run([sys.executable, "-c", CUPY_CHILD, str(n), str(a.repeats)],
+                               capture_output=True, text=True)
+            if p.returncode:
+                raise SystemExit("transfer: CuPy's child failed:\n%s" % p.stderr[-3000:])
+            cupy.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        if "unavailable" in cupy[0]:
+            print("  cupy: %s" % cupy[0]["unavailable"])
+        else:
+            print("  cupy %s:" % cupy[0]["cupy"])
+            for mode in ("warm", "cold"):
+                row("cupy asarray, %s" % mode, [t for r in cupy for t in r[mode]["up"]])
+                row("cupy get(out=a), %s" % mode, [t for r in cupy for t in r[mode]["back"]])
+            row("cupy asnumpy (fresh pages)", [t for r in cupy for t in r["fresh"]])
+            row("cupy first asarray of a process", [r["first_up"] for r in cupy])
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"mib": a.mib, "staging": staging, "runs": runs}, f)
+            json.dump({"mib": a.mib, "staging": staging, "runs": runs, "cupy": cupy}, f)
     clref = os.path.join(SHARED, "reference", "clref.c")
     exe = os.path.join(work, "clref")
     if a.no_clref:

@@ -305,6 +305,12 @@ def run_side_point(impl, kernel, size, mode, a, ref):
     return out
 
 
+def sizes_for(kernel, a):
+    if a.points:
+        return [int(p.split(":")[1]) for p in a.points.split(",") if p.split(":")[0] == kernel.name]
+    return [n for n in (kernel.sizes_quick if a.quick else kernel.sizes_full) if not a.max_size or n <= a.max_size]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kind", required=True, choices=["cyocl", "cython", "numpy", "cupy"])
@@ -319,6 +325,9 @@ def main():
     ap.add_argument("--cap", type=float, default=3.0,
                     help="a size whose call is predicted (from the last size) to take longer is skipped")
     ap.add_argument("--max-size", type=int, default=0, help="only the sizes up to this many elements")
+    ap.add_argument("--points", default="",
+                    help="only these points, KERNEL:SIZE,... (sizes need not be in the kernel's own list; "
+                         "bench/issue16.py)")
     ap.add_argument("--side", default="",
                     help="cyocl only: these modes side by side in this process (cyocl.force), the first the "
                          "dispatcher's: auto,native,opencl")
@@ -339,9 +348,7 @@ def main():
         # dot 10^5 on the H100: 12 ms a call for 12 us of work)
         for name in a.kernels.split(","):
             kernel = K.BY_NAME[name]
-            for size in (kernel.sizes_quick if a.quick else kernel.sizes_full):
-                if a.max_size and size > a.max_size:
-                    continue
+            for size in sizes_for(kernel, a):
                 try:
                     ref_for(kernel, size, a.quick, a.refdir)
                 except MemoryError:
@@ -355,8 +362,7 @@ def main():
         return 0
     for name in a.kernels.split(","):
         kernel = K.BY_NAME[name]
-        sizes = [n for n in (kernel.sizes_quick if a.quick else kernel.sizes_full)
-                 if not a.max_size or n <= a.max_size]
+        sizes = sizes_for(kernel, a)
         for mode in impl.modes():
             slow = None   # (size, seconds per call) of the last size measured
             for size in sizes:
