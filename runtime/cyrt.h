@@ -57,7 +57,16 @@ typedef struct cyrt_membackend {
     int (*copy)(void *ctx, void *src, size_t src_offset, void *dst, size_t dst_offset,
                 size_t bytes);
     const char *(*error_name)(int code); /* may be NULL */
+    /* whether write/read of this many bytes go through pinned staging
+     * buffers (a path of their own speed, counted apart in cyrt_xfer for
+     * the dispatcher); NULL: never */
+    int (*staged)(void *ctx, size_t bytes);
 } cyrt_membackend;
+
+/* The OpenCL backend's rule (device.c): a copy of bytes to or from a device
+ * of dev_type (CYRT_DEV_*) is staged through pinned buffers from 8 MiB on,
+ * for GPUs and accelerators, CYOCL_STAGING=on|off overriding. */
+int cyrt_copy_staged(unsigned dev_type, size_t bytes);
 
 /* ---- the runtime object ---------------------------------------------------- */
 typedef struct cyrt_rt cyrt_rt;
@@ -111,6 +120,10 @@ typedef struct {
     uint64_t to_device, to_host, device_copies; /* transfer counts */
     uint64_t ns_to_device, ns_to_host; /* wall time of those copies (the dispatcher's
                                           bandwidth and the device run's own time) */
+    /* of those, the staged copies (cyrt_membackend.staged): bytes, counts, ns */
+    uint64_t staged_bytes_to_device, staged_bytes_to_host;
+    uint64_t staged_to_device, staged_to_host;
+    uint64_t staged_ns_to_device, staged_ns_to_host;
 } cyrt_xfer;
 void cyrt_stats(cyrt_rt *rt, cyrt_xfer *out);
 
@@ -323,7 +336,8 @@ int cyrt_host_pinned(cyrt_rt *rt, const cyrt_handle *h);
 /* ---- the dispatcher (dispatch.c, DESIGN §6, docs/runtime.md) -----------------
  * Per region (kernel source + region id) a time model for each side
  * (CYRT_SIDE_NATIVE, CYRT_SIDE_OPENCL): time against n, learnt from every
- * measured run; per device, bandwidth both ways and launch overhead.  The
+ * measured run; per device, bandwidth both ways per copy path (direct,
+ * staged: cyrt_copy_staged) and launch overhead.  The
  * prediction for each side adds the bytes that must move given where the
  * data is now; where the data would stay after moving (a resident view, or
  * the later regions of a def call), moving it is bought once the calls
@@ -348,6 +362,13 @@ typedef struct {
     uint64_t up, down_pend, down_native;
     int resident;
     unsigned copies, copies_native;
+    /* split: the fields below say which of those are staged copies
+     * (cyrt_copy_staged; each pays the staged path's fixed cost instead of
+     * the round trip); 0: each of up, down_pend and down_native is taken as
+     * one copy, its path by its size */
+    int split;
+    uint64_t up_st, pend_st, native_st;
+    unsigned copies_up_st, copies_pend_st, copies_native_st;
 } cyrt_dmove;
 /* The record of (source, region): found or made (loaded from the store
  * when it holds one for this source's hash); NULL out of memory. */
@@ -372,10 +393,27 @@ void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up
 long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long long n);
 /* A region the device cannot take (OpenCL failed, not eligible there). */
 void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
-/* Device constants (bytes per ns, ns), as the microbenchmark sets them. */
+/* The same with a device run's transfers as the registry counted and timed
+ * them (each path's refines that path's bandwidth). */
+void cyrt_dispatch_observe_xfer(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                                const cyrt_xfer *moved);
+/* Device constants (bytes per ns, ns), as the microbenchmark sets them:
+ * one bandwidth each way for both copy paths, the round trip as every
+ * copy's fixed cost. */
 void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns);
-/* The bandwidths now (bytes per ns; refined by measured copies). */
+/* The direct path's bandwidths now (bytes per ns; refined by measured copies). */
 void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, double *launch_ns);
+/* Per copy path: direct (pageable host memory) and staged (through pinned
+ * buffers, cyrt_copy_staged), each way. */
+typedef struct {
+    double up, down;             /* direct copies: bytes per ns */
+    double st_up, st_down;       /* staged copies: bytes per ns */
+    double st_fix_up, st_fix_down; /* a staged copy's fixed cost, ns */
+    double launch_ns;            /* the round trip: a direct copy's fixed cost, a launch's floor */
+} cyrt_devconst;
+void cyrt_dispatch_set_consts(cyrt_rt *rt, const cyrt_devconst *k);
+/* Zeros before the device was measured. */
+void cyrt_dispatch_get_consts(cyrt_rt *rt, cyrt_devconst *k);
 /* The store: written now (0, or -1: no writable cache, I/O error); its path. */
 int cyrt_dispatch_save(cyrt_rt *rt);
 int cyrt_dispatch_path(cyrt_rt *rt, char *buf, size_t n);

@@ -1199,16 +1199,21 @@ static void stage_free(cyrt_device *d) {
     d->stage = NULL;
 }
 
-/* Whether copies of this size to d are staged (CYOCL_STAGING, the device's type). */
-static int stage_wanted(cyrt_device *d, size_t bytes) {
+/* Whether a copy of this size to or from a device of this type is staged
+ * (CYOCL_STAGING, the device's type): the dispatcher predicts each copy's
+ * time by the same rule (cyrt.h). */
+int cyrt_copy_staged(unsigned dev_type, size_t bytes) {
+    if (bytes < STAGE_MIN)
+        return 0; /* most copies: no getenv (the dispatcher asks per copy) */
     const char *v = getenv("CYOCL_STAGING");
     if (v && !strcmp(v, "off"))
         return 0;
     if (v && !strcmp(v, "on"))
-        return bytes >= STAGE_MIN;
-
-    return bytes >= STAGE_MIN && !(d->info.type & CYRT_DEV_CPU);
+        return 1;
+    return !(dev_type & CYRT_DEV_CPU);
 }
+
+static int stage_wanted(cyrt_device *d, size_t bytes) { return cyrt_copy_staged(d->info.type, bytes); }
 
 /* A staged copy: 1 done (*rc its outcome), 0 not taken (copy directly). */
 static int stage_copy(cyrt_device *d, cl_mem buf, size_t off, unsigned char *host, size_t bytes, int up, int *rc) {
@@ -1295,6 +1300,24 @@ static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
                                          NULL);
 }
 
+static int clb_staged(void *ctx, size_t bytes) {
+    cyrt_device *d = ctx;
+    return cyrt_copy_staged(d->info.type, bytes);
+}
+
+int cyrt_device_copy(cyrt_rt *rt, int index, cl_mem buf, void *host, size_t bytes, int up) {
+    pthread_mutex_lock(&rt->lock);
+    cyrt_device *d = index >= 0 && index < rt->ndevs && rt->devs[index].queue ? &rt->devs[index] : NULL;
+    pthread_mutex_unlock(&rt->lock);
+    if (!d)
+        return CL_INVALID_DEVICE;
+    int rc;
+    if (stage_copy(d, buf, 0, host, bytes, up, &rc))
+        return rc;
+    return up ? rt->cl.clEnqueueWriteBuffer(d->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL)
+              : rt->cl.clEnqueueReadBuffer(d->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+}
+
 static int clb_copy(void *ctx, void *src, size_t soff, void *dst, size_t doff, size_t bytes) {
     cyrt_device *d = ctx;
     cl_int rc = d->rt->cl.clEnqueueCopyBuffer(d->queue, (cl_mem)src, (cl_mem)dst, soff, doff, bytes,
@@ -1315,4 +1338,5 @@ void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be) {
     be->read = clb_read;
     be->copy = clb_copy;
     be->error_name = cyrt_cl_error_name;
+    be->staged = clb_staged;
 }

@@ -9,6 +9,14 @@
  *                           + bytes the region leaves only on the device / bw_down
  *   (each copy also pays the device's round trip)
  *
+ * per copy, by its path (cyrt_copy_staged, device.c's own rule): a direct
+ * copy from pageable memory at the direct bandwidths plus the round trip,
+ * a staged one (through pinned buffers, GPUs from 8 MiB) at the staged
+ * bandwidths plus the staged path's fixed cost.  The two are 5-8x apart
+ * on the H100 (5-8 GB/s up, 8-15 back; 40-47 staged): one number per
+ * direction made large moves look 5-8x dearer than they are, and, refined
+ * by them, small ones cheap.
+ *
  * fit_side(n) is a piecewise-linear curve through one point per octave of
  * n (an exponential moving average of the measured (n, time) pairs that
  * fell in it, the lowest of the first three), extrapolated with the slope
@@ -44,7 +52,8 @@
  * thread for a while (stall_solo).  The native team's size (the full team or
  * one thread) is chosen per region and octave of n from both's measured
  * times (team_locked).  Per device,
- * once: bandwidth both ways (8 MiB copies) and the launch overhead of a
+ * once: bandwidth both ways per copy path (direct: 8 MiB copies; staged:
+ * 8 and 32 MiB, a bandwidth and a fixed cost) and the launch overhead of a
  * kernel that does nothing (a tiny microbenchmark when the device opens).
  *
  * The hot path (decide): once SETTLE full decisions in a row at an octave
@@ -203,7 +212,11 @@ struct cyrt_disp {
     uint64_t start_ns;     /* when the opener started */
     /* per device (under disp_lock) */
     int have_dev, dev_stored;
-    double bw_up, bw_down; /* bytes per ns */
+    double bw_up, bw_down; /* direct copies (pageable host memory): bytes per ns */
+    double st_up, st_down; /* staged copies (cyrt_copy_staged): bytes per ns */
+    double st_fix_up, st_fix_down; /* a staged copy's fixed cost, ns */
+    int staged_known;      /* the staged path was measured (a file of format 1 has one
+                              bandwidth each way: the device is measured again) */
     double launch_ns, startup_ns;
     char devid[600];
     /* regions */
@@ -698,52 +711,111 @@ cyrt_dregion *cyrt_dispatch_region(cyrt_rt *rt, const char *src, int region) {
 
 /* ---- device constants ------------------------------------------------------------------ */
 
-static void set_dev(struct cyrt_disp *d, double up, double down, double launch);
+static void set_dev(struct cyrt_disp *d, const cyrt_devconst *k);
 
-void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns) {
+void cyrt_dispatch_set_consts(cyrt_rt *rt, const cyrt_devconst *k) {
     struct cyrt_disp *d = disp_get(rt);
-    if (!d)
+    if (!d || !k)
         return;
+    cyrt_devconst v = *k;
+    double *bw[4] = {&v.up, &v.down, &v.st_up, &v.st_down};
+    for (int i = 0; i < 4; i++)
+        if (!(*bw[i] > 0) || !isfinite(*bw[i]))
+            *bw[i] = 1;
+    double *ns[3] = {&v.launch_ns, &v.st_fix_up, &v.st_fix_down};
+    for (int i = 0; i < 3; i++)
+        if (!(*ns[i] >= 0) || !isfinite(*ns[i]))
+            *ns[i] = 0;
     pthread_mutex_lock(&rt->disp_lock);
-    set_dev(d, bw_up > 0 ? bw_up : 1, bw_down > 0 ? bw_down : 1, launch_ns >= 0 ? launch_ns : 0);
+    set_dev(d, &v);
+    d->staged_known = 1;
     d->dirty = 1;
     pthread_mutex_unlock(&rt->disp_lock);
 }
 
-void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, double *launch_ns) {
-    struct cyrt_disp *d = disp_get(rt);
-    double u = 0, w = 0, l = 0;
-    if (d && __atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE)) {
-        __atomic_load(&d->bw_up, &u, __ATOMIC_RELAXED);
-        __atomic_load(&d->bw_down, &w, __ATOMIC_RELAXED);
-        __atomic_load(&d->launch_ns, &l, __ATOMIC_RELAXED);
-    }
-    *bw_up = u;
-    *bw_down = w;
-    *launch_ns = l;
+void cyrt_dispatch_set_device(cyrt_rt *rt, double bw_up, double bw_down, double launch_ns) {
+    double l = launch_ns >= 0 ? launch_ns : 0;
+    cyrt_devconst k = {bw_up, bw_down, bw_up, bw_down, l, l, l};
+    cyrt_dispatch_set_consts(rt, &k);
 }
 
-/* Transfer constants for a prediction (defaults before the device was
- * measured: PCIe-like, 5 GB/s and 20 us). */
-static void dev_consts(struct cyrt_disp *d, double *up, double *down, double *launch) {
+/* The constants for a prediction (defaults before the device was
+ * measured: PCIe-like, 5 GB/s both ways on both paths and 20 us). */
+static void dev_consts(struct cyrt_disp *d, cyrt_devconst *k) {
     /* read without the lock (every decision does): each value is written
-     * atomically, rarely (set_dev) */
+     * atomically, rarely (set_dev, refine_bw) */
     if (!__atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE)) {
-        *up = *down = 5.0;
-        *launch = 20000.0;
+        k->up = k->down = k->st_up = k->st_down = 5.0;
+        k->launch_ns = k->st_fix_up = k->st_fix_down = 20000.0;
         return;
     }
-    __atomic_load(&d->bw_up, up, __ATOMIC_RELAXED);
-    __atomic_load(&d->bw_down, down, __ATOMIC_RELAXED);
-    __atomic_load(&d->launch_ns, launch, __ATOMIC_RELAXED);
+    __atomic_load(&d->bw_up, &k->up, __ATOMIC_RELAXED);
+    __atomic_load(&d->bw_down, &k->down, __ATOMIC_RELAXED);
+    __atomic_load(&d->st_up, &k->st_up, __ATOMIC_RELAXED);
+    __atomic_load(&d->st_down, &k->st_down, __ATOMIC_RELAXED);
+    __atomic_load(&d->st_fix_up, &k->st_fix_up, __ATOMIC_RELAXED);
+    __atomic_load(&d->st_fix_down, &k->st_fix_down, __ATOMIC_RELAXED);
+    __atomic_load(&d->launch_ns, &k->launch_ns, __ATOMIC_RELAXED);
+}
+
+void cyrt_dispatch_get_consts(cyrt_rt *rt, cyrt_devconst *k) {
+    struct cyrt_disp *d = disp_get(rt);
+    memset(k, 0, sizeof *k);
+    if (d && __atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE))
+        dev_consts(d, k);
+}
+
+void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, double *launch_ns) {
+    cyrt_devconst k;
+    cyrt_dispatch_get_consts(rt, &k);
+    *bw_up = k.up;
+    *bw_down = k.down;
+    *launch_ns = k.launch_ns;
 }
 
 /* The device constants (disp_lock held). */
-static void set_dev(struct cyrt_disp *d, double up, double down, double launch) {
-    __atomic_store(&d->bw_up, &up, __ATOMIC_RELAXED);
-    __atomic_store(&d->bw_down, &down, __ATOMIC_RELAXED);
-    __atomic_store(&d->launch_ns, &launch, __ATOMIC_RELAXED);
+static void set_dev(struct cyrt_disp *d, const cyrt_devconst *k) {
+    __atomic_store(&d->bw_up, &k->up, __ATOMIC_RELAXED);
+    __atomic_store(&d->bw_down, &k->down, __ATOMIC_RELAXED);
+    __atomic_store(&d->st_up, &k->st_up, __ATOMIC_RELAXED);
+    __atomic_store(&d->st_down, &k->st_down, __ATOMIC_RELAXED);
+    __atomic_store(&d->st_fix_up, &k->st_fix_up, __ATOMIC_RELAXED);
+    __atomic_store(&d->st_fix_down, &k->st_fix_down, __ATOMIC_RELAXED);
+    __atomic_store(&d->launch_ns, &k->launch_ns, __ATOMIC_RELAXED);
     __atomic_store_n(&d->have_dev, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether a copy of bytes takes the staged path on the device (the type
+ * is 0, a GPU's rule, until it opens: a CPU device's staged constants are
+ * its direct ones, so that guess costs nothing). */
+static int staged_copy(struct cyrt_disp *d, uint64_t bytes) {
+    return cyrt_copy_staged(__atomic_load_n(&d->dev_type, __ATOMIC_RELAXED), (size_t)bytes);
+}
+
+/* The ns a call's copies cost: *xo those of a device run (uploads, and
+ * what it leaves only on the device), *xn those before a native run.  Each
+ * copy at its path's bandwidth and fixed cost; a move given as totals
+ * (split 0: the unit tests, cyrt_dispatch_choose) is one copy per total
+ * for the path and the copies' count for the fixed costs. */
+static void move_ns(struct cyrt_disp *d, const cyrt_devconst *k, const cyrt_dmove *m, double *xo, double *xn) {
+    cyrt_dmove s = *m;
+    if (!s.split) {
+        s.up_st = staged_copy(d, s.up) ? s.up : 0;
+        s.pend_st = staged_copy(d, s.down_pend) ? s.down_pend : 0;
+        s.native_st = staged_copy(d, s.down_native) ? s.down_native : 0;
+        s.copies_up_st = s.copies_pend_st = s.copies_native_st = 0;
+    }
+    s.up_st = s.up_st < s.up ? s.up_st : s.up;
+    s.pend_st = s.pend_st < s.down_pend ? s.pend_st : s.down_pend;
+    s.native_st = s.native_st < s.down_native ? s.native_st : s.down_native;
+    unsigned so = s.copies_up_st + s.copies_pend_st, sn = s.copies_native_st;
+    double direct_o = s.copies > so ? (double)(s.copies - so) : 0;
+    double direct_n = s.copies_native > sn ? (double)(s.copies_native - sn) : 0;
+    *xo = (double)(s.up - s.up_st) / k->up + (double)s.up_st / k->st_up + (double)(s.down_pend - s.pend_st) / k->down +
+          (double)s.pend_st / k->st_down + direct_o * k->launch_ns + s.copies_up_st * k->st_fix_up +
+          s.copies_pend_st * k->st_fix_down;
+    *xn = (double)(s.down_native - s.native_st) / k->down + (double)s.native_st / k->st_down +
+          direct_n * k->launch_ns + sn * k->st_fix_down;
 }
 
 /* ---- choosing ------------------------------------------------------------------------- */
@@ -881,12 +953,13 @@ static void again_set(struct cyrt_dregion *r, int side, long long n, int runs) {
 static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, const cyrt_dmove *m,
                           cyrt_dchoice *c, int dry, double w, int *stable) {
     *stable = 0;
-    double bu, bd, launch;
-    dev_consts(d, &bu, &bd, &launch);
+    cyrt_devconst k;
+    dev_consts(d, &k);
+    double launch = k.launch_ns, xo, xn;
     /* each copy also pays the device's round trip (what the launch
-     * microbenchmark measures): at small sizes that is the whole copy */
-    double xo = (double)m->up / bu + (double)m->down_pend / bd + m->copies * launch;
-    double xn = (double)m->down_native / bd + m->copies_native * launch;
+     * microbenchmark measures; a staged one its path's fixed cost): at
+     * small sizes that is the whole copy */
+    move_ns(d, &k, m, &xo, &xn);
     double tn = side_predict(&r->side[0], (double)n, NATIVE_OVERHEAD);
     double to = side_predict(&r->side[1], (double)n, launch);
     c->pred[0] = tn < 0 ? -1 : (long long)(tn + xn);
@@ -1114,7 +1187,7 @@ void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const
 
 void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
                           uint64_t down_native, cyrt_dchoice *c) {
-    cyrt_dmove m = {up, down_pend, down_native, 0, 0, 0};
+    cyrt_dmove m = {up, down_pend, down_native, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     cyrt_dispatch_choose_moves(rt, r, n, &m, c);
 }
 
@@ -1122,35 +1195,67 @@ long long cyrt_dispatch_predict(cyrt_rt *rt, cyrt_dregion *r, int side, long lon
     struct cyrt_disp *d = disp_get(rt);
     if (!d || !r || side < 0 || side > 1)
         return -1;
-    double bu, bd, launch;
-    dev_consts(d, &bu, &bd, &launch);
+    cyrt_devconst k;
+    dev_consts(d, &k);
     spin_lock(&r->spin);
-    double t = side_predict(&r->side[side], (double)n, side ? launch : NATIVE_OVERHEAD);
+    double t = side_predict(&r->side[side], (double)n, side ? k.launch_ns : NATIVE_OVERHEAD);
     spin_unlock(&r->spin);
     return t < 0 ? -1 : (long long)t;
 }
 
 static void save_maybe(cyrt_rt *rt, struct cyrt_disp *d);
 
-static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
-                    long long ns_up, uint64_t bytes_down, long long ns_down, int prov);
+static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, const cyrt_xfer *x, int timed,
+                    int prov);
+
+/* Transfers given as totals: one copy each way, its path by its size. */
+static void xfer_of(struct cyrt_disp *d, uint64_t up, uint64_t ns_up, uint64_t down, uint64_t ns_down, cyrt_xfer *x) {
+    memset(x, 0, sizeof *x);
+    x->bytes_to_device = up;
+    x->ns_to_device = ns_up;
+    x->to_device = up > 0;
+    x->bytes_to_host = down;
+    x->ns_to_host = ns_down;
+    x->to_host = down > 0;
+    if (d && staged_copy(d, up)) {
+        x->staged_bytes_to_device = up;
+        x->staged_ns_to_device = ns_up;
+        x->staged_to_device = x->to_device;
+    }
+    if (d && staged_copy(d, down)) {
+        x->staged_bytes_to_host = down;
+        x->staged_ns_to_host = ns_down;
+        x->staged_to_host = x->to_host;
+    }
+}
 
 void cyrt_dispatch_observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                            uint64_t bytes_up, uint64_t bytes_down) {
-    observe(rt, r, side, n, ns, bytes_up, -1, bytes_down, -1, 0);
+    cyrt_xfer x;
+    xfer_of(disp_get(rt), bytes_up, 0, bytes_down, 0, &x);
+    observe(rt, r, side, n, ns, &x, 0, 0);
 }
 
 void cyrt_dispatch_observe_moved(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                                  uint64_t bytes_up, uint64_t ns_up, uint64_t bytes_down, uint64_t ns_down) {
-    observe(rt, r, side, n, ns, bytes_up, (long long)ns_up, bytes_down, (long long)ns_down, 0);
+    cyrt_xfer x;
+    xfer_of(disp_get(rt), bytes_up, ns_up, bytes_down, ns_down, &x);
+    observe(rt, r, side, n, ns, &x, 1, 0);
 }
 
-/* A copy of bytes timed at ns refines one bandwidth (disp_lock not held).
- * Small copies say more about latency than bandwidth: from 1 MiB on. */
-static void refine_bw(struct cyrt_disp *d, double *bw, uint64_t bytes, long long ns) {
-    if (bytes < ((uint64_t)1 << 20) || ns <= 0 || !__atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE))
+void cyrt_dispatch_observe_xfer(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
+                                const cyrt_xfer *moved) {
+    observe(rt, r, side, n, ns, moved, 1, 0);
+}
+
+/* Timed copies of one path refine its bandwidth (disp_lock not held):
+ * bytes in ns, of which fixed is the copies' fixed cost.  Small copies
+ * say more about the fixed cost than the bandwidth: from 1 MiB on. */
+static void refine_bw(struct cyrt_disp *d, double *bw, uint64_t bytes, uint64_t ns, double fixed) {
+    double net = (double)ns - fixed;
+    if (bytes < ((uint64_t)1 << 20) || !(net > 0) || !__atomic_load_n(&d->have_dev, __ATOMIC_ACQUIRE))
         return;
-    double old, v = (double)bytes / (double)ns;
+    double old, v = (double)bytes / net;
     __atomic_load(bw, &old, __ATOMIC_RELAXED);
     /* the time per byte, a quarter of the way: one slow copy (a page-fault
      * storm) does not make the next prediction that copy's */
@@ -1161,28 +1266,43 @@ static void refine_bw(struct cyrt_disp *d, double *bw, uint64_t bytes, long long
     }
 }
 
-static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, uint64_t bytes_up,
-                    long long ns_up, uint64_t bytes_down, long long ns_down, int prov) {
+/* x: the run's transfers (device side only); timed: their ns are measured
+ * (else predicted from the bandwidths). */
+static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns, const cyrt_xfer *x, int timed,
+                    int prov) {
     struct cyrt_disp *d = disp_get(rt);
     if (!d || !r || side < 0 || side > 1 || n <= 0 || ns < 0)
         return;
     double t = (double)ns;
-    if (side == 1) {
+    if (side == 1 && x) {
         /* the fit is the device's own cost: the transfers are predicted
          * from where the data is at each call */
-        double bu, bd, launch;
-        dev_consts(d, &bu, &bd, &launch);
-        if (ns_up >= 0 && ns_down >= 0) {
+        cyrt_devconst k;
+        dev_consts(d, &k);
+        uint64_t su = x->staged_bytes_to_device <= x->bytes_to_device ? x->staged_bytes_to_device : x->bytes_to_device;
+        uint64_t sd = x->staged_bytes_to_host <= x->bytes_to_host ? x->staged_bytes_to_host : x->bytes_to_host;
+        if (timed) {
             /* timed: taken out as they were; a guessed bandwidth would
              * leave the copies' error in the region's own time, where it
              * scales with n and stands for ever */
-            t -= (double)ns_up + (double)ns_down;
+            t -= (double)x->ns_to_device + (double)x->ns_to_host;
             if (t < 0)
                 t = 0;
-            refine_bw(d, &d->bw_up, bytes_up, ns_up);
-            refine_bw(d, &d->bw_down, bytes_down, ns_down);
+            /* each path refines its own bandwidths: a large staged copy
+             * says nothing of a small direct one's speed */
+            uint64_t snu = x->staged_ns_to_device <= x->ns_to_device ? x->staged_ns_to_device : x->ns_to_device;
+            uint64_t snd = x->staged_ns_to_host <= x->ns_to_host ? x->staged_ns_to_host : x->ns_to_host;
+            uint64_t scu = x->staged_to_device <= x->to_device ? x->staged_to_device : x->to_device;
+            uint64_t scd = x->staged_to_host <= x->to_host ? x->staged_to_host : x->to_host;
+            refine_bw(d, &d->bw_up, x->bytes_to_device - su, x->ns_to_device - snu,
+                      (double)(x->to_device - scu) * k.launch_ns);
+            refine_bw(d, &d->bw_down, x->bytes_to_host - sd, x->ns_to_host - snd,
+                      (double)(x->to_host - scd) * k.launch_ns);
+            refine_bw(d, &d->st_up, su, snu, (double)scu * k.st_fix_up);
+            refine_bw(d, &d->st_down, sd, snd, (double)scd * k.st_fix_down);
         } else {
-            t -= (double)bytes_up / bu + (double)bytes_down / bd;
+            t -= (double)(x->bytes_to_device - su) / k.up + (double)su / k.st_up +
+                 (double)(x->bytes_to_host - sd) / k.down + (double)sd / k.st_down;
             if (t < 0.5 * (double)ns)
                 t = 0.5 * (double)ns; /* a bandwidth guess that wrong is not the region's fault */
         }
@@ -1221,19 +1341,30 @@ static int view_extent(const cyocl_arg *a, uintptr_t *lo, uintptr_t *hi) {
     return 1;
 }
 
+/* One copy of b bytes into a total of a move, with its count, and into
+ * the staged ones where it takes that path. */
+static void move_copy(struct cyrt_disp *d, uint64_t *tot, uint64_t *st, unsigned *n, unsigned *nst, uint64_t b) {
+    *tot += b;
+    (*n)++;
+    if (staged_copy(d, b)) {
+        *st += b;
+        (*nst)++;
+    }
+}
+
 /* up: bytes the device run must upload; pend: bytes it leaves only on the
  * device (to come back once, later); nat: bytes a native run must bring
  * back first (a host use brings back every device-only region); resident:
  * some view of the call is in cyocl.resident.  Without anything on a
- * device or any live view (no lock) every view uploads. */
+ * device or any live view (no lock) every view uploads.  Each copy
+ * counted on its path (move_copy). */
 static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
-    uint64_t *up = &m->up, *pend = &m->down_pend, *nat = &m->down_native;
-    m->resident = 0;
-    m->copies = m->copies_native = 0;
+    struct cyrt_disp *d = rt->disp;
+    memset(m, 0, sizeof *m);
+    m->split = 1;
     enum { MAXV = 32 };
     uintptr_t lo[MAXV], hi[MAXV];
     int wr[MAXV], nv = 0;
-    *up = *pend = *nat = 0;
     for (int i = 0; i < L->nargs; i++) {
         const cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW || !(a->read || a->written))
@@ -1242,7 +1373,9 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
         if (!view_extent(a, &l, &h))
             continue;
         if (nv == MAXV) {
-            *up += h - l;
+            m->up += h - l;
+            if (staged_copy(d, h - l))
+                m->up_st += h - l;
             continue;
         }
         /* views of one array count once: merge overlapping extents */
@@ -1264,12 +1397,9 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
     if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & (CYRT_STATE_DIRTY | CYRT_STATE_VALID)) &&
         !__atomic_load_n(&rt->handles, __ATOMIC_RELAXED)) {
         for (int k = 0; k < nv; k++) {
-            *up += hi[k] - lo[k];
-            m->copies++;
-            if (wr[k]) {
-                *pend += hi[k] - lo[k];
-                m->copies++;
-            }
+            move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, hi[k] - lo[k]);
+            if (wr[k])
+                move_copy(d, &m->down_pend, &m->pend_st, &m->copies, &m->copies_pend_st, hi[k] - lo[k]);
         }
         return;
     }
@@ -1284,10 +1414,9 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
                 m->resident = 1;
     }
     for (size_t t = 0; t < rt->ntops; t++)
-        if (!rt->tops[t]->host_valid) {
-            *nat += rt->tops[t]->hi - rt->tops[t]->lo;
-            m->copies_native++;
-        }
+        if (!rt->tops[t]->host_valid)
+            move_copy(d, &m->down_native, &m->native_st, &m->copies_native, &m->copies_native_st,
+                      rt->tops[t]->hi - rt->tops[t]->lo);
     for (int k = 0; k < nv; k++) {
         uint64_t covered = 0;
         for (size_t t = 0; t < rt->ntops; t++) {
@@ -1297,23 +1426,16 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
             uintptr_t a = T->lo > lo[k] ? T->lo : lo[k], b = T->hi < hi[k] ? T->hi : hi[k];
             covered += b - a;
             /* a top moves whole */
-            if (!T->dev_valid) {
-                *up += T->hi - T->lo;
-                m->copies++;
-            }
-            if (wr[k] && T->host_valid) {
-                *pend += T->hi - T->lo;
-                m->copies++;
-            }
+            if (!T->dev_valid)
+                move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, T->hi - T->lo);
+            if (wr[k] && T->host_valid)
+                move_copy(d, &m->down_pend, &m->pend_st, &m->copies, &m->copies_pend_st, T->hi - T->lo);
         }
         uint64_t rest = (hi[k] - lo[k]) > covered ? (hi[k] - lo[k]) - covered : 0;
         if (rest) {
-            *up += rest;
-            m->copies++;
-            if (wr[k]) {
-                *pend += rest;
-                m->copies++;
-            }
+            move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, rest);
+            if (wr[k])
+                move_copy(d, &m->down_pend, &m->pend_st, &m->copies, &m->copies_pend_st, rest);
         }
     }
     pthread_mutex_unlock(&rt->lock);
@@ -1438,8 +1560,73 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Bandwidth both ways and the launch overhead, unless the store already
- * holds them for this very device. */
+/* The staged path's constants (device.c's rule): copies of STAGE_LO and
+ * STAGE_HI bytes each way through the backend's own path, best of two
+ * after one that makes the staging buffers (which the process's first
+ * large copy would make anyway), a line through the two: its slope the
+ * bandwidth, its intercept the fixed cost (a copy of a few chunks keeps
+ * fewer workers busy: so the line holds from 8 MiB on).  Once per device
+ * (then stored), but not cheap: on the H100 the device's start-up took
+ * 606-633 ms against 345-360 without it (PoCL with CYOCL_STAGING=on, 2
+ * cores: 126 ms, 72 of them the first copy, which makes the buffers).
+ * Regions run natively meanwhile, and the process's first large copy then
+ * finds the buffers made.  0 done, -1 not (k unchanged). */
+#define STAGE_LO ((size_t)8 << 20)
+#define STAGE_HI ((size_t)32 << 20)
+static int microbench_staged(cyrt_rt *rt, struct cyrt_disp *d, int dev, cl_context ctx, const cyrt_devinfo *info,
+                             cyrt_devconst *k) {
+    size_t hi = STAGE_HI;
+    if (info->max_alloc && hi > info->max_alloc / 2)
+        hi = (size_t)(info->max_alloc / 2);
+    if (hi < 2 * STAGE_LO || !cyrt_copy_staged(info->type, STAGE_LO) || !cyrt_copy_staged(info->type, hi) ||
+        __atomic_load_n(&d->exiting, __ATOMIC_ACQUIRE))
+        return -1;
+    const cyrt_cl *cl = &rt->cl;
+    cl_int ce = 0;
+    unsigned char *host = malloc(hi);
+    cl_mem m = host ? cl->clCreateBuffer(ctx, CL_MEM_READ_WRITE, hi, NULL, &ce) : NULL;
+    int ok = m && !ce;
+    if (ok) {
+        memset(host, 1, hi);
+        ok = cyrt_device_copy(rt, dev, m, host, hi, 1) == 0;
+    }
+    uint64_t t[2][2] = {{UINT64_MAX, UINT64_MAX}, {UINT64_MAX, UINT64_MAX}}; /* [size][up, down] */
+    for (int i = 0; i < 2 && ok; i++)
+        for (int z = 0; z < 2 && ok; z++)
+            for (int up = 1; up >= 0 && ok; up--) {
+                uint64_t t0 = now_ns();
+                ok = cyrt_device_copy(rt, dev, m, host, z ? hi : STAGE_LO, up) == 0;
+                uint64_t dt = now_ns() - t0;
+                if (dt < t[z][!up])
+                    t[z][!up] = dt;
+            }
+    if (m)
+        cl->clReleaseMemObject(m);
+    free(host);
+    if (!ok)
+        return -1;
+    double bw[2], fix[2];
+    for (int w = 0; w < 2; w++) {
+        double t1 = (double)t[0][w], t2 = (double)t[1][w];
+        if (!(t1 > 0) || !(t2 > 0))
+            return -1;
+        bw[w] = (double)hi / t2;
+        fix[w] = 0;
+        if (t2 > t1) {
+            double b = (double)(hi - STAGE_LO) / (t2 - t1), f = t1 - (double)STAGE_LO / b;
+            if (f >= 0)
+                bw[w] = b, fix[w] = f;
+        }
+    }
+    k->st_up = bw[0];
+    k->st_down = bw[1];
+    k->st_fix_up = fix[0];
+    k->st_fix_down = fix[1];
+    return 0;
+}
+
+/* Bandwidth both ways per copy path and the launch overhead, unless the
+ * store already holds them for this very device. */
 static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
     const cyrt_devinfo *infos;
     int n;
@@ -1453,7 +1640,7 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
         if (*p == '\n' || *p == '\r')
             *p = ' ';
     pthread_mutex_lock(&rt->disp_lock);
-    int known = d->have_dev && d->dev_stored && !strcmp(d->devid, id);
+    int known = d->have_dev && d->dev_stored && d->staged_known && !strcmp(d->devid, id);
     if (!known && d->devid[0] && strcmp(d->devid, id)) {
         /* the store described another device: its device times are not ours */
         for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
@@ -1518,9 +1705,14 @@ static void microbench(cyrt_rt *rt, struct cyrt_disp *d, int dev) {
         cl->clReleaseMemObject(m);
     free(host);
     if (up > 0 && down > 0) {
+        /* the staged path where the device's copies take it, else the
+         * direct constants stand for it (never used there) */
+        cyrt_devconst k = {up, down, up, down, launch, launch, launch};
+        microbench_staged(rt, d, dev, ctx, &infos[dev], &k);
         pthread_mutex_lock(&rt->disp_lock);
         d->dev_stored = 0;
-        set_dev(d, up, down, launch);
+        set_dev(d, &k);
+        d->staged_known = 1;
         d->dirty = 1;
         pthread_mutex_unlock(&rt->disp_lock);
     }
@@ -1933,7 +2125,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) ||
                    start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS ||
                    start < __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE);
-        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, 0, 0, 0, 0, prov);
+        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, NULL, 0, prov);
     }
 }
 
@@ -2015,12 +2207,17 @@ int cyrt_dispatch_device_state(cyrt_rt *rt) {
 
 /* ---- the store ------------------------------------------------------------------------ */
 /* Text, one record per line, then "sum <SHA-256 of the lines above>":
- *   cyocl-dispatch 1
+ *   cyocl-dispatch 2
  *   version <cyocl version>
  *   device <platform|name|version|driver>
- *   devconst <bw_up> <bw_down> <launch_ns> <startup_ns>     (bytes/ns, ns)
- *   p <key> <side> <bucket> <n> <t> <cnt>
- * Anything unexpected and the whole file is ignored. */
+ *   devconst <bw_up> <bw_down> <launch_ns> <startup_ns>     (bytes/ns, ns; direct copies)
+ *   devstaged <bw_up> <bw_down> <fixed_up_ns> <fixed_down_ns>  (staged copies)
+ *   p <key> <side> <bucket> <n> <t> <cnt> [<provisional>]
+ *   t <key> <bucket> <team ns/iter> <one thread's> <cnt> <cnt>
+ * Anything unexpected and the whole file is ignored.  Format 1 (no
+ * devstaged: devconst's bandwidths were both paths') still loads: its
+ * bandwidths stand for both paths until the device, measured again when
+ * it opens, replaces them. */
 
 static void hex32(const unsigned char h[32], char out[65]) {
     for (int i = 0; i < 32; i++)
@@ -2085,7 +2282,7 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
         hex32(h, hx);
         ok = !memcmp(sum + 4, hx, 64);
     }
-    if (!ok || strncmp(buf, "cyocl-dispatch 1\n", 17)) {
+    if (!ok || (strncmp(buf, "cyocl-dispatch 1\n", 17) && strncmp(buf, "cyocl-dispatch 2\n", 17))) {
         free(buf);
         return;
     }
@@ -2093,11 +2290,11 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
     /* parse into a scratch list first: all or nothing */
     struct cyrt_dregion *list = NULL;
     char devid[600] = "";
-    double c[4] = {0, 0, 0, 0};
-    int have_dc = 0, bad = 0, have_version = 0;
+    double c[4] = {0, 0, 0, 0}, cs[4] = {0, 0, 0, 0};
+    int have_dc = 0, have_st = 0, bad = 0, have_version = 0;
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); line && !bad; line = strtok_r(NULL, "\n", &save)) {
-        if (!strcmp(line, "cyocl-dispatch 1"))
+        if (!strcmp(line, "cyocl-dispatch 1") || !strcmp(line, "cyocl-dispatch 2"))
             continue;
         if (!strncmp(line, "version ", 8)) {
             if (strcmp(line + 8, CYOCL_VERSION))
@@ -2110,6 +2307,11 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
                 !(c[2] >= 0) || !(c[3] >= 0) || !isfinite(c[0] + c[1] + c[2] + c[3]))
                 bad = 1;
             have_dc = 1;
+        } else if (!strncmp(line, "devstaged ", 10)) {
+            if (sscanf(line + 10, "%lf %lf %lf %lf", &cs[0], &cs[1], &cs[2], &cs[3]) != 4 || !(cs[0] > 0) ||
+                !(cs[1] > 0) || !(cs[2] >= 0) || !(cs[3] >= 0) || !isfinite(cs[0] + cs[1] + cs[2] + cs[3]))
+                bad = 1;
+            have_st = 1;
         } else if (!strncmp(line, "p ", 2)) {
             char key[80];
             int side, b;
@@ -2174,8 +2376,13 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
         return;
     }
     if (have_dc) {
+        /* without devstaged (format 1) one bandwidth each way was both
+         * paths': it stands for both, and the device is measured again */
+        cyrt_devconst k = {c[0], c[1], have_st ? cs[0] : c[0], have_st ? cs[1] : c[1],
+                           have_st ? cs[2] : c[2], have_st ? cs[3] : c[2], c[2]};
         d->dev_stored = 1;
-        set_dev(d, c[0], c[1], c[2]);
+        d->staged_known = have_st;
+        set_dev(d, &k);
         d->startup_ns = c[3];
     }
     snprintf(d->devid, sizeof d->devid, "%s", devid);
@@ -2212,11 +2419,13 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         }                                                                                      \
         len += (size_t)k_;                                                                     \
     } while (0)
-    EMIT("cyocl-dispatch 1\nversion %s\n", CYOCL_VERSION);
+    EMIT("cyocl-dispatch 2\nversion %s\n", CYOCL_VERSION);
     if (d->devid[0])
         EMIT("device %s\n", d->devid);
     if (d->have_dev)
         EMIT("devconst %.17g %.17g %.17g %.17g\n", d->bw_up, d->bw_down, d->launch_ns, d->startup_ns);
+    if (d->have_dev && d->staged_known)
+        EMIT("devstaged %.17g %.17g %.17g %.17g\n", d->st_up, d->st_down, d->st_fix_up, d->st_fix_down);
     for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
         spin_lock(&r->spin);
         dside s[2];

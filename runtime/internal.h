@@ -223,6 +223,10 @@ void cyrt_cache_state_free(struct cyrt_cache_state *cs);
 /* The kernel cache's directory and mode (CYRT_CACHE_*), resolved as for
  * programs (takes the lock). */
 void cyrt_cache_dir(cyrt_rt *rt, char *dir, size_t n, int *mode);
+/* A blocking copy of bytes between host and buf (from offset 0) on opened
+ * device index, by the path the backend's copies of that size take (the
+ * dispatcher's microbenchmark; lock not held): 0 or an OpenCL error. */
+int cyrt_device_copy(cyrt_rt *rt, int index, cl_mem buf, void *host, size_t bytes, int up);
 /* The OpenCL buffers of one opened device as a memory backend. */
 void cyrt_cl_backend(cyrt_device *d, cyrt_membackend *be);
 /* The devices' buffer pools' counters and idle buffers, added into out. */

@@ -1099,8 +1099,7 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         if (L->build && ph[PH_SETUP] > t0 && ns > ph[PH_SETUP] - t0) ns -= ph[PH_SETUP] - t0;
         /* the copies as timed, not as predicted: the device's own time is
            what is left (and the copies refine the bandwidths) */
-        cyrt_dispatch_observe_moved(rt, dr, CYRT_SIDE_OPENCL, L->n, (long long)ns, moved.bytes_to_device,
-                                    moved.ns_to_device, moved.bytes_to_host, moved.ns_to_host);
+        cyrt_dispatch_observe_xfer(rt, dr, CYRT_SIDE_OPENCL, L->n, (long long)ns, &moved);
     } else if (dr && rc == 1 && (L->failure || !strncmp(L->reason, "not-eligible", 12))) {
         cyrt_dispatch_disable(rt, dr);
     }

@@ -102,18 +102,44 @@ static uint64_t mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether the backend stages a copy of this size (lock held: rt->be). */
+static int staged(cyrt_rt *rt, size_t bytes) { return rt->be.staged && rt->be.staged(rt->be.ctx, bytes); }
+
 static void account(cyrt_rt *rt, cyrt_xfer *acc, int kind, size_t bytes, uint64_t ns) {
     cyrt_xfer *xs[2] = {&rt->stats, acc};
+    int st = kind != ON_DEVICE && staged(rt, bytes);
     for (int i = 0; i < 2; i++) {
         cyrt_xfer *x = xs[i];
         if (!x)
             continue;
-        if (kind == TO_DEVICE)
+        if (kind == TO_DEVICE) {
             x->bytes_to_device += bytes, x->to_device++, x->ns_to_device += ns;
-        else if (kind == TO_HOST)
+            if (st)
+                x->staged_bytes_to_device += bytes, x->staged_to_device++, x->staged_ns_to_device += ns;
+        } else if (kind == TO_HOST) {
             x->bytes_to_host += bytes, x->to_host++, x->ns_to_host += ns;
-        else
+            if (st)
+                x->staged_bytes_to_host += bytes, x->staged_to_host++, x->staged_ns_to_host += ns;
+        } else {
             x->bytes_device_copy += bytes, x->device_copies++;
+        }
+    }
+}
+
+/* Time that belongs to a copy of bytes without being one (allocating or
+ * freeing its buffer): into acc's copy time, on that copy's path. */
+static void account_ns(cyrt_rt *rt, cyrt_xfer *acc, int kind, size_t bytes, uint64_t ns) {
+    if (!acc)
+        return;
+    int st = staged(rt, bytes);
+    if (kind == TO_DEVICE) {
+        acc->ns_to_device += ns;
+        if (st)
+            acc->staged_ns_to_device += ns;
+    } else {
+        acc->ns_to_host += ns;
+        if (st)
+            acc->staged_ns_to_host += ns;
     }
 }
 
@@ -383,7 +409,7 @@ static cyrt_status settle(cyrt_rt *rt, cyrt_region *t, cyrt_xfer *acc, cyrt_err 
         uint64_t t0 = acc && t->buf ? mono_ns() : 0;
         buf_drop(rt, t);
         if (t0)
-            acc->ns_to_host += mono_ns() - t0;
+            account_ns(rt, acc, TO_HOST, (size_t)(t->hi - t->lo), mono_ns() - t0);
         size_t at = top_index(rt, t);
         tops_splice(rt, at, at + 1, NULL, 0);
         free(t->kids);
@@ -725,8 +751,8 @@ retry:
         uint64_t ta = t->buf ? 0 : mono_ns();
         if ((st = buf_alloc(rt, t, err)) != CYRT_OK)
             break;
-        if (ta && acc)
-            acc->ns_to_device += mono_ns() - ta;
+        if (ta)
+            account_ns(rt, acc, TO_DEVICE, (size_t)(t->hi - t->lo), mono_ns() - ta);
         /* the whole extent goes over, since a kernel that writes some
          * elements leaves the others as they were.  The copy runs without the lock, so that other threads' launches
          * and host uses of other regions go on meanwhile: t is pinned by

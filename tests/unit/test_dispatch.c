@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cache/cache.h"
 #include "runtime/cyrt.h"
 #include "runtime/cyocl_api.h"
 
@@ -59,6 +60,20 @@ static void measured3(cyrt_rt *rt, cyrt_dregion *r, long long n, long long nativ
 }
 
 static void drop(cyrt_rt *rt) { cyrt_rt_free(rt, NULL); }
+
+/* A move given as totals (split 0: each total one copy, its path by its size). */
+static cyrt_dmove dmove(uint64_t up, uint64_t pend, uint64_t native, int resident, unsigned copies,
+                        unsigned copies_native) {
+    cyrt_dmove m;
+    memset(&m, 0, sizeof m);
+    m.up = up;
+    m.down_pend = pend;
+    m.down_native = native;
+    m.resident = resident;
+    m.copies = copies;
+    m.copies_native = copies_native;
+    return m;
+}
 
 /* time = a + b*n on each side, observed a few times */
 static void feed(cyrt_rt *rt, cyrt_dregion *r, int side, double a, double b, const long long *ns, int k) {
@@ -187,7 +202,7 @@ static void test_resident_moves(void) {
     long long sizes[] = {1000000, 10000000, 67108864};
     feed(rt, r, CYRT_SIDE_NATIVE, 5000, 0.3, sizes, 3);  /* ~20 ms */
     feed(rt, r, CYRT_SIDE_OPENCL, 20000, 0.009, sizes, 3); /* ~0.6 ms */
-    cyrt_dmove m = {3ull * 8 * (uint64_t)n, 8ull * (uint64_t)n, 0, 1, 4, 0}; /* 1.6 GB up: 270 ms */
+    cyrt_dmove m = dmove(3ull * 8 * (uint64_t)n, 8ull * (uint64_t)n, 0, 1, 4, 0); /* 1.6 GB up: 270 ms */
     cyrt_dchoice c;
     int calls = 0;
     for (; calls < 40; calls++) {
@@ -198,7 +213,7 @@ static void test_resident_moves(void) {
     CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls == 0, "moved after %d calls", calls);
     CHECK(c.pred[1] > c.pred[0], "the call that moves it costs more itself");
     /* now on the device: stays there, no more moving */
-    cyrt_dmove there = {0, 0, 8ull * (uint64_t)n, 1, 0, 1};
+    cyrt_dmove there = dmove(0, 0, 8ull * (uint64_t)n, 1, 0, 1);
     for (int i = 0; i < 50; i++) {
         cyrt_dispatch_choose_moves(rt, r, n, &there, &c);
         CHECK(c.side == CYRT_SIDE_OPENCL && !c.moving, "call %d stays on the device", i);
@@ -208,7 +223,7 @@ static void test_resident_moves(void) {
     /* a host read in the scope (cyocl.to_host): the device copy stays
      * valid, only what the kernel writes must come back again later; the
      * data has not gone, the region stays on the device */
-    cyrt_dmove read_back = {0, 8ull * (uint64_t)n, 0, 1, 1, 0};
+    cyrt_dmove read_back = dmove(0, 8ull * (uint64_t)n, 0, 1, 1, 0);
     for (int i = 0; i < 5; i++) {
         cyrt_dispatch_choose_moves(rt, r, n, &read_back, &c);
         CHECK(c.side == CYRT_SIDE_OPENCL, "after a host read, call %d on the device", i);
@@ -228,7 +243,7 @@ static void test_resident_moves(void) {
         cyrt_dispatch_choose_moves(rt, q, n, &m, &c);
     CHECK(c.side == CYRT_SIDE_OPENCL && c.moving && calls >= 2 && calls <= 4, "moved after %d calls", calls);
     /* a tiny call on the same region, data on the host: native */
-    cyrt_dmove tiny = {2400, 800, 0, 1, 4, 0};
+    cyrt_dmove tiny = dmove(2400, 800, 0, 1, 4, 0);
     feed(rt, r, CYRT_SIDE_NATIVE, 4000, 0.3, (long long[]){100}, 1);
     feed(rt, r, CYRT_SIDE_OPENCL, 25000, 0.009, (long long[]){100}, 1);
     int native = 0;
@@ -263,7 +278,7 @@ static void test_plain_stops_buying(void) {
     /* reads only (a dot product): nothing comes back, the upload is all */
     feed(rt, r, CYRT_SIDE_NATIVE, 5000, 0.08, sizes, 2);  /* 0.8 ms */
     feed(rt, r, CYRT_SIDE_OPENCL, 20000, 0.003, sizes, 2); /* 50 us */
-    cyrt_dmove m = {2ull * 8 * (uint64_t)n, 0, 0, 0, 2, 0}; /* 160 MB: 27 ms */
+    cyrt_dmove m = dmove(2ull * 8 * (uint64_t)n, 0, 0, 0, 2, 0); /* 160 MB: 27 ms */
     cyrt_dchoice c;
     int bought = 0, ran = 0;
     for (int i = 0; i < 2000; i++) {
@@ -302,11 +317,11 @@ static void test_scope_loop(void) {
     feed(rt, r, CYRT_SIDE_NATIVE, 3000, 488.0, sizes, 2);  /* 2 ms */
     feed(rt, r, CYRT_SIDE_OPENCL, 20000, 20.0, sizes, 2);  /* 0.1 ms */
     uint64_t a = 8ull * 4096 * 4096;                      /* 128 MiB per array */
-    cyrt_dmove host = {2 * a, a, 0, 0, 3, 0};              /* 40 ms of copies */
+    cyrt_dmove host = dmove(2 * a, a, 0, 0, 3, 0);              /* 40 ms of copies */
     /* after the move: the next call writes u, still valid on the host
      * too (its copy back is to come), the calls after it find both
      * arrays on the device only */
-    cyrt_dmove dev1 = {0, a, a, 0, 1, 1}, dev = {0, 0, 2 * a, 0, 0, 2};
+    cyrt_dmove dev1 = dmove(0, a, a, 0, 1, 1), dev = dmove(0, 0, 2 * a, 0, 0, 2);
     cyrt_dchoice c;
     int bought = 0;
     for (int i = 0; i < 300; i++) { /* jacobi_step: once per def call */
@@ -365,7 +380,7 @@ static void test_back_to_host(void) {
     long long sizes[] = {262144, 1048576};
     feed(rt, r, CYRT_SIDE_NATIVE, 3000, 2.0, sizes, 2); /* 2 ms */
     feed(rt, r, CYRT_SIDE_OPENCL, 60000, 10.0, sizes, 2); /* 10 ms */
-    cyrt_dmove on_dev = {0, 0, 16ull * (uint64_t)n, 1, 0, 2}; /* 16 MB back: 8 ms */
+    cyrt_dmove on_dev = dmove(0, 0, 16ull * (uint64_t)n, 1, 0, 2); /* 16 MB back: 8 ms */
     cyrt_dchoice c;
     int calls = 0;
     for (; calls < 20; calls++) {
@@ -377,11 +392,16 @@ static void test_back_to_host(void) {
     drop(rt);
 }
 
+static cyocl_launch launch_of(cyrt_dregion **r, long long n);
+
 /* A device run's copies, timed, are taken out as timed (not as the
- * bandwidth guess predicts), and refine the bandwidth. */
+ * bandwidth guess predicts), and refine the bandwidth of their path
+ * only: copies of 240 and 80 MB are staged on a GPU (cyrt_copy_staged),
+ * one of 4 MB is direct. */
 static void test_timed_copies(void) {
     cyrt_rt *rt = mk();
     cyrt_dispatch_set_device(rt, 20.0, 20.0, 20000); /* a guess: 20 GB/s */
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 23);
     /* 240 MB up in 40 ms (6 GB/s), 80 MB down in 8 ms, kernel 0.1 ms */
     for (int i = 0; i < 3; i++)
@@ -389,11 +409,184 @@ static void test_timed_copies(void) {
                                     8000000);
     long long p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 10000000);
     CHECK(p >= 90000 && p <= 110000, "the device's own time: %lld ns", p);
-    double up, down, launch;
-    cyrt_dispatch_get_device(rt, &up, &down, &launch);
-    CHECK(up < 12.0 && up > 6.0, "bandwidth up refined towards 6: %g", up);
-    CHECK(down < 20.0 && down > 10.0, "and down towards 10: %g", down);
+    cyrt_devconst k;
+    cyrt_dispatch_get_consts(rt, &k);
+    CHECK(k.st_up < 12.0 && k.st_up > 6.0, "staged bandwidth up refined towards 6: %g", k.st_up);
+    CHECK(k.st_down < 20.0 && k.st_down > 10.0, "and down towards 10: %g", k.st_down);
+    CHECK(k.up == 20.0 && k.down == 20.0, "the direct path's stay: %g %g", k.up, k.down);
+    /* 4 MB up in 1.02 ms (20 us of it the round trip: 4 GB/s): direct only */
+    cyrt_dispatch_observe_moved(rt, r, CYRT_SIDE_OPENCL, 10000000, 1120000, 4000000, 1020000, 0, 0);
+    cyrt_devconst k2;
+    cyrt_dispatch_get_consts(rt, &k2);
+    CHECK(k2.up < 20.0 && k2.up > 4.0, "direct up refined towards 4: %g", k2.up);
+    CHECK(k2.st_up == k.st_up && k2.st_down == k.st_down && k2.down == 20.0, "nothing else: %g %g %g", k2.st_up,
+          k2.st_down, k2.down);
+    /* the registry's split: a run that moved a 4 MB array (direct, 1 ms)
+     * and a 64 MiB one (staged, 1.6 ms) each way refines each path by its own */
+    cyrt_xfer x;
+    memset(&x, 0, sizeof x);
+    x.bytes_to_device = x.bytes_to_host = 4000000 + (64ull << 20);
+    x.to_device = x.to_host = 2;
+    x.ns_to_device = x.ns_to_host = 1000000 + 1600000;
+    x.staged_bytes_to_device = x.staged_bytes_to_host = 64ull << 20;
+    x.staged_to_device = x.staged_to_host = 1;
+    x.staged_ns_to_device = x.staged_ns_to_host = 1600000;
+    cyrt_dispatch_observe_xfer(rt, r, CYRT_SIDE_OPENCL, 10000000, 5300000, &x);
+    cyrt_devconst k3;
+    cyrt_dispatch_get_consts(rt, &k3);
+    CHECK(k3.st_up > k2.st_up && k3.st_down > k2.st_down, "staged refined up (42 GB/s): %g %g", k3.st_up, k3.st_down);
+    CHECK(k3.up < k2.up && k3.down < k2.down, "direct down (4 GB/s): %g %g", k3.up, k3.down);
+    p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 10000000);
+    CHECK(p >= 90000 && p <= 110000, "the copies taken out as timed: %lld ns", p);
     drop(rt);
+}
+
+/* Each copy is predicted on its own path (cyrt_copy_staged, device.c's
+ * rule): H100-like constants, direct 6 GB/s up and 10 back (pageable),
+ * staged 45 both ways with a fixed 150 us, a 20 us round trip.  A 64 MiB
+ * upload is predicted at the staged rate (1.5 ms: one bandwidth each way
+ * said 11 ms), a 1 MiB one at the direct rate; on a CPU device, or with
+ * CYOCL_STAGING=off, nothing is staged. */
+static void test_copy_paths(void) {
+    cyrt_rt *rt = mk();
+    cyrt_devconst k = {6.0, 10.0, 45.0, 45.0, 150000, 150000, 20000};
+    cyrt_dispatch_set_consts(rt, &k);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* copy paths */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 40);
+    long long n = 1000000;
+    measured3(rt, r, n, 50000000, 1000000); /* native 50 ms, the device's kernel 1 ms */
+    uint64_t big = 64ull << 20, small = 1ull << 20;
+    cyrt_dchoice c;
+    /* totals (one copy each, no fixed costs counted) */
+    cyrt_dispatch_choose(rt, r, n, big, 0, 0, &c);
+    long long want = 1000000 + (long long)((double)big / 45.0);
+    CHECK(llabs(c.pred[1] - want) < 1000, "64 MiB up staged: %lld, want %lld", c.pred[1], want);
+    cyrt_dispatch_choose(rt, r, n, small, 0, 0, &c);
+    want = 1000000 + (long long)((double)small / 6.0);
+    CHECK(llabs(c.pred[1] - want) < 1000, "1 MiB up direct: %lld, want %lld", c.pred[1], want);
+    cyrt_dispatch_choose(rt, r, n, 0, 0, big, &c);
+    want = 50000000 + (long long)((double)big / 45.0);
+    CHECK(llabs(c.pred[0] - want) < 1000, "64 MiB back before a native run, staged: %lld, want %lld", c.pred[0], want);
+
+    /* a call's views, as the registry would copy them: each its own path
+     * and fixed cost.  A 64 MiB view read and written (up and back,
+     * staged) and a 1 MiB one read (up, direct); never dereferenced */
+    cyocl_arg a[2];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < 2; i++) {
+        a[i].kind = CYOCL_A_VIEW;
+        a[i].size = 8;
+        a[i].read = 1;
+        a[i].ndim = 1;
+        a[i].strides[0] = 8;
+    }
+    a[0].written = 1;
+    a[0].ptr = (void *)(uintptr_t)0x100000000ull;
+    a[0].shape[0] = (ptrdiff_t)(big / 8);
+    a[1].ptr = (void *)(uintptr_t)0x200000000ull;
+    a[1].shape[0] = (ptrdiff_t)(small / 8);
+    cyocl_launch L = launch_of(&r, n);
+    L.source = S;
+    L.region = 40;
+    L.nargs = 2;
+    L.args = a;
+    cyrt_dispatch_decide(rt, &L);
+    want = 1000000 + (long long)(2.0 * (double)big / 45.0 + 2 * 150000 + (double)small / 6.0 + 20000);
+    CHECK(llabs(L.pred_opencl - want) < 1000, "views: %lld, want %lld", L.pred_opencl, want);
+    setenv("CYOCL_STAGING", "off", 1);
+    cyrt_dispatch_decide(rt, &L);
+    unsetenv("CYOCL_STAGING");
+    want = 1000000 + (long long)((double)big / 6.0 + (double)big / 10.0 + 2 * 20000 + (double)small / 6.0 + 20000);
+    CHECK(llabs(L.pred_opencl - want) < 1000, "CYOCL_STAGING=off: all direct: %lld, want %lld", L.pred_opencl, want);
+    drop(rt);
+
+    rt = mk();
+    cyrt_dispatch_set_consts(rt, &k);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_CPU);
+    r = cyrt_dispatch_region(rt, S, 40);
+    measured3(rt, r, n, 50000000, 1000000);
+    cyrt_dispatch_choose(rt, r, n, big, 0, 0, &c);
+    want = 1000000 + (long long)((double)big / 6.0);
+    CHECK(llabs(c.pred[1] - want) < 1000, "a CPU device: 64 MiB up direct: %lld, want %lld", c.pred[1], want);
+    drop(rt);
+}
+
+/* The old calibration file (format 1: one bandwidth each way, no
+ * devstaged line) still loads: its constants stand for both paths and its
+ * points are there; format 2 keeps each path's. */
+static void test_store_paths(void) {
+    char path[1200];
+    cyrt_rt *rt = mk();
+    CHECK(cyrt_dispatch_path(rt, path, sizeof path) == 0);
+    cyrt_devconst k = {6.0, 10.0, 45.0, 46.0, 150000, 120000, 20000};
+    cyrt_dispatch_set_consts(rt, &k);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 41);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000, 5000, 0, 0);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    rt = mk();
+    cyrt_devconst g;
+    cyrt_dispatch_get_consts(rt, &g);
+    CHECK(g.up == 6.0 && g.down == 10.0 && g.st_up == 45.0 && g.st_down == 46.0 && g.st_fix_up == 150000 &&
+              g.st_fix_down == 120000 && g.launch_ns == 20000,
+          "format 2 round trip: %g %g %g %g %g %g %g", g.up, g.down, g.st_up, g.st_down, g.st_fix_up, g.st_fix_down,
+          g.launch_ns);
+    drop(rt);
+
+    /* the same file as format 1 wrote it */
+    FILE *f = fopen(path, "rb");
+    char text[65536], v1[65536];
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[len] = 0;
+    CHECK(!strncmp(text, "cyocl-dispatch 2\n", 17) && strstr(text, "\ndevstaged "), "format 2 written");
+    size_t out = 0;
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        if (!strncmp(line, "cyocl-dispatch 2", 16)) {
+            memcpy(v1 + out, "cyocl-dispatch 1\n", 17);
+            out += 17;
+        } else if (strncmp(line, "devstaged ", 10) && strncmp(line, "sum ", 4)) {
+            memcpy(v1 + out, line, n);
+            out += n;
+        }
+        line += n;
+    }
+    cyrt_sha256 sh;
+    unsigned char h[32];
+    cyrt_sha256_init(&sh);
+    cyrt_sha256_update(&sh, v1, out);
+    cyrt_sha256_final(&sh, h);
+    out += (size_t)snprintf(v1 + out, sizeof v1 - out, "sum ");
+    for (int i = 0; i < 32; i++)
+        out += (size_t)snprintf(v1 + out, sizeof v1 - out, "%02x", h[i]);
+    v1[out++] = '\n';
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(v1, 1, out, f) == out);
+    if (f)
+        fclose(f);
+    rt = mk();
+    r = cyrt_dispatch_region(rt, SRC, 41);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000) == 5000, "format 1: its points load");
+    cyrt_dispatch_get_consts(rt, &g);
+    CHECK(g.up == 6.0 && g.down == 10.0 && g.st_up == 6.0 && g.st_down == 10.0 && g.st_fix_up == 20000 &&
+              g.st_fix_down == 20000 && g.launch_ns == 20000,
+          "format 1: one bandwidth each way for both paths: %g %g %g %g %g %g", g.up, g.down, g.st_up, g.st_down,
+          g.st_fix_up, g.st_fix_down);
+    /* written again as format 2, without a staged path it never measured */
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    f = fopen(path, "rb");
+    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[len] = 0;
+    CHECK(!strncmp(text, "cyocl-dispatch 2\n", 17) && strstr(text, "\ndevconst ") && !strstr(text, "devstaged"),
+          "rewritten: %s", text);
+    unlink(path);
 }
 
 /* A native time measured once in a bad moment (16 ms for 5 us of work,
@@ -439,7 +632,7 @@ static void test_far_extrapolation(void) {
     feed(rt, r, CYRT_SIDE_OPENCL, 45000, 0.0, sizes, 1);
     CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 100000000) == -1, "not extrapolated 10^6 times");
     CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 3000) > 0, "near its point it is");
-    cyrt_dmove m = {1600000000ull, 800000000ull, 0, 1, 4, 0};
+    cyrt_dmove m = dmove(1600000000ull, 800000000ull, 0, 1, 4, 0);
     cyrt_dchoice c;
     cyrt_dispatch_choose_moves(rt, r, 100000000, &m, &c);
     CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "resident, unknown device cost: measured");
@@ -1469,7 +1662,7 @@ static void test_resident_floor(void) {
         measured3(rt, r, 100000, 14000, 45000);
         for (int i = 0; i < 3; i++)
             cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000000, 60000, 0, 0);
-        cyrt_dmove m = {24000000, 0, 0, res, 3, 0};
+        cyrt_dmove m = dmove(24000000, 0, 0, res, 3, 0);
         cyrt_dchoice c;
         cyrt_dispatch_choose_moves(rt, r, 1000000, &m, &c);
         if (res)
@@ -1556,7 +1749,7 @@ static void test_cold_after_move(void) {
     measured3(rt, r, n / 16, 8000, 30000);
     for (int i = 0; i < 3; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 73000, 0, 0);
-    cyrt_dmove host = {16000000, 0, 0, 1, 2, 0}, dev = {0, 0, 16000000, 1, 0, 2};
+    cyrt_dmove host = dmove(16000000, 0, 0, 1, 2, 0), dev = dmove(0, 0, 16000000, 1, 0, 2);
     int there = 0, device = 0, moves = 0;
     cyrt_dchoice c;
     for (int i = 0; i < 60; i++) {
@@ -1673,6 +1866,8 @@ int main(void) {
     test_scope_loop();
     test_back_to_host();
     test_timed_copies();
+    test_copy_paths();
+    test_store_paths();
     test_bad_moment();
     test_far_extrapolation();
     test_recheck_cost();

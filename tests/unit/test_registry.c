@@ -109,7 +109,7 @@ static int fk_copy(void *ctx, void *src, size_t soff, void *dst, size_t doff, si
 static cyrt_rt *fake_rt(Fake *f) {
     memset(f, 0, sizeof *f);
     f->rng = 88172645463325252ull;
-    cyrt_membackend be = {f, fk_alloc, fk_free, fk_write, fk_read, fk_copy, NULL};
+    cyrt_membackend be = {f, fk_alloc, fk_free, fk_write, fk_read, fk_copy, NULL, NULL};
     cyrt_config cfg = {.backend = &be, .quiet = 1};
     cyrt_rt *rt = NULL;
     if (cyrt_rt_new(&cfg, &rt) != CYRT_OK) {
@@ -1079,7 +1079,48 @@ static void test_memory_reuse(void) {
     free_rt(rt, &f);
 }
 
+/* A backend that stages copies of 400 bytes or more (as device.c does from
+ * 8 MiB): the counts keep the staged copies apart (the dispatcher refines
+ * each path's bandwidth from its own copies). */
+static int fk_staged(void *ctx, size_t bytes) {
+    (void)ctx;
+    return bytes >= 400;
+}
+
+static void test_staged_counts(void) {
+    Fake f;
+    memset(&f, 0, sizeof f);
+    cyrt_membackend be = {&f, fk_alloc, fk_free, fk_write, fk_read, fk_copy, NULL, fk_staged};
+    cyrt_config cfg = {.backend = &be, .quiet = 1};
+    cyrt_rt *rt = NULL;
+    CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
+    static double small[10];
+    fill();
+    cyrt_handle *hs[2] = {reg1(rt, arr, 100, 8, 8), reg1(rt, small, 10, 8, 8)};
+    unsigned modes[2] = {CYRT_READ | CYRT_WRITE, CYRT_READ | CYRT_WRITE};
+    cyrt_devref refs[2];
+    cyrt_xfer x = {0};
+    CHECK(cyrt_device_acquire(rt, 2, hs, modes, refs, &x, NULL) == CYRT_OK);
+    cyrt_device_done(rt, 2, hs);
+    CHECK(x.to_device == 2 && x.bytes_to_device == 880, "%llu %llu", (unsigned long long)x.to_device,
+          (unsigned long long)x.bytes_to_device);
+    CHECK(x.staged_to_device == 1 && x.staged_bytes_to_device == 800 && x.staged_ns_to_device <= x.ns_to_device,
+          "staged up: %llu copies, %llu bytes", (unsigned long long)x.staged_to_device,
+          (unsigned long long)x.staged_bytes_to_device);
+    for (int i = 0; i < 2; i++)
+        CHECK(cyrt_release(rt, hs[i], &x, NULL) == CYRT_OK);
+    CHECK(x.to_host == 2 && x.bytes_to_host == 880 && x.staged_to_host == 1 && x.staged_bytes_to_host == 800 &&
+              x.staged_ns_to_host <= x.ns_to_host,
+          "back: %llu staged of %llu", (unsigned long long)x.staged_bytes_to_host,
+          (unsigned long long)x.bytes_to_host);
+    cyrt_xfer st;
+    cyrt_stats(rt, &st);
+    CHECK(st.staged_bytes_to_device == 800 && st.staged_bytes_to_host == 800, "the runtime's totals too");
+    free_rt(rt, &f);
+}
+
 int main(void) {
+    test_staged_counts();
     test_scopes();
     test_memory_reuse();
     test_same_extent();
