@@ -1775,11 +1775,15 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
         reason = "auto";
     }
     cyrt_trace_pred(pred, sizeof pred, cyrt_force == 1 ? NULL : L);
+    /* the team's size where the region timed its thread 0 (the
+     * dispatcher's regions): a short or one-thread team shows */
+    char team[32] = "";
+    if (L && L->chunk_ns > 0) snprintf(team, sizeof team, ",\"team\":%d", L->team_size);
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"native\","
                    "\"device\":null,\"n\":%lld,\"bytes_to_device\":0,\"bytes_to_host\":0,\"build\":\"none\","
-                   "\"reason\":\"%s\",\"predicted_ns\":%s,\"ns\":%lld}\n",
-                   cyrt_modname, ri->function, ri->line, ri->region, n, reason, pred, ns);
+                   "\"reason\":\"%s\",\"predicted_ns\":%s,\"ns\":%lld%s}\n",
+                   cyrt_modname, ri->function, ri->line, ri->region, n, reason, pred, ns, team);
     if (len > 0 && (size_t)len < sizeof line) cyrt_trace_line(line, len);
 }
 
