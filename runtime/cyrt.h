@@ -282,8 +282,8 @@ void cyrt_device_abandon(cyrt_rt *rt, size_t n, cyrt_handle *const *hs);
  * CYRT_STATE_VALID when some device copy is valid (a host write must drop
  * it).  It is updated under the lock by every call that changes residency.
  * CYRT_STATE_STARTING is set while the dispatcher's opener starts the
- * device in the background, and for a moment after it is ready and after
- * each device run or copy (dispatch.c, BUSY_NS): its driver takes cores
+ * device in the background, and for a while after it is ready and after
+ * a program build (dispatch.c, BUILD_BUSY_NS): its driver takes cores
  * meanwhile, so
  * generated code runs its native teams short (cyrt_team in prelude.h: a
  * team of every core would wait at its barrier for a thread that shares

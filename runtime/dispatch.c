@@ -48,7 +48,8 @@
  * STALL_SLACK, and once RETRY_GAP and RETRY_SHARE times its cost have
  * passed since its last run (stored provisional points stay so).  A
  * native run far slower than its prediction (a stalled team) makes the
- * next teams short for STALL_NS.  The native team's size (the full team or
+ * native times of the next STALL_NS provisional, and small regions run one
+ * thread for a while (stall_solo).  The native team's size (the full team or
  * one thread) is chosen per region and octave of n from both's measured
  * times (team_locked).  Per device,
  * once: bandwidth both ways per copy path (direct: 8 MiB copies; staged:
@@ -93,7 +94,7 @@
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
-#define STALL_NS 100000000u      /* native teams short after a stalled one */
+#define STALL_NS 100000000u      /* native times provisional after a stalled team */
 #define WAKE_NS 5000000u         /* a native team after this long without one wakes its threads */
 #define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
@@ -231,11 +232,12 @@ struct cyrt_disp {
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
-    uint64_t busy_until;   /* atomic: the device's driver may still be busy beside native teams */
+    uint64_t busy_until;   /* atomic: native times provisional till then (device runs, copies, builds) */
     uint64_t dev_last;     /* atomic: when the device last ran or copied (cyrt_dispatch_device_used) */
     uint64_t build_until;  /* atomic: the same after a program build (longer) */
-    uint64_t stall_until;  /* atomic: a native team stalled: teams short till then (cyrt_dispatch_native_done) */
-    uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo) */
+    uint64_t short_until;  /* atomic: native teams short till then (cyrt_dispatch_idle_check) */
+    uint64_t stall_until;  /* atomic: a native team stalled: native times provisional till then */
+    uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo; 0 none) */
     uint64_t native_end;   /* atomic: when the last native run ended (cyrt_dispatch_native_done) */
 };
 
@@ -550,28 +552,34 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
 }
 
 /* For STALL_SOLO_WIN ns after a team stalled (a team of every core lost
- * scheduler slices beside a GPU driver's busy threads), one thread where
+ * milliseconds at its barrier for microseconds of work), one thread where
  * it takes less than STALL_SOLO_NS and at most twice the team's time
- * (solo_t, native_done): a team two threads short still stalled there
- * (H100, bench side, c01 triad 10^5 plain right after forced OpenCL calls:
- * 19 calls in a row of 5.9 ms each, for 9 us of work), and one thread
- * cannot wait for another.  Then the team again, and another
- * 10 ms of one thread if it stalls again: such windows lasted about 30 ms
- * there, and one thread for all of the 100 ms of short teams cost c02 dot
- * 10^5 85 calls at 84 us against the team's 10. */
+ * (solo_t, native_done): one thread cannot wait for another (H100, bench
+ * side, c01 triad 10^5 plain right after forced OpenCL calls: 19 calls in
+ * a row of 5.9 ms each, for 9 us of work; a team two threads short
+ * stalled as well).  Then the team again, and another 10 ms of one thread
+ * if it stalls again: such windows lasted about 30 ms there, and one
+ * thread for 100 ms cost c02 dot 10^5 85 calls at 84 us against the
+ * team's 10.  solo_until is 0 outside a window, so that the hot path pays
+ * one load. */
 #define STALL_SOLO_NS 1000000.0
 #define STALL_SOLO_WIN 10000000u
-static int stall_solo(struct cyrt_disp *d, struct cyrt_dregion *r, const int *state, long long n) {
-    if (!d || !r || n <= 0 || !(__atomic_load_n(state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+static int stall_solo(struct cyrt_disp *d, struct cyrt_dregion *r, long long n) {
+    uint64_t until;
+    if (!d || !r || n <= 0 || !(until = __atomic_load_n(&d->solo_until, __ATOMIC_ACQUIRE)))
         return 0;
+    if (now_ns() >= until) {
+        __atomic_compare_exchange_n(&d->solo_until, &until, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+        return 0;
+    }
     float t;
     __atomic_load(&r->solo_t[bucket((double)n)], &t, __ATOMIC_RELAXED);
-    return t > 0 && (double)t * (double)n < STALL_SOLO_NS && now_ns() < __atomic_load_n(&d->solo_until, __ATOMIC_ACQUIRE);
+    return t > 0 && (double)t * (double)n < STALL_SOLO_NS;
 }
 
 /* A native choice at a full decision: the team's size, and the reason
  * says when it is one thread or that run measures it. */
-static void native_team(cyrt_rt *rt, struct cyrt_disp *d, struct cyrt_dregion *r, cyocl_launch *L) {
+static void native_team(struct cyrt_disp *d, struct cyrt_dregion *r, cyocl_launch *L) {
     L->team = 0;
     if (!r || !L->team_ok || L->n <= 0)
         return;
@@ -585,7 +593,7 @@ static void native_team(cyrt_rt *rt, struct cyrt_disp *d, struct cyrt_dregion *r
     spin_lock(&r->spin);
     L->team = team_locked(r, (double)L->n, bytes > 0 && bytes < SOLO_BYTES, &cal);
     spin_unlock(&r->spin);
-    if (!cal && !L->team && stall_solo(d, r, &rt->state, L->n))
+    if (!cal && !L->team && stall_solo(d, r, L->n))
         L->team = 1;
     if (cal) {
         snprintf(L->reason, sizeof L->reason, "calibrating (%s)", L->team ? "one thread" : "the full team");
@@ -1535,6 +1543,7 @@ static void *opener(void *arg) {
          * teams stay short and native times provisional as after a
          * program build (cyrt_dispatch_idle_check gives full teams back) */
         __atomic_store_n(&d->busy_until, now_ns() + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+        __atomic_store_n(&d->short_until, now_ns() + BUILD_BUSY_NS, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
     if (!ok)
@@ -1827,7 +1836,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
                 __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
                 if (L->team_ok)
                     L->team = __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) == 2 ||
-                              stall_solo(hd, hot, &rt->state, L->n);
+                              stall_solo(hd, hot, L->n);
             }
             __atomic_add_fetch(&hd->fast_calls, 1, __ATOMIC_RELAXED);
             epoch_tick(rt, hot);
@@ -1919,7 +1928,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
         snprintf(L->reason, sizeof L->reason, "%s", why);
-        native_team(rt, d, r, L);
+        native_team(d, r, L);
         if (d->verbose && r->last != 0)
             verbose_print(r, L, 0, why);
         return 0;
@@ -1929,7 +1938,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
          * module while a GPU was opened */
         L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
         snprintf(L->reason, sizeof L->reason, "auto");
-        native_team(rt, d, r, L);
+        native_team(d, r, L);
         return 0;
     }
     /* the signature first: a registry that changes meanwhile leaves one
@@ -1957,20 +1966,18 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         __atomic_add_fetch(&d->calib_runs, 1, __ATOMIC_RELAXED);
     snprintf(L->reason, sizeof L->reason, "%s", why);
     if (side == 0)
-        native_team(rt, d, r, L);
+        native_team(d, r, L);
     if (d->verbose && r->last != side)
         verbose_print(r, L, side, why);
     return side;
 }
 
-/* Whether native teams run short after a device run or a stalled team
- * (cyrt_team): beside a GPU's driver, whose threads keep cores busy for
- * a while after copies and launches.  A CPU device's threads (PoCL) work
- * while its kernels run, and the launch waits for them; without a device
- * a stall is other load, which the region's team size (team_locked)
- * answers where it lasts.  On a 2-core machine a short team is one thread:
- * half the speed (PoCL, c02 dot 10^6: 630 us against the team's 320 for
- * every call of a block after device runs). */
+/* Whether a stalled team or a device run makes the native times that
+ * follow provisional, and a build makes teams short (cyrt_team): beside a
+ * GPU's driver.  A CPU device's threads (PoCL) work while its kernels
+ * run, and the launch waits for them; without a device a stall is other
+ * load, which the region's team size (team_locked) answers where it
+ * lasts. */
 static int gpu_driver(struct cyrt_disp *d) {
     return __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 2 && d->dev_type != CYRT_DEV_CPU;
 }
@@ -2005,22 +2012,20 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         stalled = 0;
     if (stalled && gpu_driver(d)) {
         /* stalled: a team of every core waited at its barrier for a thread
-         * that shared a core with some other busy thread (a driver's, seen
-         * on the H100 for 100-250 ms after large copies and frees: every
-         * call of dot 10^2 took 11.9 ms, one scheduler slice, for 6 us of
-         * work, 19 calls in a row).  Teams run two threads short for a
-         * while, so that the thread finds a free core (cyrt_team); a stall
-         * seen meanwhile makes it longer; the times measured meanwhile are
-         * provisional (below).
-         * A libgomp team that changes size pays for it (H100, matmul 10x10
-         * alternating 14 and 16 threads: 60 us a call against 7 us), but
-         * without short teams after device runs the H100's mid sizes
-         * (stencil 316x316-2048x2048 plain, dot 10^5-10^6 plain) measured
-         * native at 20-40x its time and ran on the device. */
+         * that lost its core (H100: every call of dot 10^2 took 11.9 ms,
+         * one scheduler slice, for 6 us of work, 19 calls in a row).  The
+         * times measured for a while are provisional (below) and small
+         * regions run one thread (stall_solo).  Teams stay full: the
+         * thread was not lost to the driver's threads (on the H100 they
+         * ran 0.1 ms in the 150 ms after a block of device calls, while
+         * teams of 16 and of 14 threads stalled alike, their threads on
+         * their cores all along: the host's doing, the VM's vCPUs taken
+         * away), and a team short for 100 ms after each stall cost the
+         * native calls there 1.15-1.6x (c03 stencil 1000x1000 plain: 90-130
+         * us against the full team's 77, bench side), a team that changes
+         * size 60 us a call. */
         __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
         __atomic_store_n(&d->solo_until, now_ns() + STALL_SOLO_WIN, __ATOMIC_RELEASE);
-        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
-            __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
     if (d)
         cyrt_dispatch_idle_check(rt);
@@ -2124,17 +2129,19 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     }
 }
 
-/* BUSY_NS: how long the driver's threads may stay busy after the device
- * was used, BUILD_BUSY_NS after a program was built or loaded (H100:
- * native teams of every core right after the first launch of a region
- * waited 7-9 ms, scheduler slices, twice in a row, for 10 us of work;
- * after a big copy 2-3x their time).  Native teams run short meanwhile
- * (cyrt_team), as while the device starts. */
+/* BUSY_NS: how long native times stay provisional after the device was
+ * used (H100: native teams of every core right after device runs waited
+ * 7-9 ms, scheduler slices, some calls in a row, for 10 us of work; after
+ * a big copy 2-3x their time).  Native teams run short (cyrt_team) only
+ * while the device starts and for BUILD_BUSY_NS after it is ready or a
+ * program was built or loaded: then the driver's own threads work beside
+ * them.  After runs and copies no driver thread does (H100: 0.1 ms in the
+ * 150 ms after a block of device calls), and the teams' stalls there are
+ * not theirs (native_done). */
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) &&
-        now_ns() >= __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->short_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
@@ -2148,12 +2155,13 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     uint64_t t = now_ns();
     if (built) {
         __atomic_store_n(&d->build_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+        __atomic_store_n(&d->short_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);
         t += BUILD_BUSY_NS - BUSY_NS;
+        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+            __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
     if (t + BUSY_NS > __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
         __atomic_store_n(&d->busy_until, t + BUSY_NS, __ATOMIC_RELEASE);
-    if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
-        __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
