@@ -20,7 +20,7 @@ to the next, docs/benchmarks.md):
              (cyocl.force() switches them): per point, auto's first two calls, the
              forced ones' two warm-up calls, then three rounds of one block of timed
              calls each (auto, opencl, native; native, opencl, auto; ...), a block after a pause (30 ms, up to
-             300 ms after a block that moved GBs) and 5 ms of untimed calls; plain calls share the very arrays; a new process with an
+             300 ms after a block, or the warm-ups, that moved GBs) and 5 ms of untimed calls; plain calls share the very arrays; a new process with an
              empty calibration, as auto
   side2      the same in a second process that finds side's stored calibration: auto
              timed from the first call
@@ -402,7 +402,7 @@ def side_lines(rows, impls, kernels):
          "stored calibration: its first call, timed), the forced modes' two warm-up calls, then three rounds "
          "of one block of timed calls per mode (auto, OpenCL, native, then native, OpenCL, auto, then as the first: auto and "
          "native each follow an OpenCL block as often), each block after a pause (30 ms; after a block "
-         "that moved n bytes n / 5 GB/s, up to 300 ms: the H100's driver works for a while after large frees) and 5 ms of "
+         "(or the warm-ups) that moved n bytes n / 5 GB/s, up to 300 ms: the H100's driver works for a while after large frees) and 5 ms of "
          "untimed calls (at least two: threads that slept wake there); plain calls "
          "share the very arrays, resident ones a copy each in a scope of its own.  A process's own speed, "
          "where its threads and pages landed, is then the same for the three.  Each cell: auto's median over "

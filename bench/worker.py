@@ -245,6 +245,13 @@ def run_side_point(impl, kernel, size, mode, a, ref):
             if preps[m][2] is not None:
                 preps[m][2].__enter__()
                 entered.append(preps[m][2])
+        # the warm-ups count as a block for the first pause: the forced
+        # OpenCL check ran on arrays of its own, and the point's first
+        # device calls make and free its buffers (H100, bench side: auto's
+        # first block, 30 ms after them, ran its native calls at 2-3.6x
+        # forced native's later blocks: triad 10^7 plain 7.7 against 2.6
+        # ms, c03 stencil 4094x4094 11.9 against 3.3; its later blocks 1.0x)
+        st_w = cy.stats()
         for m in modes:
             cy.force(None if m == "auto" else m)
             if m == modes[0]:
@@ -264,7 +271,8 @@ def run_side_point(impl, kernel, size, mode, a, ref):
                 check(m, preps[m][0], preps[m][1])
             preps[m][0]()
         nr = max(a.side_rounds, 1)
-        moved = 0
+        st1 = cy.stats()
+        moved = sum(st1.get(k, 0) - st_w.get(k, 0) for k in ("bytes_to_device", "bytes_to_host"))
         for rnd in range(nr):
             if len(modes) == 3:
                 # auto, opencl, native / native, opencl, auto / ...: auto and
