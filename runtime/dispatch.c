@@ -232,11 +232,12 @@ struct cyrt_disp {
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
     uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
-    uint64_t busy_until;   /* atomic: native times provisional till then (device runs, copies, builds) */
-    uint64_t dev_last;     /* atomic: when the device last ran or copied (cyrt_dispatch_device_used) */
-    uint64_t build_until;  /* atomic: the same after a program build (longer) */
-    uint64_t short_until;  /* atomic: native teams short till then (cyrt_dispatch_idle_check) */
-    uint64_t stall_until;  /* atomic: a native team stalled: native times provisional till then */
+    /* When native times stop being provisional, the driver stops working
+     * beside native teams, and so on (atomic, ns; each only grows but
+     * solo_until, which stall_solo clears): */
+    uint64_t busy_until;   /* native times provisional: device runs, copies, builds, stalls */
+    uint64_t build_until;  /* the driver works (start-up, a build): teams short, no native retries */
+    uint64_t dev_last;     /* the device last ran or copied (team sizes: native_done) */
     uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo; 0 none) */
     uint64_t native_end;   /* atomic: when the last native run ended (cyrt_dispatch_native_done) */
 };
@@ -245,6 +246,13 @@ static uint64_t now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* *at = max(*at, t), for the dispatcher's "until" times */
+static void later(uint64_t *at, uint64_t t) {
+    uint64_t old = __atomic_load_n(at, __ATOMIC_ACQUIRE);
+    while (old < t && !__atomic_compare_exchange_n(at, &old, t, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+        ;
 }
 
 static void spin_lock(int *s) {
@@ -1354,7 +1362,7 @@ static void move_copy(struct cyrt_disp *d, uint64_t *tot, uint64_t *st, unsigned
 
 /* up: bytes the device run must upload; pend: bytes it leaves only on the
  * device (to come back once, later); nat: bytes a native run must bring
- * back first (a host use brings back every device-only region); resident:
+ * back first (the device-only regions its views overlap); resident:
  * some view of the call is in cyocl.resident.  Without anything on a
  * device or any live view (no lock) every view uploads.  Each copy
  * counted on its path (move_copy). */
@@ -1364,7 +1372,7 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
     m->split = 1;
     enum { MAXV = 32 };
     uintptr_t lo[MAXV], hi[MAXV];
-    int wr[MAXV], nv = 0;
+    int wr[MAXV], nv = 0, over = 0;
     for (int i = 0; i < L->nargs; i++) {
         const cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW || !(a->read || a->written))
@@ -1373,6 +1381,7 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
         if (!view_extent(a, &l, &h))
             continue;
         if (nv == MAXV) {
+            over = 1;
             m->up += h - l;
             if (staged_copy(d, h - l))
                 m->up_st += h - l;
@@ -1413,10 +1422,23 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
             if (T->lo < hi[k] && lo[k] < T->hi)
                 m->resident = 1;
     }
-    for (size_t t = 0; t < rt->ntops; t++)
-        if (!rt->tops[t]->host_valid)
-            move_copy(d, &m->down_native, &m->native_st, &m->copies_native, &m->copies_native_st,
-                      rt->tops[t]->hi - rt->tops[t]->lo);
+    /* a native run brings back what its own views need (host_views):
+     * the device-only regions they overlap, each whole.  Charging every
+     * device-only region (as when a host use brought all of them back)
+     * sent c06 mlp2's second layer to the device at 10x10 on 2 cores,
+     * PoCL: its native run "paid" for the first layer's data too, and the
+     * two layers' data went back and forth at every call (5.5x native).
+     * Past MAXV views, every one, as before. */
+    for (size_t t = 0; t < rt->ntops; t++) {
+        const cyrt_region *T = rt->tops[t];
+        if (T->host_valid)
+            continue;
+        for (int k = 0; k < nv || over; k++)
+            if (k >= nv || (T->lo < hi[k] && lo[k] < T->hi)) {
+                move_copy(d, &m->down_native, &m->native_st, &m->copies_native, &m->copies_native_st, T->hi - T->lo);
+                break;
+            }
+    }
     for (int k = 0; k < nv; k++) {
         uint64_t covered = 0;
         for (size_t t = 0; t < rt->ntops; t++) {
@@ -1542,8 +1564,8 @@ static void *opener(void *arg) {
          * scheduler slice 3-6 times in its last 50-80 ms on the H100):
          * teams stay short and native times provisional as after a
          * program build (cyrt_dispatch_idle_check gives full teams back) */
-        __atomic_store_n(&d->busy_until, now_ns() + BUILD_BUSY_NS, __ATOMIC_RELEASE);
-        __atomic_store_n(&d->short_until, now_ns() + BUILD_BUSY_NS, __ATOMIC_RELEASE);
+        later(&d->busy_until, now_ns() + BUILD_BUSY_NS);
+        later(&d->build_until, now_ns() + BUILD_BUSY_NS);
     }
     __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
     if (!ok)
@@ -2024,7 +2046,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * native calls there 1.15-1.6x (c03 stencil 1000x1000 plain: 90-130
          * us against the full team's 77, bench side), a team that changes
          * size 60 us a call. */
-        __atomic_store_n(&d->stall_until, now_ns() + STALL_NS, __ATOMIC_RELEASE);
+        later(&d->busy_until, now_ns() + STALL_NS);
         __atomic_store_n(&d->solo_until, now_ns() + STALL_SOLO_WIN, __ATOMIC_RELEASE);
     }
     if (d)
@@ -2122,9 +2144,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * blocks of its own; measured, they made the device's 0.45 the
          * faster for the point, 2.3x) */
         int prov = first || fresh || woke || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
-                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE) ||
-                   start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS ||
-                   start < __atomic_load_n(&d->stall_until, __ATOMIC_ACQUIRE);
+                   start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, NULL, 0, prov);
     }
 }
@@ -2141,7 +2161,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->short_until, __ATOMIC_ACQUIRE))
+        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
@@ -2149,19 +2169,14 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     if (!d)
         return; /* CYOCL_FORCE: no native team chosen beside the device */
-    __atomic_store_n(&d->dev_last, now_ns(), __ATOMIC_RELEASE);
-    if (!built && !gpu_driver(d))
-        return;
     uint64_t t = now_ns();
+    __atomic_store_n(&d->dev_last, t, __ATOMIC_RELEASE);
+    later(&d->busy_until, t + (built ? BUILD_BUSY_NS : BUSY_NS));
     if (built) {
-        __atomic_store_n(&d->build_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);
-        __atomic_store_n(&d->short_until, t + BUILD_BUSY_NS, __ATOMIC_RELEASE);
-        t += BUILD_BUSY_NS - BUSY_NS;
+        later(&d->build_until, t + BUILD_BUSY_NS);
         if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
             __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
-    if (t + BUSY_NS > __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE))
-        __atomic_store_n(&d->busy_until, t + BUSY_NS, __ATOMIC_RELEASE);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
