@@ -4,7 +4,7 @@
  * Per region and call it predicts the time of the native team and of the
  * bound OpenCL device and runs the smaller:
  *
- *   native  = fit_native(n) + bytes a host use must bring back / bw_down
+ *   native  = fit_native(n) + bytes its views must bring back / bw_down
  *   opencl  = fit_opencl(n) + bytes to upload / bw_up
  *                           + bytes the region leaves only on the device / bw_down
  *   (each copy also pays the device's round trip)
