@@ -230,11 +230,20 @@ def build_figures(d, sz):
         cell("worker:cupy", lambda r: wpoint("worker:cupy", "triad", 1, "plain")["median_s"] * 1e6),
         unit="µs")
     nt = sz["triad"]
-    add("triad %s f64, resident (GB/s, 24 bytes per element)" % ("2^26" if nt == 1 << 26 else nt), "≥ 2900 GB/s",
-        cell("triad", lambda r: 24 * r["triad_n"] / (list(r["ms"].values())[0] / 1e3) / 1e9),
+    tname = "triad %s f64, resident" % ("2^26" if nt == 1 << 26 else nt)
+
+    def triad_gbps(r, back):
+        ms = [v for k, v in r["ms"].items() if k.startswith("cyocl triad") and k.endswith(" back to back") == back]
+        return 24 * r["triad_n"] / (ms[0] / 1e3) / 1e9 if ms else None
+    # the threshold on clref's own method (launches back to back, one
+    # finish); a call followed by cyocl.finish() pays the round trip too
+    add(tname + ", calls back to back then one finish, as clref (GB/s, 24 bytes per element)", "≥ 2900 GB/s",
+        cell("triad", lambda r: triad_gbps(r, True)),
         cell("clref", lambda r: r["triad_GBps"] if r["triad_n"] == nt else None),
         cell("worker:cupy", lambda r: 24 * nt / wpoint("worker:cupy", "triad", nt, "resident")["median_s"] / 1e9),
         lambda v: v >= 2900, "GB/s", 1)
+    add(tname + ", each call followed by `cyocl.finish()` (GB/s)", "—", cell("triad", lambda r: triad_gbps(r, False)),
+        none, none, unit="GB/s")
     jn, js = sz["jacobi"], sz["steps"]
     jname = "jacobi(u, t, %d) %d², f64" % (js, jn)
     add(jname + ", resident (median ms)", "≤ 22 ms",
