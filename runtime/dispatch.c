@@ -782,7 +782,8 @@ void cyrt_dispatch_get_device(cyrt_rt *rt, double *bw_up, double *bw_down, doubl
 }
 
 /* The device constants (disp_lock held). */
-static void set_dev(struct cyrt_disp *d, const cyrt_devconst *k) {
+static void set_dev(struct cyrt_disp *d, const cyrt_devconst *kc) {
+    cyrt_devconst v = *kc, *k = &v; /* __atomic_store takes non-const pointers (clang) */
     __atomic_store(&d->bw_up, &k->up, __ATOMIC_RELAXED);
     __atomic_store(&d->bw_down, &k->down, __ATOMIC_RELAXED);
     __atomic_store(&d->st_up, &k->st_up, __ATOMIC_RELAXED);
