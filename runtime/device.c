@@ -1290,14 +1290,18 @@ static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t b
     return rc;
 }
 
-static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
-    cyrt_device *d = ctx;
+static int clb_read_once(cyrt_device *d, void *buf, size_t off, void *dst, size_t bytes) {
     int rc;
-    cyrt_dispatch_device_used(d->rt, 0);
     if (stage_copy(d, (cl_mem)buf, off, dst, bytes, 0, &rc))
         return rc;
     return d->rt->cl.clEnqueueReadBuffer(d->queue, (cl_mem)buf, CL_TRUE, off, bytes, dst, 0, NULL,
                                          NULL);
+}
+
+static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
+    cyrt_device *d = ctx;
+    cyrt_dispatch_device_used(d->rt, 0);
+    return clb_read_once(d, buf, off, dst, bytes);
 }
 
 static int clb_staged(void *ctx, size_t bytes) {
@@ -1311,11 +1315,7 @@ int cyrt_device_copy(cyrt_rt *rt, int index, cl_mem buf, void *host, size_t byte
     pthread_mutex_unlock(&rt->lock);
     if (!d)
         return CL_INVALID_DEVICE;
-    int rc;
-    if (stage_copy(d, buf, 0, host, bytes, up, &rc))
-        return rc;
-    return up ? rt->cl.clEnqueueWriteBuffer(d->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL)
-              : rt->cl.clEnqueueReadBuffer(d->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    return up ? clb_write_once(d, buf, 0, host, bytes) : clb_read_once(d, buf, 0, host, bytes);
 }
 
 static int clb_copy(void *ctx, void *src, size_t soff, void *dst, size_t doff, size_t bytes) {

@@ -1433,13 +1433,11 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
      * Past MAXV views, every one, as before. */
     for (size_t t = 0; t < rt->ntops; t++) {
         const cyrt_region *T = rt->tops[t];
-        if (T->host_valid)
-            continue;
-        for (int k = 0; k < nv || over; k++)
-            if (k >= nv || (T->lo < hi[k] && lo[k] < T->hi)) {
-                move_copy(d, &m->down_native, &m->native_st, &m->copies_native, &m->copies_native_st, T->hi - T->lo);
-                break;
-            }
+        int needed = over && !T->host_valid;
+        for (int k = 0; k < nv && !needed && !T->host_valid; k++)
+            needed = T->lo < hi[k] && lo[k] < T->hi;
+        if (needed)
+            move_copy(d, &m->down_native, &m->native_st, &m->copies_native, &m->copies_native_st, T->hi - T->lo);
     }
     for (int k = 0; k < nv; k++) {
         uint64_t covered = 0;
@@ -1566,8 +1564,9 @@ static void *opener(void *arg) {
          * scheduler slice 3-6 times in its last 50-80 ms on the H100):
          * teams stay short and native times provisional as after a
          * program build (cyrt_dispatch_idle_check gives full teams back) */
-        later(&d->busy_until, now_ns() + BUILD_BUSY_NS);
-        later(&d->build_until, now_ns() + BUILD_BUSY_NS);
+        uint64_t until = now_ns() + BUILD_BUSY_NS;
+        later(&d->busy_until, until);
+        later(&d->build_until, until);
     }
     __atomic_store_n(&d->dstate, ok ? 2 : -1, __ATOMIC_RELEASE);
     if (!ok)
@@ -2235,6 +2234,13 @@ int cyrt_dispatch_device_state(cyrt_rt *rt) {
  * bandwidths stand for both paths until the device, measured again when
  * it opens, replaces them. */
 
+/* A devconst or devstaged line's four numbers: two bandwidths (> 0), then
+ * two times (>= 0), all finite. */
+static int dev_line(const char *s, double c[4]) {
+    return sscanf(s, "%lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3]) == 4 && c[0] > 0 && c[1] > 0 && c[2] >= 0 &&
+           c[3] >= 0 && isfinite(c[0] + c[1] + c[2] + c[3]);
+}
+
 static void hex32(const unsigned char h[32], char out[65]) {
     for (int i = 0; i < 32; i++)
         snprintf(out + 2 * i, 3, "%02x", h[i]);
@@ -2319,14 +2325,10 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
         } else if (!strncmp(line, "device ", 7)) {
             snprintf(devid, sizeof devid, "%s", line + 7);
         } else if (!strncmp(line, "devconst ", 9)) {
-            if (sscanf(line + 9, "%lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3]) != 4 || !(c[0] > 0) || !(c[1] > 0) ||
-                !(c[2] >= 0) || !(c[3] >= 0) || !isfinite(c[0] + c[1] + c[2] + c[3]))
-                bad = 1;
+            bad = !dev_line(line + 9, c);
             have_dc = 1;
         } else if (!strncmp(line, "devstaged ", 10)) {
-            if (sscanf(line + 10, "%lf %lf %lf %lf", &cs[0], &cs[1], &cs[2], &cs[3]) != 4 || !(cs[0] > 0) ||
-                !(cs[1] > 0) || !(cs[2] >= 0) || !(cs[3] >= 0) || !isfinite(cs[0] + cs[1] + cs[2] + cs[3]))
-                bad = 1;
+            bad = !dev_line(line + 10, cs);
             have_st = 1;
         } else if (!strncmp(line, "p ", 2)) {
             char key[80];
