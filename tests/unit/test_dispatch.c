@@ -512,6 +512,15 @@ static void test_copy_paths(void) {
     drop(rt);
 }
 
+/* The file at path into text (size bytes at most, NUL-terminated). */
+static void slurp(const char *path, char *text, size_t size) {
+    FILE *f = fopen(path, "rb");
+    size_t len = f ? fread(text, 1, size - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[len] = 0;
+}
+
 /* The old calibration file (format 1: one bandwidth each way, no
  * devstaged line) still loads: its constants stand for both paths and its
  * points are there; format 2 keeps each path's. */
@@ -535,12 +544,8 @@ static void test_store_paths(void) {
     drop(rt);
 
     /* the same file as format 1 wrote it */
-    FILE *f = fopen(path, "rb");
     char text[65536], v1[65536];
-    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f)
-        fclose(f);
-    text[len] = 0;
+    slurp(path, text, sizeof text);
     CHECK(!strncmp(text, "cyocl-dispatch 2\n", 17) && strstr(text, "\ndevstaged "), "format 2 written");
     size_t out = 0;
     for (char *line = text; *line;) {
@@ -564,7 +569,7 @@ static void test_store_paths(void) {
     for (int i = 0; i < 32; i++)
         out += (size_t)snprintf(v1 + out, sizeof v1 - out, "%02x", h[i]);
     v1[out++] = '\n';
-    f = fopen(path, "wb");
+    FILE *f = fopen(path, "wb");
     CHECK(f && fwrite(v1, 1, out, f) == out);
     if (f)
         fclose(f);
@@ -579,11 +584,7 @@ static void test_store_paths(void) {
     /* written again as format 2, without a staged path it never measured */
     CHECK(cyrt_dispatch_save(rt) == 0);
     drop(rt);
-    f = fopen(path, "rb");
-    len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f)
-        fclose(f);
-    text[len] = 0;
+    slurp(path, text, sizeof text);
     CHECK(!strncmp(text, "cyocl-dispatch 2\n", 17) && strstr(text, "\ndevconst ") && !strstr(text, "devstaged"),
           "rewritten: %s", text);
     unlink(path);
@@ -721,8 +722,9 @@ static int mb_copy(void *c, void *s, size_t so, void *d, size_t dof, size_t b) {
 
 /* A native run brings back the device-only data its own views overlap,
  * not every device-only array (c06 mlp2 10x10 resident on 2 cores, PoCL:
- * charged for the other layer's arrays too, the second layer ran on the
- * device and the data went back and forth at every call, 5.5x native). */
+ * both layers' native predictions counted three copies, the second layer
+ * ran on the device and the data went back and forth at every call, 5.5x
+ * native). */
 static void test_native_own_views(void) {
     static double A[1 << 17], B[1 << 17]; /* 1 MiB each */
     static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
