@@ -277,6 +277,10 @@ void cyrt_dispatch_fork_child(cyrt_rt *rt);
  * loaded for it): its driver's threads may be busy for a moment, native
  * teams run short meanwhile (any lock). */
 void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
+/* The native runs that cyrt_dispatch_native_done counted in the
+ * dispatcher's records, and their time (stats' native_regions and
+ * native_ns have them besides cyrt_note_native's; no lock held). */
+void cyrt_dispatch_native_counts(cyrt_rt *rt, uint64_t *runs, uint64_t *ns);
 /* Full native teams again once that moment is over (any lock). */
 void cyrt_dispatch_idle_check(cyrt_rt *rt);
 /* What was learnt since the last save goes to the store (at exit). */
