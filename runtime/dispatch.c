@@ -2152,13 +2152,17 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
                 if (v->nwork < 1000000)
                     v->nwork++;
             }
-            /* (only where one thread takes at most twice the team's
-             * best: a stall's window is a guess, and one thread 10x the
-             * team for its 10 ms cost c05 mandelbrot 100x100 on the H100
-             * 700 us calls against the team's 70, the block's median) */
-            double t1 = team_best(v, 1), work = team_work(v), tt = team_best(v, 0);
-            double t1w = t1 >= 0 && (work < 0 || t1 < work) ? t1 : work;
-            float st = (float)(t1w >= 0 && tt >= 0 && t1w <= 2 * tt ? t1w : 0);
+            /* (only where one thread was measured at most twice the
+             * team's best: a stall's window is a guess, and one thread 10x
+             * the team for its 10 ms cost c05 mandelbrot 100x100 on the
+             * H100 700 us calls against the team's 70, the block's median.
+             * Not from the team's work (thread 0's share times the team):
+             * a memory-bound region's one thread is far slower than its
+             * share of the team's bandwidth says (H100, c01 triad 10^5
+             * resident: 78 calls of one thread at 60-69 us against the
+             * team's 7, its work said 6.4; 4.6x the block's median) */
+            double t1 = team_best(v, 1), tt = team_best(v, 0);
+            float st = (float)(t1 >= 0 && tt >= 0 && t1 <= 2 * tt ? t1 : 0);
             __atomic_store(&r->solo_t[bucket((double)cyocl_launch_work(L))], &st, __ATOMIC_RELAXED);
         }
         spin_unlock(&r->spin);
@@ -2207,6 +2211,24 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
         if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
             __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
+}
+
+/* After a large copy the H100's native teams stalled for longer than
+ * BUSY_NS from the copy's start: c03 stencil 4096x4096 plain, native's
+ * calibration runs right after the device's 268 MB of copies took 18-23
+ * ms against 6.2-8.6 forced in its blocks, counted as measured; 8192x8192,
+ * extrapolated from them, said 84 ms against the device's 39, never run
+ * natively (13.7 ms): 2.5x.  As bench side's pauses: bytes / 5 GB/s, up
+ * to 300 ms, from the copy's end. */
+#define COPY_BUSY_MAX 300000000u
+void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (!d)
+        return;
+    uint64_t t = now_ns(), w = (uint64_t)bytes / 5;
+    w = w < BUSY_NS ? BUSY_NS : w > COPY_BUSY_MAX ? COPY_BUSY_MAX : w;
+    __atomic_store_n(&d->dev_last, t, __ATOMIC_RELEASE);
+    later(&d->busy_until, t + w);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {

@@ -274,9 +274,12 @@ void cyrt_dispatch_free(cyrt_rt *rt);
  * running is gone (OpenCL is then unusable in the child). */
 void cyrt_dispatch_fork_child(cyrt_rt *rt);
 /* The device was used (a launch, a copy; built: a program was built or
- * loaded for it): its driver's threads may be busy for a moment, native
- * teams run short meanwhile (any lock). */
+ * loaded for it): native times are provisional for a moment (a build:
+ * native teams run short meanwhile) (any lock). */
 void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
+/* A copy of bytes to or from the device ended: native times are
+ * provisional for longer after a large one (any lock). */
+void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes);
 /* Full native teams again once that moment is over (any lock). */
 void cyrt_dispatch_idle_check(cyrt_rt *rt);
 /* What was learnt since the last save goes to the store (at exit). */

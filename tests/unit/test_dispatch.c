@@ -22,6 +22,7 @@
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L);
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns);
 void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
+void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes);
 void cyrt_dispatch_idle_check(cyrt_rt *rt);
 
 static const char *SRC = "__kernel void cyk_0(void) {}\n/* test_dispatch */\n";
@@ -856,6 +857,39 @@ static void test_cold_device(void) {
     cyrt_dispatch_choose(rt, r, 1000000, 240000, 0, 0, &c);
     CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "plain, a cold recheck: the device once more");
     drop(rt);
+}
+
+/* After a large copy native times are provisional for bytes / 5 GB/s
+ * (H100, c03 stencil 4096x4096 plain: native 18-23 ms right after the
+ * device's 268 MB of copies, 6.2-8.6 in its blocks; counted as measured,
+ * 8192x8192 extrapolated from them was never run natively): a run 30 ms
+ * after such a copy is stored as provisional ("p ... 1 1"). */
+static void test_copy_window(void) {
+    char path[1200], text[65536], want[200];
+    cyrt_rt *rt = mk();
+    CHECK(cyrt_dispatch_path(rt, path, sizeof path) == 0);
+    unlink(path);
+    drop(rt);
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 47);
+    cyocl_launch L = launch_of(&r, 1000);
+    for (int i = 0; i < 4; i++)
+        cyrt_dispatch_native_done(rt, &L, 10000); /* not the region's first run below */
+    usleep(60000);
+    cyrt_dispatch_device_copied(rt, 268000000);
+    usleep(30000);
+    cyrt_dispatch_native_done(rt, &L, 10000); /* the team's wake-up after the pause (also provisional) */
+    L = launch_of(&r, 4094);
+    L.work = 4094LL * 4095;
+    cyrt_dispatch_native_done(rt, &L, 21000000);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    slurp(path, text, sizeof text);
+    snprintf(want, sizeof want, " 0 %d %.17g %.17g 1 1\n", 24, (double)(4094LL * 4095), 21000000.0);
+    CHECK(strstr(text, want) != NULL, "stored as provisional: want '%s' in\n%s", want, text);
+    unlink(path);
 }
 
 /* What the H100 showed (bench/run.py, stencil 10x10 plain): a region's
@@ -1725,6 +1759,27 @@ static void test_team_size(void) {
             one += team_call(rt, &L, team_ns, solo_ns);
         CHECK(one == 0, "the team after the window (%d of 10)", one);
     }
+    /* a memory-bound region: thread 0's share of the team's work says one
+     * thread takes 6.4 us, one thread takes 60 (H100, c01 triad 10^5
+     * resident: 78 one-thread calls at 60-69 us after a stall, the team's
+     * 7): not one thread in the window */
+    {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 48);
+        device3(rt, s, 1000, 900000000);
+        L = team_launch(&s, 1000, 0);
+        for (int i = 0; i < 12; i++)
+            team_run(rt, &L, 16, 400, 7000, 60000);
+        CHECK(cyrt_dispatch_decide(rt, &L) == 0 && !L.team, "native, the team");
+        L.team_size = 16;
+        L.chunk_ns = 400;
+        cyrt_dispatch_native_done(rt, &L, 6000000); /* stalled */
+        int one = 0;
+        for (int i = 0; i < 10; i++)
+            one += team_run(rt, &L, 16, 400, 7000, 60000);
+        CHECK(one == 0, "one thread at 8x the team is no answer to a stall (%d of 10)", one);
+        usleep(120000);
+        cyrt_dispatch_idle_check(rt);
+    }
 
     /* num_threads given: never */
     cyrt_dregion *q = cyrt_dispatch_region(rt, S9, 39);
@@ -2028,6 +2083,7 @@ int main(void) {
     test_native_own_views();
     test_work_size();
     test_cold_device();
+    test_copy_window();
     test_store_paths();
     test_bad_moment();
     test_far_extrapolation();
