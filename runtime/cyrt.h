@@ -141,6 +141,7 @@ typedef struct {
 } cyrt_counts;
 /* A module ran a region natively in ns nanoseconds. */
 void cyrt_note_native(cyrt_rt *rt, uint64_t ns);
+/* (with the native runs the dispatcher counted in its records: takes its lock) */
 void cyrt_counts_get(cyrt_rt *rt, cyrt_counts *out);
 
 /* ---- devices (icd.c, device.c) ---------------------------------------------- */

@@ -190,10 +190,16 @@ struct cyrt_dregion {
     uint32_t ep_calls;    /* calls in it so far */
     uint32_t ep_hist[2];  /* the last two finished epochs' counts (0: none yet) */
     uint64_t regret_ep;   /* plain calls: the epoch their regret was lost in */
-    /* the hot path (decide) */
+    /* the hot path (decide).  Its bookkeeping and native_done's are each
+     * one hold of spin (plain adds inside): two locked instructions a
+     * call where an atomic add or exchange per count made eight (2-core
+     * VM: decide + native_done 78 ns a settled native call, now 55) */
     dfast fast[DB];
-    uint32_t ncalls;    /* atomic: calls that found a settled decision (sampling) */
-    uint32_t skipped;   /* atomic: calls decided from fast[] since the last full decision */
+    uint32_t ncalls;    /* spin: calls that found a settled decision (sampling) */
+    uint32_t skipped;   /* spin: calls decided from fast[] since the last full decision */
+    uint64_t nfast;     /* spin: calls decided from fast[] (cyocl.stats()' fast_decisions) */
+    uint64_t nat_runs, nat_ns; /* spin: native runs decided here, their time (stats' native_regions,
+                                  native_ns: cyrt_dispatch_native_counts) */
     int hot_native;     /* atomic: the next native run was decided on the hot path (not timed in) */
     uint32_t nquiet;    /* atomic: quiet device launches (cyrt_dispatch_wait_due) */
     dteam team[DB];     /* the native team's size per octave (team_locked) */
@@ -233,7 +239,6 @@ struct cyrt_disp {
     double lost_ns;        /* predicted time lost running natively while the device started */
     int team_seen;         /* atomic: a native region ran since the opener started (opener) */
     int sync_open;         /* the opener runs on the caller's thread (no thread could be made) */
-    uint64_t fast_calls;   /* atomic: decisions taken from a settled one (cyocl.stats()) */
     /* When native times stop being provisional, the driver stops working
      * beside native teams, and so on (atomic, ns; each only grows but
      * solo_until, which stall_solo clears): */
@@ -1882,17 +1887,26 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (!L->team_ok || __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED))
                 fside = 0;
         }
-        if (fside >= 0 && __atomic_add_fetch(&hot->ncalls, 1, __ATOMIC_RELAXED) % SAMPLE != 0 &&
-            !(hd->verbose && hot->last != fside)) {
-            __atomic_add_fetch(&hot->skipped, 1, __ATOMIC_RELAXED);
+        int take = 0;
+        if (fside >= 0) {
+            /* the call's counts, and the epoch's (the full path ticks its own) */
+            uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
+            spin_lock(&hot->spin);
+            take = ++hot->ncalls % SAMPLE != 0 && !(hd->verbose && hot->last != fside);
+            if (take) {
+                hot->skipped++;
+                hot->nfast++;
+                epoch_tick_locked(hot, ep);
+            }
+            spin_unlock(&hot->spin);
+        }
+        if (take) {
             if (fside == 0) {
                 __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
                 if (L->team_ok)
                     L->team = __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) == 2 ||
                               stall_solo(hd, hot, cyocl_launch_work(L));
             }
-            __atomic_add_fetch(&hd->fast_calls, 1, __ATOMIC_RELAXED);
-            epoch_tick(rt, hot);
             if (hds == 2) {
                 cyrt_dispatch_idle_check(rt);
                 memcpy(L->reason, L->team ? "auto (one thread)" : "auto", L->team ? 18 : 5);
@@ -1997,13 +2011,14 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     /* the signature first: a registry that changes meanwhile leaves one
      * that no later call matches */
     uint64_t sig = call_sig(rt, L);
-    double w = 1 + (double)__atomic_exchange_n(&r->skipped, 0, __ATOMIC_RELAXED);
     cyrt_dmove m;
     bytes_for(rt, L, &m);
     cyrt_dchoice c;
     int stable;
     /* no lock but the record's own spin lock */
     spin_lock(&r->spin);
+    double w = 1 + (double)r->skipped;
+    r->skipped = 0;
     choose_locked(d, r, cyocl_launch_work(L), &m, &c, 0, w, &stable);
     settle_locked(r, bucket((double)cyocl_launch_work(L)), sig, &c, stable);
     spin_unlock(&r->spin);
@@ -2035,8 +2050,23 @@ static int gpu_driver(struct cyrt_disp *d) {
 }
 
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
-    cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
+    /* a native run decided from a settled decision teaches the model
+     * nothing it needs: only full decisions' runs are timed in (below).
+     * Counted in the record with it, in one hold of its spin lock (stats'
+     * native_regions and native_ns: cyrt_dispatch_native_counts) */
+    int hot = 0;
+    if (r) {
+        spin_lock(&r->spin);
+        r->nat_runs++;
+        r->nat_ns += ns > 0 ? (uint64_t)ns : 0;
+        if ((hot = __atomic_load_n(&r->hot_native, __ATOMIC_ACQUIRE)))
+            __atomic_store_n(&r->hot_native, 0, __ATOMIC_RELEASE);
+        spin_unlock(&r->spin);
+    } else {
+        cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
+    }
     if (d && !__atomic_load_n(&d->team_seen, __ATOMIC_ACQUIRE) && __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1) {
         /* the team is made: the opener may load the driver (opener) */
         pthread_mutex_lock(&rt->disp_lock);
@@ -2044,7 +2074,6 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
         pthread_cond_broadcast(&rt->disp_cond);
         pthread_mutex_unlock(&rt->disp_lock);
     }
-    cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     /* (one thread's time is not the team's: a run that measures it may
      * take the team's times its prediction) */
     int stalled = d && !L->team && L->pred_native > 0 && ns > 2 * L->pred_native + 1000000;
@@ -2056,8 +2085,13 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
      * 100 ms short teams, c02 dot 10^4-10^5 plain 1.2x forced native).
      * Provisional, below. */
     int woke = 0;
+    /* the run's end, the clock read below too (a plain load and store:
+     * two runs that end together may leave either end, a few us apart) */
+    uint64_t end = 0;
     if (d) {
-        uint64_t end = now_ns(), last = __atomic_exchange_n(&d->native_end, end, __ATOMIC_ACQ_REL);
+        end = now_ns();
+        uint64_t last = __atomic_load_n(&d->native_end, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&d->native_end, end, __ATOMIC_RELEASE);
         woke = !L->team && last && end - (uint64_t)(ns > 0 ? ns : 0) > last + WAKE_NS;
     }
     if (woke)
@@ -2076,19 +2110,17 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * native calls there 1.15-1.6x (c03 stencil 1000x1000 plain: 90-130
          * us against the full team's 77, bench side), a team that changes
          * size 60 us a call. */
-        later(&d->busy_until, now_ns() + STALL_NS);
-        __atomic_store_n(&d->solo_until, now_ns() + STALL_SOLO_WIN, __ATOMIC_RELEASE);
+        later(&d->busy_until, end + STALL_NS);
+        __atomic_store_n(&d->solo_until, end + STALL_SOLO_WIN, __ATOMIC_RELEASE);
     }
     if (d)
         cyrt_dispatch_idle_check(rt);
-    /* a native run decided from a settled decision teaches the model
-     * nothing it needs: only full decisions' runs are timed in */
-    if (r && d && !__atomic_exchange_n(&r->hot_native, 0, __ATOMIC_ACQ_REL)) {
+    if (r && d && !hot) {
         /* a team that ran while the driver started, or just after the
          * device was used, may have waited for a core the driver's threads
          * held, and a region's first call pays for cold code and data:
          * provisional (measured again soon, never spoiling a real point) */
-        uint64_t start = now_ns() - (uint64_t)(ns > 0 ? ns : 0);
+        uint64_t start = end - (uint64_t)(ns > 0 ? ns : 0);
         spin_lock(&r->spin);
         int first = 1;
         for (int b = 0; b < DB && first; b++)
@@ -2236,9 +2268,37 @@ uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
     return d ? __atomic_load_n(&d->calib_runs, __ATOMIC_RELAXED) : 0;
 }
 
+/* The regions' counts, summed under their spin locks (disp_lock keeps
+ * the list as it is): exact for the calls that returned, as their one
+ * atomic add per count was. */
 uint64_t cyrt_dispatch_fast_calls(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
-    return d ? __atomic_load_n(&d->fast_calls, __ATOMIC_RELAXED) : 0;
+    uint64_t n = 0;
+    if (!d)
+        return 0;
+    pthread_mutex_lock(&rt->disp_lock);
+    for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
+        spin_lock(&r->spin);
+        n += r->nfast;
+        spin_unlock(&r->spin);
+    }
+    pthread_mutex_unlock(&rt->disp_lock);
+    return n;
+}
+
+void cyrt_dispatch_native_counts(cyrt_rt *rt, uint64_t *runs, uint64_t *ns) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    *runs = *ns = 0;
+    if (!d)
+        return;
+    pthread_mutex_lock(&rt->disp_lock);
+    for (struct cyrt_dregion *r = d->regions; r; r = r->next) {
+        spin_lock(&r->spin);
+        *runs += r->nat_runs;
+        *ns += r->nat_ns;
+        spin_unlock(&r->spin);
+    }
+    pthread_mutex_unlock(&rt->disp_lock);
 }
 
 int cyrt_dispatch_wait_due(cyrt_rt *rt, cyrt_dregion *r, long long n) {

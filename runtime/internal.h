@@ -280,6 +280,10 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
 /* A copy of bytes to or from the device ended: native times are
  * provisional for longer after a large one (any lock). */
 void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes);
+/* The native runs that cyrt_dispatch_native_done counted in the
+ * dispatcher's records, and their time (stats' native_regions and
+ * native_ns have them besides cyrt_note_native's; no lock held). */
+void cyrt_dispatch_native_counts(cyrt_rt *rt, uint64_t *runs, uint64_t *ns);
 /* Full native teams again once that moment is over (any lock). */
 void cyrt_dispatch_idle_check(cyrt_rt *rt);
 /* What was learnt since the last save goes to the store (at exit). */

@@ -331,6 +331,11 @@ void cyrt_counts_get(cyrt_rt *rt, cyrt_counts *out) {
     uint64_t *dst = (uint64_t *)out;
     for (size_t i = 0; i < sizeof *out / sizeof(uint64_t); i++)
         dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+    /* and the native runs the dispatcher counted in its records */
+    uint64_t runs, ns;
+    cyrt_dispatch_native_counts(rt, &runs, &ns);
+    out->native_regions += runs;
+    out->native_ns += ns;
 }
 
 void cyrt_note_native(cyrt_rt *rt, uint64_t ns) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1303,6 +1304,91 @@ static void test_hot_path(void) {
     drop(rt);
 }
 
+/* stats' counts stay exact with threads calling one region at once: the
+ * hot path's counts are plain adds under the record's spin lock (native
+ * runs and their time, decisions taken from the settled one) */
+typedef struct {
+    cyrt_rt *rt;
+    cyrt_dregion **slot;
+    const char *src;
+    long long native;
+} counts_arg;
+
+#define COUNTS_CALLS 100000
+static void *counts_thread(void *p) {
+    counts_arg *c = p;
+    double x[100];
+    cyocl_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CYOCL_A_VIEW;
+    a.size = 8;
+    a.read = a.written = 1;
+    a.ptr = x;
+    a.ndim = 1;
+    a.shape[0] = 100;
+    a.strides[0] = 8;
+    cyocl_launch L;
+    memset(&L, 0, sizeof L);
+    L.version = CYOCL_API_VERSION;
+    L.dslot = (void **)c->slot;
+    L.source = c->src;
+    L.n = 100;
+    L.nargs = 1;
+    L.args = &a;
+    for (int i = 0; i < COUNTS_CALLS; i++) {
+        if (!cyrt_dispatch_decide(c->rt, &L)) {
+            cyrt_dispatch_native_done(c->rt, &L, 5000);
+            c->native++;
+        } else {
+            cyrt_dispatch_observe(c->rt, *c->slot, CYRT_SIDE_OPENCL, 100, 100000, 0, 0); /* a recheck */
+        }
+    }
+    return NULL;
+}
+
+static void test_counts_threads(void) {
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* counts */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 33);
+    measured3(rt, r, 100, 5000, 100000);
+    cyrt_counts c0;
+    cyrt_counts_get(rt, &c0);
+    uint64_t fast0 = cyrt_dispatch_fast_calls(rt);
+    enum { T = 3 };
+    pthread_t th[T];
+    counts_arg arg[T];
+    int made = 0;
+    for (int i = 0; i < T; i++) {
+        arg[i].rt = rt;
+        arg[i].slot = &r;
+        arg[i].src = S;
+        arg[i].native = 0;
+        if (pthread_create(&th[i], NULL, counts_thread, &arg[i]) == 0)
+            made++;
+        else
+            break;
+    }
+    long long native = 0;
+    for (int i = 0; i < made; i++) {
+        pthread_join(th[i], NULL);
+        native += arg[i].native;
+    }
+    cyrt_counts c1;
+    cyrt_counts_get(rt, &c1);
+    uint64_t fast = cyrt_dispatch_fast_calls(rt) - fast0;
+    CHECK(made == T, "%d threads", made);
+    CHECK(native >= (long long)made * COUNTS_CALLS - 100, "native but for rechecks (%lld)", native);
+    CHECK(c1.native_regions - c0.native_regions == (uint64_t)native, "native_regions %llu for %lld runs",
+          (unsigned long long)(c1.native_regions - c0.native_regions), native);
+    CHECK(c1.native_ns - c0.native_ns == (uint64_t)native * 5000, "native_ns %llu for %lld runs of 5 us",
+          (unsigned long long)(c1.native_ns - c0.native_ns), native);
+    /* every 64th call of the region decided in full, whichever thread's */
+    uint64_t calls = (uint64_t)made * COUNTS_CALLS, full = calls - fast;
+    CHECK(fast <= calls && full >= calls / 64 && full <= calls / 64 + 200, "%llu of %llu calls on the hot path",
+          (unsigned long long)fast, (unsigned long long)calls);
+    drop(rt);
+}
+
 static char dir[256];
 
 static void test_store(void) {
@@ -2093,6 +2179,7 @@ int main(void) {
     test_store();
     test_prov_costly();
     test_hot_path();
+    test_counts_threads();
     test_unproven_retry();
     test_unproven_explore();
     test_stall_teams();
