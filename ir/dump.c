@@ -154,6 +154,21 @@ static void nest(CyBuf *b, const IrNest *n, int ind) {
     if (n->too_deep) cy_buf_printf(b, "%*sloops deeper than %d left out\n", ind, "", IR_MAX_LOOPS);
 }
 
+static void work_loops(CyBuf *b, const IrRegion *r, intptr_t parent) {
+    for (int k = 0, any = 0; k < r->work_loops.len; k++) {
+        if ((intptr_t)r->work_parent.items[k] != parent) continue;
+        const IrStmt *L = r->work_loops.items[k];
+        cy_buf_printf(b, "%s%s", parent >= 0 && any++ ? " " : parent >= 0 ? "" : " ", L->var->name);
+        int kids = 0;
+        for (int i = 0; i < r->work_parent.len; i++) kids |= (intptr_t)r->work_parent.items[i] == k;
+        if (kids) {
+            cy_buf_puts(b, "(");
+            work_loops(b, r, k);
+            cy_buf_puts(b, ")");
+        }
+    }
+}
+
 static void region(CyBuf *b, const IrRegion *r, int ind) {
     cy_buf_printf(b, "%*sregion %d line %d%s ocl=%s", ind, "", r->id, r->pos.line, r->is_prange ? " prange" : " parallel",
                   r->ocl_ok ? "yes" : "no");
@@ -175,6 +190,13 @@ static void region(CyBuf *b, const IrRegion *r, int ind) {
     }
     if (r->ocl_ok && r->uses_fp64) cy_buf_printf(b, "%*s  fp64\n", ind, "");
     if (r->nest) nest(b, r->nest, ind + 2);
+    if (r->work_loops.len) {
+        /* "work j(k l) m": the loops one iteration's work counts, each
+         * with the counted loops inside it */
+        cy_buf_printf(b, "%*s  work", ind, "");
+        work_loops(b, r, -1);
+        cy_buf_puts(b, "\n");
+    }
 }
 
 static void stmt(CyBuf *b, const IrStmt *x, int ind) {

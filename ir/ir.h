@@ -441,6 +441,15 @@ typedef struct IrRegion {
        kernel that keeps the loop serial. */
     struct IrStmt *collapse;
     CyVec collapse_pairs;
+    /* The work of one iteration as the range() loops its body runs whose
+       bounds the host can count before the launch (nest.c): work_loops
+       (IrStmt*) outer before inner, work_parent[k] the index in work_loops
+       of loop k's nearest enclosing such loop ((void *)(intptr_t), -1
+       none).  A call's size for the dispatcher is n * (1 + the sum over
+       the top loops of trip count * (1 + the same over its children)):
+       a prange's count alone says 1000 for a 1000x1000 stencil and 10x
+       the work for 10x the count of a 2-D nest (cgen.c, cy_olN.work). */
+    CyVec work_loops, work_parent;
     struct IrNest *nest;       /* ir/loops.c (prange regions) */
     struct IrPlan *plan_gpu;   /* ir/plan.c: the schedule for GPU devices (never NULL for an
                                   OpenCL region; PLAN_LINEAR: today's 1-D schedule) */
@@ -749,7 +758,8 @@ int cy_special_method_args(const char *name);
 int cy_special_method_is_slot(const char *name);
 
 /* Loop-nest facts of region r, whose statement is x (ir/nest.c): sets
- * r->collapse and r->collapse_pairs.  Needs r->args (call after the
+ * r->collapse, r->collapse_pairs, r->work_loops and r->work_parent.
+ * Needs r->args (call after the
  * eligibility analysis). */
 void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x);
 

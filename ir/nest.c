@@ -436,10 +436,45 @@ static IrStmt *collapsible(CyArena *a, IrRegion *R, IrStmt *x) {
     return L;
 }
 
+/* At most this many loops count (the host computes each one's trip count
+ * at every call). */
+#define WORK_LOOPS 8
+
+/* The range() loops of body, outer first, whose trip counts the host can
+ * compute before the launch: plain bounds (plain_bound) that use nothing
+ * the region assigns, a constant step (not counted down over an unsigned
+ * variable: emit.c shifts such loops).  Loops inside conditions and other
+ * loops count as if they ran (an upper bound); a loop that does not count
+ * passes its parent on to the loops in its body. */
+static void work_walk(CyArena *a, IrRegion *R, CyVec *body, const CyVec *assigned, intptr_t parent) {
+    for (int i = 0; i < body->len; i++) {
+        IrStmt *y = body->items[i];
+        intptr_t inner = parent;
+        if (y->kind == ST_FOR_RANGE && R->work_loops.len < WORK_LOOPS) {
+            int64_t step = 1;
+            if ((!y->step || (cy_const_int(y->step, &step) && step != 0)) && (step > 0 || y->var->ty->is_signed) &&
+                plain_bound(y->start) && plain_bound(y->stop) && !mentions(y->start, assigned, R->index) &&
+                !mentions(y->stop, assigned, R->index) && !mentions(y->step, assigned, R->index)) {
+                inner = R->work_loops.len;
+                cy_vec_push(a, &R->work_loops, y);
+                cy_vec_push(a, &R->work_parent, (void *)parent);
+            }
+        }
+        work_walk(a, R, &y->body, assigned, inner);
+        work_walk(a, R, &y->orelse, assigned, parent);
+    }
+}
+
 void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x) {
     r->collapse = NULL;
     r->collapse_pairs.len = 0;
+    r->work_loops.len = r->work_parent.len = 0;
     if (!r->ocl_ok || !r->is_prange || !x) return;
     r->collapse = collapsible(a, r, x);
     if (!r->collapse) r->collapse_pairs.len = 0;
+    IrScan sc = {0};
+    cy_ir_scan(a, &sc, &x->body);
+    CyVec assigned = vcopy(a, &sc.assigned);
+    for (int i = 0; i < sc.ranged.len; i++) add(a, &assigned, sc.ranged.items[i]);
+    work_walk(a, r, &x->body, &assigned, -1);
 }

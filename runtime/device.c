@@ -1287,6 +1287,7 @@ static int clb_write(void *ctx, void *buf, size_t off, const void *src, size_t b
        once more (the whole of it: a copy's bytes may be copied twice) */
     if (alloc_failed(rc) && pool_release_all(d) > 0)
         rc = clb_write_once(d, buf, off, src, bytes);
+    cyrt_dispatch_device_copied(d->rt, bytes);
     return rc;
 }
 
@@ -1301,7 +1302,9 @@ static int clb_read_once(cyrt_device *d, void *buf, size_t off, void *dst, size_
 static int clb_read(void *ctx, void *buf, size_t off, void *dst, size_t bytes) {
     cyrt_device *d = ctx;
     cyrt_dispatch_device_used(d->rt, 0);
-    return clb_read_once(d, buf, off, dst, bytes);
+    int rc = clb_read_once(d, buf, off, dst, bytes);
+    cyrt_dispatch_device_copied(d->rt, bytes);
+    return rc;
 }
 
 static int clb_staged(void *ctx, size_t bytes) {

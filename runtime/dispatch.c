@@ -38,7 +38,7 @@
  * once on the device (unless the device's launch overhead and transfers
  * alone already cost more than twice the native time); later, a side without a point
  * within a factor 4 of n that is predicted within 2x of the other is run
- * once there (at most 8 times per side and region), a side measured only
+ * once there (at most 16 times per side and region), a side measured only
  * once or twice at this size and predicted within 4x is measured again,
  * every 256 calls a side predicted within 1.3x of the chosen one (or
  * less than 1 ms slower) is run once, and any other side once the calls
@@ -90,12 +90,13 @@
 #endif
 
 #define DB 48                   /* points per side: one per octave of n */
-#define EXPLORE_MAX 8           /* calibration runs per side and region at new sizes */
+#define EXPLORE_MAX 16          /* calibration runs per side and region at new sizes, each 4x from the others' */
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
 #define STALL_NS 100000000u      /* native times provisional after a stalled team */
 #define WAKE_NS 5000000u         /* a native team after this long without one wakes its threads */
+#define DEV_COLD_NS 2000000u     /* a device run this long after the last one is cold (choose_locked) */
 #define STALL_SLACK 25000000.0   /* ns a stall may add to a native time: two scheduler slices (12 ms on the H100) */
 
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
@@ -167,6 +168,7 @@ struct cyrt_dregion {
     int lost, lost_best; /* rechecks in a row (choose_locked's last) that left lost_best the faster side */
     int lost_b;         /* at this octave of n (another starts again) */
     int again, again_b, again_n; /* the side the next again_n full decisions at octave again_b run (-1 none) */
+    int again_cold;     /* again runs the device after a cold run: copies or not (choose_locked) */
     int last;           /* the last choice printed (CYOCL_VERBOSE), -1 none */
     int off;            /* the device cannot take it (failure, not eligible): native */
     int stored;         /* some point came from the store */
@@ -244,6 +246,7 @@ struct cyrt_disp {
     uint64_t dev_last;     /* the device last ran or copied (team sizes: native_done) */
     uint64_t solo_until;   /* atomic: and small regions one thread till then (stall_solo; 0 none) */
     uint64_t native_end;   /* atomic: when the last native run ended (cyrt_dispatch_native_done) */
+    uint64_t ocl_end;      /* atomic: when the last device run the dispatcher timed ended (observe) */
 };
 
 static uint64_t now_ns(void) {
@@ -603,9 +606,9 @@ static void native_team(struct cyrt_disp *d, struct cyrt_dregion *r, cyocl_launc
     }
     int cal;
     spin_lock(&r->spin);
-    L->team = team_locked(r, (double)L->n, bytes > 0 && bytes < SOLO_BYTES, &cal);
+    L->team = team_locked(r, (double)cyocl_launch_work(L), bytes > 0 && bytes < SOLO_BYTES, &cal);
     spin_unlock(&r->spin);
-    if (!cal && !L->team && stall_solo(d, r, L->n))
+    if (!cal && !L->team && stall_solo(d, r, cyocl_launch_work(L)))
         L->team = 1;
     if (cal) {
         snprintf(L->reason, sizeof L->reason, "calibrating (%s)", L->team ? "one thread" : "the full team");
@@ -956,6 +959,20 @@ static void again_set(struct cyrt_dregion *r, int side, long long n, int runs) {
     r->again = side;
     r->again_b = bucket((double)n);
     r->again_n = runs;
+    r->again_cold = 0;
+}
+
+/* A device run now would be cold: the last one the dispatcher timed
+ * ended DEV_COLD_NS ago or more.  The first device call after native
+ * calls or a pause took 134-176 us where the next took 40-60 and those
+ * after 35-50 (H100, bench side, c02 dot 10^6 resident: the rechecks,
+ * each alone after native calls, measured the device at 134-176 us;
+ * native's 73 stood against the device's 41 in its blocks, 1.6x; c04
+ * matmul 100x100 plain: 190-290 us cold with its copies, 47 warm, which
+ * extrapolated to 316x316 said 3.2 ms against native's 1.1: the device's
+ * 0.4 never ran). */
+static int device_cold(struct cyrt_disp *d) {
+    return now_ns() - __atomic_load_n(&d->ocl_end, __ATOMIC_ACQUIRE) >= DEV_COLD_NS;
 }
 
 /* r->spin held.  dry: a prediction only (no state changes).  w: the calls
@@ -1014,6 +1031,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->calibrating = 1;
         c->pred[1] = -1;
         again_set(r, 1, n, 1);
+        r->again_cold = device_cold(d);
         return;
     }
     if (dry) {
@@ -1037,7 +1055,10 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         int a = r->again;
         /* (not while a program build keeps the driver busy: that run
          * would wait as the first did) */
-        int due = r->again_b == bucket((double)n) && x[a] <= 0 && comp[a] > comp[!a] &&
+        /* where the run moves data, only after a cold device run, and
+         * where it costs 4x the other side at most */
+        int due = r->again_b == bucket((double)n) && (x[a] <= 0 || (r->again_cold && cost[a] <= 4.0 * cost[!a])) &&
+                  comp[a] > comp[!a] &&
                   (a != CYRT_SIDE_NATIVE || now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE));
         if (--r->again_n <= 0 || !due)
             r->again = -1;
@@ -1173,8 +1194,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         c->side = o;
         c->calibrating = 1;
     }
-    if (c->calibrating && c->side == o && x[o] > 0)
-        again_set(r, o, n, 1); /* it moves the data there: cold (above) */
+    /* it moves the data there, or runs the device cold (device_cold):
+     * that side once more (above) */
+    if (c->calibrating && c->side == o) {
+        int cold = o == CYRT_SIDE_OPENCL && device_cold(d);
+        if (x[o] > 0 || cold) {
+            again_set(r, o, n, 1);
+            r->again_cold = cold;
+        }
+    }
     /* settle only where the rechecks above have nothing left to do soon:
      * the other side's point here and the one its prediction leans on were
      * measured three times (a provisional or once-measured one is retried
@@ -1286,6 +1314,8 @@ static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long lo
     struct cyrt_disp *d = disp_get(rt);
     if (!d || !r || side < 0 || side > 1 || n <= 0 || ns < 0)
         return;
+    if (side == CYRT_SIDE_OPENCL)
+        __atomic_store_n(&d->ocl_end, now_ns(), __ATOMIC_RELEASE);
     double t = (double)ns;
     if (side == 1 && x) {
         /* the fit is the device's own cost: the transfers are predicted
@@ -1842,18 +1872,18 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         int fside = -1;
         long long p0 = -1, p1 = -1;
         if (hds == 2 && !__atomic_load_n(&hot->off, __ATOMIC_RELAXED) && !(L->cpu_only && hd->dev_type != CYRT_DEV_CPU)) {
-            const dfast *f = &hot->fast[bucket((double)L->n)];
+            const dfast *f = &hot->fast[bucket((double)cyocl_launch_work(L))];
             uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
             /* a native team size still being measured: full decisions */
             if (w && (w >> 2) == call_sig(rt, L) &&
-                (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) : 1)) {
+                (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) : 1)) {
                 fside = (int)(w >> 1 & 1);
                 p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
                 p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
             }
         } else if (hds == -1) {
             /* no device: native, the model only predicts (and sizes the team) */
-            if (!L->team_ok || __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED))
+            if (!L->team_ok || __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED))
                 fside = 0;
         }
         int take = 0;
@@ -1873,8 +1903,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (fside == 0) {
                 L->hot = 1; /* its run is not timed in (native_done) */
                 if (L->team_ok)
-                    L->team = __atomic_load_n(&hot->solo[bucket((double)L->n)], __ATOMIC_RELAXED) == 2 ||
-                              stall_solo(hd, hot, L->n);
+                    L->team = __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) == 2 ||
+                              stall_solo(hd, hot, cyocl_launch_work(L));
             }
             if (hds == 2) {
                 cyrt_dispatch_idle_check(rt);
@@ -1884,7 +1914,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             } else {
                 snprintf(L->reason, sizeof L->reason, "auto: no OpenCL device%s", L->team ? " (one thread)" : "");
                 if (L->kernel_time) /* the trace shows the prediction */
-                    L->pred_native = cyrt_dispatch_predict(rt, hot, 0, L->n);
+                    L->pred_native = cyrt_dispatch_predict(rt, hot, 0, cyocl_launch_work(L));
             }
             return fside;
         }
@@ -1919,7 +1949,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             cyrt_dchoice c;
             int stable;
             spin_lock(&r->spin);
-            choose_locked(d, r, L->n, &m, &c, 1, 1, &stable);
+            choose_locked(d, r, cyocl_launch_work(L), &m, &c, 1, 1, &stable);
             spin_unlock(&r->spin);
             double left = d->startup_ns - (double)(now_ns() - d->start_ns);
             if (left < 0)
@@ -1959,7 +1989,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         cyrt_dispatch_idle_check(rt);
     if (ds != 2) {
         if (L->pred_native < 0)
-            L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
+            L->pred_native = cyrt_dispatch_predict(rt, r, 0, cyocl_launch_work(L));
         why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
         snprintf(L->reason, sizeof L->reason, "%s", why);
         native_team(d, r, L);
@@ -1970,7 +2000,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     if (L->n <= 0 || __atomic_load_n(&r->off, __ATOMIC_RELAXED) || (L->cpu_only && d->dev_type != CYRT_DEV_CPU)) {
         /* nothing to run, a region the device cannot take, or a CPU-only
          * module while a GPU was opened */
-        L->pred_native = cyrt_dispatch_predict(rt, r, 0, L->n);
+        L->pred_native = cyrt_dispatch_predict(rt, r, 0, cyocl_launch_work(L));
         snprintf(L->reason, sizeof L->reason, "auto");
         native_team(d, r, L);
         return 0;
@@ -1986,8 +2016,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     spin_lock(&r->spin);
     double w = 1 + (double)r->skipped;
     r->skipped = 0;
-    choose_locked(d, r, L->n, &m, &c, 0, w, &stable);
-    settle_locked(r, bucket((double)L->n), sig, &c, stable);
+    choose_locked(d, r, cyocl_launch_work(L), &m, &c, 0, w, &stable);
+    settle_locked(r, bucket((double)cyocl_launch_work(L)), sig, &c, stable);
     spin_unlock(&r->spin);
     side = c.side;
     L->pred_native = c.pred[0];
@@ -2096,9 +2126,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * after the device's copies: 12.2, 7.5 and 4.8 ms predicted 35 us,
          * 96 us in a process of its own; three such runs made the point,
          * and the device ran the size at 20-34x) */
-        int fresh = stalled && !r->side[0].b[bucket((double)L->n)].cnt;
+        int fresh = stalled && !r->side[0].b[bucket((double)cyocl_launch_work(L))].cnt;
         if (L->team_ok && L->n > 0) {
-            dteam *v = &r->team[bucket((double)L->n)];
+            dteam *v = &r->team[bucket((double)cyocl_launch_work(L))];
             /* a team that waited at its end for over twice what thread 0
              * worked, or took over twice one thread's time, had a thread
              * without its core (team_locked); thread 0 may be the one (a
@@ -2131,7 +2161,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
             int after_dev = !k && start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS;
             if (!after_dev && !skip && !woke && !k && L->team_size > 1 && v->waits < 1000000 &&
                 ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
-                 (one >= 0 && (double)ns > 2 * one * (double)L->n + 100000)))
+                 (one >= 0 && (double)ns > 2 * one * (double)cyocl_launch_work(L) + 100000)))
                 v->waits++;
             /* a run in such a moment (or one that woke the team) counts
              * where it is no slower than what either size is known to
@@ -2140,24 +2170,28 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
              * calibration counted for nothing, then two woken ones of 7.7
              * and 11.9 ms after a block of device runs were all the
              * team's times, and one thread's 225 stood, 1.55x) */
-            double per = (double)(ns > 0 ? ns : 0) / (double)L->n, known = team_best(v, k);
+            double per = (double)(ns > 0 ? ns : 0) / (double)cyocl_launch_work(L), known = team_best(v, k);
             if (known < 0 && !k)
                 known = team_best(v, 1);
             if (!skip && (!(after_dev || woke) || (known >= 0 && per <= known)))
                 team_note(v, k, per);
             if (!k && !skip && L->chunk_ns > 0) {
-                v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)L->n);
+                v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)cyocl_launch_work(L));
                 if (v->nwork < 1000000)
                     v->nwork++;
             }
-            /* (only where one thread takes at most twice the team's
-             * best: a stall's window is a guess, and one thread 10x the
-             * team for its 10 ms cost c05 mandelbrot 100x100 on the H100
-             * 700 us calls against the team's 70, the block's median) */
-            double t1 = team_best(v, 1), work = team_work(v), tt = team_best(v, 0);
-            double t1w = t1 >= 0 && (work < 0 || t1 < work) ? t1 : work;
-            float st = (float)(t1w >= 0 && tt >= 0 && t1w <= 2 * tt ? t1w : 0);
-            __atomic_store(&r->solo_t[bucket((double)L->n)], &st, __ATOMIC_RELAXED);
+            /* (only where one thread was measured at most twice the
+             * team's best: a stall's window is a guess, and one thread 10x
+             * the team for its 10 ms cost c05 mandelbrot 100x100 on the
+             * H100 700 us calls against the team's 70, the block's median.
+             * Not from the team's work (thread 0's share times the team):
+             * a memory-bound region's one thread is far slower than its
+             * share of the team's bandwidth says (H100, c01 triad 10^5
+             * resident: 78 calls of one thread at 60-69 us against the
+             * team's 7, its work said 6.4; 4.6x the block's median) */
+            double t1 = team_best(v, 1), tt = team_best(v, 0);
+            float st = (float)(t1 >= 0 && tt >= 0 && t1 <= 2 * tt ? t1 : 0);
+            __atomic_store(&r->solo_t[bucket((double)cyocl_launch_work(L))], &st, __ATOMIC_RELAXED);
         }
         spin_unlock(&r->spin);
         /* and any run in a stall's window (the stalled one included): the
@@ -2173,7 +2207,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * faster for the point, 2.3x) */
         int prov = first || fresh || woke || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
-        observe(rt, r, CYRT_SIDE_NATIVE, L->n, ns, NULL, 0, prov);
+        observe(rt, r, CYRT_SIDE_NATIVE, cyocl_launch_work(L), ns, NULL, 0, prov);
     }
 }
 
@@ -2205,6 +2239,24 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
         if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
             __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
+}
+
+/* After a large copy the H100's native teams stalled for longer than
+ * BUSY_NS from the copy's start: c03 stencil 4096x4096 plain, native's
+ * calibration runs right after the device's 268 MB of copies took 18-23
+ * ms against 6.2-8.6 forced in its blocks, counted as measured; 8192x8192,
+ * extrapolated from them, said 84 ms against the device's 39, never run
+ * natively (13.7 ms): 2.5x.  As bench side's pauses: bytes / 5 GB/s, up
+ * to 300 ms, from the copy's end. */
+#define COPY_BUSY_MAX 300000000u
+void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes) {
+    struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    if (!d)
+        return;
+    uint64_t t = now_ns(), w = (uint64_t)bytes / 5;
+    w = w < BUSY_NS ? BUSY_NS : w > COPY_BUSY_MAX ? COPY_BUSY_MAX : w;
+    __atomic_store_n(&d->dev_last, t, __ATOMIC_RELEASE);
+    later(&d->busy_until, t + w);
 }
 
 uint64_t cyrt_dispatch_calibration_runs(cyrt_rt *rt) {
@@ -2278,17 +2330,18 @@ int cyrt_dispatch_device_state(cyrt_rt *rt) {
 
 /* ---- the store ------------------------------------------------------------------------ */
 /* Text, one record per line, then "sum <SHA-256 of the lines above>":
- *   cyocl-dispatch 2
+ *   cyocl-dispatch 3
  *   version <cyocl version>
  *   device <platform|name|version|driver>
  *   devconst <bw_up> <bw_down> <launch_ns> <startup_ns>     (bytes/ns, ns; direct copies)
  *   devstaged <bw_up> <bw_down> <fixed_up_ns> <fixed_down_ns>  (staged copies)
- *   p <key> <side> <bucket> <n> <t> <cnt> [<provisional>]
+ *   p <key> <side> <bucket> <n> <t> <cnt> [<provisional>]   (n: a call's size, cyocl_launch_work)
  *   t <key> <bucket> <team ns/iter> <one thread's> <cnt> <cnt>
  * Anything unexpected and the whole file is ignored.  Format 1 (no
  * devstaged: devconst's bandwidths were both paths') still loads: its
  * bandwidths stand for both paths until the device, measured again when
- * it opens, replaces them. */
+ * it opens, replaces them.  Formats 1 and 2 sized calls by the prange's
+ * count: their p and t lines are skipped. */
 
 /* A devconst or devstaged line's four numbers: two bandwidths (> 0), then
  * two times (>= 0), all finite. */
@@ -2360,10 +2413,15 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
         hex32(h, hx);
         ok = !memcmp(sum + 4, hx, 64);
     }
-    if (!ok || (strncmp(buf, "cyocl-dispatch 1\n", 17) && strncmp(buf, "cyocl-dispatch 2\n", 17))) {
+    if (!ok || (strncmp(buf, "cyocl-dispatch 1\n", 17) && strncmp(buf, "cyocl-dispatch 2\n", 17) &&
+                strncmp(buf, "cyocl-dispatch 3\n", 17))) {
         free(buf);
         return;
     }
+    /* formats 1 and 2 counted a call's size as its prange's count, not
+     * the loops' work (cyocl_launch.work): their points would put a 2-D
+     * region's sizes a square root off; their device constants stand */
+    int old_sizes = buf[15] != '3';
     *sum = 0;
     /* parse into a scratch list first: all or nothing */
     struct cyrt_dregion *list = NULL;
@@ -2372,7 +2430,10 @@ static void disp_load_locked(cyrt_rt *rt, struct cyrt_disp *d) {
     int have_dc = 0, have_st = 0, bad = 0, have_version = 0;
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); line && !bad; line = strtok_r(NULL, "\n", &save)) {
-        if (!strcmp(line, "cyocl-dispatch 1") || !strcmp(line, "cyocl-dispatch 2"))
+        if (!strcmp(line, "cyocl-dispatch 1") || !strcmp(line, "cyocl-dispatch 2") ||
+            !strcmp(line, "cyocl-dispatch 3"))
+            continue;
+        if (old_sizes && (!strncmp(line, "p ", 2) || !strncmp(line, "t ", 2)))
             continue;
         if (!strncmp(line, "version ", 8)) {
             if (strcmp(line + 8, CYOCL_VERSION))
@@ -2493,7 +2554,7 @@ static int save_now(cyrt_rt *rt, struct cyrt_disp *d) {
         }                                                                                      \
         len += (size_t)k_;                                                                     \
     } while (0)
-    EMIT("cyocl-dispatch 2\nversion %s\n", CYOCL_VERSION);
+    EMIT("cyocl-dispatch 3\nversion %s\n", CYOCL_VERSION);
     if (d->devid[0])
         EMIT("device %s\n", d->devid);
     if (d->have_dev)

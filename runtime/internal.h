@@ -274,9 +274,12 @@ void cyrt_dispatch_free(cyrt_rt *rt);
  * running is gone (OpenCL is then unusable in the child). */
 void cyrt_dispatch_fork_child(cyrt_rt *rt);
 /* The device was used (a launch, a copy; built: a program was built or
- * loaded for it): its driver's threads may be busy for a moment, native
- * teams run short meanwhile (any lock). */
+ * loaded for it): native times are provisional for a moment (a build:
+ * native teams run short meanwhile) (any lock). */
 void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
+/* A copy of bytes to or from the device ended: native times are
+ * provisional for longer after a large one (any lock). */
+void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes);
 /* The native runs that cyrt_dispatch_native_done counted in the
  * dispatcher's records, and their time (stats' native_regions and
  * native_ns have them besides cyrt_note_native's; no lock held). */

@@ -1070,7 +1070,7 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
        wait: its calibration runs, and every SAMPLE-th (cyrt_dispatch_wait_due) */
     cyrt_dregion *dr = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     int timed = dr && L->quiet && !L->kernel_time &&
-                (!strncmp(L->reason, "calibrating", 11) || cyrt_dispatch_wait_due(rt, dr, L->n));
+                (!strncmp(L->reason, "calibrating", 11) || cyrt_dispatch_wait_due(rt, dr, cyocl_launch_work(L)));
     uint64_t drained = 0;
     int rc = launch(rt, L, kerr, ph, &moved, &unwaited, timed, &drained);
     if (ph[PH_SETUP] || L->build)
@@ -1099,7 +1099,7 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
         if (L->build && ph[PH_SETUP] > t0 && ns > ph[PH_SETUP] - t0) ns -= ph[PH_SETUP] - t0;
         /* the copies as timed, not as predicted: the device's own time is
            what is left (and the copies refine the bandwidths) */
-        cyrt_dispatch_observe_xfer(rt, dr, CYRT_SIDE_OPENCL, L->n, (long long)ns, &moved);
+        cyrt_dispatch_observe_xfer(rt, dr, CYRT_SIDE_OPENCL, cyocl_launch_work(L), (long long)ns, &moved);
     } else if (dr && rc == 1 && (L->failure || !strncmp(L->reason, "not-eligible", 12))) {
         cyrt_dispatch_disable(rt, dr);
     }

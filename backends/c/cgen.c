@@ -2742,6 +2742,28 @@ static int is_zero_lit(const IrExpr *e) {
  * runtime (prelude: cyrt_ocl_launch; kernel ABI: backends/opencl/oclgen.h)
  * before its native code; a region the device ran jumps to L_ocl<id>_done.
  * Returns 1 when it emitted the dispatch. */
+/* The sum, over the loops of R->work_loops whose parent is `parent`, of
+ * trip count * (1 + the same over the loops inside it), NULL for none:
+ * one iteration's work, less 1, as the loops the host can count
+ * (ir/nest.c). */
+static const char *work_expr(Gen *G, const IrRegion *R, intptr_t parent) {
+    const char *e = NULL;
+    for (int k = 0; k < R->work_loops.len; k++) {
+        if ((intptr_t)R->work_parent.items[k] != parent) continue;
+        IrStmt *L = R->work_loops.items[k];
+        int64_t js = 1, s0 = -1;
+        if (L->step) cy_const_int(L->step, &js);
+        int start0 = cy_const_int(L->start, &s0) && s0 == 0;
+        const char *a = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->start)));
+        const char *b = FMT("(long long)%s", cy_c_paren(G->a, genc(G, L->stop)));
+        const char *t = FMT("(double)(%s)", cy_trip_count(G->a, a, b, a, b, js, NULL, start0, "LL", "0"));
+        const char *in = work_expr(G, R, k);
+        if (in) t = FMT("%s * (1.0 + %s)", t, in);
+        e = e ? FMT("%s + %s", e, t) : t;
+    }
+    return e;
+}
+
 static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T,
                             const char *uti) {
     IrRegion *R = s->region;
@@ -2838,6 +2860,15 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
                    "cy_ol%d.small_local[1] = %d; cy_ol%d.small_elems[0] = %d; cy_ol%d.small_elems[1] = %d;",
                 id, id, id, P->small->local[0], id, P->small->local[1], id, P->small->local[0] * P->small->reg[0], id,
                 P->small->local[1] * P->small->reg[1]);
+    }
+    if (R->work_loops.len) {
+        /* the dispatcher's size of the call (ir/nest.c: n times one
+           iteration's work as the loops the host can count), in double:
+           the products may pass a long long */
+        const char *w = work_expr(G, R, -1);
+        out(G, "{ double cy_w = (double)cy_ol%d.n * (1.0 + %s); cy_ol%d.work = cy_w < 9e18 ? (long long)cy_w : "
+               "9000000000000000000LL; }",
+            id, w, id);
     }
     if (o->no_opencl_gpu) out(G, "cy_ol%d.cpu_only = 1;", id);
     if (R->ocl_quiet) out(G, "cy_ol%d.quiet = 1;", id);

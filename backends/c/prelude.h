@@ -1519,7 +1519,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 14
+#define CYRT_OCL_API_VERSION 15
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1565,6 +1565,7 @@ typedef struct {
     int team;          /* decide's choice for the native run: 0 the team (cyrt_team), 1 one thread */
     long long chunk_ns; /* the native run: thread 0's time over its share of the iterations (0 unknown) */
     int team_size;     /* and the team's size */
+    long long work;    /* the dispatcher's size of the call: n times one iteration's loops (0: n) */
     int hot;           /* decide took the hot path to native: thread 0 need not time its share */
     long long end_ns;  /* the native run's end (the clock read that gave its ns) */
 } cyrt_ocl_launch;
@@ -1739,17 +1740,19 @@ CYRT_FN void cyrt_trace_ocl(const cyrt_region_info *ri, const cyrt_ocl_launch *L
     }
     dev[k] = 0;
     cyrt_trace_pred(pred, sizeof pred, L);
+    char work[40] = "";
+    if (L->work > 0 && L->work != L->n) snprintf(work, sizeof work, ",\"work\":%lld", L->work);
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"opencl\","
                    "\"device\":\"%s\",\"n\":%lld,\"bytes_to_device\":%llu,\"bytes_to_host\":%llu,\"build\":\"%s\","
-                   "\"reason\":\"%s\",\"predicted_ns\":%s,\"ns\":%lld,\"kernel_ns\":%llu,\"kernel\":\"%s\"%s}\n",
+                   "\"reason\":\"%s\",\"predicted_ns\":%s,\"ns\":%lld,\"kernel_ns\":%llu,\"kernel\":\"%s\"%s%s}\n",
                    cyrt_modname, ri->function, ri->line, ri->region, dev, L->n, L->bytes_to_device,
                    L->bytes_to_host, L->build == 1 ? "compiled" : L->build == 2 ? "cache" : "none",
                    cyrt_force == 2 || !L->reason[0] ? "forced" : L->reason, pred, ns, L->kernel_ns,
                    L->serial ? L->kernel_serial : L->tiled == 2 ? L->kernel_tiled_small : L->tiled ? L->kernel_tiled : L->kernel,
                    L->serial  ? ",\"variant\":\"serial: views overlap\""
                    : L->tiled ? ",\"variant\":\"tiled: 2-D plan\""
-                   : L->inner > 0 ? ",\"variant\":\"collapsed\"" : "");
+                   : L->inner > 0 ? ",\"variant\":\"collapsed\"" : "", work);
     if (len > 0 && (size_t)len < sizeof line) {
         ssize_t w = write(cyrt_trace_fd, line, (size_t)len);
         (void)w;
@@ -1779,8 +1782,11 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
     cyrt_trace_pred(pred, sizeof pred, cyrt_force == 1 ? NULL : L);
     /* the team's size where the region timed its thread 0 (the
      * dispatcher's regions): a short or one-thread team shows */
-    char team[32] = "";
+    char team[72] = "";
     if (L && L->chunk_ns > 0) snprintf(team, sizeof team, ",\"team\":%d", L->team_size);
+    /* the dispatcher's size of the call, where it is not n (cyocl_api.h) */
+    if (L && L->work > 0 && L->work != n)
+        snprintf(team + strlen(team), sizeof team - strlen(team), ",\"work\":%lld", L->work);
     len = snprintf(line, sizeof line,
                    "{\"module\":\"%s\",\"function\":\"%s\",\"line\":%d,\"region\":%d,\"impl\":\"native\","
                    "\"device\":null,\"n\":%lld,\"bytes_to_device\":0,\"bytes_to_host\":0,\"build\":\"none\","

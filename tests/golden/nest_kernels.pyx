@@ -101,3 +101,15 @@ def not_reductions(double[:, ::1] a, double[:] out):
             r = r + a[i, j]
             r = r * 2
         out[i] = s + q + r
+
+def triangle(double[:, ::1] a, double[:] out):
+    # j's bound moves with i: its trip count is not known before the
+    # launch; the k loop inside it counts as if j ran once
+    cdef Py_ssize_t i, j, k
+    cdef double s
+    for i in prange(a.shape[0], nogil=True):
+        s = 0
+        for j in range(i):
+            for k in range(a.shape[1]):
+                s = s + a[j, k]
+        out[i] = s

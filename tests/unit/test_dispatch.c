@@ -23,6 +23,7 @@
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L);
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns);
 void cyrt_dispatch_device_used(cyrt_rt *rt, int built);
+void cyrt_dispatch_device_copied(cyrt_rt *rt, size_t bytes);
 void cyrt_dispatch_idle_check(cyrt_rt *rt);
 
 static const char *SRC = "__kernel void cyk_0(void) {}\n/* test_dispatch */\n";
@@ -540,53 +541,66 @@ static void test_store_paths(void) {
     cyrt_dispatch_get_consts(rt, &g);
     CHECK(g.up == 6.0 && g.down == 10.0 && g.st_up == 45.0 && g.st_down == 46.0 && g.st_fix_up == 150000 &&
               g.st_fix_down == 120000 && g.launch_ns == 20000,
-          "format 2 round trip: %g %g %g %g %g %g %g", g.up, g.down, g.st_up, g.st_down, g.st_fix_up, g.st_fix_down,
+          "format 3 round trip: %g %g %g %g %g %g %g", g.up, g.down, g.st_up, g.st_down, g.st_fix_up, g.st_fix_down,
           g.launch_ns);
+    r = cyrt_dispatch_region(rt, SRC, 41);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000) == 5000, "format 3: its points load");
     drop(rt);
 
-    /* the same file as format 1 wrote it */
+    /* the same file as formats 2 and 1 wrote it: the device's constants
+     * load, the points (sized by the prange's count) do not */
     char text[65536], v1[65536];
     slurp(path, text, sizeof text);
-    CHECK(!strncmp(text, "cyocl-dispatch 2\n", 17) && strstr(text, "\ndevstaged "), "format 2 written");
-    size_t out = 0;
-    for (char *line = text; *line;) {
-        char *nl = strchr(line, '\n');
-        size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
-        if (!strncmp(line, "cyocl-dispatch 2", 16)) {
-            memcpy(v1 + out, "cyocl-dispatch 1\n", 17);
-            out += 17;
-        } else if (strncmp(line, "devstaged ", 10) && strncmp(line, "sum ", 4)) {
-            memcpy(v1 + out, line, n);
-            out += n;
+    CHECK(!strncmp(text, "cyocl-dispatch 3\n", 17) && strstr(text, "\ndevstaged ") && strstr(text, "\np "),
+          "format 3 written");
+    for (int fmt = 2; fmt >= 1; fmt--) {
+        size_t out = 0;
+        for (char *line = text; *line;) {
+            char *nl = strchr(line, '\n');
+            size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+            if (!strncmp(line, "cyocl-dispatch 3", 16)) {
+                out += (size_t)snprintf(v1 + out, sizeof v1 - out, "cyocl-dispatch %d\n", fmt);
+            } else if ((fmt == 2 || strncmp(line, "devstaged ", 10)) && strncmp(line, "sum ", 4)) {
+                memcpy(v1 + out, line, n);
+                out += n;
+            }
+            line += n;
         }
-        line += n;
+        cyrt_sha256 sh;
+        unsigned char h[32];
+        cyrt_sha256_init(&sh);
+        cyrt_sha256_update(&sh, v1, out);
+        cyrt_sha256_final(&sh, h);
+        out += (size_t)snprintf(v1 + out, sizeof v1 - out, "sum ");
+        for (int i = 0; i < 32; i++)
+            out += (size_t)snprintf(v1 + out, sizeof v1 - out, "%02x", h[i]);
+        v1[out++] = '\n';
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(v1, 1, out, f) == out);
+        if (f)
+            fclose(f);
+        if (fmt == 1)
+            break;
+        rt = mk();
+        r = cyrt_dispatch_region(rt, SRC, 41);
+        CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000) == -1, "format 2: its points do not load");
+        cyrt_dispatch_get_consts(rt, &g);
+        CHECK(g.up == 6.0 && g.st_up == 45.0 && g.st_fix_down == 120000, "format 2: its constants load");
+        drop(rt);
     }
-    cyrt_sha256 sh;
-    unsigned char h[32];
-    cyrt_sha256_init(&sh);
-    cyrt_sha256_update(&sh, v1, out);
-    cyrt_sha256_final(&sh, h);
-    out += (size_t)snprintf(v1 + out, sizeof v1 - out, "sum ");
-    for (int i = 0; i < 32; i++)
-        out += (size_t)snprintf(v1 + out, sizeof v1 - out, "%02x", h[i]);
-    v1[out++] = '\n';
-    FILE *f = fopen(path, "wb");
-    CHECK(f && fwrite(v1, 1, out, f) == out);
-    if (f)
-        fclose(f);
     rt = mk();
     r = cyrt_dispatch_region(rt, SRC, 41);
-    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000) == 5000, "format 1: its points load");
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 1000) == -1, "format 1: its points do not load");
     cyrt_dispatch_get_consts(rt, &g);
     CHECK(g.up == 6.0 && g.down == 10.0 && g.st_up == 6.0 && g.st_down == 10.0 && g.st_fix_up == 20000 &&
               g.st_fix_down == 20000 && g.launch_ns == 20000,
           "format 1: one bandwidth each way for both paths: %g %g %g %g %g %g", g.up, g.down, g.st_up, g.st_down,
           g.st_fix_up, g.st_fix_down);
-    /* written again as format 2, without a staged path it never measured */
+    /* written again as format 3, without a staged path it never measured */
     CHECK(cyrt_dispatch_save(rt) == 0);
     drop(rt);
     slurp(path, text, sizeof text);
-    CHECK(!strncmp(text, "cyocl-dispatch 2\n", 17) && strstr(text, "\ndevconst ") && !strstr(text, "devstaged"),
+    CHECK(!strncmp(text, "cyocl-dispatch 3\n", 17) && strstr(text, "\ndevconst ") && !strstr(text, "devstaged"),
           "rewritten: %s", text);
     unlink(path);
 }
@@ -768,6 +782,115 @@ static void test_native_own_views(void) {
     for (int i = 0; i < 2; i++)
         CHECK(cyrt_release(rt, h[i], NULL, NULL) == CYRT_OK);
     drop(rt);
+}
+
+/* A call's size is its loops' work (cyocl_launch.work), not its
+ * prange's count.  What the H100 showed (bench side, c03 stencil
+ * 1000x1000 resident): sized by the prange's count, the device's point
+ * at 314 (39 us, kernel and launch) was within 4x of 998, so the device
+ * was never run there: extrapolated linearly in n it stayed above the
+ * native team's 71 us, and the native team ran every call at 2.1x the
+ * device's 40 us.  In work the two are 10x apart: the device runs. */
+static void test_work_size(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 43);
+    cyocl_launch L = launch_of(&r, 998);
+    L.work = 998LL * 999;
+    for (int i = 0; i < 4; i++)
+        cyrt_dispatch_native_done(rt, &L, 71000);
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 998LL * 999) == 71000, "measured at its work: %lld",
+          cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 998LL * 999));
+    CHECK(cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 998) < 10000, "not at its prange's count");
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 314LL * 315, 39000, 0, 0);
+    cyrt_dmove m = {16000000, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cyrt_dchoice c;
+    cyrt_dispatch_choose_moves(rt, r, 998LL * 999, &m, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "resident views: the device is run at the new size");
+    drop(rt);
+}
+
+/* A device run after a pause is cold (H100, bench side, c02 dot 10^6
+ * resident: the first device call after native calls 134-176 us, the next
+ * 40-60, then 35-50; native 73).  A recheck of the device that comes
+ * after a pause is followed by one more run, which counts where lower. */
+static void test_cold_device(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 44);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000000, 73000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 170000, 0, 0);
+    }
+    usleep(3000);
+    cyrt_dchoice c = {0};
+    int k;
+    for (k = 0; k < 1000; k++) {
+        cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+        if (c.side == CYRT_SIDE_OPENCL)
+            break;
+    }
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "the device is rechecked (after %d calls)", k);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 170000, 0, 0); /* cold again */
+    cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "a cold recheck: the device once more");
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 45000, 0, 0);
+    cyrt_dispatch_choose(rt, r, 1000000, 0, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating, "then the device, warm, is the faster");
+    /* plain calls (c04 matmul 100x100: 240 KB up a call): the run after a
+     * cold one moves data too, and is made where it costs 4x at most */
+    r = cyrt_dispatch_region(rt, SRC, 45);
+    for (int i = 0; i < 3; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, 1000000, 73000, 0, 0);
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 190000, 240000, 0);
+    }
+    usleep(3000);
+    for (k = 0; k < 1000; k++) {
+        cyrt_dispatch_choose(rt, r, 1000000, 240000, 0, 0, &c);
+        if (c.side == CYRT_SIDE_OPENCL)
+            break;
+    }
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "plain: the device is rechecked (after %d calls)", k);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 190000, 240000, 0);
+    cyrt_dispatch_choose(rt, r, 1000000, 240000, 0, 0, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating, "plain, a cold recheck: the device once more");
+    drop(rt);
+}
+
+/* After a large copy native times are provisional for bytes / 5 GB/s
+ * (H100, c03 stencil 4096x4096 plain: native 18-23 ms right after the
+ * device's 268 MB of copies, 6.2-8.6 in its blocks; counted as measured,
+ * 8192x8192 extrapolated from them was never run natively): a run 30 ms
+ * after such a copy is stored as provisional ("p ... 1 1"). */
+static void test_copy_window(void) {
+    char path[1200], text[65536], want[200];
+    cyrt_rt *rt = mk();
+    CHECK(cyrt_dispatch_path(rt, path, sizeof path) == 0);
+    unlink(path);
+    drop(rt);
+    rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 47);
+    cyocl_launch L = launch_of(&r, 1000);
+    for (int i = 0; i < 4; i++)
+        cyrt_dispatch_native_done(rt, &L, 10000); /* not the region's first run below */
+    usleep(60000);
+    cyrt_dispatch_device_copied(rt, 268000000);
+    usleep(30000);
+    cyrt_dispatch_native_done(rt, &L, 10000); /* the team's wake-up after the pause (also provisional) */
+    L = launch_of(&r, 4094);
+    L.work = 4094LL * 4095;
+    cyrt_dispatch_native_done(rt, &L, 21000000);
+    CHECK(cyrt_dispatch_save(rt) == 0);
+    drop(rt);
+    slurp(path, text, sizeof text);
+    snprintf(want, sizeof want, " 0 %d %.17g %.17g 1 1\n", 24, (double)(4094LL * 4095), 21000000.0);
+    CHECK(strstr(text, want) != NULL, "stored as provisional: want '%s' in\n%s", want, text);
+    unlink(path);
 }
 
 /* What the H100 showed (bench/run.py, stencil 10x10 plain): a region's
@@ -1328,7 +1451,7 @@ static void test_store(void) {
     drop(rt);
     f = fopen(path, "wb");
     if (f) {
-        fputs("cyocl-dispatch 1\nversion 0.1.0\np x:1 0 5 1e400 nan 1\nsum 00\n", f);
+        fputs("cyocl-dispatch 3\nversion 0.1.0\np x:1 0 5 1e400 nan 1\nsum 00\n", f);
         fclose(f);
     }
     rt = mk();
@@ -1722,6 +1845,27 @@ static void test_team_size(void) {
             one += team_call(rt, &L, team_ns, solo_ns);
         CHECK(one == 0, "the team after the window (%d of 10)", one);
     }
+    /* a memory-bound region: thread 0's share of the team's work says one
+     * thread takes 6.4 us, one thread takes 60 (H100, c01 triad 10^5
+     * resident: 78 one-thread calls at 60-69 us after a stall, the team's
+     * 7): not one thread in the window */
+    {
+        cyrt_dregion *s = cyrt_dispatch_region(rt, S9, 48);
+        device3(rt, s, 1000, 900000000);
+        L = team_launch(&s, 1000, 0);
+        for (int i = 0; i < 12; i++)
+            team_run(rt, &L, 16, 400, 7000, 60000);
+        CHECK(cyrt_dispatch_decide(rt, &L) == 0 && !L.team, "native, the team");
+        L.team_size = 16;
+        L.chunk_ns = 400;
+        cyrt_dispatch_native_done(rt, &L, 6000000); /* stalled */
+        int one = 0;
+        for (int i = 0; i < 10; i++)
+            one += team_run(rt, &L, 16, 400, 7000, 60000);
+        CHECK(one == 0, "one thread at 8x the team is no answer to a stall (%d of 10)", one);
+        usleep(120000);
+        cyrt_dispatch_idle_check(rt);
+    }
 
     /* num_threads given: never */
     cyrt_dregion *q = cyrt_dispatch_region(rt, S9, 39);
@@ -2023,6 +2167,9 @@ int main(void) {
     test_timed_copies();
     test_copy_paths();
     test_native_own_views();
+    test_work_size();
+    test_cold_device();
+    test_copy_window();
     test_store_paths();
     test_bad_moment();
     test_far_extrapolation();
