@@ -147,15 +147,22 @@ typedef struct {
 /* A settled decision for one octave of n (decide's hot path): word is 0,
  * or 1 | side << 1 | sig << 2, where sig names where the data was (the
  * registry's sequence, the views) when SETTLE full decisions in a row
- * chose that side without calibrating, moving data or losing time to
- * rent or buy.  While the signature holds, calls take the side from here
- * with a few atomic loads, and every SAMPLE-th is made (and timed) in full. */
+ * with that signature chose that side without calibrating, moving data or
+ * losing time to rent or buy.  While the signature holds, calls take the
+ * side from here with a few atomic loads, and every SAMPLE-th is made (and
+ * timed) in full.  WAYS of them per octave, one per signature: a time
+ * step that swaps its arrays (jacobi's u and t inside cyocl.resident)
+ * alternates two, and with one way no decision settled (H100, bench side,
+ * c03 jacobi 100x100 resident: every call decided in full, 1.3x forced
+ * native). */
 typedef struct {
     uint64_t word;          /* atomic */
     long long pred[2];      /* atomic: the predictions behind it (trace, CYOCL_VERBOSE) */
     uint64_t cand_sig;      /* the candidate (spin lock held): its signature, side, */
     int cand_side, streak;  /* and how many full decisions in a row chose it */
+    uint32_t calls;         /* spin: calls that found word settled (sampling) */
 } dfast;
+#define WAYS 2
 
 struct cyrt_dregion {
     char key[80];       /* SHA-256 of the kernel source (hex) ":" region id */
@@ -194,8 +201,9 @@ struct cyrt_dregion {
      * one hold of spin (plain adds inside): two locked instructions a
      * call where an atomic add or exchange per count made eight (2-core
      * VM: decide + native_done 78 ns a settled native call, now 55) */
-    dfast fast[DB];
-    uint32_t ncalls;    /* spin: calls that found a settled decision (sampling) */
+    dfast fast[DB][WAYS];
+    unsigned char fast_next[DB]; /* spin: the way a new signature takes next */
+    uint32_t ncalls;    /* spin: calls decided natively without a device (sampling; the ways count their own) */
     uint32_t skipped;   /* spin: calls decided from fast[] since the last full decision */
     uint64_t nfast;     /* spin: calls decided from fast[] (cyocl.stats()' fast_decisions) */
     uint64_t nat_runs, nat_ns; /* spin: native runs decided here, their time (stats' native_regions,
@@ -1839,13 +1847,25 @@ static uint64_t call_sig(cyrt_rt *rt, const cyocl_launch *L) {
     return empty ? h & ~(UINT64_C(1) << 61) : h | UINT64_C(1) << 61;
 }
 
-/* Settling (r->spin held): SETTLE full decisions in a row alike make the
- * octave's decision the hot path's; another choice undoes it.  A
- * calibration run is a one-off that leaves it as it is. */
+/* Settling (r->spin held): SETTLE full decisions in a row alike with one
+ * signature make the octave's decision for it the hot path's; another
+ * choice undoes it.  A calibration run is a one-off that leaves it as it
+ * is.  A signature without a way takes an unused one, else the ways in
+ * turn. */
 static void settle_locked(struct cyrt_dregion *r, int b, uint64_t sig, const cyrt_dchoice *c, int stable) {
-    dfast *f = &r->fast[b];
     if (c->calibrating)
         return;
+    dfast *ways = r->fast[b], *f = NULL;
+    for (int k = 0; k < WAYS && !f; k++)
+        if ((ways[k].streak || ways[k].word) && ways[k].cand_sig == sig)
+            f = &ways[k];
+    for (int k = 0; k < WAYS && !f; k++)
+        if (!ways[k].word && !ways[k].streak)
+            f = &ways[k];
+    if (!f) {
+        f = &ways[r->fast_next[b] % WAYS];
+        r->fast_next[b] = (unsigned char)((r->fast_next[b] + 1) % WAYS);
+    }
     if (stable && f->cand_side == c->side && f->cand_sig == sig) {
         if (f->streak < SETTLE)
             f->streak++;
@@ -1871,15 +1891,23 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         int hds = __atomic_load_n(&hd->dstate, __ATOMIC_ACQUIRE);
         int fside = -1;
         long long p0 = -1, p1 = -1;
+        dfast *way = NULL; /* the settled decision taken (NULL: none, or no device) */
         if (hds == 2 && !__atomic_load_n(&hot->off, __ATOMIC_RELAXED) && !(L->cpu_only && hd->dev_type != CYRT_DEV_CPU)) {
-            const dfast *f = &hot->fast[bucket((double)cyocl_launch_work(L))];
-            uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
-            /* a native team size still being measured: full decisions */
-            if (w && (w >> 2) == call_sig(rt, L) &&
-                (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) : 1)) {
-                fside = (int)(w >> 1 & 1);
-                p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
-                p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
+            int b = bucket((double)cyocl_launch_work(L));
+            uint64_t sig = 0;
+            for (int k = 0; k < WAYS && fside < 0; k++) {
+                dfast *f = &hot->fast[b][k];
+                uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
+                if (w && !sig)
+                    sig = call_sig(rt, L);
+                /* a native team size still being measured: full decisions */
+                if (w && (w >> 2) == sig &&
+                    (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[b], __ATOMIC_RELAXED) : 1)) {
+                    fside = (int)(w >> 1 & 1);
+                    way = f;
+                    p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
+                    p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
+                }
             }
         } else if (hds == -1) {
             /* no device: native, the model only predicts (and sizes the team) */
@@ -1891,7 +1919,10 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             /* the call's counts, and the epoch's (the full path ticks its own) */
             uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
             spin_lock(&hot->spin);
-            take = ++hot->ncalls % SAMPLE != 0 && !(hd->verbose && hot->last != fside);
+            /* every SAMPLE-th call of a signature in full (a way's own
+             * count: with two signatures alternating a count of the
+             * region's calls sampled one of them only) */
+            take = ++*(way ? &way->calls : &hot->ncalls) % SAMPLE != 0 && !(hd->verbose && hot->last != fside);
             if (take) {
                 hot->skipped++;
                 hot->nfast++;

@@ -2776,7 +2776,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
     out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1; cy_ol%d.team = 0;",
         id, id, id, id, id);
-    out(G, "cy_ol%d.chunk_ns = 0; cy_ol%d.hot = 0;", id, id);
+    out(G, "cy_ol%d.chunk_ns = 0; cy_ol%d.work = 0; cy_ol%d.hot = 0;", id, id, id);
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
