@@ -514,6 +514,11 @@ static int team_locked(struct cyrt_dregion *r, double n, int small, int *cal) {
     double tt = team_best(v, 0), ts = team_best(v, 1);
     int pick = 0;
     *cal = 0;
+    if (v->size == 1) {
+        /* the full team is one thread (native_done): nothing to choose */
+        __atomic_store_n(&r->solo[b], 1, __ATOMIC_RELAXED);
+        return 0;
+    }
     if (small && v->cnt[1] < 2 && (tt < 0 || ts < 0 || ts <= 4 * tt)) {
         /* views this small: one thread first, twice (H100, matmul 10x10
          * right after 800 MB of device arrays were freed: the team's runs
@@ -2176,7 +2181,19 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
             if (!L->team && L->team_size > 0) {
                 if (L->team_size == 1) {
                     k = 1;
+                    /* and a full team of one outside the moments teams run
+                     * short (cyrt_team: CYRT_STATE_STARTING) is the team the
+                     * process has (OMP_NUM_THREADS=1, one core): no size to
+                     * choose till a larger team runs (team_locked), else the
+                     * team is never measured and every call is decided in
+                     * full (2-core VM, OMP_NUM_THREADS=1: triad 10^2 1.27 us
+                     * a call, "calibrating", against forced native's 0.69) */
+                    if (v->size <= 1 && !(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+                        v->size = 1;
                 } else if (L->team_size > v->size) {
+                    /* (a larger team than one: its size is chosen again) */
+                    if (v->size == 1)
+                        __atomic_store_n(&r->solo[bucket((double)cyocl_launch_work(L))], 0, __ATOMIC_RELAXED);
                     memset(v->t[0], 0, sizeof v->t[0]);
                     v->cnt[0] = v->nwork = v->waits = 0;
                     v->size = L->team_size;

@@ -1755,6 +1755,43 @@ static cyocl_launch team_launch(cyrt_dregion **r, long long n, int small) {
     return L;
 }
 
+/* A process whose full team is one thread (OMP_NUM_THREADS=1, one core):
+ * one thread's times are the team's too, and the octave settles (2-core
+ * VM, OMP_NUM_THREADS=1: triad 10^2 was decided in full at every call,
+ * "calibrating", 1.27 us a call against forced native's 0.69) */
+static void test_team_of_one(void) {
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* team of one */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 39);
+    measured3(rt, r, 100, 5000, 100000);
+    for (int small = 1; small >= 0; small--) {
+        cyocl_launch L = team_launch(&r, small ? 100 : 1000, small);
+        if (!small)
+            measured3(rt, r, 1000, 8000, 100000);
+        uint64_t fast = cyrt_dispatch_fast_calls(rt);
+        for (int i = 0; i < 640; i++)
+            team_run(rt, &L, 1, 0, small ? 5000 : 8000, small ? 5000 : 8000);
+        fast = cyrt_dispatch_fast_calls(rt) - fast;
+        CHECK(fast >= 560, "%s views: %llu of 640 calls on the hot path", small ? "small" : "large",
+              (unsigned long long)fast);
+    }
+    /* a team of two later (the same octave): its own times again */
+    cyocl_launch L = team_launch(&r, 100, 1);
+    int solo = 0;
+    for (int i = 0; i < 640; i++) {
+        if (cyrt_dispatch_decide(rt, &L)) { /* a recheck of the device */
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 100, 100000, 0, 0);
+            continue;
+        }
+        L.team_size = L.team ? 1 : 2;
+        L.chunk_ns = L.team ? 0 : 1000;
+        cyrt_dispatch_native_done(rt, &L, L.team ? 5000 : 2500);
+        solo += L.team;
+    }
+    CHECK(solo <= 60, "a team of two at half one thread's time: the team (%d of 640 one thread)", solo);
+    drop(rt);
+}
+
 static void test_team_size(void) {
     cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     static const char *S9 = "__kernel void cyk_0(void) {}\n/* team size */\n";
@@ -2246,6 +2283,7 @@ int main(void) {
     test_recheck_backoff();
     test_stored_provisional();
     test_team_size();
+    test_team_of_one();
     test_plain_settles();
     test_backoff_per_size();
     test_resident_floor();
