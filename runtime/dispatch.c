@@ -208,7 +208,6 @@ struct cyrt_dregion {
     uint64_t nfast;     /* spin: calls decided from fast[] (cyocl.stats()' fast_decisions) */
     uint64_t nat_runs, nat_ns; /* spin: native runs decided here, their time (stats' native_regions,
                                   native_ns: cyrt_dispatch_native_counts) */
-    int hot_native;     /* atomic: the next native run was decided on the hot path (not timed in) */
     uint32_t nquiet;    /* atomic: quiet device launches (cyrt_dispatch_wait_due) */
     dteam team[DB];     /* the native team's size per octave (team_locked) */
     int solo[DB];       /* atomic: its choice there for the hot path: 0 none yet (full decisions
@@ -1883,12 +1882,12 @@ static void settle_locked(struct cyrt_dregion *r, int b, uint64_t sig, const cyr
 
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     L->pred_native = L->pred_opencl = -1;
-    L->team = 0;
+    L->team = L->hot = 0;
     struct cyrt_dregion *hot = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     struct cyrt_disp *hd = hot ? __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE) : NULL;
     if (hd && L->n > 0) {
-        /* the hot path: a settled decision, no lock (each a few atomic
-         * loads); every SAMPLE-th call is made in full and timed */
+        /* the hot path: a settled decision, a few atomic loads and the
+         * counts below; every SAMPLE-th call is made in full and timed */
         int hds = __atomic_load_n(&hd->dstate, __ATOMIC_ACQUIRE);
         int fside = -1;
         long long p0 = -1, p1 = -1;
@@ -1933,7 +1932,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         }
         if (take) {
             if (fside == 0) {
-                __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
+                L->hot = 1; /* its run is not timed in (native_done) */
                 if (L->team_ok)
                     L->team = __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) == 2 ||
                               stall_solo(hd, hot, cyocl_launch_work(L));
@@ -1952,8 +1951,6 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         }
     }
     /* a full decision: its native run is timed into the model */
-    if (hot)
-        __atomic_store_n(&hot->hot_native, 0, __ATOMIC_RELEASE);
     struct cyrt_dregion *r = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (!r) {
         r = cyrt_dispatch_region(rt, L->source, L->region);
@@ -2083,17 +2080,15 @@ static int gpu_driver(struct cyrt_disp *d) {
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    /* a native run decided from a settled decision teaches the model
-     * nothing it needs: only full decisions' runs are timed in (below).
-     * Counted in the record with it, in one hold of its spin lock (stats'
-     * native_regions and native_ns: cyrt_dispatch_native_counts) */
-    int hot = 0;
+    /* a native run decided from a settled decision (L->hot) teaches the
+     * model nothing it needs: only full decisions' runs are timed in
+     * (below).  Each run is counted in the record, in one hold of its spin
+     * lock (stats' native_regions, native_ns: cyrt_dispatch_native_counts) */
+    int hot = L->hot;
     if (r) {
         spin_lock(&r->spin);
         r->nat_runs++;
         r->nat_ns += ns > 0 ? (uint64_t)ns : 0;
-        if ((hot = __atomic_load_n(&r->hot_native, __ATOMIC_ACQUIRE)))
-            __atomic_store_n(&r->hot_native, 0, __ATOMIC_RELEASE);
         spin_unlock(&r->spin);
     } else {
         cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
@@ -2116,11 +2111,12 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
      * 100 ms short teams, c02 dot 10^4-10^5 plain 1.2x forced native).
      * Provisional, below. */
     int woke = 0;
-    /* the run's end, the clock read below too (a plain load and store:
-     * two runs that end together may leave either end, a few us apart) */
+    /* the run's end (the generated code's clock read that gave ns, else
+     * ours), for the reads below too (a plain load and store: two runs
+     * that end together may leave either end, a few us apart) */
     uint64_t end = 0;
     if (d) {
-        end = now_ns();
+        end = L->end_ns > 0 ? (uint64_t)L->end_ns : now_ns();
         uint64_t last = __atomic_load_n(&d->native_end, __ATOMIC_ACQUIRE);
         __atomic_store_n(&d->native_end, end, __ATOMIC_RELEASE);
         woke = !L->team && last && end - (uint64_t)(ns > 0 ? ns : 0) > last + WAKE_NS;
