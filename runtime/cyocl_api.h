@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CYOCL_API_VERSION 14
+#define CYOCL_API_VERSION 15
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -95,6 +95,14 @@ typedef struct {
        (ir/nest.c): a 1000x1000 stencil is 10^6, not its prange's 1000.
        0: n.  The dispatcher's curves are per unit of it. */
     long long work;
+    /* out (decide): a native run decided from a settled decision (the
+       hot path), which native_done times into stats only: thread 0 need
+       not time its share (chunk_ns; two clock reads, ~20 ns each on a
+       2-core VM, ~60 on the H100's) unless the trace wants the team */
+    int hot;
+    /* in (native_done): the monotonic clock at the region's end (the read
+       that gave ns), 0 unknown: native_done reads it then */
+    long long end_ns;
 } cyocl_launch;
 
 /* The call's size for the dispatcher (work, else n). */

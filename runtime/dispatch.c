@@ -147,15 +147,22 @@ typedef struct {
 /* A settled decision for one octave of n (decide's hot path): word is 0,
  * or 1 | side << 1 | sig << 2, where sig names where the data was (the
  * registry's sequence, the views) when SETTLE full decisions in a row
- * chose that side without calibrating, moving data or losing time to
- * rent or buy.  While the signature holds, calls take the side from here
- * with a few atomic loads, and every SAMPLE-th is made (and timed) in full. */
+ * with that signature chose that side without calibrating, moving data or
+ * losing time to rent or buy.  While the signature holds, calls take the
+ * side from here with a few atomic loads, and every SAMPLE-th is made (and
+ * timed) in full.  WAYS of them per octave, one per signature: a time
+ * step that swaps its arrays (jacobi's u and t inside cyocl.resident)
+ * alternates two, and with one way no decision settled (H100, bench side,
+ * c03 jacobi 100x100 resident: every call decided in full, 1.3x forced
+ * native). */
 typedef struct {
     uint64_t word;          /* atomic */
     long long pred[2];      /* atomic: the predictions behind it (trace, CYOCL_VERBOSE) */
     uint64_t cand_sig;      /* the candidate (spin lock held): its signature, side, */
     int cand_side, streak;  /* and how many full decisions in a row chose it */
+    uint32_t calls;         /* spin: calls that found word settled (sampling) */
 } dfast;
+#define WAYS 2
 
 struct cyrt_dregion {
     char key[80];       /* SHA-256 of the kernel source (hex) ":" region id */
@@ -194,13 +201,13 @@ struct cyrt_dregion {
      * one hold of spin (plain adds inside): two locked instructions a
      * call where an atomic add or exchange per count made eight (2-core
      * VM: decide + native_done 78 ns a settled native call, now 55) */
-    dfast fast[DB];
-    uint32_t ncalls;    /* spin: calls that found a settled decision (sampling) */
+    dfast fast[DB][WAYS];
+    unsigned char fast_next[DB]; /* spin: the way a new signature takes next */
+    uint32_t ncalls;    /* spin: calls decided natively without a device (sampling; the ways count their own) */
     uint32_t skipped;   /* spin: calls decided from fast[] since the last full decision */
     uint64_t nfast;     /* spin: calls decided from fast[] (cyocl.stats()' fast_decisions) */
     uint64_t nat_runs, nat_ns; /* spin: native runs decided here, their time (stats' native_regions,
                                   native_ns: cyrt_dispatch_native_counts) */
-    int hot_native;     /* atomic: the next native run was decided on the hot path (not timed in) */
     uint32_t nquiet;    /* atomic: quiet device launches (cyrt_dispatch_wait_due) */
     dteam team[DB];     /* the native team's size per octave (team_locked) */
     int solo[DB];       /* atomic: its choice there for the hot path: 0 none yet (full decisions
@@ -1840,13 +1847,25 @@ static uint64_t call_sig(cyrt_rt *rt, const cyocl_launch *L) {
     return empty ? h & ~(UINT64_C(1) << 61) : h | UINT64_C(1) << 61;
 }
 
-/* Settling (r->spin held): SETTLE full decisions in a row alike make the
- * octave's decision the hot path's; another choice undoes it.  A
- * calibration run is a one-off that leaves it as it is. */
+/* Settling (r->spin held): SETTLE full decisions in a row alike with one
+ * signature make the octave's decision for it the hot path's; another
+ * choice undoes it.  A calibration run is a one-off that leaves it as it
+ * is.  A signature without a way takes an unused one, else the ways in
+ * turn. */
 static void settle_locked(struct cyrt_dregion *r, int b, uint64_t sig, const cyrt_dchoice *c, int stable) {
-    dfast *f = &r->fast[b];
     if (c->calibrating)
         return;
+    dfast *ways = r->fast[b], *f = NULL;
+    for (int k = 0; k < WAYS && !f; k++)
+        if ((ways[k].streak || ways[k].word) && ways[k].cand_sig == sig)
+            f = &ways[k];
+    for (int k = 0; k < WAYS && !f; k++)
+        if (!ways[k].word && !ways[k].streak)
+            f = &ways[k];
+    if (!f) {
+        f = &ways[r->fast_next[b] % WAYS];
+        r->fast_next[b] = (unsigned char)((r->fast_next[b] + 1) % WAYS);
+    }
     if (stable && f->cand_side == c->side && f->cand_sig == sig) {
         if (f->streak < SETTLE)
             f->streak++;
@@ -1863,24 +1882,32 @@ static void settle_locked(struct cyrt_dregion *r, int b, uint64_t sig, const cyr
 
 int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     L->pred_native = L->pred_opencl = -1;
-    L->team = 0;
+    L->team = L->hot = 0;
     struct cyrt_dregion *hot = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     struct cyrt_disp *hd = hot ? __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE) : NULL;
     if (hd && L->n > 0) {
-        /* the hot path: a settled decision, no lock (each a few atomic
-         * loads); every SAMPLE-th call is made in full and timed */
+        /* the hot path: a settled decision, a few atomic loads and the
+         * counts below; every SAMPLE-th call is made in full and timed */
         int hds = __atomic_load_n(&hd->dstate, __ATOMIC_ACQUIRE);
         int fside = -1;
         long long p0 = -1, p1 = -1;
+        dfast *way = NULL; /* the settled decision taken (NULL: none, or no device) */
         if (hds == 2 && !__atomic_load_n(&hot->off, __ATOMIC_RELAXED) && !(L->cpu_only && hd->dev_type != CYRT_DEV_CPU)) {
-            const dfast *f = &hot->fast[bucket((double)cyocl_launch_work(L))];
-            uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
-            /* a native team size still being measured: full decisions */
-            if (w && (w >> 2) == call_sig(rt, L) &&
-                (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) : 1)) {
-                fside = (int)(w >> 1 & 1);
-                p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
-                p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
+            int b = bucket((double)cyocl_launch_work(L));
+            uint64_t sig = 0;
+            for (int k = 0; k < WAYS && fside < 0; k++) {
+                dfast *f = &hot->fast[b][k];
+                uint64_t w = __atomic_load_n(&f->word, __ATOMIC_ACQUIRE);
+                if (w && !sig)
+                    sig = call_sig(rt, L);
+                /* a native team size still being measured: full decisions */
+                if (w && (w >> 2) == sig &&
+                    (!(w >> 1 & 1) && L->team_ok ? __atomic_load_n(&hot->solo[b], __ATOMIC_RELAXED) : 1)) {
+                    fside = (int)(w >> 1 & 1);
+                    way = f;
+                    p0 = __atomic_load_n(&f->pred[0], __ATOMIC_RELAXED);
+                    p1 = __atomic_load_n(&f->pred[1], __ATOMIC_RELAXED);
+                }
             }
         } else if (hds == -1) {
             /* no device: native, the model only predicts (and sizes the team) */
@@ -1892,7 +1919,10 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             /* the call's counts, and the epoch's (the full path ticks its own) */
             uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
             spin_lock(&hot->spin);
-            take = ++hot->ncalls % SAMPLE != 0 && !(hd->verbose && hot->last != fside);
+            /* every SAMPLE-th call of a signature in full (a way's own
+             * count: with two signatures alternating a count of the
+             * region's calls sampled one of them only) */
+            take = ++*(way ? &way->calls : &hot->ncalls) % SAMPLE != 0 && !(hd->verbose && hot->last != fside);
             if (take) {
                 hot->skipped++;
                 hot->nfast++;
@@ -1902,7 +1932,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         }
         if (take) {
             if (fside == 0) {
-                __atomic_store_n(&hot->hot_native, 1, __ATOMIC_RELEASE);
+                L->hot = 1; /* its run is not timed in (native_done) */
                 if (L->team_ok)
                     L->team = __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) == 2 ||
                               stall_solo(hd, hot, cyocl_launch_work(L));
@@ -1921,8 +1951,6 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         }
     }
     /* a full decision: its native run is timed into the model */
-    if (hot)
-        __atomic_store_n(&hot->hot_native, 0, __ATOMIC_RELEASE);
     struct cyrt_dregion *r = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     if (!r) {
         r = cyrt_dispatch_region(rt, L->source, L->region);
@@ -2052,17 +2080,15 @@ static int gpu_driver(struct cyrt_disp *d) {
 void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
     cyrt_dregion *r = L->dslot ? __atomic_load_n((cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
-    /* a native run decided from a settled decision teaches the model
-     * nothing it needs: only full decisions' runs are timed in (below).
-     * Counted in the record with it, in one hold of its spin lock (stats'
-     * native_regions and native_ns: cyrt_dispatch_native_counts) */
-    int hot = 0;
+    /* a native run decided from a settled decision (L->hot) teaches the
+     * model nothing it needs: only full decisions' runs are timed in
+     * (below).  Each run is counted in the record, in one hold of its spin
+     * lock (stats' native_regions, native_ns: cyrt_dispatch_native_counts) */
+    int hot = L->hot;
     if (r) {
         spin_lock(&r->spin);
         r->nat_runs++;
         r->nat_ns += ns > 0 ? (uint64_t)ns : 0;
-        if ((hot = __atomic_load_n(&r->hot_native, __ATOMIC_ACQUIRE)))
-            __atomic_store_n(&r->hot_native, 0, __ATOMIC_RELEASE);
         spin_unlock(&r->spin);
     } else {
         cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);
@@ -2085,11 +2111,12 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
      * 100 ms short teams, c02 dot 10^4-10^5 plain 1.2x forced native).
      * Provisional, below. */
     int woke = 0;
-    /* the run's end, the clock read below too (a plain load and store:
-     * two runs that end together may leave either end, a few us apart) */
+    /* the run's end (the generated code's clock read that gave ns, else
+     * ours), for the reads below too (a plain load and store: two runs
+     * that end together may leave either end, a few us apart) */
     uint64_t end = 0;
     if (d) {
-        end = now_ns();
+        end = L->end_ns > 0 ? (uint64_t)L->end_ns : now_ns();
         uint64_t last = __atomic_load_n(&d->native_end, __ATOMIC_ACQUIRE);
         __atomic_store_n(&d->native_end, end, __ATOMIC_RELEASE);
         woke = !L->team && last && end - (uint64_t)(ns > 0 ? ns : 0) > last + WAKE_NS;

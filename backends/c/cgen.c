@@ -2776,7 +2776,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
     out(G, "cyrt_ocl_launch cy_ol%d;", id);
     out(G, "cy_ol%d.reason[0] = 0; cy_ol%d.dslot = NULL; cy_ol%d.pred_native = cy_ol%d.pred_opencl = -1; cy_ol%d.team = 0;",
         id, id, id, id, id);
-    out(G, "cy_ol%d.chunk_ns = 0;", id);
+    out(G, "cy_ol%d.chunk_ns = 0; cy_ol%d.work = 0; cy_ol%d.hot = 0;", id, id, id);
     /* without CYOCL_FORCE the runtime's dispatcher decides (its record of
        the region is kept in a static of the module) */
     out(G, "static void *cy_ds%d;", id);
@@ -3416,9 +3416,13 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     }
     /* the dispatcher tells the work from a team's start and its wait at
        its end (for a thread that lost its core: a stall) by thread 0's
-       time over its share of the iterations */
+       time over its share of the iterations: in its full decisions' runs
+       (a hot-path run's only counts, cyocl_launch.hot) and the trace's */
     if (ocl)
-        out(G, "const long long cy_w%d = cy_clock%d && omp_get_thread_num() == 0 ? cyrt_now_ns() : 0;", id, id);
+        out(G,
+            "const long long cy_w%d = cy_clock%d && (cyrt_trace_fd >= 0 || !cy_ol%d.hot) && omp_get_thread_num() == 0 "
+            "? cyrt_now_ns() : 0;",
+            id, id, id);
     if (blocked) {
         emit_omp_for_blocked(G, R, chunk, &cl, n, need_par ? f->par : NULL, idx, body, blocked);
     } else if (prange) {

@@ -1519,7 +1519,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 14
+#define CYRT_OCL_API_VERSION 15
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1566,6 +1566,8 @@ typedef struct {
     long long chunk_ns; /* the native run: thread 0's time over its share of the iterations (0 unknown) */
     int team_size;     /* and the team's size */
     long long work;    /* the dispatcher's size of the call: n times one iteration's loops (0: n) */
+    int hot;           /* decide took the hot path to native: thread 0 need not time its share */
+    long long end_ns;  /* the native run's end (the clock read that gave its ns) */
 } cyrt_ocl_launch;
 
 typedef struct {
@@ -1803,11 +1805,14 @@ CYRT_FN void cyrt_trace_region(const cyrt_region_info *ri, long long n, long lon
 CYRT_INLINE int cyrt_timing(void) { return cyrt_trace_fd >= 0 || (cyrt_ocl && cyrt_force != 1); }
 
 CYRT_FN void cyrt_region_done(const cyrt_region_info *ri, long long n, long long t0, cyrt_ocl_launch *L) {
-    long long ns = cyrt_now_ns() - t0;
+    long long end = cyrt_now_ns(), ns = end - t0;
     if (cyrt_trace_fd >= 0) cyrt_trace_region(ri, n, ns, L);
     if (!cyrt_ocl) return;
     /* the dispatcher learns from the regions it sent here */
-    if (L && L->dslot) cyrt_ocl->native_done(L, ns);
+    if (L && L->dslot) {
+        L->end_ns = end; /* the dispatcher's clock read too */
+        cyrt_ocl->native_done(L, ns);
+    }
     else cyrt_ocl->native_ran(ns);
 }
 

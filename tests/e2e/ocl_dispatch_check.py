@@ -50,8 +50,20 @@ def check(mod):
     else:
         raise AssertionError("no IndexError")
 
-    # under CYOCL_FORCE=opencl with a device, the regions ran there
+    a = np.arange(12.0).reshape(3, 4)
+    out = np.zeros(3)
+    mod.rowsum(a, out)
+    assert np.array_equal(out, a.sum(axis=1)), out
     trace = os.environ.get("CYOCL_TRACE")
+    if trace and os.path.exists(trace):
+        # the dispatcher's size of a call: 3 * (1 + 4), on every line that
+        # gives one (a forced native line once carried a stale value)
+        with open(trace) as f:
+            recs = [json.loads(line) for line in f]
+        works = [r.get("work", 15) for r in recs if r.get("function") == "rowsum"]
+        assert works and all(w == 15 for w in works), works
+
+    # under CYOCL_FORCE=opencl with a device, the regions ran there
     if os.environ.get("CYOCL_FORCE") == "opencl" and trace and os.path.exists(trace):
         try:
             import cyocl

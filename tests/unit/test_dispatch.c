@@ -893,6 +893,60 @@ static void test_copy_window(void) {
     unlink(path);
 }
 
+/* A time step that swaps its two arrays inside cyocl.resident (jacobi's u
+ * and t) alternates two call signatures: each settles a way of its own
+ * (H100, bench side, c03 jacobi 100x100 resident: with one way every call
+ * was decided in full, 1.3x forced native). */
+static void test_two_ways(void) {
+    static double A[1024], B[1024];
+    static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
+    cyrt_config cfg = {0};
+    cfg.quiet = 1;
+    cfg.loader = "/nonexistent/libOpenCL.so";
+    cfg.backend = &be;
+    cyrt_rt *rt = NULL;
+    CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    ptrdiff_t n = 1024, st = 8;
+    cyrt_handle *h[2] = {NULL, NULL};
+    CHECK(cyrt_register(rt, A, 1, &n, &st, 8, &h[0], NULL, NULL) == CYRT_OK);
+    CHECK(cyrt_register(rt, B, 1, &n, &st, 8, &h[1], NULL, NULL) == CYRT_OK);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 49);
+    measured3(rt, r, 1000, 6000, 40000);
+    cyocl_arg a[2][2];
+    cyocl_launch L[2];
+    for (int k = 0; k < 2; k++) {
+        for (int j = 0; j < 2; j++) {
+            memset(&a[k][j], 0, sizeof a[k][j]);
+            a[k][j].kind = CYOCL_A_VIEW;
+            a[k][j].size = 8;
+            a[k][j].read = 1;
+            a[k][j].written = j;
+            a[k][j].ndim = 1;
+            a[k][j].ptr = (k ^ j) ? B : A; /* step k reads one, writes the other */
+            a[k][j].shape[0] = n;
+            a[k][j].strides[0] = 8;
+        }
+        L[k] = launch_of(&r, 1000);
+        L[k].source = SRC;
+        L[k].region = 49;
+        L[k].nargs = 2;
+        L[k].args = a[k];
+    }
+    uint64_t fast = cyrt_dispatch_fast_calls(rt);
+    for (int i = 0; i < 400; i++) {
+        cyocl_launch *l = &L[i & 1];
+        CHECK(cyrt_dispatch_decide(rt, l) == 0, "native (%s)", l->reason);
+        cyrt_dispatch_native_done(rt, l, 6000);
+    }
+    fast = cyrt_dispatch_fast_calls(rt) - fast;
+    CHECK(fast >= 360, "alternating signatures settle: %llu of 400 calls on the hot path", (unsigned long long)fast);
+    for (int i = 0; i < 2; i++)
+        CHECK(cyrt_release(rt, h[i], NULL, NULL) == CYRT_OK);
+    drop(rt);
+}
+
 /* What the H100 showed (bench/run.py, stencil 10x10 plain): a region's
  * first native call is cold (194 us for 10 us of work); the device's
  * first run builds its program; the two native runs right after it waited
@@ -2170,6 +2224,7 @@ int main(void) {
     test_work_size();
     test_cold_device();
     test_copy_window();
+    test_two_ways();
     test_store_paths();
     test_bad_moment();
     test_far_extrapolation();
