@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <time.h>
 #include <sys/mman.h>
 #if defined(__SSE2__)
@@ -958,17 +959,20 @@ void cyrt_pools_info_locked(cyrt_rt *rt, cyrt_registry_info *out) {
  * A pageable host array crosses PCIe at a fraction of the bus's speed (the
  * driver stages it itself, 6-9 GB/s up and 10-16 back on the H100 against
  * 55 GB/s from pinned memory).  So a large copy to or from a GPU goes
- * through pinned buffers in STAGE_CHUNK chunks: STAGE_WORKERS workers (the
- * caller and threads made for the copy) each copy a chunk between the array
- * and one of their two buffers while the bus moves the other, so the host's
- * copies run beside the transfers and beside each other.  One copy at a
+ * through pinned buffers in chunks of up to STAGE_CHUNK: STAGE_WORKERS
+ * workers (the caller and threads kept for the process's copies) each copy
+ * a chunk between the array and one of their two buffers while the bus
+ * moves the other, so the host's copies run beside the transfers and
+ * beside each other.  The first chunks up and the last ones back are
+ * smaller (ramp_span): the bus then waits less for the first host copies
+ * up, and the host's copy of the last chunk back is short.  One copy at a
  * time uses the buffers; a copy that finds them busy (another thread's) or
  * that cannot have any goes directly, as before.  CYOCL_STAGING=on|off
  * overrides the default (on for GPUs and accelerators from STAGE_MIN
  * bytes; a CPU device's memory is the host's).
  *
  * The figures behind the choices (256 MiB on the H100; bench/transfer.py
- * and docs/benchmarks.md): 2 MiB chunks beat 1, 4 and 8 MiB (1 MiB
+ * and docs/benchmarks.md): 2 MiB chunks (past the ramp) beat 1, 4 and 8 MiB (1 MiB
  * commands lose to the driver's cost per command, larger chunks keep the
  * bus waiting longer for the first ones); twelve workers beat eight and
  * sixteen up, where the host's copy out of the array is the limit; back,
@@ -983,6 +987,7 @@ void cyrt_pools_info_locked(cyrt_rt *rt, cyrt_registry_info *out) {
 #define STAGE_CHUNK ((size_t)2 << 20)
 #define STAGE_MIN ((size_t)8 << 20)
 #define STAGE_WORKERS 12
+#define STAGE_RAMP 2
 
 struct cyrt_stage {
     int busy; /* atomic: a copy holds the buffers */
@@ -992,25 +997,94 @@ struct cyrt_stage {
     cl_mem mem[2 * STAGE_WORKERS];
     void *host[2 * STAGE_WORKERS];     /* the buffers, mapped */
     unsigned char *own[STAGE_WORKERS]; /* the memory of worker w's two buffers */
+    /* Workers 1.. are threads kept for the process's life, parked between
+       copies (worker 0 is the copying thread itself).  Made per copy, the
+       eleven took 220-390 us to start on the H100's host (the workers
+       started one by one) and ~110 us to join, per copy: a plain call of
+       c06's sigmoid layer at 2048^2 (four 32 MiB copies) took 6.53-6.64
+       ms, 6.01-6.15 with the threads kept. */
+    pthread_mutex_t mu;     /* with go and done: the hand-over below */
+    pthread_cond_t go;      /* a new job (gen moved) or quit */
+    pthread_cond_t done;    /* active reached 0 */
+    int sync_ok;            /* mu, go and done were made */
+    int thr[STAGE_WORKERS]; /* per worker: 0 no thread yet, 1 running, -1 could not be made (not retried) */
+    pthread_t th[STAGE_WORKERS];
+    struct stage_job *job;  /* the current job (mu; atomic for the spin) */
+    unsigned gen;           /* atomic: bumped per job under mu */
+    int active;             /* threads still on the current job (mu) */
+    int quit;               /* the threads end (mu) */
 };
 
 /* One staged copy, shared by its workers. */
-typedef struct {
+typedef struct stage_job {
     cyrt_device *d;
     struct cyrt_stage *st;
     cl_mem buf;
     size_t off, bytes, nchunks;
     unsigned char *host; /* the array's bytes */
     int up;              /* 1 host -> device */
+    int nw;              /* workers 0 .. nw-1 take part */
     size_t next;         /* atomic: the next chunk to take */
     int rc;              /* atomic: the first failure, 0 none */
     int waiting;         /* atomic: workers still making their buffers (see stage_run) */
 } stage_job;
 
-typedef struct {
-    stage_job *job;
-    int w;
-} stage_worker;
+/* Chunk c of an upward copy of bytes (its start; *len its length, the
+ * last one short): STAGE_RAMP rounds of STAGE_WORKERS chunks, the first of
+ * STAGE_CHUNK >> STAGE_RAMP bytes, each round's twice the last's, then
+ * whole ones.  The bus waits for the first chunks' host copies, which all
+ * workers make at once: 2 MiB ones took ~290 us on the H100's host (7 GB/s
+ * per thread, 12 at a time), half the bus's time for a 32 MiB copy; 512 KiB
+ * ones start it four times sooner.  Two rounds (512 KiB, 1 MiB) beat none
+ * and three for a plain call of c06's sigmoid layer at 2048^2 (three 32
+ * MiB copies up, one back): 5.62 ms a call against 6.37 and 5.86, the
+ * copies back 0.92 ms against 1.05 (the copies up, which the host's copy
+ * speed bounds, stayed at 1.07-1.19). */
+static size_t ramp_span(size_t bytes, size_t c, size_t *len) {
+    size_t pos = 0, sz = STAGE_CHUNK;
+    int done = 0;
+    for (int l = 0; l < STAGE_RAMP && !done; l++) {
+        sz = STAGE_CHUNK >> (STAGE_RAMP - l);
+        if (c < STAGE_WORKERS)
+            done = 1;
+        else
+            c -= STAGE_WORKERS, pos += STAGE_WORKERS * sz;
+    }
+    if (!done)
+        sz = STAGE_CHUNK;
+    pos += c * sz;
+    if (pos >= bytes) {
+        *len = 0;
+        return bytes;
+    }
+    *len = bytes - pos < sz ? bytes - pos : sz;
+    return pos;
+}
+
+/* The number of ramp_span's chunks in bytes. */
+static size_t ramp_count(size_t bytes) {
+    size_t c = 0, pos = 0;
+    for (int l = 0; l < STAGE_RAMP && pos < bytes; l++) {
+        size_t sz = STAGE_CHUNK >> (STAGE_RAMP - l), k = (bytes - pos + sz - 1) / sz;
+        if (k > STAGE_WORKERS)
+            k = STAGE_WORKERS;
+        c += k;
+        pos += k * sz;
+    }
+    if (pos < bytes)
+        c += (bytes - pos + STAGE_CHUNK - 1) / STAGE_CHUNK;
+    return c;
+}
+
+/* Chunk c of job j: up, as ramp_span; down, the same chunks mirrored, so
+ * that the small ones come last: the copy ends with the host's copy of
+ * the last chunk to arrive, which the bus has nothing to do beside. */
+static size_t job_span(const stage_job *j, size_t c, size_t *len) {
+    if (j->up)
+        return ramp_span(j->bytes, c, len);
+    size_t p = ramp_span(j->bytes, j->nchunks - 1 - c, len);
+    return j->bytes - p - *len;
+}
 
 static void stage_fail(stage_job *j, cl_int rc) {
     int zero = 0;
@@ -1046,7 +1120,9 @@ static void copy_out(void *dst, const void *src, size_t n) {
 #endif
 }
 
-/* The host side only: a forked child's copy, or after the buffers went. */
+/* The host side only: a forked child's copy (whose parked threads stayed
+ * in the parent; its mutex may be held there: left as it is), or after
+ * the threads and buffers went. */
 static void stage_forget(struct cyrt_stage *st) {
     if (!st)
         return;
@@ -1094,13 +1170,8 @@ static int stage_make(cyrt_device *d, struct cyrt_stage *st, int w) {
  * is copied into a buffer whose last transfer is over, then sent without
  * waiting.  Down: each chunk is asked for, then the one before it (in the
  * other buffer) is waited for and copied out. */
-static void *stage_run(void *arg) {
-    stage_worker *sw = arg;
-    /* worker 0 is the caller's thread (often Python's main thread): it keeps its name */
-    if (sw->w > 0)
-        pthread_setname_np(pthread_self(), "cyocl-stage");
-    stage_job *j = sw->job;
-    int usable = stage_make(j->d, j->st, sw->w) == 1;
+static void stage_run(stage_job *j, int w) {
+    int usable = stage_make(j->d, j->st, w) == 1;
     /* at the copy that makes the buffers, nobody starts before all are
        made: a blocking map waits for every transfer already enqueued on
        the queue, so a worker still making its buffers would stall behind
@@ -1109,7 +1180,7 @@ static void *stage_run(void *arg) {
     while (__atomic_load_n(&j->waiting, __ATOMIC_ACQUIRE) > 0)
         sched_yield();
     if (!usable)
-        return NULL; /* the others take its chunks */
+        return; /* the others take its chunks */
     const cyrt_cl *cl = &j->d->rt->cl;
     cl_event ev[2] = {NULL, NULL};
     size_t chunk_of[2] = {0, 0};
@@ -1118,8 +1189,8 @@ static void *stage_run(void *arg) {
         size_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (c >= j->nchunks || __atomic_load_n(&j->rc, __ATOMIC_RELAXED))
             break;
-        int s = k++ & 1, slot = 2 * sw->w + s;
-        size_t pos = c * STAGE_CHUNK, len = j->bytes - pos < STAGE_CHUNK ? j->bytes - pos : STAGE_CHUNK;
+        int s = k++ & 1, slot = 2 * w + s;
+        size_t len, pos = job_span(j, c, &len);
         cl_int rc;
         if (j->up) {
             if (ev[s]) {
@@ -1148,8 +1219,7 @@ static void *stage_run(void *arg) {
         cl->clFlush(j->d->queue);
         if (!j->up && ev[s ^ 1]) {
             /* the other buffer's chunk, asked for before this one */
-            size_t p2 = chunk_of[s ^ 1] * STAGE_CHUNK;
-            size_t l2 = j->bytes - p2 < STAGE_CHUNK ? j->bytes - p2 : STAGE_CHUNK;
+            size_t l2, p2 = job_span(j, chunk_of[s ^ 1], &l2);
             rc = cl->clWaitForEvents(1, &ev[s ^ 1]);
             cl->clReleaseEvent(ev[s ^ 1]);
             ev[s ^ 1] = NULL;
@@ -1157,7 +1227,7 @@ static void *stage_run(void *arg) {
                 stage_fail(j, rc);
                 break;
             }
-            copy_out(j->host + p2, j->st->host[2 * sw->w + (s ^ 1)], l2);
+            copy_out(j->host + p2, j->st->host[2 * w + (s ^ 1)], l2);
         }
     }
     /* whatever is still in flight in this worker's buffers: waited for
@@ -1171,18 +1241,102 @@ static void *stage_run(void *arg) {
         if (rc != CL_SUCCESS)
             stage_fail(j, rc);
         else if (!j->up && !__atomic_load_n(&j->rc, __ATOMIC_RELAXED)) {
-            size_t p2 = chunk_of[s] * STAGE_CHUNK;
-            size_t l2 = j->bytes - p2 < STAGE_CHUNK ? j->bytes - p2 : STAGE_CHUNK;
-            copy_out(j->host + p2, j->st->host[2 * sw->w + s], l2);
+            size_t l2, p2 = job_span(j, chunk_of[s], &l2);
+            copy_out(j->host + p2, j->st->host[2 * w + s], l2);
         }
     }
-    return NULL;
+}
+
+/* How long a parked worker watches for the next job before it sleeps: the
+ * copies of one launch (its arrays, one after another) come a few
+ * microseconds apart, and a woken thread takes tens of them to run. */
+#define STAGE_SPIN_NS 100000u
+
+static uint64_t stage_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+typedef struct {
+    struct cyrt_stage *st;
+    int w;
+    unsigned seen; /* the jobs before its start (it may start after the next one is posted) */
+} stage_arg;
+
+/* A kept worker: each job it is part of (w < nw), then parked until the
+ * next one or quit. */
+static void *stage_thread(void *arg) {
+    stage_arg a = *(stage_arg *)arg;
+    free(arg);
+    struct cyrt_stage *st = a.st;
+    pthread_setname_np(pthread_self(), "cyocl-stage");
+    unsigned seen = a.seen;
+    for (;;) {
+        /* the next job of the same launch usually comes within the spin:
+           no sleep and wake-up between them */
+        uint64_t t0 = stage_now();
+        while (__atomic_load_n(&st->gen, __ATOMIC_ACQUIRE) == seen && stage_now() - t0 < STAGE_SPIN_NS)
+            sched_yield();
+        pthread_mutex_lock(&st->mu);
+        while (!st->quit && st->gen == seen)
+            pthread_cond_wait(&st->go, &st->mu);
+        if (st->quit) {
+            pthread_mutex_unlock(&st->mu);
+            return NULL;
+        }
+        seen = st->gen;
+        stage_job *j = st->job;
+        pthread_mutex_unlock(&st->mu);
+        if (!j || a.w >= j->nw)
+            continue; /* a small copy's, or one over before this thread looked: not counted in active */
+        stage_run(j, a.w);
+        pthread_mutex_lock(&st->mu);
+        if (--st->active == 0)
+            pthread_cond_signal(&st->done);
+        pthread_mutex_unlock(&st->mu);
+    }
+}
+
+/* Worker w's thread, made at the first copy that needs it (the copy's
+ * thread holds busy); signals are left to the process's other threads. */
+static int stage_thread_start(struct cyrt_stage *st, int w) {
+    if (st->thr[w])
+        return st->thr[w];
+    st->thr[w] = -1;
+    stage_arg *a = malloc(sizeof *a);
+    if (!a)
+        return -1;
+    *a = (stage_arg){st, w, __atomic_load_n(&st->gen, __ATOMIC_RELAXED)};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&st->th[w], NULL, stage_thread, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        free(a);
+        return -1;
+    }
+    return st->thr[w] = 1;
 }
 
 static void stage_free(cyrt_device *d) {
     struct cyrt_stage *st = d->stage;
     if (!st)
         return;
+    /* the workers end first: a parked one holds nothing */
+    if (st->sync_ok) {
+        pthread_mutex_lock(&st->mu);
+        st->quit = 1;
+        pthread_cond_broadcast(&st->go);
+        pthread_mutex_unlock(&st->mu);
+        for (int w = 1; w < STAGE_WORKERS; w++)
+            if (st->thr[w] == 1)
+                pthread_join(st->th[w], NULL);
+        pthread_cond_destroy(&st->go);
+        pthread_cond_destroy(&st->done);
+        pthread_mutex_destroy(&st->mu);
+    }
     const cyrt_cl *cl = &d->rt->cl;
     int mapped = 0;
     for (int i = 0; i < 2 * STAGE_WORKERS; i++)
@@ -1215,54 +1369,79 @@ int cyrt_copy_staged(unsigned dev_type, size_t bytes) {
 
 static int stage_wanted(cyrt_device *d, size_t bytes) { return cyrt_copy_staged(d->info.type, bytes); }
 
+/* The stage's bookkeeping: the workers' hand-over made once. */
+static struct cyrt_stage *stage_new(void) {
+    struct cyrt_stage *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    if (pthread_mutex_init(&st->mu, NULL) != 0) {
+        free(st);
+        return NULL;
+    }
+    if (pthread_cond_init(&st->go, NULL) != 0) {
+        pthread_mutex_destroy(&st->mu);
+        free(st);
+        return NULL;
+    }
+    if (pthread_cond_init(&st->done, NULL) != 0) {
+        pthread_cond_destroy(&st->go);
+        pthread_mutex_destroy(&st->mu);
+        free(st);
+        return NULL;
+    }
+    st->sync_ok = 1;
+    return st;
+}
+
 /* A staged copy: 1 done (*rc its outcome), 0 not taken (copy directly). */
 static int stage_copy(cyrt_device *d, cl_mem buf, size_t off, unsigned char *host, size_t bytes, int up, int *rc) {
     if (!stage_wanted(d, bytes))
         return 0;
     struct cyrt_stage *st = __atomic_load_n(&d->stage, __ATOMIC_ACQUIRE);
     if (!st) {
-        struct cyrt_stage *fresh = calloc(1, sizeof *fresh), *expect = NULL;
+        struct cyrt_stage *fresh = stage_new(), *expect = NULL;
         if (!fresh)
             return 0;
         if (!__atomic_compare_exchange_n(&d->stage, &expect, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            free(fresh);
+            stage_forget(fresh);
         st = __atomic_load_n(&d->stage, __ATOMIC_ACQUIRE);
     }
     if (__atomic_exchange_n(&st->busy, 1, __ATOMIC_ACQUIRE))
         return 0; /* another thread's copy has them */
-    size_t nchunks = (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK;
-    int nw = nchunks < STAGE_WORKERS ? (int)nchunks : STAGE_WORKERS, tomake = 0, usable = 0;
+    size_t nchunks = ramp_count(bytes);
+    int nw = nchunks < STAGE_WORKERS ? (int)nchunks : STAGE_WORKERS, tomake = 0, usable = 0, nthr = 0;
     for (int w = 0; w < nw; w++) {
+        /* a worker without a thread sits out: the others take its chunks */
+        if (w > 0 && st->made[w] >= 0 && stage_thread_start(st, w) != 1)
+            continue;
         tomake += st->made[w] == 0;
         usable += st->made[w] >= 0;
     }
+    /* the threads that take part: each runs the job (one whose buffers
+       could not be made returns at once) and counts itself off */
+    for (int w = 1; w < nw; w++)
+        nthr += st->thr[w] == 1;
     if (!usable) {
         __atomic_store_n(&st->busy, 0, __ATOMIC_RELEASE);
         return 0;
     }
-    stage_job j = {d, st, buf, off, bytes, nchunks, host, up, 0, 0, 0};
-    stage_worker ws[STAGE_WORKERS];
-    pthread_t th[STAGE_WORKERS];
-    int started[STAGE_WORKERS] = {0};
-    /* the workers that will run: each counts itself down at the start */
-    j.waiting = tomake ? 1 : 0;
-    for (int w = 1; w < nw; w++)
-        j.waiting += tomake && st->made[w] >= 0;
-    for (int w = 0; w < nw; w++) {
-        ws[w].job = &j;
-        ws[w].w = w;
-        /* worker 0 is this thread; a thread that cannot be made leaves its
-           chunks to the others */
-        if (w > 0 && st->made[w] >= 0) {
-            started[w] = pthread_create(&th[w], NULL, stage_run, &ws[w]) == 0;
-            if (!started[w] && tomake)
-                __atomic_fetch_sub(&j.waiting, 1, __ATOMIC_ACQ_REL);
-        }
-    }
-    stage_run(&ws[0]);
-    for (int w = 1; w < nw; w++)
-        if (started[w])
-            pthread_join(th[w], NULL);
+    stage_job j = {d, st, buf, off, bytes, nchunks, host, up, nw, 0, 0, 0};
+    /* at a copy that makes buffers, the workers that will run: each counts
+       itself down at its start */
+    j.waiting = tomake ? 1 + nthr : 0;
+    pthread_mutex_lock(&st->mu);
+    st->job = &j;
+    st->active = nthr;
+    __atomic_add_fetch(&st->gen, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&st->go);
+    pthread_mutex_unlock(&st->mu);
+    stage_run(&j, 0);
+    /* the workers still copying hold j (on this stack): over before it goes */
+    pthread_mutex_lock(&st->mu);
+    while (st->active > 0)
+        pthread_cond_wait(&st->done, &st->mu);
+    st->job = NULL;
+    pthread_mutex_unlock(&st->mu);
     __atomic_store_n(&st->busy, 0, __ATOMIC_RELEASE);
     if (__atomic_load_n(&j.next, __ATOMIC_RELAXED) == 0 && !j.rc)
         return 0; /* no worker could make its buffers: nothing moved yet, copy directly */
