@@ -190,6 +190,10 @@ static void region(CyBuf *b, const IrRegion *r, int ind) {
     }
     if (r->ocl_ok && r->uses_fp64) cy_buf_printf(b, "%*s  fp64\n", ind, "");
     if (r->nest) nest(b, r->nest, ind + 2);
+    for (int i = 0; i < r->args.len; i++) {
+        const IrRegionArg *x = r->args.items[i];
+        if (x->covers) cy_buf_printf(b, "%*s  writes-all %s %d-D\n", ind, "", x->var->name, x->covers);
+    }
     if (r->work_loops.len) {
         /* "work j(k l) m": the loops one iteration's work counts, each
          * with the counted loops inside it */

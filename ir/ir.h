@@ -380,6 +380,15 @@ typedef struct IrRegionArg {
     IrVar *var;
     IrOp redop;                /* RA_REDUCTION */
     int read, written;         /* RA_VIEW */
+    /* RA_VIEW (ir/nest.c): the kernel writes every element of the view
+       when its shape is the iteration space's: the region is quiet (no
+       error, break, return), has no continue, never reads the view, and
+       a statement of the prange's body assigns view[i] (covers 1), or one
+       of its collapsed loop's body (bounds from 0 by 1) view[i, j]
+       (covers 2), i and j the loops' own variables.  The runtime then
+       need not upload the view (launch.c checks the shape, the start and
+       step, and that the view is the whole of its memory). */
+    int covers;
 } IrRegionArg;
 
 typedef enum { SCHED_DEFAULT, SCHED_STATIC, SCHED_DYNAMIC, SCHED_GUIDED, SCHED_RUNTIME } Schedule;

@@ -465,6 +465,54 @@ static void work_walk(CyArena *a, IrRegion *R, CyVec *body, const CyVec *assigne
     }
 }
 
+/* A continue anywhere in body (it would skip a write after it). */
+static int has_continue(const CyVec *body) {
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *y = body->items[i];
+        if (y->kind == ST_CONTINUE || has_continue(&y->body) || has_continue(&y->orelse)) return 1;
+    }
+    return 0;
+}
+
+/* e is the variable v itself, through widening integer casts. */
+static int is_var(const IrExpr *e, const IrVar *v) {
+    while (e->kind == E_CAST && cy_type_is_int(e->ty) && cy_type_is_int(e->args[0]->ty) &&
+           e->ty->size >= e->args[0]->ty->size)
+        e = e->args[0];
+    return e->kind == E_VAR && e->var == v;
+}
+
+/* Does a statement of body (not nested) assign v[i0] (j NULL) or
+ * v[i0, j]? */
+static int assigns_at(const CyVec *body, const IrVar *v, const IrVar *i0, const IrVar *j) {
+    for (int k = 0; k < body->len; k++) {
+        const IrStmt *y = body->items[k];
+        if (y->kind != ST_ASSIGN || y->op != OP_NONE || y->target->kind != E_VIEW_ELEM ||
+            y->target->args[0]->kind != E_VAR || y->target->args[0]->var != v)
+            continue;
+        const IrExpr *t = y->target;
+        if (t->nargs == 2 && !j && is_var(t->args[1], i0)) return 1;
+        if (t->nargs == 3 && j && is_var(t->args[1], i0) && is_var(t->args[2], j)) return 1;
+    }
+    return 0;
+}
+
+/* IrRegionArg.covers for each view argument of r (statement x). */
+static void covers(IrRegion *r, IrStmt *x) {
+    if (!r->ocl_quiet || r->has_break || r->has_return || r->has_with_gil || has_continue(&x->body)) return;
+    const IrStmt *L = r->collapse;
+    int64_t s0 = -1, st = 1;
+    int inner_ok = L && cy_const_int(L->start, &s0) && s0 == 0 && (!L->step || (cy_const_int(L->step, &st) && st == 1));
+    for (int k = 0; k < r->args.len; k++) {
+        IrRegionArg *g = r->args.items[k];
+        if (g->kind != RA_VIEW || g->read || !g->written) continue;
+        if (assigns_at(&x->body, g->var, r->index, NULL))
+            g->covers = 1;
+        else if (inner_ok && assigns_at(&L->body, g->var, r->index, L->var))
+            g->covers = 2;
+    }
+}
+
 void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x) {
     r->collapse = NULL;
     r->collapse_pairs.len = 0;
@@ -472,6 +520,7 @@ void cy_ir_nest(CyArena *a, IrRegion *r, IrStmt *x) {
     if (!r->ocl_ok || !r->is_prange || !x) return;
     r->collapse = collapsible(a, r, x);
     if (!r->collapse) r->collapse_pairs.len = 0;
+    covers(r, x);
     IrScan sc = {0};
     cy_ir_scan(a, &sc, &x->body);
     CyVec assigned = vcopy(a, &sc.assigned);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CYOCL_API_VERSION 15
+#define CYOCL_API_VERSION 16
 #define CYOCL_API_MAX_NDIM 8
 
 enum { CYOCL_A_VIEW, CYOCL_A_SCALAR, CYOCL_A_RED, CYOCL_A_LAST };
@@ -24,6 +24,10 @@ typedef struct {
     void *ptr;      /* a view's first element; else the C variable */
     int ndim;
     ptrdiff_t shape[CYOCL_API_MAX_NDIM], strides[CYOCL_API_MAX_NDIM]; /* strides in bytes */
+    /* CYOCL_A_VIEW, written only (IrRegionArg.covers): 1 the kernel writes
+       view[i] for every i of the prange, 2 view[i, j] for every i and every
+       j of the collapsed loop (from 0 by 1); 0 no such promise */
+    int covers;
 } cyocl_arg;
 
 typedef struct {
@@ -104,6 +108,17 @@ typedef struct {
        that gave ns), 0 unknown: native_done reads it then */
     long long end_ns;
 } cyocl_launch;
+
+/* Does the launch write every element of view a (a->covers, checked
+ * against this call: the prange from 0 by 1, the view's shape its
+ * iteration space, and C-contiguous, so that its elements fill its
+ * memory)?  Then its old contents need not go to the device. */
+static inline int cyocl_launch_writes_whole(const cyocl_launch *L, const cyocl_arg *a) {
+    if (a->kind != CYOCL_A_VIEW || !a->covers || a->read || !a->written || L->start != 0 || L->step != 1 ||
+        a->ndim != a->covers || a->shape[0] != L->n || a->strides[a->ndim - 1] != a->size)
+        return 0;
+    return a->covers == 1 || (L->inner > 0 && a->shape[1] == L->inner && a->strides[0] == a->shape[1] * a->size);
+}
 
 /* The call's size for the dispatcher (work, else n). */
 static inline long long cyocl_launch_work(const cyocl_launch *L) { return L->work > 0 ? L->work : L->n; }

@@ -227,7 +227,11 @@ void cyrt_cache_info_get(cyrt_rt *rt, cyrt_cache_info *out);
 
 /* ---- the memory-region registry (registry.c, DESIGN §4) --------------------- */
 typedef struct cyrt_handle cyrt_handle;
-enum { CYRT_READ = 1, CYRT_WRITE = 2, CYRT_RW = 3 };
+/* CYRT_WRITE_ALL (with CYRT_WRITE, not CYRT_READ): the launch writes
+ * every element of the view (cyocl_launch_writes_whole): where the view
+ * is the whole of its region and no other view of the launch shares
+ * it, cyrt_device_acquire uploads nothing for it. */
+enum { CYRT_READ = 1, CYRT_WRITE = 2, CYRT_RW = 3, CYRT_WRITE_ALL = 4 };
 
 /* Registers a view (data: its first element; strides in bytes, any sign)
  * by its byte extent.  An empty view gets a handle that never moves data. */

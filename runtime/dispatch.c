@@ -1428,7 +1428,9 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
     m->split = 1;
     enum { MAXV = 32 };
     uintptr_t lo[MAXV], hi[MAXV];
-    int wr[MAXV], nv = 0, over = 0;
+    /* wh: a view the launch writes whole, alone on its extent: nothing
+     * to upload (cyrt_device_acquire's CYRT_WRITE_ALL) */
+    int wr[MAXV], wh[MAXV], nv = 0, over = 0;
     for (int i = 0; i < L->nargs; i++) {
         const cyocl_arg *a = &L->args[i];
         if (a->kind != CYOCL_A_VIEW || !(a->read || a->written))
@@ -1450,19 +1452,22 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
                 lo[k] = l < lo[k] ? l : lo[k];
                 hi[k] = h > hi[k] ? h : hi[k];
                 wr[k] |= a->written;
+                wh[k] = 0;
                 merged = 1;
                 break;
             }
         if (!merged) {
             lo[nv] = l;
             hi[nv] = h;
+            wh[nv] = cyocl_launch_writes_whole(L, a);
             wr[nv++] = a->written;
         }
     }
     if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & (CYRT_STATE_DIRTY | CYRT_STATE_VALID)) &&
         !__atomic_load_n(&rt->handles, __ATOMIC_RELAXED)) {
         for (int k = 0; k < nv; k++) {
-            move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, hi[k] - lo[k]);
+            if (!wh[k])
+                move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, hi[k] - lo[k]);
             if (wr[k])
                 move_copy(d, &m->down_pend, &m->pend_st, &m->copies, &m->copies_pend_st, hi[k] - lo[k]);
         }
@@ -1503,14 +1508,15 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
             uintptr_t a = T->lo > lo[k] ? T->lo : lo[k], b = T->hi < hi[k] ? T->hi : hi[k];
             covered += b - a;
             /* a top moves whole */
-            if (!T->dev_valid)
+            if (!T->dev_valid && !(wh[k] && T->lo == lo[k] && T->hi == hi[k]))
                 move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, T->hi - T->lo);
             if (wr[k] && T->host_valid)
                 move_copy(d, &m->down_pend, &m->pend_st, &m->copies, &m->copies_pend_st, T->hi - T->lo);
         }
         uint64_t rest = (hi[k] - lo[k]) > covered ? (hi[k] - lo[k]) - covered : 0;
         if (rest) {
-            move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, rest);
+            if (!wh[k] || covered)
+                move_copy(d, &m->up, &m->up_st, &m->copies, &m->copies_up_st, rest);
             if (wr[k])
                 move_copy(d, &m->down_pend, &m->pend_st, &m->copies, &m->copies_pend_st, rest);
         }

@@ -832,7 +832,8 @@ static int launch(cyrt_rt *rt, cyocl_launch *L, int kerr[4], uint64_t ph[PH_N], 
             failed(L, "fallback: %s", err.code ? cyrt_cl_error_name(err.code) : "registry");
             goto done;
         }
-        modes[nv] = (a->read ? CYRT_READ : 0) | (a->written ? CYRT_WRITE : 0);
+        modes[nv] = (a->read ? CYRT_READ : 0) | (a->written ? CYRT_WRITE : 0) |
+                    (cyocl_launch_writes_whole(L, a) ? CYRT_WRITE_ALL : 0);
         hview[i] = (int)nv++;
         if (cyrt_host_pinned(rt, hs[nv - 1])) {
             fallback(L, "fallback: %s", "pinned to the host (cyocl.pin_host)");

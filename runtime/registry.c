@@ -753,6 +753,17 @@ retry:
             break;
         if (ta)
             account_ns(rt, acc, TO_DEVICE, (size_t)(t->hi - t->lo), mono_ns() - ta);
+        /* a view the kernel writes whole that is the whole of its region,
+         * shared with no other view of the launch: its old contents are
+         * never read (a failed launch drops the device copy: abandon) */
+        int whole = (modes[i] & CYRT_WRITE_ALL) && !(modes[i] & CYRT_READ) && hs[i]->r->lo == t->lo &&
+                    hs[i]->r->hi == t->hi;
+        for (size_t k = 0; k < n && whole; k++)
+            whole = k == i || !hs[k]->r || top_of(hs[k]->r) != t;
+        if (whole) {
+            t->dev_valid = 1;
+            continue;
+        }
         /* the whole extent goes over, since a kernel that writes some
          * elements leaves the others as they were.  The copy runs without the lock, so that other threads' launches
          * and host uses of other regions go on meanwhile: t is pinned by

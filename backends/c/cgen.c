@@ -2804,6 +2804,7 @@ static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *st
             out(G, "%s.ptr = %s.data; %s.ndim = %d;", e, v->cname, e, v->ty->ndim);
             for (int k = 0; k < v->ty->ndim; k++)
                 out(G, "%s.shape[%d] = %s.shape[%d]; %s.strides[%d] = %s.strides[%d];", e, k, v->cname, k, e, k, v->cname, k);
+            if (a->covers) out(G, "%s.covers = %d;", e, a->covers);
             break;
         case RA_SCALAR:
             out(G, "%s.kind = 1; %s.tkind = '%c'; %s.size = (int)sizeof(%s); %s.ptr = (void *)&%s;", e, e, tk, e, v->cname, e,

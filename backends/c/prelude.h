@@ -1519,7 +1519,7 @@ CYRT_INLINE long long cyrt_now_ns(void) {
 /* ---- OpenCL: the `cyocl` runtime module's API --------------------------------
  * The layout of runtime/cyocl_api.h (this file is self-contained): the two
  * change together, with the version. */
-#define CYRT_OCL_API_VERSION 15
+#define CYRT_OCL_API_VERSION 16
 typedef struct {
     int kind;          /* 0 view, 1 scalar, 2 reduction, 3 lastprivate */
     char tkind;        /* 'i' signed, 'u' unsigned, 'f' real, 'c' complex */
@@ -1529,6 +1529,7 @@ typedef struct {
     void *ptr;         /* a view's first element; else the C variable */
     int ndim;
     Py_ssize_t shape[8], strides[8];
+    int covers;        /* written whole: 1 view[i], 2 view[i, j] (ir/nest.c) */
 } cyrt_ocl_arg;
 
 typedef struct {

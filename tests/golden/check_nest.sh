@@ -21,7 +21,7 @@ if [[ $rc -ne 0 ]]; then
     cat "$work/$name.nest.stderr"
     exit 1
 fi
-grep -E '^ *(region [0-9]+ |loop |access |alias |work |loops deeper)' "$work/$name.ir" >"$got" || true
+grep -E '^ *(region [0-9]+ |loop |access |alias |work |writes-all |loops deeper)' "$work/$name.ir" >"$got" || true
 if [[ ${CYOCL_UPDATE_GOLDEN:-} == 1 ]]; then
     cp "$got" "$name.nest.expected"
     echo "updated $name.nest.expected"

@@ -113,3 +113,35 @@ def triangle(double[:, ::1] a, double[:] out):
             for k in range(a.shape[1]):
                 s = s + a[j, k]
         out[i] = s
+
+cimport cython
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def fill_rows(double[:, ::1] a, double[:, ::1] out, double[::1] v):
+    # out[i, j] at every (i, j): written whole (v is not written)
+    cdef Py_ssize_t i, j
+    for i in prange(a.shape[0], nogil=True):
+        for j in range(a.shape[1]):
+            out[i, j] = 2 * a[i, j]
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def fill_vec(double[::1] a, double[::1] v, double[::1] w, double[::1] u):
+    # v[i] always; w[i] only where a[i] > 0; u[i + 1] (shifted) and read
+    cdef Py_ssize_t i
+    for i in prange(a.shape[0] - 1, nogil=True):
+        v[i] = a[i]
+        if a[i] > 0:
+            w[i] = a[i]
+        u[i + 1] = u[i + 1] + 1
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def skip_some(double[::1] a, double[::1] v):
+    # a continue before the write: not every element is written
+    cdef Py_ssize_t i
+    for i in prange(a.shape[0], nogil=True):
+        if a[i] < 0:
+            continue
+        v[i] = a[i]
