@@ -1222,7 +1222,15 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
      * within a few calls, which the hot path would put off 64 times) */
     const dpoint *onp = side_nearest(&r->side[o], (double)n);
     int solid = (!op->cnt || op->cnt >= 3) && (!onp || (onp->cnt >= 3 && onp->loaded != 2));
-    *stable = quiet && solid && !c->calibrating;
+    /* and for cyocl.resident views only a choice whose data is where it
+     * runs: settled ones that copy at every call were each good alone,
+     * and rent or buy never saw them (H100, bench side, c06 mlp2 100x100
+     * resident: its two layers, one region with two signatures, settled
+     * one native and one on the device, `hidden` crossing twice a call:
+     * 100 us against 38 with both on the device, 2.65x).  (Plain calls
+     * copy at every call anyway: their data goes back when the def
+     * returns.) */
+    *stable = quiet && solid && !c->calibrating && (!m->resident || x[c->side] <= 0);
 }
 
 void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const cyrt_dmove *m,
