@@ -3418,10 +3418,13 @@ static void gen_region_code(Gen *G, IrStmt *s) {
     /* the dispatcher tells the work from a team's start and its wait at
        its end (for a thread that lost its core: a stall) by thread 0's
        time over its share of the iterations: in its full decisions' runs
-       (a hot-path run's only counts, cyocl_launch.hot) and the trace's */
+       (a hot-path run's only counts, cyocl_launch.hot) and the trace's.
+       The thread number first: the other threads then read none of the
+       launch's shared variables, which the master's stack holds and it
+       has just written (a line from another core as each thread starts) */
     if (ocl)
         out(G,
-            "const long long cy_w%d = cy_clock%d && (cyrt_trace_fd >= 0 || !cy_ol%d.hot) && omp_get_thread_num() == 0 "
+            "const long long cy_w%d = omp_get_thread_num() == 0 && cy_clock%d && (cyrt_trace_fd >= 0 || !cy_ol%d.hot) "
             "? cyrt_now_ns() : 0;",
             id, id, id);
     if (blocked) {
