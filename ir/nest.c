@@ -499,10 +499,14 @@ static int assigns_at(const CyVec *body, const IrVar *v, const IrVar *i0, const 
 
 /* IrRegionArg.covers for each view argument of r (statement x). */
 static void covers(IrRegion *r, IrStmt *x) {
-    if (!r->ocl_quiet || r->has_break || r->has_return || r->has_with_gil || has_continue(&x->body)) return;
+    if (!r->ocl_quiet || r->has_break || r->has_return || r->has_with_gil || has_continue(&x->body) ||
+        cy_ir_assigns(&x->body, r->index))
+        return;
     const IrStmt *L = r->collapse;
     int64_t s0 = -1, st = 1;
-    int inner_ok = L && cy_const_int(L->start, &s0) && s0 == 0 && (!L->step || (cy_const_int(L->step, &st) && st == 1));
+    /* (a body that assigns j would write elsewhere than [i, j]) */
+    int inner_ok = L && cy_const_int(L->start, &s0) && s0 == 0 && (!L->step || (cy_const_int(L->step, &st) && st == 1)) &&
+                   !cy_ir_assigns(&L->body, L->var);
     for (int k = 0; k < r->args.len; k++) {
         IrRegionArg *g = r->args.items[k];
         if (g->kind != RA_VIEW || g->read || !g->written) continue;

@@ -27,3 +27,11 @@ def shorter(double[::1] a, double[::1] out):
     cdef Py_ssize_t i
     for i in prange(a.shape[0] - 1, nogil=True):
         out[i] = a[i]
+
+def moved_j(double[:, ::1] a, double[:, ::1] out):
+    # j moved before the write: only the first half of each row is written
+    cdef Py_ssize_t i, j
+    for i in prange(a.shape[0], nogil=True):
+        for j in range(a.shape[1]):
+            j = j // 2
+            out[i, j] = a[i, j]

@@ -28,6 +28,11 @@ def check(mod):
     mod.shorter(y, o)
     assert np.array_equal(o[:-1], y[:-1]) and o[-1] == 7.0
 
+    o2 = np.full((n, m), 7.0)
+    mod.moved_j(a, o2)
+    h = (m + 1) // 2
+    assert np.array_equal(o2[:, :h], a[:, :h]) and (o2[:, h:] == 7).all()
+
     # under CYOCL_FORCE=opencl, fill2's out never went up: its bytes to
     # the device are a's alone (the first call, whose views were not yet
     # on the device)

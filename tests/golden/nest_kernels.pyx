@@ -145,3 +145,13 @@ def skip_some(double[::1] a, double[::1] v):
         if a[i] < 0:
             continue
         v[i] = a[i]
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def moved_j(double[:, ::1] a, double[:, ::1] out):
+    # the body moves j before the write: not every [i, j] is written
+    cdef Py_ssize_t i, j
+    for i in prange(a.shape[0], nogil=True):
+        for j in range(a.shape[1]):
+            j = j // 2
+            out[i, j] = a[i, j]
