@@ -619,9 +619,10 @@ static void native_team(struct cyrt_disp *d, struct cyrt_dregion *r, cyocl_launc
     }
     int cal;
     spin_lock(&r->spin);
-    L->team = team_locked(r, (double)cyocl_launch_work(L), bytes > 0 && bytes < SOLO_BYTES, &cal);
+    long long size = cyocl_launch_work(L);
+    L->team = team_locked(r, (double)size, bytes > 0 && bytes < SOLO_BYTES, &cal);
     spin_unlock(&r->spin);
-    if (!cal && !L->team && stall_solo(d, r, cyocl_launch_work(L)))
+    if (!cal && !L->team && stall_solo(d, r, size))
         L->team = 1;
     if (cal) {
         snprintf(L->reason, sizeof L->reason, "calibrating (%s)", L->team ? "one thread" : "the full team");
@@ -1904,6 +1905,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     L->team = L->hot = 0;
     struct cyrt_dregion *hot = L->dslot ? __atomic_load_n((struct cyrt_dregion **)L->dslot, __ATOMIC_ACQUIRE) : NULL;
     struct cyrt_disp *hd = hot ? __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE) : NULL;
+    const long long size = cyocl_launch_work(L); /* the call's size, and its octave */
+    const int b = bucket((double)size);
     if (hd && L->n > 0) {
         /* the hot path: a settled decision, a few atomic loads and the
          * counts below; every SAMPLE-th call is made in full and timed */
@@ -1912,7 +1915,6 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         long long p0 = -1, p1 = -1;
         dfast *way = NULL; /* the settled decision taken (NULL: none, or no device) */
         if (hds == 2 && !__atomic_load_n(&hot->off, __ATOMIC_RELAXED) && !(L->cpu_only && hd->dev_type != CYRT_DEV_CPU)) {
-            int b = bucket((double)cyocl_launch_work(L));
             uint64_t sig = 0;
             for (int k = 0; k < WAYS && fside < 0; k++) {
                 dfast *f = &hot->fast[b][k];
@@ -1930,7 +1932,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             }
         } else if (hds == -1) {
             /* no device: native, the model only predicts (and sizes the team) */
-            if (!L->team_ok || __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED))
+            if (!L->team_ok || __atomic_load_n(&hot->solo[b], __ATOMIC_RELAXED))
                 fside = 0;
         }
         int take = 0;
@@ -1953,8 +1955,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (fside == 0) {
                 L->hot = 1; /* its run is not timed in (native_done) */
                 if (L->team_ok)
-                    L->team = __atomic_load_n(&hot->solo[bucket((double)cyocl_launch_work(L))], __ATOMIC_RELAXED) == 2 ||
-                              stall_solo(hd, hot, cyocl_launch_work(L));
+                    L->team = __atomic_load_n(&hot->solo[b], __ATOMIC_RELAXED) == 2 || stall_solo(hd, hot, size);
             }
             if (hds == 2) {
                 cyrt_dispatch_idle_check(rt);
@@ -1964,7 +1965,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             } else {
                 snprintf(L->reason, sizeof L->reason, "auto: no OpenCL device%s", L->team ? " (one thread)" : "");
                 if (L->kernel_time) /* the trace shows the prediction */
-                    L->pred_native = cyrt_dispatch_predict(rt, hot, 0, cyocl_launch_work(L));
+                    L->pred_native = cyrt_dispatch_predict(rt, hot, 0, size);
             }
             return fside;
         }
@@ -1999,7 +2000,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             cyrt_dchoice c;
             int stable;
             spin_lock(&r->spin);
-            choose_locked(d, r, cyocl_launch_work(L), &m, &c, 1, 1, &stable);
+            choose_locked(d, r, size, &m, &c, 1, 1, &stable);
             spin_unlock(&r->spin);
             double left = d->startup_ns - (double)(now_ns() - d->start_ns);
             if (left < 0)
@@ -2039,7 +2040,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         cyrt_dispatch_idle_check(rt);
     if (ds != 2) {
         if (L->pred_native < 0)
-            L->pred_native = cyrt_dispatch_predict(rt, r, 0, cyocl_launch_work(L));
+            L->pred_native = cyrt_dispatch_predict(rt, r, 0, size);
         why = ds == 1 ? "auto: device starting" : "auto: no OpenCL device";
         snprintf(L->reason, sizeof L->reason, "%s", why);
         native_team(d, r, L);
@@ -2050,7 +2051,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     if (L->n <= 0 || __atomic_load_n(&r->off, __ATOMIC_RELAXED) || (L->cpu_only && d->dev_type != CYRT_DEV_CPU)) {
         /* nothing to run, a region the device cannot take, or a CPU-only
          * module while a GPU was opened */
-        L->pred_native = cyrt_dispatch_predict(rt, r, 0, cyocl_launch_work(L));
+        L->pred_native = cyrt_dispatch_predict(rt, r, 0, size);
         snprintf(L->reason, sizeof L->reason, "auto");
         native_team(d, r, L);
         return 0;
@@ -2066,8 +2067,8 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
     spin_lock(&r->spin);
     double w = 1 + (double)r->skipped;
     r->skipped = 0;
-    choose_locked(d, r, cyocl_launch_work(L), &m, &c, 0, w, &stable);
-    settle_locked(r, bucket((double)cyocl_launch_work(L)), sig, &c, stable);
+    choose_locked(d, r, size, &m, &c, 0, w, &stable);
+    settle_locked(r, b, sig, &c, stable);
     spin_unlock(&r->spin);
     side = c.side;
     L->pred_native = c.pred[0];
@@ -2104,6 +2105,8 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
      * (below).  Each run is counted in the record, in one hold of its spin
      * lock (stats' native_regions, native_ns: cyrt_dispatch_native_counts) */
     int hot = L->hot;
+    const long long size = cyocl_launch_work(L); /* the call's size, and its octave */
+    const int ob = bucket((double)size);
     if (r) {
         spin_lock(&r->spin);
         r->nat_runs++;
@@ -2176,9 +2179,9 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * after the device's copies: 12.2, 7.5 and 4.8 ms predicted 35 us,
          * 96 us in a process of its own; three such runs made the point,
          * and the device ran the size at 20-34x) */
-        int fresh = stalled && !r->side[0].b[bucket((double)cyocl_launch_work(L))].cnt;
+        int fresh = stalled && !r->side[0].b[ob].cnt;
         if (L->team_ok && L->n > 0) {
-            dteam *v = &r->team[bucket((double)cyocl_launch_work(L))];
+            dteam *v = &r->team[ob];
             /* a team that waited at its end for over twice what thread 0
              * worked, or took over twice one thread's time, had a thread
              * without its core (team_locked); thread 0 may be the one (a
@@ -2207,7 +2210,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
                 } else if (L->team_size > v->size) {
                     /* (a larger team than one: its size is chosen again) */
                     if (v->size == 1)
-                        __atomic_store_n(&r->solo[bucket((double)cyocl_launch_work(L))], 0, __ATOMIC_RELAXED);
+                        __atomic_store_n(&r->solo[ob], 0, __ATOMIC_RELAXED);
                     memset(v->t[0], 0, sizeof v->t[0]);
                     v->cnt[0] = v->nwork = v->waits = 0;
                     v->size = L->team_size;
@@ -2223,7 +2226,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
             int after_dev = !k && start < __atomic_load_n(&d->dev_last, __ATOMIC_ACQUIRE) + BUSY_NS;
             if (!after_dev && !skip && !woke && !k && L->team_size > 1 && v->waits < 1000000 &&
                 ((L->chunk_ns > 0 && ns > 2 * L->chunk_ns + 50000) ||
-                 (one >= 0 && (double)ns > 2 * one * (double)cyocl_launch_work(L) + 100000)))
+                 (one >= 0 && (double)ns > 2 * one * (double)size + 100000)))
                 v->waits++;
             /* a run in such a moment (or one that woke the team) counts
              * where it is no slower than what either size is known to
@@ -2232,13 +2235,13 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
              * calibration counted for nothing, then two woken ones of 7.7
              * and 11.9 ms after a block of device runs were all the
              * team's times, and one thread's 225 stood, 1.55x) */
-            double per = (double)(ns > 0 ? ns : 0) / (double)cyocl_launch_work(L), known = team_best(v, k);
+            double per = (double)(ns > 0 ? ns : 0) / (double)size, known = team_best(v, k);
             if (known < 0 && !k)
                 known = team_best(v, 1);
             if (!skip && (!(after_dev || woke) || (known >= 0 && per <= known)))
                 team_note(v, k, per);
             if (!k && !skip && L->chunk_ns > 0) {
-                v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)cyocl_launch_work(L));
+                v->work[v->nwork % WIN] = (float)((double)L->chunk_ns * L->team_size / (double)size);
                 if (v->nwork < 1000000)
                     v->nwork++;
             }
@@ -2253,7 +2256,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
              * team's 7, its work said 6.4; 4.6x the block's median) */
             double t1 = team_best(v, 1), tt = team_best(v, 0);
             float st = (float)(t1 >= 0 && tt >= 0 && t1 <= 2 * tt ? t1 : 0);
-            __atomic_store(&r->solo_t[bucket((double)cyocl_launch_work(L))], &st, __ATOMIC_RELAXED);
+            __atomic_store(&r->solo_t[ob], &st, __ATOMIC_RELAXED);
         }
         spin_unlock(&r->spin);
         /* and any run in a stall's window (the stalled one included): the
@@ -2269,7 +2272,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * faster for the point, 2.3x) */
         int prov = first || fresh || woke || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
-        observe(rt, r, CYRT_SIDE_NATIVE, cyocl_launch_work(L), ns, NULL, 0, prov);
+        observe(rt, r, CYRT_SIDE_NATIVE, size, ns, NULL, 0, prov);
     }
 }
 
