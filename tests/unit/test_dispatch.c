@@ -396,6 +396,21 @@ static void test_back_to_host(void) {
 
 static cyocl_launch launch_of(cyrt_dregion **r, long long n);
 
+/* A 1-D contiguous f64 view argument of n elements at ptr. */
+static cyocl_arg view1(void *ptr, ptrdiff_t n, int read, int written) {
+    cyocl_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = CYOCL_A_VIEW;
+    a.size = 8;
+    a.read = read;
+    a.written = written;
+    a.ptr = ptr;
+    a.ndim = 1;
+    a.shape[0] = n;
+    a.strides[0] = 8;
+    return a;
+}
+
 /* A device run's copies, timed, are taken out as timed (not as the
  * bandwidth guess predicts), and refine the bandwidth of their path
  * only: copies of 240 and 80 MB are staged on a GPU (cyrt_copy_staged),
@@ -474,20 +489,8 @@ static void test_copy_paths(void) {
     /* a call's views, as the registry would copy them: each its own path
      * and fixed cost.  A 64 MiB view read and written (up and back,
      * staged) and a 1 MiB one read (up, direct); never dereferenced */
-    cyocl_arg a[2];
-    memset(a, 0, sizeof a);
-    for (int i = 0; i < 2; i++) {
-        a[i].kind = CYOCL_A_VIEW;
-        a[i].size = 8;
-        a[i].read = 1;
-        a[i].ndim = 1;
-        a[i].strides[0] = 8;
-    }
-    a[0].written = 1;
-    a[0].ptr = (void *)(uintptr_t)0x100000000ull;
-    a[0].shape[0] = (ptrdiff_t)(big / 8);
-    a[1].ptr = (void *)(uintptr_t)0x200000000ull;
-    a[1].shape[0] = (ptrdiff_t)(small / 8);
+    cyocl_arg a[2] = {view1((void *)(uintptr_t)0x100000000ull, (ptrdiff_t)(big / 8), 1, 1),
+                      view1((void *)(uintptr_t)0x200000000ull, (ptrdiff_t)(small / 8), 1, 0)};
     cyocl_launch L = launch_of(&r, n);
     L.source = S;
     L.region = 40;
@@ -760,15 +763,7 @@ static void test_native_own_views(void) {
     CHECK(cyrt_device_acquire(rt, 2, h, modes, refs, NULL, NULL) == CYRT_OK, "both written on the device");
     cyrt_device_done(rt, 2, h);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 41);
-    cyocl_arg a;
-    memset(&a, 0, sizeof a);
-    a.kind = CYOCL_A_VIEW;
-    a.size = 8;
-    a.read = a.written = 1;
-    a.ndim = 1;
-    a.ptr = A;
-    a.shape[0] = n;
-    a.strides[0] = 8;
+    cyocl_arg a = view1(A, n, 1, 1);
     cyocl_launch L = launch_of(&r, 1000);
     L.source = SRC;
     L.region = 41;
@@ -917,17 +912,8 @@ static void test_two_ways(void) {
     cyocl_arg a[2][2];
     cyocl_launch L[2];
     for (int k = 0; k < 2; k++) {
-        for (int j = 0; j < 2; j++) {
-            memset(&a[k][j], 0, sizeof a[k][j]);
-            a[k][j].kind = CYOCL_A_VIEW;
-            a[k][j].size = 8;
-            a[k][j].read = 1;
-            a[k][j].written = j;
-            a[k][j].ndim = 1;
-            a[k][j].ptr = (k ^ j) ? B : A; /* step k reads one, writes the other */
-            a[k][j].shape[0] = n;
-            a[k][j].strides[0] = 8;
-        }
+        for (int j = 0; j < 2; j++)
+            a[k][j] = view1((k ^ j) ? B : A, n, 1, j); /* step k reads one, writes the other */
         L[k] = launch_of(&r, 1000);
         L[k].source = SRC;
         L[k].region = 49;
@@ -1238,15 +1224,7 @@ static void test_hot_path(void) {
     cyrt_dregion *r = cyrt_dispatch_region(rt, S4, 31);
     measured3(rt, r, 100, 5000, 100000);
     double x[100];
-    cyocl_arg a;
-    memset(&a, 0, sizeof a);
-    a.kind = CYOCL_A_VIEW;
-    a.size = 8;
-    a.read = a.written = 1;
-    a.ptr = x;
-    a.ndim = 1;
-    a.shape[0] = 100;
-    a.strides[0] = 8;
+    cyocl_arg a = view1(x, 100, 1, 1);
     cyocl_launch L;
     memset(&L, 0, sizeof L);
     L.version = CYOCL_API_VERSION;
@@ -1372,15 +1350,7 @@ typedef struct {
 static void *counts_thread(void *p) {
     counts_arg *c = p;
     double x[100];
-    cyocl_arg a;
-    memset(&a, 0, sizeof a);
-    a.kind = CYOCL_A_VIEW;
-    a.size = 8;
-    a.read = a.written = 1;
-    a.ptr = x;
-    a.ndim = 1;
-    a.shape[0] = 100;
-    a.strides[0] = 8;
+    cyocl_arg a = view1(x, 100, 1, 1);
     cyocl_launch L;
     memset(&L, 0, sizeof L);
     L.version = CYOCL_API_VERSION;
@@ -1740,14 +1710,7 @@ static int team_run(cyrt_rt *rt, cyocl_launch *L, int size, long long chunk_ns, 
 static cyocl_launch team_launch(cyrt_dregion **r, long long n, int small) {
     static double x[100];
     static cyocl_arg a;
-    memset(&a, 0, sizeof a);
-    a.kind = CYOCL_A_VIEW;
-    a.size = 8;
-    a.read = 1;
-    a.ptr = x;
-    a.ndim = 1;
-    a.shape[0] = small ? 100 : 1000000;
-    a.strides[0] = 8;
+    a = view1(x, small ? 100 : 1000000, 1, 0);
     cyocl_launch L = launch_of(r, n);
     L.team_ok = 1;
     L.nargs = 1;
