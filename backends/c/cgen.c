@@ -2738,10 +2738,6 @@ static int is_zero_lit(const IrExpr *e) {
     return !e || (cy_const_int(e, &v) && v == 0);
 }
 
-/* CYOCL_FORCE=opencl: hands an eligible top-level prange to the cyocl
- * runtime (prelude: cyrt_ocl_launch; kernel ABI: backends/opencl/oclgen.h)
- * before its native code; a region the device ran jumps to L_ocl<id>_done.
- * Returns 1 when it emitted the dispatch. */
 /* The sum, over the loops of R->work_loops whose parent is `parent`, of
  * trip count * (1 + the same over the loops inside it), NULL for none:
  * one iteration's work, less 1, as the loops the host can count
@@ -2764,6 +2760,10 @@ static const char *work_expr(Gen *G, const IrRegion *R, intptr_t parent) {
     return e;
 }
 
+/* CYOCL_FORCE=opencl: hands an eligible top-level prange to the cyocl
+ * runtime (prelude: cyrt_ocl_launch; kernel ABI: backends/opencl/oclgen.h)
+ * before its native code; a region the device ran jumps to L_ocl<id>_done.
+ * Returns 1 when it emitted the dispatch. */
 static int gen_ocl_dispatch(Gen *G, IrStmt *s, const char *start, const char *step, const char *n, const char *T,
                             const char *uti) {
     IrRegion *R = s->region;
