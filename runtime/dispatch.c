@@ -102,9 +102,10 @@
 #define SAMPLE 64   /* a settled decision is made in full (and its run timed) every SAMPLE calls */
 #define SETTLE 3    /* full decisions in a row, alike, that settle one */
 
-#define WIN 4                 /* a point's time is the lowest of its last WIN measurements */
+#define WIN 4                 /* a point's time comes from its last WIN measurements (side_observe) */
 #define RING 8                /* and of those of the last YOUNG ns, up to RING */
 #define YOUNG 250000000u
+#define BURST 50000000u       /* ns: WIN measurements this close are a burst (side_observe) */
 #define RETRY_GAP 200000000u  /* ns: a provisional point is retried no sooner than this after its last run */
 #define RETRY_SHARE 20.0      /* nor before RETRY_SHARE times what the retry is predicted to cost */
 #define SOLO_TRY 100000.0     /* ns: one thread is tried at sizes where the team takes less */
@@ -304,20 +305,34 @@ static void point_set(dpoint *p, double n, double t, uint32_t cnt, uint32_t load
  * joins it (it is measured again soon, and not stored), and a provisional
  * measurement only counts where it is lower.
  *
- * A point's time is the lowest of its last WIN measurements and of all
- * those of the last YOUNG ns (up to RING).  Times are noisy upwards only
+ * Of its last WIN measurements and all those of the last YOUNG ns (up
+ * to RING), a device point's time is the lowest and a native one's the
+ * lowest third's highest.  Times are noisy upwards: native ones widely
  * (a thread of the team descheduled for a scheduler slice: milliseconds
  * for microseconds of work; page faults; a driver beside it; a team run
- * short), never downwards, and stalls come in bursts (four of 4-13 ms in
- * a row on the H100): so no stall, nor a burst of them, moves a point,
- * while a lasting slowdown shows after WIN calls spanning YOUNG, and a
- * speed-up at once. */
-static void side_observe(dside *s, double n, double t, int prov) {
+ * short), in bursts (four of 4-13 ms in a row on the H100), device ones
+ * by a cold first run (choose_locked runs it again).  So no stall, nor a
+ * burst of four in eight, moves a native point, a lasting slowdown shows
+ * after WIN calls spanning YOUNG, and a native speed-up after two.  WIN
+ * calls within BURST are a burst, whatever came before: the older ones
+ * still count (H100, bench side, c03 jacobi 1000x1000 resident: four
+ * device runs of 106-150 us in a row after a pause replaced 1200 calls'
+ * 34 and moved the data back to a team of 78: 1.8x).  Not a
+ * team's lowest: that is no estimate of what its calls take (H100, bench
+ * side, c01 triad 10^6 resident: 16 threads ran it in 47-250 us, a median
+ * of 100; the lowest, 45, stood against the device's 40 and the data
+ * never moved: 3.3x). */
+static void side_observe(dside *s, double n, double t, int prov, int lowest) {
     if (n < 0 || !(t >= 0) || !isfinite(t))
         return;
     dpoint *p = &s->b[bucket(n)];
     if (!p->cnt) {
         point_set(p, n, t, 1, prov ? 2 : 0);
+        return;
+    }
+    if (!prov && p->loaded == 2) {
+        /* the first clean time: the provisional ones were upper bounds */
+        point_set(p, n, t, p->cnt < 1000000 ? p->cnt + 1 : p->cnt, 0);
         return;
     }
     if (prov && p->loaded != 2 && t >= p->t) {
@@ -332,14 +347,19 @@ static void side_observe(dside *s, double n, double t, int prov) {
     p->wt[p->wpos % RING] = t;
     p->wts[p->wpos % RING] = now;
     p->wpos++;
-    int lo = -1, filled = p->wpos < RING ? (int)p->wpos : RING;
+    int idx[RING], m = 0, filled = p->wpos < RING ? (int)p->wpos : RING;
+    /* the last WIN came in a burst: the older ones still count */
+    int lasting = filled >= WIN && now - p->wts[(p->wpos - WIN) % RING] >= BURST;
     for (int k = 0; k < filled; k++) {
         uint32_t age = (p->wpos - 1u - (uint32_t)k) % RING; /* 0: the newest */
-        if (age >= WIN && now - p->wts[k] >= YOUNG)
+        if (age >= WIN && (!p->wts[k] || (lasting && now - p->wts[k] >= YOUNG)))
             continue;
-        if (lo < 0 || p->wt[k] < p->wt[lo])
-            lo = k;
+        int j = m++;
+        for (; j > 0 && p->wt[idx[j - 1]] > p->wt[k]; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = k;
     }
+    int lo = idx[lowest || p->loaded == 2 ? 0 : (m - 1) / 3]; /* provisional: upper bounds all */
     p->n = p->wn[lo];
     p->t = p->wt[lo];
     if (p->cnt < 1000000)
@@ -1374,7 +1394,7 @@ static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long lo
     }
     spin_lock(&r->spin);
     int fresh = !r->side[side].b[bucket((double)n)].cnt;
-    side_observe(&r->side[side], (double)n, t, prov);
+    side_observe(&r->side[side], (double)n, t, prov, side == CYRT_SIDE_OPENCL);
     spin_unlock(&r->spin);
     if (fresh) {
         __atomic_store_n(&d->dirty, 1, __ATOMIC_RELAXED);
