@@ -1120,6 +1120,18 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
             return;
         }
     }
+    /* cyocl.resident data on the device, which ran there fewer than five
+     * times at this octave: once more there before it moves away (a run
+     * there moves nothing; a move back is dear to undo).  The runs that
+     * brought it there were each cold (H100, bench side, c03 stencil
+     * 1000x1000 resident: the move's two runs, then 143 us, against the
+     * team's 84: the data went back, and the device's 39 never ran) */
+    if (m->resident && m->down_native > 0 && !m->up && comp[1] > comp[0] && comp[1] <= 4.0 * comp[0] &&
+        r->side[1].b[bucket((double)n)].cnt < 5) {
+        c->side = 1;
+        c->calibrating = 1;
+        return;
+    }
     int away[2] = {m->down_native > 0, m->up > 0}, idle;
     int best = rent_or_buy(r, cost, comp, x, away, unknown ? 0 : now, m->resident != 0, bucket((double)n), w, &idle);
     if (best & 2) {

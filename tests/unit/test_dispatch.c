@@ -2156,6 +2156,46 @@ static void test_cold_after_move(void) {
     drop(rt);
 }
 
+/* cyocl.resident data on the device after the device's cold first runs
+ * there (143 us against the team's 84; H100, bench side, c03 stencil
+ * 1000x1000 resident): the device runs again before the data moves back,
+ * and its warm time (39 us) keeps it there. */
+static void test_warm_before_back(void) {
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* warm before back */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 58);
+    long long n = 1000000;
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 84000, 0, 0);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 143000, 0, 0);
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 143000, 0, 0);
+    cyrt_dmove dev = dmove(0, 0, 16000000, 1, 0, 2);
+    cyrt_dchoice c;
+    cyrt_dispatch_choose_moves(rt, r, n, &dev, &c);
+    CHECK(c.side == CYRT_SIDE_OPENCL && c.calibrating && !c.moving, "the device once more, where the data is");
+    cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 39000, 0, 0);
+    for (int i = 0; i < 10; i++) {
+        cyrt_dispatch_choose_moves(rt, r, n, &dev, &c);
+        CHECK(c.side == CYRT_SIDE_OPENCL && !c.moving, "then the device, warm (call %d)", i);
+        if (c.side == CYRT_SIDE_OPENCL)
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 39000, 0, 0);
+    }
+    /* and a device that is slower warm too: the data goes back */
+    r = cyrt_dispatch_region(rt, S, 59);
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 84000, 0, 0);
+    int dev_runs = 0;
+    for (int i = 0; i < 10; i++) {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 143000, 0, 0);
+        cyrt_dispatch_choose_moves(rt, r, n, &dev, &c);
+        if (c.side != CYRT_SIDE_OPENCL)
+            break;
+        dev_runs++;
+    }
+    CHECK(c.side == CYRT_SIDE_NATIVE && c.moving && dev_runs <= 4, "slow warm as cold: back after %d runs", dev_runs);
+    drop(rt);
+}
+
 /* A team's first run after the process ran no region for a while wakes
  * its threads (milliseconds): not a driver's stall, so no short teams and
  * no one-thread window after it (H100, bench side: the first call of each
@@ -2266,6 +2306,7 @@ int main(void) {
     test_recheck_cost();
     test_stall_run();
     test_native_spread();
+    test_warm_before_back();
     test_after_build();
     test_store();
     test_prov_costly();
