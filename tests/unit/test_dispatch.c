@@ -2196,6 +2196,47 @@ static void test_warm_before_back(void) {
     drop(rt);
 }
 
+/* A quiet kernel called many times per def call (jacobi's steps inside
+ * cyocl.resident): timed, the device takes launch + kernel + the wait (37
+ * us against the team's 30); back to back its launches cost their enqueue
+ * (8 us) or the kernel (17), whichever is longer, and only the def's
+ * return waits (H100, bench side, c03 jacobi 316x316 resident: 1.4-1.7x).
+ * A def that calls it once per call waits every time. */
+static void test_quiet_stream(void) {
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* quiet stream */\n";
+    long long n = 100000;
+    cyrt_dmove none = dmove(0, 0, 0, 1, 0, 0);
+    cyrt_dchoice c;
+    for (int calls = 1; calls <= 100; calls += 99) {
+        cyrt_dregion *r = cyrt_dispatch_region(rt, S, 60 + calls);
+        for (int i = 0; i < 3; i++) {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 30000, 0, 0);
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, n, 37000, 0, 0);
+        }
+        int dev[4] = {0};
+        for (int ep = 0; ep < 4; ep++) {
+            if (ep == 1)
+                cyrt_dispatch_observe_enqueue(rt, r, 8000);
+            in_scope(rt, 1);
+            for (int i = 0; i < calls; i++) {
+                cyrt_dispatch_choose_moves(rt, r, n, &none, &c);
+                dev[ep] += c.side == CYRT_SIDE_OPENCL;
+            }
+            in_scope(rt, 0);
+        }
+        if (calls == 1) {
+            CHECK(dev[1] + dev[2] + dev[3] == 0, "once per def call: native (%d %d %d)", dev[1], dev[2], dev[3]);
+        } else {
+            CHECK(dev[0] <= 3, "no enqueue seen yet: native, rechecks aside (%d of 100 on the device)", dev[0]);
+            CHECK(dev[2] + dev[3] >= 195, "a stream: the device, rechecks aside (%d, %d of 100)", dev[2], dev[3]);
+            CHECK(c.pred[1] < 18000, "predicted 17.2 us a call: %lld", c.pred[1]);
+        }
+    }
+    drop(rt);
+}
+
 /* A team's first run after the process ran no region for a while wakes
  * its threads (milliseconds): not a driver's stall, so no short teams and
  * no one-thread window after it (H100, bench side: the first call of each
@@ -2307,6 +2348,7 @@ int main(void) {
     test_stall_run();
     test_native_spread();
     test_warm_before_back();
+    test_quiet_stream();
     test_after_build();
     test_store();
     test_prov_costly();
