@@ -308,22 +308,24 @@ static void point_set(dpoint *p, double n, double t, uint32_t cnt, uint32_t load
  * measurement only counts where it is lower.
  *
  * Of its last WIN measurements and all those of the last YOUNG ns (up
- * to RING), a device point's time is the lowest and a native one's the
- * lowest third's highest.  Times are noisy upwards: native ones widely
- * (a thread of the team descheduled for a scheduler slice: milliseconds
- * for microseconds of work; page faults; a driver beside it; a team run
- * short), in bursts (four of 4-13 ms in a row on the H100), device ones
- * by a cold first run (choose_locked runs it again).  So no stall, nor a
- * burst of four in eight, moves a native point, a lasting slowdown shows
- * after WIN calls spanning YOUNG, and a native speed-up after two.  WIN
+ * to RING), a point's time is the lowest, a native one's the second
+ * lowest where there are six or more.  Times are noisy upwards: native
+ * ones widely (a thread of the team descheduled for a scheduler slice:
+ * milliseconds for microseconds of work; page faults; a driver beside
+ * it; a team run short), in bursts (four of 4-13 ms in a row on the
+ * H100), device ones by a cold first run (choose_locked runs it again).
+ * So no stall, nor a burst of them, moves a point, a lasting slowdown
+ * shows after WIN calls spanning YOUNG, and a speed-up at once.  WIN
  * calls within BURST are a burst, whatever came before: the older ones
  * still count (H100, bench side, c03 jacobi 1000x1000 resident: four
  * device runs of 106-150 us in a row after a pause replaced 1200 calls'
- * 34 and moved the data back to a team of 78: 1.8x).  Not a
- * team's lowest: that is no estimate of what its calls take (H100, bench
- * side, c01 triad 10^6 resident: 16 threads ran it in 47-250 us, a median
- * of 100; the lowest, 45, stood against the device's 40 and the data
- * never moved: 3.3x). */
+ * 34 and moved the data back to a team of 78: 1.8x).  Not a widely
+ * spread team's one lucky run (H100, bench side, c01 triad 10^6
+ * resident: 16 threads ran it in 47-250 us, a median of 100; the lowest,
+ * 45, stood against the device's 40 and the data never moved: 3.3x).
+ * Not its lowest third's highest either: on 2 cores two stalls of 8-10
+ * ms among a few runs made c06 sigmoid 100x100 resident's 150 us 470, and
+ * moved its data to PoCL's 410 (2.55x). */
 static void side_observe(dside *s, double n, double t, int prov, int lowest) {
     if (n < 0 || !(t >= 0) || !isfinite(t))
         return;
@@ -379,7 +381,7 @@ static void side_observe(dside *s, double n, double t, int prov, int lowest) {
             idx[j] = idx[j - 1];
         idx[j] = k;
     }
-    int lo = idx[lowest || p->loaded == 2 ? 0 : (m - 1) / 3]; /* provisional: upper bounds all */
+    int lo = idx[lowest || p->loaded == 2 || m < 6 ? 0 : 1]; /* provisional: upper bounds all */
     p->n = p->wn[lo];
     p->t = p->wt[lo];
     if (p->cnt < 1000000)
