@@ -2266,6 +2266,12 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * 96 us in a process of its own; three such runs made the point,
          * and the device ran the size at 20-34x) */
         int fresh = stalled && !r->side[0].b[ob].cnt;
+        /* and one thread's run at a size where the team has no time yet:
+         * an upper bound of native's (2-core PoCL, c05 mandelbrot 100x100
+         * plain: one thread's 514 us, the team's one run stalled right after
+         * the device's, 6.4 ms; the device's 501 then ran every call against
+         * the team's 260, 2-2.5x) */
+        int solo_only = L->team && L->team_ok && r->team[ob].size != 1 && !r->team[ob].cnt[0];
         if (L->team_ok && L->n > 0) {
             dteam *v = &r->team[ob];
             /* a team that waited at its end for over twice what thread 0
@@ -2356,7 +2362,7 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
          * team's runs right after device runs 6.2 and 7.4 ms, 0.26 ms in
          * blocks of its own; measured, they made the device's 0.45 the
          * faster for the point, 2.3x) */
-        int prov = first || fresh || woke || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
+        int prov = first || fresh || woke || solo_only || __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) == 1 ||
                    start < __atomic_load_n(&d->busy_until, __ATOMIC_ACQUIRE);
         observe(rt, r, CYRT_SIDE_NATIVE, size, ns, NULL, 0, prov);
     }

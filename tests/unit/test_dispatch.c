@@ -2234,6 +2234,58 @@ static void test_quiet_stream(void) {
     drop(rt);
 }
 
+/* One thread's time at a size where the team has none is an upper bound
+ * of native's (2-core PoCL, c05 mandelbrot 100x100 plain: one thread's
+ * 514 us, the team's one run stalled right after the device's; the
+ * device's 501 then ran every call against the team's 260; here 480):
+ * native is retried, and the team's time takes the size back. */
+static void test_solo_only_bound(void) {
+    cyrt_rt *rt = mk_ready(CYRT_DEV_CPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* solo only */\n";
+    cyrt_dregion *r = cyrt_dispatch_region(rt, S, 62);
+    cyocl_launch L = team_launch(&r, 100, 1);
+    L.work = 1000000;
+    L.team = 1;
+    L.team_size = 1;
+    cyrt_dispatch_native_done(rt, &L, 514000); /* the first: provisional anyway */
+    cyrt_dispatch_native_done(rt, &L, 519000);
+    L.team = 0;
+    L.team_size = 0;
+    for (int i = 0; i < 3; i++)
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 480000, 0, 0);
+    cyrt_dispatch_device_used(rt, 0);
+    /* the team's first run, right after the device's: stalled */
+    CHECK(cyrt_dispatch_decide(rt, &L) == 0 && !L.team, "the team measured (%s)", L.reason);
+    L.team_size = 2;
+    cyrt_dispatch_native_done(rt, &L, 6428000);
+    usleep(30000); /* past the device's busy window */
+    int native = 0, i;
+    for (i = 0; i < 40 && !native; i++) {
+        int side = cyrt_dispatch_decide(rt, &L);
+        if (side == 0) {
+            native = 1;
+            L.team_size = L.team ? 1 : 2;
+            cyrt_dispatch_native_done(rt, &L, L.team ? 514000 : 260000);
+        } else {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 480000, 0, 0);
+        }
+    }
+    CHECK(native, "native retried (%d calls)", i);
+    int dev = 0;
+    for (i = 0; i < 40; i++) {
+        int side = cyrt_dispatch_decide(rt, &L);
+        dev += side != 0;
+        if (side == 0) {
+            L.team_size = L.team ? 1 : 2;
+            cyrt_dispatch_native_done(rt, &L, L.team ? 514000 : 260000);
+        } else {
+            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 480000, 0, 0);
+        }
+    }
+    CHECK(dev <= 4, "then the team (%d of 40 on the device)", dev);
+    drop(rt);
+}
+
 /* A team's first run after the process ran no region for a while wakes
  * its threads (milliseconds): not a driver's stall, so no short teams and
  * no one-thread window after it (H100, bench side: the first call of each
@@ -2346,6 +2398,7 @@ int main(void) {
     test_native_spread();
     test_warm_before_back();
     test_quiet_stream();
+    test_solo_only_bound();
     test_after_build();
     test_store();
     test_prov_costly();
