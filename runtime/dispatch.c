@@ -18,8 +18,8 @@
  * by them, small ones cheap.
  *
  * fit_side(n) is a piecewise-linear curve through one point per octave of
- * n (an exponential moving average of the measured (n, time) pairs that
- * fell in it, the lowest of the first three), extrapolated with the slope
+ * n (side_observe: the lowest of the recent (n, time) pairs that fell in
+ * it, a native point's second lowest of six or more), extrapolated with the slope
  * of the two largest points, or from the side's fixed overhead when there
  * is only one.  Device times are recorded without the copies as the
  * registry timed them (those refine the bandwidths) and without a program
