@@ -402,7 +402,7 @@ void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
  * them (each path's refines that path's bandwidth). */
 void cyrt_dispatch_observe_xfer(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                                 const cyrt_xfer *moved);
-/* A quiet kernel's launch that moved no data: ns up to its enqueue (all of
+/* A quiet kernel's launch: ns up to its enqueue, less its uploads (all of
  * it where it did not wait for the kernel) */
 void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns);
 /* Device constants (bytes per ns, ns), as the microbenchmark sets them:

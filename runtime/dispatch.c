@@ -1455,7 +1455,7 @@ static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long lo
     }
 }
 
-/* A quiet kernel's launch that moved nothing: its time up to the enqueue
+/* A quiet kernel's launch: its time up to the enqueue, less its uploads
  * (a launch that did not wait: all of it, a wait for earlier kernels
  * included, which is what a stream of them costs).  Half the way to each
  * new one: the enqueue's cost hardly varies. */

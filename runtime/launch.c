@@ -1104,10 +1104,14 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
     } else if (dr && rc == 1 && (L->failure || !strncmp(L->reason, "not-eligible", 12))) {
         cyrt_dispatch_disable(rt, dr);
     }
-    /* and a quiet kernel's cost in a stream of launches: up to its enqueue */
-    if (dr && rc == 0 && L->quiet && !L->build && ph[PH_KERNEL] > t0 && !moved.bytes_to_device &&
-        !moved.bytes_to_host)
-        cyrt_dispatch_observe_enqueue(rt, dr, (long long)((unwaited ? now_ns() : ph[PH_KERNEL]) - t0));
+    /* and a quiet kernel's cost in a stream of launches: up to its enqueue,
+       less the uploads before it (a region whose data stays on the host
+       between its device runs would never learn it otherwise) */
+    if (dr && rc == 0 && L->quiet && !L->build && ph[PH_KERNEL] > t0) {
+        uint64_t enq = (unwaited ? now_ns() : ph[PH_KERNEL]) - t0;
+        if (enq > moved.ns_to_device)
+            cyrt_dispatch_observe_enqueue(rt, dr, (long long)(enq - moved.ns_to_device));
+    }
     cyrt_counts *c = &rt->counts;
     if (rc == 1) {
         __atomic_add_fetch(&c->fallbacks, 1, __ATOMIC_RELAXED);
