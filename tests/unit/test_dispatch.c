@@ -727,8 +727,8 @@ static void test_native_spread(void) {
     p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, 1000000);
     CHECK(p == 40000, "the device: its lowest: %lld", p);
     /* a burst of slow device runs after a pause (c03 jacobi 1000x1000
-     * resident: four of 106-150 us against 34) moves nothing till the
-     * slow ones span YOUNG */
+     * resident: four of 106-150 us against 34, within BURST) moves
+     * nothing; slow runs spread over longer do */
     usleep(260000);
     for (int i = 0; i < 4; i++)
         cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 150000, 0, 0);
