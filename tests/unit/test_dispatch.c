@@ -2153,6 +2153,28 @@ static void test_cold_after_move(void) {
     drop(rt);
 }
 
+/* Six native runs measured only in bad moments (provisional: upper
+ * bounds), then a clean one, then a clean stall: the provisional times
+ * above the first clean one went with it, so the stall is one of two,
+ * not the second lowest of eight that are mostly the old stalls. */
+static void test_clean_after_provisional(void) {
+    cyrt_rt *rt = mk();
+    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 63);
+    cyocl_launch L = launch_of(&r, 100);
+    for (int i = 0; i < 6; i++) {
+        usleep(12000); /* each run wakes the team's threads: provisional */
+        cyrt_dispatch_native_done(rt, &L, 2000000 + 100000 * i);
+    }
+    cyrt_dispatch_native_done(rt, &L, 8000);
+    long long p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 100);
+    CHECK(p == 8000, "the clean time: %lld", p);
+    cyrt_dispatch_native_done(rt, &L, 5000000);
+    p = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, 100);
+    CHECK(p == 8000, "a clean stall after it: still the clean time: %lld", p);
+    drop(rt);
+}
+
 /* cyocl.resident data on the device after the device's cold first runs
  * there (143 us against the team's 84; H100, bench side, c03 stencil
  * 1000x1000 resident): the device runs again before the data moves back,
@@ -2396,6 +2418,7 @@ int main(void) {
     test_recheck_cost();
     test_stall_run();
     test_native_spread();
+    test_clean_after_provisional();
     test_warm_before_back();
     test_quiet_stream();
     test_solo_only_bound();
