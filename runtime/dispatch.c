@@ -913,13 +913,18 @@ static void epoch_tick(cyrt_rt *rt, struct cyrt_dregion *r) {
     spin_unlock(&r->spin);
 }
 
-/* The calls of the region still to come in this epoch after this one, as
- * the last two epochs went (the fewer of them: a region called from two
- * defs in turn, once by one and 200 times by the other, expects the once
- * and learns the rest within the epoch); 0 before any epoch ended. */
-static double epoch_rest(const struct cyrt_dregion *r) {
+/* The region's calls per epoch, as the last two epochs went (the fewer
+ * of them: a region called from two defs in turn, once by one and 200
+ * times by the other, expects the once and learns the rest within the
+ * epoch); 0 before any epoch ended. */
+static uint32_t epoch_len(const struct cyrt_dregion *r) {
     uint32_t a = r->ep_hist[0], b = r->ep_hist[1];
-    uint32_t est = b && b < a ? b : a;
+    return b && b < a ? b : a;
+}
+
+/* The calls of the region still to come in this epoch after this one. */
+static double epoch_rest(const struct cyrt_dregion *r) {
+    uint32_t est = epoch_len(r);
     return est > r->ep_calls ? (double)(est - r->ep_calls) : 0;
 }
 
@@ -1075,9 +1080,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * all three (H100, bench side, c03 jacobi 316x316 resident: the
          * device timed at 37 us a step, 22 back to back, the team's 30
          * chose: 1.4-1.7x) */
-        uint32_t e = r->ep_hist[0] < r->ep_hist[1] && r->ep_hist[0] ? r->ep_hist[0] : r->ep_hist[1];
-        if (!e)
-            e = r->ep_hist[0];
+        uint32_t e = epoch_len(r);
         if (e >= 2) {
             double kern = to > launch ? to - launch : 0, stream = r->enq_ns > kern ? r->enq_ns : kern;
             if (stream < to) {
