@@ -2256,6 +2256,19 @@ static void test_quiet_stream(void) {
     drop(rt);
 }
 
+/* One call of test_solo_only_bound's region: one thread 514 us, the team
+ * of two 260, the device 480; the side it ran. */
+static int solo_bound_call(cyrt_rt *rt, cyrt_dregion *r, cyocl_launch *L) {
+    int side = cyrt_dispatch_decide(rt, L);
+    if (side == 0) {
+        L->team_size = L->team ? 1 : 2;
+        cyrt_dispatch_native_done(rt, L, L->team ? 514000 : 260000);
+    } else {
+        cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 480000, 0, 0);
+    }
+    return side;
+}
+
 /* One thread's time at a size where the team has none is an upper bound
  * of native's (2-core PoCL, c05 mandelbrot 100x100 plain: one thread's
  * 514 us, the team's one run stalled right after the device's; the
@@ -2282,28 +2295,12 @@ static void test_solo_only_bound(void) {
     cyrt_dispatch_native_done(rt, &L, 6428000);
     usleep(30000); /* past the device's busy window */
     int native = 0, i;
-    for (i = 0; i < 40 && !native; i++) {
-        int side = cyrt_dispatch_decide(rt, &L);
-        if (side == 0) {
-            native = 1;
-            L.team_size = L.team ? 1 : 2;
-            cyrt_dispatch_native_done(rt, &L, L.team ? 514000 : 260000);
-        } else {
-            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 480000, 0, 0);
-        }
-    }
+    for (i = 0; i < 40 && !native; i++)
+        native = solo_bound_call(rt, r, &L) == 0;
     CHECK(native, "native retried (%d calls)", i);
     int dev = 0;
-    for (i = 0; i < 40; i++) {
-        int side = cyrt_dispatch_decide(rt, &L);
-        dev += side != 0;
-        if (side == 0) {
-            L.team_size = L.team ? 1 : 2;
-            cyrt_dispatch_native_done(rt, &L, L.team ? 514000 : 260000);
-        } else {
-            cyrt_dispatch_observe(rt, r, CYRT_SIDE_OPENCL, 1000000, 480000, 0, 0);
-        }
-    }
+    for (i = 0; i < 40; i++)
+        dev += solo_bound_call(rt, r, &L) != 0;
     CHECK(dev <= 4, "then the team (%d of 40 on the device)", dev);
     drop(rt);
 }
