@@ -37,7 +37,8 @@
  * where it took under STALL_SLACK: it may be all cold start or stall), then
  * once on the device (unless the device's launch overhead and transfers
  * alone already cost more than twice the native time); later, a side without a point
- * within a factor 4 of n that is predicted within 2x of the other is run
+ * within a factor 4 of n that is predicted within 4x of the other, or
+ * whose nearest point is one 4x below n and that is predicted within 2x, is run
  * once there (at most 16 times per side and region), a side measured only
  * once or twice at this size and predicted within 4x is measured again,
  * every 256 calls a side predicted within 1.3x of the chosen one (or
@@ -90,7 +91,7 @@
 #endif
 
 #define DB 48                   /* points per side: one per octave of n */
-#define EXPLORE_MAX 16          /* calibration runs per side and region at new sizes, each 4x from the others' */
+#define EXPLORE_MAX 16          /* calibration runs per side and region at new sizes, far from the others' */
 #define NATIVE_OVERHEAD 3000.0  /* ns: the fixed cost of a native team, before any measurement */
 #define BUSY_NS 20000000u        /* cyrt_dispatch_device_used */
 #define BUILD_BUSY_NS 250000000u /* the same after a program build */
@@ -429,13 +430,15 @@ static double side_predict(const dside *s, double n, double ov) {
     return lo->t + slope * (n - lo->n);
 }
 
-/* Is there a point within a factor 4 of n? */
-static int side_near(const dside *s, double n) {
-    int b = bucket(n);
+/* How far the side's prediction at n reaches: 0 from a point within 2x
+ * of n or one up to 4x above it, 1 only upwards from one 4x below (two
+ * octaves of extrapolation), 2 from none within 4x. */
+static int side_reach(const dside *s, double n) {
+    int b = bucket(n), reach = 2;
     for (int k = b - 2; k <= b + 2; k++)
-        if (k >= 0 && k < DB && s->b[k].cnt)
-            return 1;
-    return 0;
+        if (k >= 0 && k < DB && s->b[k].cnt && (k == b - 2 ? 1 : 0) < reach)
+            reach = k == b - 2;
+    return reach;
 }
 
 /* The point a prediction at n leans on (the side's nearest, at any
@@ -1183,17 +1186,26 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
     const dpoint *op = &r->side[o].b[bucket((double)n)], *np;
     r->credit += w * pb;
     r->since_explore += (uint32_t)w;
-    if (r->side[o].explored < EXPLORE_MAX && !side_near(&r->side[o], (double)n) &&
-        (po <= 2.0 * pb ||
+    int reach = side_reach(&r->side[o], (double)n);
+    if (r->side[o].explored < EXPLORE_MAX && reach &&
+        (po <= (reach == 2 ? 4.0 : 2.0) * pb ||
          (side_unproven(&r->side[o], (double)n) && unproven_floor(&r->side[o], (double)n, po) <= 2.0 * pb) ||
          (m->resident && side_floor(&r->side[o], (double)n, o ? launch : NATIVE_OVERHEAD) < pb))) {
-        /* a new size far from the other side's points, where that side is
-         * predicted within 2x, or where the point its prediction leans on
-         * was measured only in bad moments (an upper bound: extrapolated,
-         * a stalled 10x10 call made every larger size look hopeless), or,
-         * for cyocl.resident views (the move is paid once), where that
-         * side's time at a smaller size is below this one's: an
-         * extrapolation from small sizes says little (H100, bench side,
+        /* a new size that the other side's points reach only from afar
+         * (side_reach: none within 4x, or one 4x below and none nearer),
+         * where that side is predicted within 4x, or 2x from the point 4x
+         * below (a stall in such a point, extrapolated with the slope from
+         * the point under it, grows with each octave: H100, bench side,
+         * c03 stencil plain, native's 2048x2048 point 13.9 ms, a stall
+         * against forced native's 7-14, said 68 ms at 4096x4096 and 284 at
+         * 8192x8192, against the device's 34 and 92: the device ran every
+         * call of both, 2.5x at 8192x8192 in three runs, where native's
+         * team took 15-20 ms to the device's 23-29); or where the point its
+         * prediction leans on was measured only in bad moments (an upper
+         * bound: extrapolated, a stalled 10x10 call made every larger size
+         * look hopeless); or, for cyocl.resident views (the move is paid
+         * once), where that side's time at a smaller size is below this
+         * one's: an extrapolation from small sizes says little (H100, bench side,
          * c01 triad and c02 dot 10^6 resident: the device predicted 0.3
          * and 0.5 ms from its 10^5 points plus the copies, never run, the
          * native team's 60-130 us stood against the device's 40-48) */

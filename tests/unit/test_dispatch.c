@@ -2305,6 +2305,46 @@ static void test_solo_only_bound(void) {
     drop(rt);
 }
 
+/* A side known only from afar runs once at a new size where it is
+ * predicted within 4x (none of its points within 4x), or within 2x where
+ * its nearest point is 4x below: a stall there, extrapolated with the
+ * slope from the point under it, grows with each octave (H100, c03
+ * stencil plain: native's stalled 2048x2048 said 68 ms at 4096x4096 and
+ * 284 at 8192x8192; its team took 15-20 ms, the device ran every call). */
+static void test_explore_upwards(void) {
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
+    static const char *S = "__kernel void cyk_0(void) {}\n/* explore upwards */\n";
+    const long long n1 = 996004, n2 = 4186116, n3 = 16761636, n4 = 67076100; /* 998^2 ... 8190^2 */
+    cyrt_dchoice c;
+    for (int k = 0; k < 3; k++) {
+        cyrt_dregion *r = cyrt_dispatch_region(rt, S, 70 + k);
+        measured3(rt, r, n1, 84000, k == 2 ? 1000000 : 2000000);
+        measured3(rt, r, n2, 13900000, k == 2 ? 3000000 : k == 1 ? 8000000 : 10000000);
+        if (k)
+            device3(rt, r, n3, k == 2 ? 10000000 : 30000000);
+        long long n = k ? n4 : n3;
+        long long pn = cyrt_dispatch_predict(rt, r, CYRT_SIDE_NATIVE, n), po = cyrt_dispatch_predict(rt, r, CYRT_SIDE_OPENCL, n);
+        cyrt_dispatch_choose(rt, r, n, 0, 0, 0, &c);
+        if (k == 0) {
+            /* native 68 ms extrapolated two octaves against the device's 42 */
+            CHECK(pn > po && pn <= 2 * po, "4x above its points, within 2x (%lld, %lld)", pn, po);
+            CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native measured there (side %d)", c.side);
+            for (int i = 0; i < 3; i++)
+                cyrt_dispatch_observe(rt, r, CYRT_SIDE_NATIVE, n, 15000000, 0, 0);
+            cyrt_dispatch_choose(rt, r, n, 0, 0, 0, &c);
+            CHECK(c.side == CYRT_SIDE_NATIVE && !c.calibrating, "and chosen once measured (side %d)", c.side);
+        } else if (k == 1) {
+            /* 16x above its points: 286 ms against 118 */
+            CHECK(pn > 2 * po && pn <= 4 * po, "within 4x, not 2x (%lld, %lld)", pn, po);
+            CHECK(c.side == CYRT_SIDE_NATIVE && c.calibrating, "native measured 16x above (side %d)", c.side);
+        } else {
+            CHECK(pn > 4 * po, "over 4x (%lld, %lld)", pn, po);
+            CHECK(c.side == CYRT_SIDE_OPENCL && !c.calibrating, "not where it would cost over 4x (side %d)", c.side);
+        }
+    }
+    drop(rt);
+}
+
 /* A team's first run after the process ran no region for a while wakes
  * its threads (milliseconds): not a driver's stall, so no short teams and
  * no one-thread window after it (H100, bench side: the first call of each
@@ -2426,6 +2466,7 @@ int main(void) {
     test_counts_threads();
     test_unproven_retry();
     test_unproven_explore();
+    test_explore_upwards();
     test_stall_teams();
     test_native_twice();
     test_costly_retry();
