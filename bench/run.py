@@ -4,7 +4,7 @@ in one run, each result checked against numpy (docs/benchmarks.md).
 
     python3 bench/run.py [--quick] [--out DIR] [--label TEXT] [--kernels c01,c04|triad,...]
                          [--impls auto,auto2,side,side2,native,opencl,opencl+fma,cython,numpy,clref,cupy] [--cyocl build/cyocl]
-                         [--trace DIR] [--rounds N]
+                         [--trace DIR] [--rounds N] [--side-rounds N]
 
 Implementations (each in processes of its own, run one after the other; with
 --rounds N, default 3 (1 with --quick), every implementation runs in N
@@ -18,8 +18,8 @@ to the next, docs/benchmarks.md):
              calibration and kernel cache: timed from the first call
   side       auto, forced native and forced OpenCL side by side in one process
              (cyocl.force() switches them): per point, auto's first two calls, the
-             forced ones' two warm-up calls, then three rounds of one block of timed
-             calls each (auto, opencl, native; native, opencl, auto; ...), a block after a pause (30 ms, up to
+             forced ones' two warm-up calls, then --side-rounds (default 6) rounds of one block
+             of timed calls each (auto, opencl, native; native, opencl, auto; ...), a block after a pause (30 ms, up to
              300 ms after a block, or the warm-ups, that moved GBs) and 5 ms of untimed calls; plain calls share the very arrays; a new process with an
              empty calibration, as auto
   side2      the same in a second process that finds side's stored calibration: auto
@@ -195,7 +195,7 @@ def run_worker(name, kind, moddir, env, kernels, a, refdir, warmup, timeout, tag
     if a.max_size:
         args += ["--max-size", str(a.max_size)]
     if name in ("side", "side2"):
-        args += ["--side", ",".join(SIDE_MODES)]
+        args += ["--side", ",".join(SIDE_MODES), "--side-rounds", str(a.side_rounds)]
     if name in a.corrupt.split(","):
         args.append("--corrupt")
     if a.quick:
@@ -385,7 +385,7 @@ def side_stats(rows, which):
     return out, pts
 
 
-def side_lines(rows, impls, kernels):
+def side_lines(rows, impls, kernels, nrounds):
     """The side-by-side section of results.md."""
     L = []
     for which in ("side", "side2"):
@@ -399,14 +399,15 @@ def side_lines(rows, impls, kernels):
     L = ["## Side by side in one process", "",
          "`side` runs auto, forced native and forced OpenCL (the device auto binds) in one process, switched "
          "with `cyocl.force()`: per point auto's first two calls (`side2`, a second process that finds `side`'s "
-         "stored calibration: its first call, timed), the forced modes' two warm-up calls, then three rounds "
+         "stored calibration: its first call, timed), the forced modes' two warm-up calls, then %d rounds "
          "of one block of timed calls per mode (auto, OpenCL, native, then native, OpenCL, auto, then as the first: auto and "
          "native each follow an OpenCL block as often), each block after a pause (30 ms; after a block "
          "(or the warm-ups) that moved n bytes n / 5 GB/s, up to 300 ms: the H100's driver works for a while after large frees) and 5 ms of "
          "untimed calls (at least two: threads that slept wake there); plain calls "
          "share the very arrays, resident ones a copy each in a scope of its own.  A process's own speed, "
          "where its threads and pages landed, is then the same for the three.  Each cell: auto's median over "
-         "the fastest forced mode's, then where auto's timed calls ran; `n`/`o` the forced times.", ""] + L + [""]
+         "the fastest forced mode's, then where auto's timed calls ran; `n`/`o` the forced times." % nrounds,
+         ""] + L + [""]
     _, p1 = side_stats(rows, "side")
     _, p2 = side_stats(rows, "side2")
     L.append("| kernel | size | mode | side: auto / best | native | opencl | side2: auto / best | native | opencl |")
@@ -497,7 +498,7 @@ def write_md(path, rows, impls, kernels, meta, clextra):
                 " (err %.3g)" % r["err"] if isinstance(r.get("err"), float) else "") + (
                 " " + r["note"] if r.get("note") else "")) for r in bad[:20])))
     L.append("")
-    L += side_lines(rows, impls, kernels)
+    L += side_lines(rows, impls, kernels, meta.get("side_rounds", 3))
     if meta.get("rounds_done", 1) > 1:
         L += ["## Process to process", "",
               "A point's figure is the median of its processes' medians (`results.csv`: `procs`, `proc_min_s`, "
@@ -626,7 +627,7 @@ def write_reports(a, rows, impls, kernels, clextra, devs, dev_names, unavailable
             "unavailable": "; ".join(unavailable),
             "load": "load average %.1f at the start, %.1f at the end, %d cores" % (
                 load0, os.getloadavg()[0], os.cpu_count()), "seconds": time.time() - t_start,
-            "partial": not plots, "rounds": a.rounds, "rounds_done": rounds_done,
+            "partial": not plots, "rounds": a.rounds, "rounds_done": rounds_done, "side_rounds": a.side_rounds,
             "procs": {i: (procs or {}).get(i, 1) for i in impls}}
     with open(os.path.join(a.out, "run.json"), "w") as f:
         json.dump({"meta": meta, "impls": impls, "kernels": [k.name for k in kernels], "clextra": clextra}, f,
@@ -681,6 +682,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=None,
                     help="processes per implementation, interleaved round by round (default 3, --quick 1); "
                          "a point's time is the median of the processes' medians")
+    ap.add_argument("--side-rounds", type=int, default=6,
+                    help="side, side2: rounds of one block of timed calls per mode in each point (default 6: "
+                         "a stretch of slow calls of the machine's spreads over the modes' blocks)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite results.md and the plots in --out from its results.csv and run.json")
     a = ap.parse_args()

@@ -293,7 +293,7 @@ def run_side_point(impl, kernel, size, mode, a, ref):
                 left = nr - rnd
                 # --rmin calls at least (more than two: a block's median is
                 # not one call's) and --budget seconds, spread over the rounds left
-                nmin = max(3, -(-(a.rmin - len(times[m])) // left))
+                nmin = max(3 if nr <= 3 else 2, -(-(a.rmin - len(times[m])) // left))
                 nmax = max(nmin, -(-(a.rmax - len(times[m])) // left))
                 slow = times[m] and min(times[m]) > 0.1
                 block(m, 1 if slow else nmin, nmax, max(a.budget - sum(times[m]), 0.0) / left)
