@@ -374,6 +374,7 @@ typedef struct {
     int split;
     uint64_t up_st, pend_st, native_st;
     unsigned copies_up_st, copies_pend_st, copies_native_st;
+    int all_resident; /* every view is resident: no copy at the def's return waits for the device */
 } cyrt_dmove;
 /* The record of (source, region): found or made (loaded from the store
  * when it holds one for this source's hash); NULL out of memory. */
@@ -403,8 +404,8 @@ void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
 void cyrt_dispatch_observe_xfer(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                                 const cyrt_xfer *moved);
 /* A quiet kernel's launch: ns up to its enqueue, less its uploads (all of
- * it where it did not wait for the kernel) */
-void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns);
+ * it where it did not wait for the kernel), and whether it waited for it */
+void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns, int unwaited);
 /* Device constants (bytes per ns, ns), as the microbenchmark sets them:
  * one bandwidth each way for both copy paths, the round trip as every
  * copy's fixed cost. */

@@ -213,6 +213,18 @@ struct cyrt_dregion {
     uint32_t nquiet;    /* atomic: quiet device launches (cyrt_dispatch_wait_due) */
     double enq_ns;      /* spin: a quiet kernel's launch up to its enqueue, ns (0: none seen;
                            cyrt_dispatch_observe_enqueue) */
+    /* spin: its calls in a row with no host use of device data and no
+     * wait for the device between one's end and the next one's start
+     * (row_mark), across def calls too: quiet kernels on cyocl.resident
+     * views called from a Python loop stream as jacobi's steps do within
+     * one def call.  A device run that waited ends its row; so does a
+     * call whose end was not seen (a launch that read results back) */
+    uint64_t st_mark;   /* row_mark at the last call's end */
+    uint64_t st_ep;     /* and its epoch: a def's return ends the row unless */
+    int st_res;         /* every view of the region's last full decision was resident */
+    int st_open;        /* that end was seen, and the row may go on */
+    uint32_t st_run;    /* the row so far */
+    uint32_t st_last;   /* the last finished row's length */
     dteam team[DB];     /* the native team's size per octave (team_locked) */
     int solo[DB];       /* atomic: its choice there for the hot path: 0 none yet (full decisions
                            measure it), 1 the full team, 2 one thread */
@@ -895,8 +907,35 @@ static void move_ns(struct cyrt_disp *d, const cyrt_devconst *k, const cyrt_dmov
 
 /* ---- choosing ------------------------------------------------------------------------- */
 
-/* A call of the region in epoch ep (r->spin held): counts it. */
-static void epoch_tick_locked(struct cyrt_dregion *r, uint64_t ep) {
+/* What changes when the host uses data that has a device copy or waits
+ * for the device (cyrt_host_range_locked, cyrt_drain_locked). */
+static uint64_t row_mark(cyrt_rt *rt) {
+    return __atomic_load_n(&rt->touch_seq, __ATOMIC_RELAXED) +
+           __atomic_load_n(&rt->counts.drains, __ATOMIC_RELAXED);
+}
+
+/* A call's end in epoch ep (r->spin held): the row goes on if nothing
+ * touches the host's side before the next call, and, unless every view
+ * is resident, the def does not return (its plain views come back then);
+ * ended: a device run that waited. */
+static void row_end_locked(struct cyrt_dregion *r, uint64_t ep, uint64_t mark, int ended) {
+    r->st_ep = ep;
+    r->st_mark = mark;
+    r->st_open = !ended;
+}
+
+/* A call of the region in epoch ep, row_mark mark (r->spin held): counts
+ * it in both. */
+static void epoch_tick_locked(struct cyrt_dregion *r, uint64_t ep, uint64_t mark) {
+    if (r->st_open && mark == r->st_mark && (ep == r->st_ep || r->st_res)) {
+        if (r->st_run < UINT32_MAX)
+            r->st_run++;
+    } else {
+        if (r->st_run)
+            r->st_last = r->st_run;
+        r->st_run = 1;
+    }
+    r->st_open = 0;
     if (ep != r->ep || !r->ep_calls) {
         if (r->ep_calls) {
             r->ep_hist[1] = r->ep_hist[0];
@@ -910,9 +949,9 @@ static void epoch_tick_locked(struct cyrt_dregion *r, uint64_t ep) {
 }
 
 static void epoch_tick(cyrt_rt *rt, struct cyrt_dregion *r) {
-    uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
+    uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE), mark = row_mark(rt);
     spin_lock(&r->spin);
-    epoch_tick_locked(r, ep);
+    epoch_tick_locked(r, ep, mark);
     spin_unlock(&r->spin);
 }
 
@@ -923,6 +962,12 @@ static void epoch_tick(cyrt_rt *rt, struct cyrt_dregion *r) {
 static uint32_t epoch_len(const struct cyrt_dregion *r) {
     uint32_t a = r->ep_hist[0], b = r->ep_hist[1];
     return b && b < a ? b : a;
+}
+
+/* The region's calls per wait: its rows' (the last finished one, or the
+ * one going on where longer). */
+static uint32_t stream_len(const struct cyrt_dregion *r) {
+    return r->st_run > r->st_last ? r->st_run : r->st_last;
 }
 
 /* The calls of the region still to come in this epoch after this one. */
@@ -1047,6 +1092,8 @@ static int device_cold(struct cyrt_disp *d) {
 static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long n, const cyrt_dmove *m,
                           cyrt_dchoice *c, int dry, double w, int *stable) {
     *stable = 0;
+    if (!dry)
+        r->st_res = m->all_resident;
     cyrt_devconst k;
     dev_consts(d, &k);
     double launch = k.launch_ns, xo, xn;
@@ -1075,15 +1122,22 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         to = launch;
         c->pred[1] = (long long)(to + xo);
     }
-    if (!unknown && r->enq_ns > 0 && xo <= 0) {
+    if (!unknown && r->enq_ns > 0) {
         /* a quiet kernel's launches wait for nothing: in a stream of them
-         * (a def that calls the region E times per epoch, jacobi's steps)
-         * a call costs its enqueue or its kernel, whichever is longer, and
-         * only the epoch's end waits for the last; a timed run's time is
-         * all three (H100, bench side, c03 jacobi 316x316 resident: the
-         * device timed at 37 us a step, 22 back to back, the team's 30
-         * chose: 1.4-1.7x) */
-        uint32_t e = epoch_len(r);
+         * (a def that calls the region E times per epoch, jacobi's steps;
+         * or E calls in a row on cyocl.resident views that the host does
+         * not wait for between) a call costs its enqueue or its kernel,
+         * whichever is longer, and only the row's end waits for the last;
+         * a timed run's time is all three (H100, bench side, c03 jacobi
+         * 316x316 resident: the device timed at 37 us a step, 22 back to
+         * back, the team's 30 chose: 1.4-1.7x; c06 sigmoid 100x100
+         * resident, one call per def: 25 us a call back to back, 45-70
+         * timed, the team's 45-50: auto went back and forth, moving the
+         * data, 2.12x).  Where this call moves data (xo) the calls to
+         * come do not: rent or buy weighs the stream's cost */
+        uint32_t e = epoch_len(r), sl = stream_len(r);
+        if (sl > e)
+            e = sl;
         if (e >= 2) {
             double kern = to > launch ? to - launch : 0, stream = r->enq_ns > kern ? r->enq_ns : kern;
             if (stream < to) {
@@ -1331,14 +1385,18 @@ void cyrt_dispatch_choose_moves(cyrt_rt *rt, cyrt_dregion *r, long long n, const
         return;
     int stable;
     spin_lock(&r->spin);
-    epoch_tick_locked(r, __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE));
+    epoch_tick_locked(r, __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE), row_mark(rt));
     choose_locked(d, r, n, m, c, 0, 1, &stable);
     spin_unlock(&r->spin);
 }
 
 void cyrt_dispatch_choose(cyrt_rt *rt, cyrt_dregion *r, long long n, uint64_t up, uint64_t down_pend,
                           uint64_t down_native, cyrt_dchoice *c) {
-    cyrt_dmove m = {up, down_pend, down_native, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    cyrt_dmove m;
+    memset(&m, 0, sizeof m);
+    m.up = up;
+    m.down_pend = down_pend;
+    m.down_native = down_native;
     cyrt_dispatch_choose_moves(rt, r, n, &m, c);
 }
 
@@ -1473,13 +1531,16 @@ static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long lo
 /* A quiet kernel's launch: its time up to the enqueue, less its uploads
  * (a launch that did not wait: all of it, a wait for earlier kernels
  * included, which is what a stream of them costs).  Half the way to each
- * new one: the enqueue's cost hardly varies. */
-void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns) {
-    (void)rt;
-    if (!r || ns <= 0)
+ * new one: the enqueue's cost hardly varies.  It is the call's end (a row
+ * goes on after it unless it waited). */
+void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns, int unwaited) {
+    if (!r)
         return;
+    uint64_t mark = row_mark(rt), ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
     spin_lock(&r->spin);
-    r->enq_ns = r->enq_ns > 0 ? 0.5 * (r->enq_ns + (double)ns) : (double)ns;
+    if (ns > 0)
+        r->enq_ns = r->enq_ns > 0 ? 0.5 * (r->enq_ns + (double)ns) : (double)ns;
+    row_end_locked(r, ep, mark, !unwaited);
     spin_unlock(&r->spin);
 }
 
@@ -1576,15 +1637,19 @@ static void bytes_for(cyrt_rt *rt, const cyocl_launch *L, cyrt_dmove *m) {
         return;
     }
     pthread_mutex_lock(&rt->lock);
-    /* a resident view on a top the call touches (cyocl.resident) */
-    for (const struct cyrt_handle *h = rt->handles; h && !m->resident; h = h->next) {
+    /* a resident view on a top the call touches (cyocl.resident), and
+     * whether every view is one */
+    int res[MAXV] = {0}, nres = 0;
+    for (const struct cyrt_handle *h = rt->handles; h && nres < nv; h = h->next) {
         if (!(h->flags & CYRT_HF_RESIDENT) || !h->r)
             continue;
         const cyrt_region *T = h->r->top ? h->r->top : h->r;
         for (int k = 0; k < nv; k++)
-            if (T->lo < hi[k] && lo[k] < T->hi)
-                m->resident = 1;
+            if (!res[k] && T->lo < hi[k] && lo[k] < T->hi)
+                res[k] = 1, nres++;
     }
+    m->resident = nres > 0;
+    m->all_resident = nres == nv && nv > 0 && !over;
     /* a native run brings back what its own views need (host_views):
      * the device-only regions they overlap, each whole.  Charging every
      * device-only region (as when a host use brought all of them back)
@@ -2039,7 +2104,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
         int take = 0;
         if (fside >= 0) {
             /* the call's counts, and the epoch's (the full path ticks its own) */
-            uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
+            uint64_t ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE), mark = row_mark(rt);
             spin_lock(&hot->spin);
             /* every SAMPLE-th call of a signature in full (a way's own
              * count: with two signatures alternating a count of the
@@ -2048,7 +2113,7 @@ int cyrt_dispatch_decide(cyrt_rt *rt, cyocl_launch *L) {
             if (take) {
                 hot->skipped++;
                 hot->nfast++;
-                epoch_tick_locked(hot, ep);
+                epoch_tick_locked(hot, ep, mark);
             }
             spin_unlock(&hot->spin);
         }
@@ -2209,9 +2274,11 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
     const long long size = cyocl_launch_work(L); /* the call's size, and its octave */
     const int ob = bucket((double)size);
     if (r) {
+        uint64_t mark = row_mark(rt), ep = __atomic_load_n(&rt->scope_seq, __ATOMIC_ACQUIRE);
         spin_lock(&r->spin);
         r->nat_runs++;
         r->nat_ns += ns > 0 ? (uint64_t)ns : 0;
+        row_end_locked(r, ep, mark, 0);
         spin_unlock(&r->spin);
     } else {
         cyrt_note_native(rt, ns > 0 ? (uint64_t)ns : 0);

@@ -157,6 +157,11 @@ struct cyrt_rt {
      * so between two of them data stays where regions leave it: the
      * dispatcher counts a region's calls per such epoch (dispatch.c) */
     uint64_t scope_seq;
+    /* atomic: host uses of tops that have a device copy
+     * (cyrt_host_range_locked), whether or not they copied: with
+     * counts.drains, whether the host used or waited for device data
+     * between two calls of a region (dispatch.c: streams) */
+    uint64_t touch_seq;
     /* launch.c: programs built in this process, by (source text, device);
      * prog_lock is never held during a build (prog_cond: one finished) */
     pthread_mutex_t prog_lock;

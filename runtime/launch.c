@@ -1109,8 +1109,8 @@ int cyrt_launch_region(cyrt_rt *rt, cyocl_launch *L, int kerr[4]) {
        between its device runs would never learn it otherwise) */
     if (dr && rc == 0 && L->quiet && !L->build && ph[PH_KERNEL] > t0) {
         uint64_t enq = (unwaited ? now_ns() : ph[PH_KERNEL]) - t0;
-        if (enq > moved.ns_to_device)
-            cyrt_dispatch_observe_enqueue(rt, dr, (long long)(enq - moved.ns_to_device));
+        cyrt_dispatch_observe_enqueue(rt, dr, enq > moved.ns_to_device ? (long long)(enq - moved.ns_to_device) : 0,
+                                      unwaited);
     }
     cyrt_counts *c = &rt->counts;
     if (rc == 1) {

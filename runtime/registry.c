@@ -939,6 +939,8 @@ retry:
             break;
         if (skip_resident && t->mark)
             continue;
+        if (t->buf)
+            __atomic_add_fetch(&rt->touch_seq, 1, __ATOMIC_RELAXED);
         /* a host write waits for another thread's launch on t even
          * while t has no device copy yet: that launch's upload may be
          * reading the host copy (cyrt_device_acquire copies unlocked) */
