@@ -1122,7 +1122,7 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
         to = launch;
         c->pred[1] = (long long)(to + xo);
     }
-    if (!unknown && r->enq_ns > 0) {
+    if (!unknown && r->enq_ns > 0 && d->dev_type != CYRT_DEV_CPU) {
         /* a quiet kernel's launches wait for nothing: in a stream of them
          * (a def that calls the region E times per epoch, jacobi's steps;
          * or E calls in a row on cyocl.resident views that the host does
@@ -1134,7 +1134,12 @@ static void choose_locked(struct cyrt_disp *d, struct cyrt_dregion *r, long long
          * resident, one call per def: 25 us a call back to back, 45-70
          * timed, the team's 45-50: auto went back and forth, moving the
          * data, 2.12x).  Where this call moves data (xo) the calls to
-         * come do not: rent or buy weighs the stream's cost */
+         * come do not: rent or buy weighs the stream's cost.  Not on a
+         * CPU device: its kernels run on the cores the host's next calls
+         * need, nothing overlaps (2-core VM, PoCL, bench side2: c06
+         * sigmoid 100x100, predicted so, the device's rechecks came often
+         * enough that the native team, beside their spinning threads, was
+         * measured at 1.5x its time and auto's calls took that) */
         uint32_t e = epoch_len(r), sl = stream_len(r);
         if (sl > e)
             e = sl;

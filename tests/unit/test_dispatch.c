@@ -2264,8 +2264,10 @@ static void test_quiet_stream(void) {
  * a call back to back, 45-70 timed, the team's 45-50: auto went back and
  * forth, 2.12x).  Not where a view is outside cyocl.resident (it comes
  * back at each def's return), nor where the host reads the data between
- * calls (cyrt_host_views, as generated code does). */
-static void test_resident_stream(void) {
+ * calls (cyrt_host_views, as generated code does).  The run of phases
+ * on a device of this type; dev: its device choices per phase, in the
+ * first and second 100 calls. */
+static void resident_stream_run(unsigned type, int dev[4][2]) {
     static double A[1 << 10];
     static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
     cyrt_config cfg = {0};
@@ -2275,7 +2277,7 @@ static void test_resident_stream(void) {
     cyrt_rt *rt = NULL;
     CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_dispatch_test_ready(rt, type);
     ptrdiff_t len = 1 << 10, st = 8;
     cyrt_handle *h = NULL;
     CHECK(cyrt_register(rt, A, 1, &len, &st, 8, &h, NULL, NULL) == CYRT_OK);
@@ -2297,7 +2299,7 @@ static void test_resident_stream(void) {
     const cyocl_hview hv = {A, 1, &len, &st, 8};
     /* phases: resident views; one plain view; resident again; the host
        reads A between the calls */
-    int dev[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    memset(dev, 0, 4 * sizeof dev[0]);
     for (int phase = 0; phase < 4; phase++)
         for (int i = 0; i < 200; i++) {
             cyrt_dmove m = dmove(0, 0, 0, 1, 0, 0);
@@ -2313,12 +2315,20 @@ static void test_resident_stream(void) {
             if (phase == 3)
                 CHECK(cyrt_host_views(rt, 0, 1, &hv, NULL, NULL) == CYRT_OK);
         }
+    CHECK(cyrt_release(rt, h, NULL, NULL) == CYRT_OK);
+    drop(rt);
+}
+
+static void test_resident_stream(void) {
+    int dev[4][2];
+    resident_stream_run(CYRT_DEV_GPU, dev);
     CHECK(dev[0][1] >= 97 && dev[2][1] >= 97, "calls in a row: the device, rechecks aside (%d, %d of 100)", dev[0][1],
           dev[2][1]);
     CHECK(dev[1][1] <= 3, "a plain view: native, rechecks aside (%d of 100)", dev[1][1]);
     CHECK(dev[3][1] <= 3, "the host reads between: native, rechecks aside (%d of 100)", dev[3][1]);
-    CHECK(cyrt_release(rt, h, NULL, NULL) == CYRT_OK);
-    drop(rt);
+    /* a CPU device's kernels share the host's cores: no stream */
+    resident_stream_run(CYRT_DEV_CPU, dev);
+    CHECK(dev[0][1] + dev[2][1] <= 6, "a CPU device: native, rechecks aside (%d, %d of 100)", dev[0][1], dev[2][1]);
 }
 
 /* One call of test_solo_only_bound's region: one thread 514 us, the team
