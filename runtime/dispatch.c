@@ -2459,15 +2459,20 @@ void cyrt_dispatch_native_done(cyrt_rt *rt, cyocl_launch *L, long long ns) {
  * used (H100: native teams of every core right after device runs waited
  * 7-9 ms, scheduler slices, some calls in a row, for 10 us of work; after
  * a big copy 2-3x their time).  Native teams run short (cyrt_team) only
- * while the device starts and for BUILD_BUSY_NS after it is ready or a
- * program was built or loaded: then the driver's own threads work beside
- * them.  After runs and copies no driver thread does (H100: 0.1 ms in the
+ * while the device starts and, for a GPU's driver, for BUILD_BUSY_NS after
+ * it is ready or a program was built or loaded: then the driver's own
+ * threads work beside them.  A CPU device's driver has none left then
+ * (2-core VM, PoCL: after c02's program load auto's teams of one ran dot
+ * 10^4 at 5.9 us for 250 ms, forced native's full teams at 4.1 beside
+ * them; bench side, 1.3x at the small points).  After runs and copies no driver thread does (H100: 0.1 ms in the
  * 150 ms after a block of device calls), and the teams' stalls there are
  * not theirs (native_done). */
 void cyrt_dispatch_idle_check(cyrt_rt *rt) {
     struct cyrt_disp *d = __atomic_load_n(&rt->disp, __ATOMIC_ACQUIRE);
+    int ds;
     if (d && (__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING) &&
-        __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE) != 1 && now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE))
+        (ds = __atomic_load_n(&d->dstate, __ATOMIC_ACQUIRE)) != 1 &&
+        (now_ns() >= __atomic_load_n(&d->build_until, __ATOMIC_ACQUIRE) || (ds == 2 && !gpu_driver(d))))
         __atomic_fetch_and(&rt->state, ~CYRT_STATE_STARTING, __ATOMIC_RELEASE); /* full teams again */
 }
 
@@ -2480,7 +2485,7 @@ void cyrt_dispatch_device_used(cyrt_rt *rt, int built) {
     later(&d->busy_until, t + (built ? BUILD_BUSY_NS : BUSY_NS));
     if (built) {
         later(&d->build_until, t + BUILD_BUSY_NS);
-        if (!(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
+        if (gpu_driver(d) && !(__atomic_load_n(&rt->state, __ATOMIC_RELAXED) & CYRT_STATE_STARTING))
             __atomic_fetch_or(&rt->state, CYRT_STATE_STARTING, __ATOMIC_RELEASE);
     }
 }

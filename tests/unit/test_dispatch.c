@@ -975,8 +975,7 @@ static void test_two_ways(void) {
  * where lower, native is measured again once the build's busy time is
  * over, and smaller and larger sizes nearby lean on the real point. */
 static void test_after_build(void) {
-    cyrt_rt *rt = mk();
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
+    cyrt_rt *rt = mk_ready(CYRT_DEV_GPU);
     cyrt_dregion *r = cyrt_dispatch_region(rt, SRC, 29);
     cyocl_launch L = launch_of(&r, 8);
     cyrt_dispatch_native_done(rt, &L, 194000); /* first call, cold */
@@ -1206,7 +1205,7 @@ static void test_costly_retry(void) {
  * stalled team makes them short (H100: the driver's threads ran 0.1 ms in
  * the 150 ms after 30 device calls, teams of 14 threads stalled as those
  * of 16, and short teams cost auto's native calls 1.15-1.6x); beside a CPU
- * device nothing does. */
+ * device nothing does, a build included. */
 static void test_stall_teams(void) {
     cyrt_rt *rt = mk();
     static const char *S7 = "__kernel void cyk_0(void) {}\n/* stall */\n";
@@ -1218,6 +1217,13 @@ static void test_stall_teams(void) {
         cyrt_dispatch_native_done(rt, &L, 11900000);
         cyrt_dispatch_device_used(rt, 0);
         CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "CPU device: full teams after a stall and a device run");
+        /* nor after a build (2-core VM, PoCL: after c02's program load
+           auto's teams of one ran dot 10^4 at 5.9 us for 250 ms, forced
+           native's full teams 4.1 beside them) */
+        cyrt_dispatch_device_used(rt, 1);
+        cyrt_dispatch_native_done(rt, &L, 9000);
+        cyrt_dispatch_idle_check(rt);
+        CHECK(!(*cyrt_state_word(rt) & CYRT_STATE_STARTING), "CPU device: full teams after a program build");
     }
     drop(rt);
     rt = mk();
