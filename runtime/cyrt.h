@@ -403,8 +403,9 @@ void cyrt_dispatch_disable(cyrt_rt *rt, cyrt_dregion *r);
  * them (each path's refines that path's bandwidth). */
 void cyrt_dispatch_observe_xfer(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long long ns,
                                 const cyrt_xfer *moved);
-/* A quiet kernel's launch: ns up to its enqueue, less its uploads (all of
- * it where it did not wait for the kernel), and whether it waited for it */
+/* A quiet kernel's launch: ns up to its enqueue (all of it where it did
+ * not wait for the kernel), less its uploads and any wait for kernels
+ * still pending, and whether it waited for it */
 void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns, int unwaited);
 /* Device constants (bytes per ns, ns), as the microbenchmark sets them:
  * one bandwidth each way for both copy paths, the round trip as every

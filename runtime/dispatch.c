@@ -1533,11 +1533,11 @@ static void observe(cyrt_rt *rt, cyrt_dregion *r, int side, long long n, long lo
     }
 }
 
-/* A quiet kernel's launch: its time up to the enqueue, less its uploads
- * (a launch that did not wait: all of it, a wait for earlier kernels
- * included, which is what a stream of them costs).  Half the way to each
- * new one: the enqueue's cost hardly varies.  It is the call's end (a row
- * goes on after it unless it waited). */
+/* A quiet kernel's launch: its time up to the enqueue (a launch that did
+ * not wait: all of it), less its uploads and any wait for kernels still
+ * pending (launch.c), which is what a stream of them costs.  Half the way
+ * to each new one: the enqueue's cost hardly varies.  It is the call's end
+ * (a row goes on after it unless it waited). */
 void cyrt_dispatch_observe_enqueue(cyrt_rt *rt, cyrt_dregion *r, long long ns, int unwaited) {
     if (!r)
         return;
