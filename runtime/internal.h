@@ -158,7 +158,8 @@ struct cyrt_rt {
      * dispatcher counts a region's calls per such epoch (dispatch.c) */
     uint64_t scope_seq;
     /* atomic: host uses of tops that have a device copy
-     * (cyrt_host_range_locked), whether or not they copied: with
+     * (cyrt_host_range_locked, cyrt_host_acquire: cyocl.to_host), whether
+     * or not they copied: with
      * counts.drains, whether the host used or waited for device data
      * between two calls of a region (dispatch.c: streams) */
     uint64_t touch_seq;

@@ -857,6 +857,8 @@ cyrt_status cyrt_host_acquire(cyrt_rt *rt, cyrt_handle *h, unsigned mode, cyrt_x
     cyrt_region *t;
     while (pinned_by_other(t = top_of(h->r)))
         pthread_cond_wait(&rt->unpinned, &rt->lock);
+    if (t->buf)
+        __atomic_add_fetch(&rt->touch_seq, 1, __ATOMIC_RELAXED); /* as cyrt_host_range_locked */
     cyrt_status st = to_host(rt, t, acc, err);
     if (st == CYRT_OK && (mode & CYRT_WRITE))
         t->dev_valid = 0;

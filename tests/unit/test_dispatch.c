@@ -2273,7 +2273,7 @@ static void test_quiet_stream(void) {
  * calls (cyrt_host_views, as generated code does).  The run of phases
  * on a device of this type; dev: its device choices per phase, in the
  * first and second 100 calls. */
-static void resident_stream_run(unsigned type, int dev[4][2]) {
+static void resident_stream_run(unsigned type, int dev[6][2]) {
     static double A[1 << 10];
     static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
     cyrt_config cfg = {0};
@@ -2304,9 +2304,10 @@ static void resident_stream_run(unsigned type, int dev[4][2]) {
     cyocl_launch L = launch_of(&r, n);
     const cyocl_hview hv = {A, 1, &len, &st, 8};
     /* phases: resident views; one plain view; resident again; the host
-       reads A between the calls */
-    memset(dev, 0, 4 * sizeof dev[0]);
-    for (int phase = 0; phase < 4; phase++)
+       reads A between the calls (generated code's host_views); resident
+       again, then cyocl.to_host(A) between the calls (cyrt_host_acquire) */
+    memset(dev, 0, 6 * sizeof dev[0]);
+    for (int phase = 0; phase < 6; phase++)
         for (int i = 0; i < 200; i++) {
             cyrt_dmove m = dmove(0, 0, 0, 1, 0, 0);
             m.all_resident = phase != 1;
@@ -2320,18 +2321,21 @@ static void resident_stream_run(unsigned type, int dev[4][2]) {
             in_scope(rt, 0);
             if (phase == 3)
                 CHECK(cyrt_host_views(rt, 0, 1, &hv, NULL, NULL) == CYRT_OK);
+            if (phase == 5)
+                CHECK(cyrt_host_acquire(rt, h, CYRT_READ, NULL, NULL) == CYRT_OK);
         }
     CHECK(cyrt_release(rt, h, NULL, NULL) == CYRT_OK);
     drop(rt);
 }
 
 static void test_resident_stream(void) {
-    int dev[4][2];
+    int dev[6][2];
     resident_stream_run(CYRT_DEV_GPU, dev);
-    CHECK(dev[0][1] >= 97 && dev[2][1] >= 97, "calls in a row: the device, rechecks aside (%d, %d of 100)", dev[0][1],
-          dev[2][1]);
+    CHECK(dev[0][1] >= 97 && dev[2][1] >= 97 && dev[4][1] >= 97,
+          "calls in a row: the device, rechecks aside (%d, %d, %d of 100)", dev[0][1], dev[2][1], dev[4][1]);
     CHECK(dev[1][1] <= 3, "a plain view: native, rechecks aside (%d of 100)", dev[1][1]);
     CHECK(dev[3][1] <= 3, "the host reads between: native, rechecks aside (%d of 100)", dev[3][1]);
+    CHECK(dev[5][1] <= 3, "cyocl.to_host between: native, rechecks aside (%d of 100)", dev[5][1]);
     /* a CPU device's kernels share the host's cores: no stream */
     resident_stream_run(CYRT_DEV_CPU, dev);
     CHECK(dev[0][1] + dev[2][1] <= 6, "a CPU device: native, rechecks aside (%d, %d of 100)", dev[0][1], dev[2][1]);
