@@ -771,13 +771,9 @@ static int mb_copy(void *c, void *s, size_t so, void *d, size_t dof, size_t b) {
     return 0;
 }
 
-/* A native run brings back the device-only data its own views overlap,
- * not every device-only array (c06 mlp2 10x10 resident on 2 cores, PoCL:
- * both layers' native predictions counted three copies, the second layer
- * ran on the device and the data went back and forth at every call, 5.5x
- * native). */
-static void test_native_own_views(void) {
-    static double A[1 << 17], B[1 << 17]; /* 1 MiB each */
+/* mk_ready's runtime with a memory backend of host copies (the registry's
+ * residency without a device). */
+static cyrt_rt *mk_backed(unsigned type) {
     static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
     cyrt_config cfg = {0};
     cfg.quiet = 1;
@@ -786,7 +782,18 @@ static void test_native_own_views(void) {
     cyrt_rt *rt = NULL;
     CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
     cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_CPU);
+    cyrt_dispatch_test_ready(rt, type);
+    return rt;
+}
+
+/* A native run brings back the device-only data its own views overlap,
+ * not every device-only array (c06 mlp2 10x10 resident on 2 cores, PoCL:
+ * both layers' native predictions counted three copies, the second layer
+ * ran on the device and the data went back and forth at every call, 5.5x
+ * native). */
+static void test_native_own_views(void) {
+    static double A[1 << 17], B[1 << 17]; /* 1 MiB each */
+    cyrt_rt *rt = mk_backed(CYRT_DEV_CPU);
     ptrdiff_t n = 1 << 17, st = 8;
     cyrt_handle *h[2] = {NULL, NULL};
     CHECK(cyrt_register(rt, A, 1, &n, &st, 8, &h[0], NULL, NULL) == CYRT_OK);
@@ -927,15 +934,7 @@ static void test_copy_window(void) {
  * was decided in full, 1.3x forced native). */
 static void test_two_ways(void) {
     static double A[1024], B[1024];
-    static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
-    cyrt_config cfg = {0};
-    cfg.quiet = 1;
-    cfg.loader = "/nonexistent/libOpenCL.so";
-    cfg.backend = &be;
-    cyrt_rt *rt = NULL;
-    CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, CYRT_DEV_GPU);
+    cyrt_rt *rt = mk_backed(CYRT_DEV_GPU);
     ptrdiff_t n = 1024, st = 8;
     cyrt_handle *h[2] = {NULL, NULL};
     CHECK(cyrt_register(rt, A, 1, &n, &st, 8, &h[0], NULL, NULL) == CYRT_OK);
@@ -2275,15 +2274,7 @@ static void test_quiet_stream(void) {
  * first and second 100 calls. */
 static void resident_stream_run(unsigned type, int dev[6][2]) {
     static double A[1 << 10];
-    static const cyrt_membackend be = {NULL, mb_alloc, mb_free, mb_write, mb_read, mb_copy, NULL, NULL};
-    cyrt_config cfg = {0};
-    cfg.quiet = 1;
-    cfg.loader = "/nonexistent/libOpenCL.so";
-    cfg.backend = &be;
-    cyrt_rt *rt = NULL;
-    CHECK(cyrt_rt_new(&cfg, &rt) == CYRT_OK);
-    cyrt_dispatch_set_device(rt, 10.0, 10.0, 20000);
-    cyrt_dispatch_test_ready(rt, type);
+    cyrt_rt *rt = mk_backed(type);
     ptrdiff_t len = 1 << 10, st = 8;
     cyrt_handle *h = NULL;
     CHECK(cyrt_register(rt, A, 1, &len, &st, 8, &h, NULL, NULL) == CYRT_OK);
